@@ -1,0 +1,126 @@
+"""The command line: parse flags, call source -> rule -> render, map errors to exit codes.
+
+Exit codes (contract): 0 plan computed and nothing blocked; 3 plan computed but something is
+blocked; 1 error (one `error:` line on stderr, never a traceback); 2 usage error.
+Commands live in `kubectl_evict/commands/`, one module each, and are discovered at start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import sys
+from typing import Any, List, Optional
+
+import click
+
+from kubectl_evict import __version__
+from kubectl_evict.errors import EvictPlanError
+from kubectl_evict.options import global_options, pop_global
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return sorted(self.commands)
+
+
+def _version_text() -> str:
+    try:
+        from kubectl_evict.source import fastjson  # noqa: F401
+        fast = "msgspec fast JSON path active"
+    except ImportError:
+        fast = "msgspec missing: stdlib JSON path (slower on large snapshots)"
+    try:
+        from pyrsistent._pvector import python_pvector  # noqa: F401
+        import pvectorc  # noqa: F401
+        pv = "pyrsistent C extension active"
+    except ImportError:
+        pv = "pyrsistent pure-Python"
+    return "kubectl-evictplan %s\nPython %s (%s)\n%s; %s" % (
+        __version__, sys.version.split()[0], sys.executable, fast, pv)
+
+
+def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(_version_text())
+        ctx.exit(0)
+
+
+@click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the version, the Python in use and whether the fast paths are active.")
+@global_options
+@click.pass_context
+def cli(ctx: click.Context, **kw: Any) -> None:
+    """Plan what Kubernetes will evict, taint or kill before you drain, shut down, relabel or
+    lose nodes, and where the evicted pods would land.
+
+    \b
+    Examples:
+      kubectl evictplan --demo drain worker-a1
+      kubectl evictplan -f cluster.json affinity --label worker-b1:disktype=hdd
+      kubectl evictplan -f cluster.json -o json drain n1 n2 > plan.json
+    """
+    pop_global(ctx, kw)
+
+
+@cli.command("version", context_settings=CONTEXT_SETTINGS)
+def version_cmd() -> None:
+    """Print the version, the Python in use and whether the fast paths are active."""
+    click.echo(_version_text())
+
+
+def _discover() -> None:
+    import kubectl_evict.commands as pkg
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        mod = importlib.import_module("kubectl_evict.commands." + info.name)
+        cmd = getattr(mod, "command", None)
+        if isinstance(cmd, click.Command):
+            cli.add_command(cmd)
+
+
+_discover()
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Console-script entry point: the single error boundary."""
+    prog = "kubectl evictplan" if os.path.basename(sys.argv[0]).startswith("kubectl-") else None
+    try:
+        rv = cli.main(args=argv, prog_name=prog or "kubectl-evictplan", standalone_mode=False)
+    except click.UsageError as e:
+        msg = e.format_message()
+        hint = ""
+        if e.ctx is not None:
+            hint = " (see '%s --help')" % e.ctx.command_path
+        sys.stderr.write("error: %s%s\n" % (msg, hint))
+        sys.exit(2)
+    except click.Abort:
+        sys.stderr.write("error: aborted\n")
+        sys.exit(1)
+    except click.ClickException as e:
+        sys.stderr.write("error: %s\n" % e.format_message())
+        sys.exit(1)
+    except EvictPlanError as e:
+        sys.stderr.write("error: %s\n" % e)
+        sys.exit(e.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        sys.exit(130)
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        sys.exit(1)
+    except Exception as e:  # the boundary: never a traceback for users
+        if os.environ.get("EVICTPLAN_DEBUG"):
+            raise
+        sys.stderr.write("error: internal error: %s: %s (set EVICTPLAN_DEBUG=1 for details)\n"
+                         % (type(e).__name__, e))
+        sys.exit(1)
+    sys.exit(rv if isinstance(rv, int) else 0)

@@ -1,0 +1,39 @@
+"""Expected failures, each turned into one `error:` line by the CLI's single error boundary."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class EvictPlanError(Exception):
+    """A failure the user can act on (bad input, API error). Exit code 1."""
+
+    exit_code = 1
+
+
+class InputError(EvictPlanError):
+    """Bad snapshot or flag input, located as precisely as we can: file, object, field."""
+
+    def __init__(self, problem: str, *, source: Optional[str] = None, obj: Optional[str] = None,
+                 field: Optional[str] = None) -> None:
+        self.problem = problem
+        self.source = source
+        self.obj = obj
+        self.field = field
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        where = [p for p in (self.source, self.obj, self.field) if p]
+        return ": ".join(where + [self.problem])
+
+    def located(self, *, source: Optional[str] = None, obj: Optional[str] = None,
+                field_prefix: Optional[str] = None) -> "InputError":
+        """Return a copy with the outer location filled in (inner code knows only the field)."""
+        field = self.field
+        if field_prefix:
+            field = field_prefix + ("." + field if field and not field.startswith("[") else (field or ""))
+        return InputError(self.problem, source=self.source or source, obj=self.obj or obj, field=field)
+
+
+class ValueParseError(ValueError):
+    """A malformed scalar (quantity, duration, timestamp); callers add the location."""

@@ -1,0 +1,295 @@
+"""The frozen snapshot: typed, immutable records of exactly what the rules need.
+
+Top-level objects (Node, Pod, PodDisruptionBudget, ...) are pyrsistent `PClass` records: cheap
+attribute reads, `.set()` returns a new value. Small leaf values (a taint, a toleration, a
+container) are `NamedTuple`s: immutable and hashable, and about 20x cheaper to build, which
+matters at 150,000 pods; identical leaves are shared between pods at freeze time. Collections
+are `pmap`/`pvector` (indexes) or tuples (short per-object lists).
+
+Resource amounts are plain ints in the units the scheduler and kubelet compare: millicores for
+`cpu`, the rounded-up value (bytes, counts) for everything else (see `quantity.to_units`).
+Timestamps are epoch seconds (float).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Tuple
+
+from pyrsistent import PClass, field, pmap, pvector
+
+# --- leaf values ----------------------------------------------------------------------------
+
+
+class Taint(NamedTuple):
+    key: str
+    value: str
+    effect: str
+    time_added: Optional[float] = None
+
+    def __str__(self) -> str:
+        return "%s%s:%s" % (self.key, "=" + self.value if self.value else "", self.effect)
+
+
+class Toleration(NamedTuple):
+    key: str
+    operator: str
+    value: str
+    effect: str
+    seconds: Optional[int] = None   # tolerationSeconds; None = forever
+
+
+class Requirement(NamedTuple):
+    """One label (or field) requirement: In, NotIn, Exists, DoesNotExist, Gt, Lt."""
+    key: str
+    operator: str
+    values: Tuple[str, ...]
+
+
+class NodeSelectorTerm(NamedTuple):
+    match_expressions: Tuple[Requirement, ...]
+    match_fields: Tuple[Requirement, ...]
+
+
+class NodeSelector(NamedTuple):
+    """`requiredDuringScheduling...` terms: ORed terms of ANDed requirements."""
+    terms: Tuple[NodeSelectorTerm, ...]
+
+
+class PreferredTerm(NamedTuple):
+    weight: int
+    term: NodeSelectorTerm
+
+
+class LabelSelector(NamedTuple):
+    """metav1.LabelSelector; `None` selectors are represented by the absence of this value."""
+    match_labels: Tuple[Tuple[str, str], ...]
+    match_expressions: Tuple[Requirement, ...]
+
+
+class PodAffinityTerm(NamedTuple):
+    selector: Optional[LabelSelector]
+    topology_key: str
+    namespaces: Tuple[str, ...]
+
+
+class ContainerPort(NamedTuple):
+    host_port: int
+    protocol: str
+    host_ip: str
+
+
+class Container(NamedTuple):
+    name: str
+    requests: "PMapLike"
+    limits: "PMapLike"
+    host_ports: Tuple[ContainerPort, ...] = ()
+    restart_policy: str = ""   # "Always" marks a sidecar init container
+
+
+class Volume(NamedTuple):
+    name: str
+    kind: str                       # emptyDir, hostPath, persistentVolumeClaim, configMap, ...
+    medium: str = ""                # emptyDir medium
+    size_limit: Optional[int] = None
+    claim_name: str = ""
+
+
+class OwnerRef(NamedTuple):
+    kind: str
+    name: str
+    uid: str
+    api_version: str = ""
+    controller: bool = False
+
+
+class Condition(NamedTuple):
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+    last_heartbeat: Optional[float] = None
+    last_transition: Optional[float] = None
+
+
+PMapLike = object  # documentation alias: a pyrsistent PMap[str, int]
+
+# --- top-level records -----------------------------------------------------------------------
+
+
+class Node(PClass):
+    name = field(type=str, mandatory=True)
+    uid = field(type=str, initial="")
+    labels = field(initial=pmap())
+    taints = field(type=tuple, initial=())
+    unschedulable = field(type=bool, initial=False)
+    conditions = field(initial=pmap())          # type -> Condition
+    capacity = field(initial=pmap())            # resource -> units
+    allocatable = field(initial=pmap())
+    zone = field(type=str, initial="")          # GetZoneKey(node)
+    creation_timestamp = field(initial=None)
+    excluded_from_disruption = field(type=bool, initial=False)
+
+    def condition(self, ctype: str) -> Optional[Condition]:
+        return self.conditions.get(ctype)
+
+    @property
+    def ready_status(self) -> str:
+        """`True`, `False`, `Unknown`, or `""` when the node never posted a Ready condition."""
+        c = self.conditions.get("Ready")
+        return c.status if c is not None else ""
+
+
+class Pod(PClass):
+    namespace = field(type=str, mandatory=True)
+    name = field(type=str, mandatory=True)
+    uid = field(type=str, initial="")
+    node_name = field(type=str, initial="")
+    phase = field(type=str, initial="")
+    priority = field(type=int, initial=0)
+    priority_class_name = field(type=str, initial="")
+    labels = field(initial=pmap())
+    annotations = field(initial=pmap())         # only the annotations rules read
+    controller = field(initial=None)            # OwnerRef with controller: true
+    owner_refs = field(type=tuple, initial=())
+    qos = field(type=str, initial="BestEffort")
+    containers = field(type=tuple, initial=())
+    init_containers = field(type=tuple, initial=())
+    overhead = field(initial=pmap())
+    requests = field(initial=pmap())            # effective pod requests (scheduler's view)
+    tolerations = field(type=tuple, initial=())
+    node_selector = field(initial=pmap())
+    required_affinity = field(initial=None)     # NodeSelector or None
+    preferred_affinity = field(type=tuple, initial=())
+    required_during_execution = field(initial=None)   # NodeSelector or None
+    anti_affinity_required = field(type=tuple, initial=())
+    volumes = field(type=tuple, initial=())
+    deletion_timestamp = field(initial=None)
+    ready = field(type=bool, initial=False)
+    termination_grace_period = field(type=int, initial=30)
+    host_network = field(type=bool, initial=False)
+    creation_timestamp = field(initial=None)
+
+    @property
+    def key(self) -> Tuple[str, str]:
+        return (self.namespace, self.name)
+
+    @property
+    def ref(self) -> str:
+        return "%s/%s" % (self.namespace, self.name)
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase in ("Succeeded", "Failed")
+
+    @property
+    def is_mirror(self) -> bool:
+        return "kubernetes.io/config.mirror" in self.annotations
+
+    @property
+    def is_static(self) -> bool:
+        src = self.annotations.get("kubernetes.io/config.source")
+        return src is not None and src != "api"
+
+    @property
+    def controller_kind(self) -> str:
+        return self.controller.kind if self.controller is not None else ""
+
+
+class PodDisruptionBudget(PClass):
+    namespace = field(type=str, mandatory=True)
+    name = field(type=str, mandatory=True)
+    uid = field(type=str, initial="")
+    generation = field(type=int, initial=0)
+    selector = field(initial=None)              # LabelSelector or None (matches nothing)
+    min_available = field(initial=None)         # int, "NN%" or None
+    max_unavailable = field(initial=None)
+    unhealthy_pod_eviction_policy = field(type=str, initial="")
+    has_status = field(type=bool, initial=False)
+    observed_generation = field(type=int, initial=0)
+    disruptions_allowed = field(type=int, initial=0)
+    current_healthy = field(type=int, initial=0)
+    desired_healthy = field(type=int, initial=0)
+    expected_pods = field(type=int, initial=0)
+    disrupted_pods = field(initial=pmap())      # pod name -> epoch seconds
+
+    @property
+    def ref(self) -> str:
+        return "%s/%s" % (self.namespace, self.name)
+
+
+class PriorityClass(PClass):
+    name = field(type=str, mandatory=True)
+    value = field(type=int, initial=0)
+    global_default = field(type=bool, initial=False)
+    preemption_policy = field(type=str, initial="")
+
+
+class Owner(PClass):
+    """A workload controller: DaemonSet, ReplicaSet, StatefulSet, Deployment, Job, RC."""
+    kind = field(type=str, mandatory=True)
+    namespace = field(type=str, mandatory=True)
+    name = field(type=str, mandatory=True)
+    uid = field(type=str, initial="")
+    replicas = field(initial=None)              # spec.replicas (defaulted to 1), None for DaemonSets
+    controller = field(initial=None)            # OwnerRef (ReplicaSet -> Deployment)
+    selector = field(initial=None)              # LabelSelector
+
+    @property
+    def ref(self) -> str:
+        return "%s %s/%s" % (self.kind, self.namespace, self.name)
+
+
+class VolumeAttachment(PClass):
+    name = field(type=str, mandatory=True)
+    node_name = field(type=str, initial="")
+    attacher = field(type=str, initial="")
+    pv_name = field(type=str, initial="")
+    attached = field(type=bool, initial=False)
+
+
+class SnapshotInfo(PClass):
+    taken_at = field(initial=None)              # epoch seconds or None
+    context = field(type=str, initial="")
+    server = field(type=str, initial="")
+    server_version = field(type=str, initial="")
+
+
+class Snapshot(PClass):
+    """Everything the rules read. Indexes are built once, at freeze time.
+
+    "Changing" the snapshot (a what-if relabel) goes through `with_node`, which returns a new
+    value sharing everything it did not touch.
+    """
+    nodes = field(initial=pmap())               # name -> Node
+    pods = field(initial=pvector())             # every pod, sorted by (namespace, name)
+    pods_by_key = field(initial=pmap())         # (namespace, name) -> Pod
+    pods_by_node = field(initial=pmap())        # node name -> tuple[Pod] sorted by (ns, name)
+    pods_by_owner = field(initial=pmap())       # controller uid -> tuple[Pod]
+    pdbs = field(initial=pmap())                # (namespace, name) -> PodDisruptionBudget
+    pdbs_by_namespace = field(initial=pmap())   # namespace -> tuple[PodDisruptionBudget]
+    priority_classes = field(initial=pmap())    # name -> PriorityClass
+    owners = field(initial=pmap())              # (kind, namespace, name) -> Owner
+    owners_by_uid = field(initial=pmap())       # uid -> Owner
+    volume_attachments = field(initial=pvector())
+    leases = field(initial=pmap())              # node name -> renewTime (epoch seconds)
+    kubelet_configs = field(initial=pmap())     # node name -> frozen kubeletconfig mapping
+    stats = field(initial=pmap())               # node name -> frozen stats/summary mapping
+    nodes_by_zone = field(initial=pmap())       # zone key -> tuple[node name]
+    info = field(initial=SnapshotInfo())
+    warnings = field(type=tuple, initial=())
+
+    def node(self, name: str) -> Optional[Node]:
+        return self.nodes.get(name)
+
+    def pods_on(self, node_name: str) -> Tuple[Pod, ...]:
+        return self.pods_by_node.get(node_name, ())
+
+    def with_node(self, node: Node) -> "Snapshot":
+        """A new snapshot where `node` replaces the node of the same name."""
+        old = self.nodes.get(node.name)
+        zones = self.nodes_by_zone
+        if old is None or old.zone != node.zone:
+            if old is not None:
+                zones = zones.set(old.zone, tuple(n for n in zones.get(old.zone, ()) if n != node.name))
+            zones = zones.set(node.zone, tuple(sorted(zones.get(node.zone, ()) + (node.name,))))
+        return self.set(nodes=self.nodes.set(node.name, node), nodes_by_zone=zones)

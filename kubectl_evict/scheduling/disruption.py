@@ -1,0 +1,267 @@
+"""PodDisruptionBudgets: which budgets cover a pod, what the budget is, what the Eviction API says.
+
+Models, for Kubernetes v1.30-v1.33:
+- `pkg/registry/core/pod/storage/eviction.go` `getPodDisruptionBudgets`: same namespace only; a
+  PDB whose selector is nil, empty or invalid matches nothing;
+- `pkg/controller/disruption/disruption.go` (`getExpectedPodCount`, `getExpectedScale`,
+  `countHealthyPods`, `updatePdbStatus`, `failSafe`): the budget arithmetic;
+- `eviction.go` `Create` / `canIgnorePDB` / `checkAndDecrement`: the decision for one eviction.
+
+Everything here is a pure function of its arguments, so the drain planner can replay the API's
+decision pod after pod while it draws a budget down (the API itself only ever sees one pod).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+
+from kubectl_evict.model import OwnerRef, Pod, PodDisruptionBudget, Snapshot
+from kubectl_evict.scheduling.labels import label_selector_errors, label_selector_matches
+
+#: `DeletionTimeout` in the disruption controller: a `status.disruptedPods` entry stops
+#: counting (the pod is healthy again) two minutes after the eviction was approved.
+DELETION_TIMEOUT = 120.0
+#: `MaxDisruptedPodSize` in eviction.go.
+MAX_DISRUPTED_POD_SIZE = 2000
+
+MULTIPLE_PDBS = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+VIOLATES_BUDGET = "Cannot evict pod as it would violate the pod's disruption budget."
+
+
+def _selects(pdb: PodDisruptionBudget, pod: Pod) -> bool:
+    sel = pdb.selector
+    if sel is None or label_selector_errors(sel, "spec.selector"):
+        return False
+    return label_selector_matches(sel, pod.labels, empty_matches_all=False)
+
+
+def pdbs_for_pod(snapshot: Snapshot, pod: Pod) -> Tuple[PodDisruptionBudget, ...]:
+    """The PDBs that cover `pod` (the Eviction API refuses pods covered by more than one)."""
+    return tuple(pdb for pdb in snapshot.pdbs_by_namespace.get(pod.namespace, ()) if _selects(pdb, pod))
+
+
+def selected_pods(snapshot: Snapshot, pdb: PodDisruptionBudget) -> Tuple[Pod, ...]:
+    """The pods of the PDB's namespace its selector picks (`getPodsForPdb`).
+
+    Upstream's controller would count every pod of the namespace for an empty selector, but the
+    Eviction API never applies such a PDB to any pod, so for planning it selects nothing.
+    """
+    if pdb.selector is None:
+        return ()
+    ns = pdb.namespace
+    # pods are sorted by (namespace, name): a bisect would be faster, a scan is enough here
+    # because this is only called for PDBs whose status is missing or stale.
+    return tuple(p for p in snapshot.pods if p.namespace == ns and _selects(pdb, p))
+
+
+def scaled_value(value: object, total: int) -> int:
+    """`intstr.GetScaledValueFromIntOrPercent(value, total, roundUp=true)`."""
+    if isinstance(value, int):
+        return value
+    text = str(value)
+    if text.endswith("%"):
+        return -(-int(text[:-1]) * total // 100)
+    return int(text)
+
+
+def _find_owner(snapshot: Snapshot, kind: str, namespace: str, ref: OwnerRef):  # type: ignore[no-untyped-def]
+    """The lister `Get(name)` plus the UID check the finders do (a ref without uid, as hand-made
+    snapshots have, matches by name)."""
+    owner = snapshot.owners.get((kind, namespace, ref.name))
+    if owner is None:
+        return None
+    if ref.uid and owner.uid and ref.uid != owner.uid:
+        return None
+    return owner
+
+
+def _group(api_version: str) -> str:
+    return api_version.split("/", 1)[0] if "/" in api_version else ""
+
+
+def controller_scale(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> Optional[Tuple[str, int]]:
+    """`finders()`: (controller identity, spec.replicas) for a controllerRef, or None when no
+    finder knows it (DaemonSets, Jobs, and kinds the snapshot does not carry).
+
+    ReplicationController, ReplicaSet owned by a Deployment (the Deployment's scale), a bare
+    ReplicaSet, StatefulSet. The generic scale-subresource finder needs the API server; kinds it
+    would resolve (custom resources) count as not found here.
+    """
+    group = _group(ref.api_version)
+    if ref.kind == "ReplicationController" and group == "":
+        rc = _find_owner(snapshot, "ReplicationController", namespace, ref)
+        if rc is not None:
+            return (rc.uid or rc.ref, rc.replicas if rc.replicas is not None else 1)
+    if ref.kind == "ReplicaSet" and group in ("apps", "extensions"):
+        rs = _find_owner(snapshot, "ReplicaSet", namespace, ref)
+        if rs is not None:
+            up = rs.controller
+            if up is not None and up.kind == "Deployment":
+                if _group(up.api_version) in ("apps", "extensions"):
+                    dep = _find_owner(snapshot, "Deployment", namespace, up)
+                    if dep is not None:
+                        return (dep.uid or dep.ref, dep.replicas if dep.replicas is not None else 1)
+            else:
+                return (rs.uid or rs.ref, rs.replicas if rs.replicas is not None else 1)
+    if ref.kind == "StatefulSet" and group == "apps":
+        ss = _find_owner(snapshot, "StatefulSet", namespace, ref)
+        if ss is not None:
+            return (ss.uid or ss.ref, ss.replicas if ss.replicas is not None else 1)
+    return None
+
+
+class Budget(NamedTuple):
+    """A PDB's status as the disruption controller writes it (or as it stands)."""
+    expected_pods: int
+    desired_healthy: int
+    current_healthy: int
+    disruptions_allowed: int
+    source: str = "computed"          # "status" (taken as written) or "computed" (from spec)
+    problem: str = ""                 # why the controller fell back to disruptionsAllowed 0
+    unmanaged: Tuple[str, ...] = ()   # selected pods without a controller (UnmanagedPods event)
+
+
+def expected_and_desired(snapshot: Snapshot, pdb: PodDisruptionBudget,
+                         pods: Sequence[Pod]) -> Tuple[int, int, Tuple[str, ...], str]:
+    """`getExpectedPodCount`: (expectedCount, desiredHealthy, unmanaged pod names, error)."""
+    def expected_scale() -> Tuple[int, Tuple[str, ...], str]:
+        scales: Dict[str, int] = {}
+        unmanaged: List[str] = []
+        for pod in pods:
+            ref = pod.controller
+            if ref is None:
+                unmanaged.append(pod.name)
+                continue
+            if ref.uid and ref.uid in scales:
+                continue
+            found = controller_scale(snapshot, ref, pod.namespace)
+            if found is None:
+                return 0, tuple(unmanaged), "found no controllers for pod %q" % pod.name
+            scales[found[0]] = found[1]
+        return sum(scales.values()), tuple(unmanaged), ""
+
+    if pdb.max_unavailable is not None:
+        expected, unmanaged, err = expected_scale()
+        if err:
+            return 0, 0, unmanaged, err
+        desired = max(0, expected - scaled_value(pdb.max_unavailable, expected))
+        return expected, desired, unmanaged, ""
+    if pdb.min_available is not None:
+        if isinstance(pdb.min_available, int):
+            return len(pods), pdb.min_available, (), ""
+        expected, unmanaged, err = expected_scale()
+        if err:
+            return 0, 0, unmanaged, err
+        return expected, scaled_value(pdb.min_available, expected), unmanaged, ""
+    return 0, 0, (), ""
+
+
+def count_healthy(pods: Iterable[Pod], disrupted: Dict[str, float], now: float) -> int:
+    """`countHealthyPods`: Ready, not being deleted, not in disruptedPods for under 2 minutes."""
+    n = 0
+    for pod in pods:
+        if pod.deletion_timestamp is not None:
+            continue
+        when = disrupted.get(pod.name)
+        if when is not None and when + DELETION_TIMEOUT > now:
+            continue
+        if pod.ready:
+            n += 1
+    return n
+
+
+def budget_from_counts(expected: int, desired: int, healthy: int) -> int:
+    """`updatePdbStatus`: disruptionsAllowed = currentHealthy - desiredHealthy, clamped at 0, and
+    0 whenever expectedCount <= 0."""
+    allowed = healthy - desired
+    if expected <= 0 or allowed <= 0:
+        return 0
+    return allowed
+
+
+def compute_budget(snapshot: Snapshot, pdb: PodDisruptionBudget, now: float,
+                   pods: Optional[Sequence[Pod]] = None) -> Budget:
+    """What the disruption controller would write into `status` for `pdb` right now."""
+    if pods is None:
+        pods = selected_pods(snapshot, pdb)
+    expected, desired, unmanaged, err = expected_and_desired(snapshot, pdb, pods)
+    if err:
+        # failSafe: disruptionsAllowed 0, the rest of the status as it was.
+        return Budget(pdb.expected_pods, pdb.desired_healthy, pdb.current_healthy, 0, "computed", err, unmanaged)
+    disrupted = {k: v for k, v in pdb.disrupted_pods.items() if v is not None}
+    healthy = count_healthy(pods, disrupted, now)
+    return Budget(expected, desired, healthy, budget_from_counts(expected, desired, healthy), "computed", "",
+                  unmanaged)
+
+
+def status_is_current(pdb: PodDisruptionBudget) -> bool:
+    """The controller has written a status for the PDB's current generation."""
+    return pdb.has_status and pdb.observed_generation >= pdb.generation
+
+
+def effective_budget(snapshot: Snapshot, pdb: PodDisruptionBudget, now: float) -> Budget:
+    """The budget a drain starting now works with: `status` when it is current, otherwise what
+    the controller is about to write (it syncs within seconds of any change)."""
+    if status_is_current(pdb):
+        return Budget(pdb.expected_pods, pdb.desired_healthy, pdb.current_healthy, pdb.disruptions_allowed, "status")
+    return compute_budget(snapshot, pdb, now)
+
+
+def can_ignore_pdb(pod: Pod) -> bool:
+    """`canIgnorePDB`: Pending, Succeeded, Failed, or already being deleted."""
+    return pod.phase in ("Pending", "Succeeded", "Failed") or pod.deletion_timestamp is not None
+
+
+class Eviction(NamedTuple):
+    """The Eviction API's answer for one pod."""
+    code: int                 # 201 (deleted), 429, 403 or 500
+    pdb_checked: bool = False  # a PDB was consulted
+    spends_budget: bool = False  # disruptionsAllowed was decremented
+    message: str = ""
+    cause: str = ""
+    pdb: str = ""             # the PDB's name
+
+    @property
+    def allowed(self) -> bool:
+        return self.code == 201
+
+    @property
+    def text(self) -> str:
+        """The message as kubectl shows it, with the cause when there is one."""
+        if self.cause and self.message:
+            return "%s %s" % (self.message, self.cause)
+        return self.message or self.cause
+
+
+def eviction_decision(pod: Pod, pdbs: Sequence[PodDisruptionBudget]) -> Eviction:
+    """`EvictionREST.Create` for `pod` given the PDBs that cover it, read from their status.
+
+    Pass PDB records whose status fields hold the budget at the time of the eviction (a planner
+    drawing a budget down sets `disruptions_allowed` / `current_healthy` on a copy).
+    """
+    if can_ignore_pdb(pod):
+        return Eviction(201)
+    if len(pdbs) > 1:
+        return Eviction(500, message=MULTIPLE_PDBS)
+    if not pdbs:
+        return Eviction(201)
+    pdb = pdbs[0]
+    if not pod.ready:
+        if pdb.unhealthy_pod_eviction_policy == "AlwaysAllow":
+            return Eviction(201, pdb_checked=True, pdb=pdb.name)
+        if pdb.current_healthy >= pdb.desired_healthy and pdb.desired_healthy > 0:
+            return Eviction(201, pdb_checked=True, pdb=pdb.name)
+    # checkAndDecrement
+    if pdb.observed_generation < pdb.generation:
+        return Eviction(429, True, False, VIOLATES_BUDGET,
+                        "The disruption budget %s is still being processed by the server." % pdb.name, pdb.name)
+    if pdb.disruptions_allowed < 0:
+        return Eviction(403, True, False, "pdb disruptions allowed is negative", "", pdb.name)
+    if len(pdb.disrupted_pods) > MAX_DISRUPTED_POD_SIZE:
+        return Eviction(403, True, False,
+                        "DisruptedPods map too big - too many evictions not confirmed by PDB controller", "", pdb.name)
+    if pdb.disruptions_allowed == 0:
+        return Eviction(429, True, False, VIOLATES_BUDGET,
+                        "The disruption budget %s needs %d healthy pods and has %d currently"
+                        % (pdb.name, pdb.desired_healthy, pdb.current_healthy), pdb.name)
+    return Eviction(201, True, True, pdb=pdb.name)

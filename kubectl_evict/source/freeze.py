@@ -1,0 +1,681 @@
+"""Freeze raw Kubernetes objects into the immutable `Snapshot`.
+
+Each kind is projected into the typed records of `model.py`, keeping only what the rules read,
+validating as it goes: a wrong type or an unparsable quantity is an `InputError` naming the
+file, the object and the field. Leaves shared by many pods (identical tolerations, resource
+maps, containers) are interned so 150,000 pods cost little more than their distinct templates.
+The garbage collector is paused while building: allocation-heavy immutable construction
+otherwise spends more than half its time in GC (see shared/notes/python-performance.md).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from pyrsistent import freeze as deep_freeze
+from pyrsistent import pmap, pvector
+
+from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.model import (Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
+                                 NodeSelectorTerm, Owner, OwnerRef, Pod, PodAffinityTerm,
+                                 PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
+                                 SnapshotInfo, Taint, Toleration, Volume, VolumeAttachment)
+from kubectl_evict.quantity import parse_quantity, to_units
+from kubectl_evict.scheduling.qos import compute_qos
+from kubectl_evict.scheduling.resources import pod_requests
+from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
+from kubectl_evict.scheduling.topology import zone_key
+from kubectl_evict.source.documents import Doc, infer_kind
+from kubectl_evict.timeutil import parse_time
+
+OWNER_KINDS = ("DaemonSet", "ReplicaSet", "StatefulSet", "Deployment", "Job", "ReplicationController")
+EVICTPLAN_API = "evictplan/v1alpha1"
+# Annotations the rules read; everything else (last-applied-configuration...) is dropped.
+_KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/")
+AFFINITY_ANNOTATION = "evictplan.io/node-affinity"
+_VOLUME_KINDS = ("emptyDir", "hostPath", "persistentVolumeClaim", "configMap", "secret", "projected",
+                 "downwardAPI", "ephemeral", "csi", "nfs", "gitRepo")
+_intern = sys.intern
+
+
+class _Loc:
+    """Where an object came from, for error messages."""
+    __slots__ = ("source", "label")
+
+    def __init__(self, source: str, label: str) -> None:
+        self.source = source
+        self.label = label
+
+    def error(self, field: str, problem: str) -> InputError:
+        return InputError(problem, source=self.source, obj=self.label, field=field)
+
+
+def _type_name(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean %s" % str(v).lower()
+    if isinstance(v, (int, float)):
+        return "number %s" % v
+    if isinstance(v, str):
+        return "string %r" % v
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+def _map(loc: _Loc, d: dict, key: str, path: str) -> dict:
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise loc.error(path, "expected an object, found %s" % _type_name(v))
+    return v
+
+
+def _seq(loc: _Loc, d: dict, key: str, path: str) -> list:
+    v = d.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise loc.error(path, "expected a list, found %s" % _type_name(v))
+    return v
+
+
+def _item_map(loc: _Loc, v: Any, path: str) -> dict:
+    if not isinstance(v, dict):
+        raise loc.error(path, "expected an object, found %s" % _type_name(v))
+    return v
+
+
+def _str(loc: _Loc, d: dict, key: str, path: str, default: str = "") -> str:
+    v = d.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, str):
+        raise loc.error(path, "expected a string, found %s" % _type_name(v))
+    return v
+
+
+def _int(loc: _Loc, d: dict, key: str, path: str, default: Optional[int] = None) -> Optional[int]:
+    v = d.get(key)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int):
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        raise loc.error(path, "expected an integer, found %s" % _type_name(v))
+    return v
+
+
+def _bool(loc: _Loc, d: dict, key: str, path: str, default: bool = False) -> bool:
+    v = d.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, bool):
+        raise loc.error(path, "expected true or false, found %s" % _type_name(v))
+    return v
+
+
+def _time(loc: _Loc, d: dict, key: str, path: str) -> Optional[float]:
+    v = d.get(key)
+    if v is None:
+        return None
+    try:
+        return parse_time(v)
+    except ValueParseError as e:
+        raise loc.error(path, str(e)) from None
+
+
+class _Interner:
+    """Share identical leaf values between objects (pods of one template are alike)."""
+
+    def __init__(self) -> None:
+        self.strmaps: Dict[Any, Any] = {}
+        self.resources: Dict[Any, Any] = {}
+        self.leaves: Dict[Any, Any] = {}
+
+    def strmap(self, loc: _Loc, d: dict, key: str, path: str, what: str) -> Any:
+        raw = _map(loc, d, key, path)
+        if not raw:
+            return _EMPTY
+        try:
+            k = tuple(raw.items())
+            hit = self.strmaps.get(k)
+        except TypeError:  # unhashable value: report it below
+            hit = None
+        if hit is not None:
+            return hit
+        out = {}
+        for name, value in raw.items():
+            if not isinstance(value, str):
+                raise loc.error("%s.%s" % (path, name), "%s %r must be a string, found %s" % (what, name, _type_name(value)))
+            out[_intern(name)] = _intern(value) if len(value) < 64 else value
+        frozen = pmap(out)
+        self.strmaps[k] = frozen
+        return frozen
+
+    def resource_map(self, loc: _Loc, d: dict, key: str, path: str) -> Any:
+        raw = _map(loc, d, key, path)
+        if not raw:
+            return _EMPTY
+        try:
+            k = tuple(raw.items())
+            hit = self.resources.get(k)
+        except TypeError:
+            hit = None
+        if hit is not None:
+            return hit
+        out = {}
+        for name, q in raw.items():
+            try:
+                out[_intern(name)] = to_units(name, parse_quantity(q))
+            except ValueParseError as e:
+                raise loc.error("%s.%s" % (path, name), str(e)) from None
+        frozen = pmap(out)
+        self.resources[k] = frozen
+        return frozen
+
+    def leaf(self, value: Any) -> Any:
+        return self.leaves.setdefault(value, value)
+
+
+_EMPTY = pmap()
+
+
+class Freezer:
+    """Collects raw objects, then builds one Snapshot. Later duplicates win, with a warning."""
+
+    def __init__(self) -> None:
+        self.objects: Dict[Tuple[str, str, str], Tuple[str, dict]] = {}
+        self.warnings: List[str] = []
+        self.it = _Interner()
+
+    # -- collection -----------------------------------------------------------------------
+
+    def add(self, docs: Iterable[Doc]) -> None:
+        for source, where, obj in docs:
+            kind = obj.get("kind")
+            if kind is None:
+                kind = infer_kind(obj)
+            if not isinstance(kind, str):
+                raise InputError("expected a string, found %s" % _type_name(kind), source=source,
+                                 obj=where or None, field="kind")
+            if not kind:
+                continue
+            if kind not in _PROJECTORS:
+                continue
+            meta = obj.get("metadata")
+            if meta is None:
+                meta = {}
+            if not isinstance(meta, dict):
+                raise InputError("expected an object, found %s" % _type_name(meta), source=source,
+                                 obj="%s %s" % (kind, where) if where else kind, field="metadata")
+            name = meta.get("name")
+            if kind == "NodeStatsSummary" and name is None:
+                node = obj.get("node") if isinstance(obj.get("node"), dict) else obj.get("summary", {}).get("node", {})
+                name = node.get("nodeName") if isinstance(node, dict) else None
+            if not isinstance(name, str) or not name:
+                label = "%s %s" % (kind, where) if where else kind
+                problem = "%s without a name" % kind if name is None or name == "" else \
+                    "expected a string, found %s" % _type_name(name)
+                raise InputError(problem, source=source, obj=label, field="metadata.name")
+            ns = meta.get("namespace") or ""
+            if not isinstance(ns, str):
+                raise InputError("expected a string, found %s" % _type_name(ns), source=source,
+                                 obj="%s %s" % (kind, name), field="metadata.namespace")
+            if kind == "Pod" and not ns:
+                ns = "default"
+            key = (kind, ns, name)
+            prev = self.objects.get(key)
+            if prev is not None:
+                self.warnings.append("%s %s appears more than once (%s, %s); the later one wins"
+                                     % (kind, "%s/%s" % (ns, name) if ns else name, prev[0], source))
+            self.objects[key] = (source, obj)
+
+    # -- building -------------------------------------------------------------------------
+
+    def build(self) -> Snapshot:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._build()
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _build(self) -> Snapshot:
+        by_kind: Dict[str, list] = {}
+        for (kind, ns, name), (src, obj) in self.objects.items():
+            by_kind.setdefault(kind, []).append((ns, name, src, obj))
+        for lst in by_kind.values():
+            lst.sort(key=lambda t: (t[0], t[1]))
+
+        def each(kind: str):
+            for ns, name, src, obj in by_kind.get(kind, ()):
+                yield ns, name, src, obj
+
+        pcs = {}
+        for ns, name, src, obj in each("PriorityClass"):
+            pcs[name] = _project_priority_class(_Loc(src, "PriorityClass " + name), obj, name)
+        default_pc = max((pc for pc in pcs.values() if pc.global_default), key=lambda pc: pc.value, default=None)
+
+        nodes = {}
+        for ns, name, src, obj in each("Node"):
+            nodes[name] = _project_node(_Loc(src, "Node " + name), obj, name, self.it)
+
+        pods: List[Pod] = []
+        for ns, name, src, obj in each("Pod"):
+            pods.append(_project_pod(_Loc(src, "Pod %s/%s" % (ns, name)), obj, ns, name, pcs, default_pc, self.it))
+
+        pdbs = {}
+        for ns, name, src, obj in each("PodDisruptionBudget"):
+            pdbs[(ns, name)] = _project_pdb(_Loc(src, "PodDisruptionBudget %s/%s" % (ns, name)), obj, ns, name, self.it)
+
+        owners = {}
+        for kind in OWNER_KINDS:
+            for ns, name, src, obj in each(kind):
+                owners[(kind, ns, name)] = _project_owner(_Loc(src, "%s %s/%s" % (kind, ns, name)), obj, kind, ns, name, self.it)
+
+        vas = []
+        for ns, name, src, obj in each("VolumeAttachment"):
+            vas.append(_project_volume_attachment(_Loc(src, "VolumeAttachment " + name), obj, name))
+
+        leases = {}
+        for ns, name, src, obj in each("Lease"):
+            if ns != "kube-node-lease":
+                continue
+            loc = _Loc(src, "Lease %s/%s" % (ns, name))
+            renew = _time(loc, _map(loc, obj, "spec", "spec"), "renewTime", "spec.renewTime")
+            if renew is not None:
+                leases[name] = renew
+
+        kubelet_configs = {}
+        for ns, name, src, obj in each("NodeKubeletConfig"):
+            loc = _Loc(src, "NodeKubeletConfig " + name)
+            kubelet_configs[name] = deep_freeze(_map(loc, obj, "kubeletconfig", "kubeletconfig"))
+        stats = {}
+        for ns, name, src, obj in each("NodeStatsSummary"):
+            loc = _Loc(src, "NodeStatsSummary " + name)
+            summary = _map(loc, obj, "summary", "summary") if "summary" in obj else obj
+            stats[name] = deep_freeze({k: v for k, v in summary.items() if k in ("node", "pods")})
+
+        info = SnapshotInfo()
+        for ns, name, src, obj in each("SnapshotInfo"):
+            loc = _Loc(src, "SnapshotInfo " + name)
+            info = SnapshotInfo(taken_at=_time(loc, obj, "takenAt", "takenAt"),
+                                context=_str(loc, obj, "context", "context"),
+                                server=_str(loc, obj, "server", "server"),
+                                server_version=_str(loc, obj, "serverVersion", "serverVersion"))
+
+        return assemble(nodes=nodes, pods=pods, pdbs=pdbs, priority_classes=pcs, owners=owners,
+                        volume_attachments=vas, leases=leases, kubelet_configs=kubelet_configs,
+                        stats=stats, info=info, warnings=self.warnings)
+
+
+def assemble(*, nodes: Dict[str, Node], pods: List[Pod], pdbs: Dict[Tuple[str, str], PodDisruptionBudget],
+             priority_classes: Dict[str, PriorityClass], owners: Dict[Tuple[str, str, str], Owner],
+             volume_attachments: List[VolumeAttachment], leases: Dict[str, float],
+             kubelet_configs: Dict[str, Any], stats: Dict[str, Any], info: SnapshotInfo,
+             warnings: List[str]) -> Snapshot:
+    """Build the indexes once and wrap everything in an immutable Snapshot."""
+    pods = sorted(pods, key=lambda p: (p.namespace, p.name))
+    by_node: Dict[str, list] = {}
+    by_owner: Dict[str, list] = {}
+    for p in pods:
+        if p.node_name:
+            by_node.setdefault(p.node_name, []).append(p)
+        if p.controller is not None and p.controller.uid:
+            by_owner.setdefault(p.controller.uid, []).append(p)
+    pdbs_by_ns: Dict[str, list] = {}
+    for key in sorted(pdbs):
+        pdbs_by_ns.setdefault(key[0], []).append(pdbs[key])
+    zones: Dict[str, list] = {}
+    for name in sorted(nodes):
+        zones.setdefault(nodes[name].zone, []).append(name)
+    owners_by_uid = {o.uid: o for o in owners.values() if o.uid}
+    return Snapshot(
+        nodes=pmap(nodes), pods=pvector(pods), pods_by_key=pmap({p.key: p for p in pods}),
+        pods_by_node=pmap({k: tuple(v) for k, v in by_node.items()}),
+        pods_by_owner=pmap({k: tuple(v) for k, v in by_owner.items()}),
+        pdbs=pmap(pdbs), pdbs_by_namespace=pmap({k: tuple(v) for k, v in pdbs_by_ns.items()}),
+        priority_classes=pmap(priority_classes), owners=pmap(owners), owners_by_uid=pmap(owners_by_uid),
+        volume_attachments=pvector(sorted(volume_attachments, key=lambda v: v.name)),
+        leases=pmap(leases), kubelet_configs=pmap(kubelet_configs), stats=pmap(stats),
+        nodes_by_zone=pmap({k: tuple(v) for k, v in zones.items()}), info=info, warnings=tuple(warnings))
+
+
+# --- per-kind projections ------------------------------------------------------------------
+
+def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
+    meta = _map(loc, obj, "metadata", "metadata")
+    spec = _map(loc, obj, "spec", "spec")
+    status = _map(loc, obj, "status", "status")
+    labels = it.strmap(loc, meta, "labels", "metadata.labels", "label")
+    taints = []
+    for i, t in enumerate(_seq(loc, spec, "taints", "spec.taints")):
+        p = "spec.taints[%d]" % i
+        t = _item_map(loc, t, p)
+        effect = _str(loc, t, "effect", p + ".effect")
+        if effect not in EFFECTS:
+            raise loc.error(p + ".effect", "unknown taint effect %r (want NoSchedule, PreferNoSchedule or NoExecute)" % effect)
+        key = _str(loc, t, "key", p + ".key")
+        if not key:
+            raise loc.error(p + ".key", "taint without a key")
+        taints.append(Taint(key, _str(loc, t, "value", p + ".value"), effect, _time(loc, t, "timeAdded", p + ".timeAdded")))
+    conditions = {}
+    for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
+        p = "status.conditions[%d]" % i
+        c = _item_map(loc, c, p)
+        ctype = _str(loc, c, "type", p + ".type")
+        conditions[ctype] = Condition(ctype, _str(loc, c, "status", p + ".status"), _str(loc, c, "reason", p + ".reason"),
+                                      _str(loc, c, "message", p + ".message"),
+                                      _time(loc, c, "lastHeartbeatTime", p + ".lastHeartbeatTime"),
+                                      _time(loc, c, "lastTransitionTime", p + ".lastTransitionTime"))
+    return Node(name=name, uid=_str(loc, meta, "uid", "metadata.uid"), labels=labels, taints=tuple(taints),
+                unschedulable=_bool(loc, spec, "unschedulable", "spec.unschedulable"),
+                conditions=pmap(conditions),
+                capacity=it.resource_map(loc, status, "capacity", "status.capacity"),
+                allocatable=it.resource_map(loc, status, "allocatable", "status.allocatable"),
+                zone=zone_key(labels), creation_timestamp=_time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
+                excluded_from_disruption="node.kubernetes.io/exclude-disruption" in labels)
+
+
+def _owner_refs(loc: _Loc, meta: dict, it: _Interner) -> Tuple[OwnerRef, ...]:
+    refs = []
+    for i, r in enumerate(_seq(loc, meta, "ownerReferences", "metadata.ownerReferences")):
+        p = "metadata.ownerReferences[%d]" % i
+        r = _item_map(loc, r, p)
+        refs.append(it.leaf(OwnerRef(_str(loc, r, "kind", p + ".kind"), _str(loc, r, "name", p + ".name"),
+                                     _str(loc, r, "uid", p + ".uid"), _str(loc, r, "apiVersion", p + ".apiVersion"),
+                                     _bool(loc, r, "controller", p + ".controller"))))
+    return tuple(refs)
+
+
+def _requirements(loc: _Loc, raw: list, path: str, it: _Interner) -> Tuple[Requirement, ...]:
+    out = []
+    for i, r in enumerate(raw):
+        p = "%s[%d]" % (path, i)
+        r = _item_map(loc, r, p)
+        vals = _seq(loc, r, "values", p + ".values")
+        for j, v in enumerate(vals):
+            if not isinstance(v, str):
+                raise loc.error("%s.values[%d]" % (p, j), "expected a string, found %s" % _type_name(v))
+        out.append(it.leaf(Requirement(_str(loc, r, "key", p + ".key"), _str(loc, r, "operator", p + ".operator"), tuple(vals))))
+    return tuple(out)
+
+
+def _term(loc: _Loc, raw: Any, path: str, it: _Interner) -> NodeSelectorTerm:
+    raw = _item_map(loc, raw, path)
+    return it.leaf(NodeSelectorTerm(
+        _requirements(loc, _seq(loc, raw, "matchExpressions", path + ".matchExpressions"), path + ".matchExpressions", it),
+        _requirements(loc, _seq(loc, raw, "matchFields", path + ".matchFields"), path + ".matchFields", it)))
+
+
+def _node_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Optional[NodeSelector]:
+    raw = d.get(key)
+    if raw is None:
+        return None
+    raw = _item_map(loc, raw, path)
+    tp = path + ".nodeSelectorTerms"
+    terms = tuple(_term(loc, t, "%s[%d]" % (tp, i), it) for i, t in enumerate(_seq(loc, raw, "nodeSelectorTerms", tp)))
+    return it.leaf(NodeSelector(terms))
+
+
+def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Optional[LabelSelector]:
+    raw = d.get(key)
+    if raw is None:
+        return None
+    raw = _item_map(loc, raw, path)
+    labels = raw.get("matchLabels") or {}
+    if not isinstance(labels, dict):
+        raise loc.error(path + ".matchLabels", "expected an object, found %s" % _type_name(labels))
+    for k, v in labels.items():
+        if not isinstance(v, str):
+            raise loc.error("%s.matchLabels.%s" % (path, k), "expected a string, found %s" % _type_name(v))
+    exprs = _requirements(loc, _seq(loc, raw, "matchExpressions", path + ".matchExpressions"), path + ".matchExpressions", it)
+    return it.leaf(LabelSelector(tuple(sorted(labels.items())), exprs))
+
+
+def _containers(loc: _Loc, spec: dict, key: str, it: _Interner) -> Tuple[Container, ...]:
+    out = []
+    for i, c in enumerate(_seq(loc, spec, key, "spec." + key)):
+        p = "spec.%s[%d]" % (key, i)
+        c = _item_map(loc, c, p)
+        res = _map(loc, c, "resources", p + ".resources")
+        ports = []
+        for j, port in enumerate(_seq(loc, c, "ports", p + ".ports")):
+            pp = "%s.ports[%d]" % (p, j)
+            port = _item_map(loc, port, pp)
+            hp = _int(loc, port, "hostPort", pp + ".hostPort", 0)
+            if hp:
+                ports.append(ContainerPort(hp, _str(loc, port, "protocol", pp + ".protocol", "TCP"),
+                                           _str(loc, port, "hostIP", pp + ".hostIP")))
+        out.append(it.leaf(Container(_intern(_str(loc, c, "name", p + ".name")),
+                                     it.resource_map(loc, res, "requests", p + ".resources.requests"),
+                                     it.resource_map(loc, res, "limits", p + ".resources.limits"),
+                                     tuple(ports), _str(loc, c, "restartPolicy", p + ".restartPolicy"))))
+    return tuple(out)
+
+
+def _tolerations(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Toleration, ...]:
+    out = []
+    for i, t in enumerate(_seq(loc, spec, "tolerations", "spec.tolerations")):
+        p = "spec.tolerations[%d]" % i
+        t = _item_map(loc, t, p)
+        effect = _str(loc, t, "effect", p + ".effect")
+        if effect and effect not in EFFECTS:
+            raise loc.error(p + ".effect", "unknown taint effect %r (want NoSchedule, PreferNoSchedule or NoExecute)" % effect)
+        out.append(it.leaf(Toleration(_str(loc, t, "key", p + ".key"), _str(loc, t, "operator", p + ".operator"),
+                                      _str(loc, t, "value", p + ".value"), effect,
+                                      _int(loc, t, "tolerationSeconds", p + ".tolerationSeconds"))))
+    return tuple(out)
+
+
+def _volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
+    out = []
+    for i, v in enumerate(_seq(loc, spec, "volumes", "spec.volumes")):
+        p = "spec.volumes[%d]" % i
+        v = _item_map(loc, v, p)
+        name = _str(loc, v, "name", p + ".name")
+        kind = next((k for k in _VOLUME_KINDS if v.get(k) is not None), "")
+        if not kind:
+            kind = next((k for k in v if k != "name"), "")
+        if kind == "emptyDir":
+            ed = _map(loc, v, "emptyDir", p + ".emptyDir")
+            limit = None
+            if ed.get("sizeLimit") is not None:
+                try:
+                    limit = to_units("ephemeral-storage", parse_quantity(ed["sizeLimit"]))
+                except ValueParseError as e:
+                    raise loc.error(p + ".emptyDir.sizeLimit", str(e)) from None
+            out.append(it.leaf(Volume(name, kind, _str(loc, ed, "medium", p + ".emptyDir.medium"), limit)))
+        elif kind == "persistentVolumeClaim":
+            pvc = _map(loc, v, kind, p + "." + kind)
+            out.append(it.leaf(Volume(name, kind, claim_name=_str(loc, pvc, "claimName", p + ".persistentVolumeClaim.claimName"))))
+        else:
+            out.append(it.leaf(Volume(name, kind)))
+    return tuple(out)
+
+
+def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
+                 default_pc: Optional[PriorityClass], it: _Interner) -> Pod:
+    meta = _map(loc, obj, "metadata", "metadata")
+    spec = _map(loc, obj, "spec", "spec")
+    status = _map(loc, obj, "status", "status")
+    raw_ann = _map(loc, meta, "annotations", "metadata.annotations")
+    ann = {k: v for k, v in raw_ann.items() if k.startswith(_KEPT_ANNOTATION_PREFIXES)}
+    for k, v in ann.items():
+        if not isinstance(v, str):
+            raise loc.error("metadata.annotations." + k, "expected a string, found %s" % _type_name(v))
+    refs = _owner_refs(loc, meta, it)
+    controller = next((r for r in refs if r.controller), None)
+    containers = _containers(loc, spec, "containers", it)
+    inits = _containers(loc, spec, "initContainers", it)
+    overhead = it.resource_map(loc, spec, "overhead", "spec.overhead")
+    pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
+    priority = _int(loc, spec, "priority", "spec.priority")
+    if priority is None:
+        pc = pcs.get(pcname) if pcname else default_pc
+        priority = pc.value if pc is not None else 0
+    pod_res = _map(loc, spec, "resources", "spec.resources")
+    pod_level = None
+    if pod_res:  # PodLevelResources: pod-level values replace the container sums
+        pod_level = Container("", it.resource_map(loc, pod_res, "requests", "spec.resources.requests"),
+                              it.resource_map(loc, pod_res, "limits", "spec.resources.limits"))
+    qos = _str(loc, status, "qosClass", "status.qosClass") or \
+        compute_qos((pod_level,) if pod_level is not None else containers + inits)
+    affinity = _map(loc, spec, "affinity", "spec.affinity")
+    na = _map(loc, affinity, "nodeAffinity", "spec.affinity.nodeAffinity")
+    nap = "spec.affinity.nodeAffinity."
+    required = _node_selector(loc, na, "requiredDuringSchedulingIgnoredDuringExecution",
+                              nap + "requiredDuringSchedulingIgnoredDuringExecution", it)
+    rde = _node_selector(loc, na, "requiredDuringSchedulingRequiredDuringExecution",
+                         nap + "requiredDuringSchedulingRequiredDuringExecution", it)
+    preferred = []
+    for i, pt in enumerate(_seq(loc, na, "preferredDuringSchedulingIgnoredDuringExecution",
+                                nap + "preferredDuringSchedulingIgnoredDuringExecution")):
+        p = "%spreferredDuringSchedulingIgnoredDuringExecution[%d]" % (nap, i)
+        pt = _item_map(loc, pt, p)
+        preferred.append(PreferredTerm(_int(loc, pt, "weight", p + ".weight", 0),
+                                       _term(loc, pt.get("preference") or {}, p + ".preference", it)))
+    anti = []
+    paa = _map(loc, affinity, "podAntiAffinity", "spec.affinity.podAntiAffinity")
+    for i, t in enumerate(_seq(loc, paa, "requiredDuringSchedulingIgnoredDuringExecution",
+                               "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution")):
+        p = "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]" % i
+        t = _item_map(loc, t, p)
+        nss = _seq(loc, t, "namespaces", p + ".namespaces")
+        anti.append(it.leaf(PodAffinityTerm(label_selector(loc, t, "labelSelector", p + ".labelSelector", it),
+                                            _str(loc, t, "topologyKey", p + ".topologyKey"), tuple(nss))))
+    if ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution" and rde is None:
+        # The annotation upgrades the IgnoredDuringExecution terms (and nodeSelector) to
+        # RequiredDuringExecution, as the original node-affinity design describes.
+        sel_terms = [NodeSelectorTerm(tuple(Requirement(k, "In", (v,)) for k, v in sorted(
+            it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector").items())), ())]
+        if required is not None:
+            merged = tuple(NodeSelectorTerm(t.match_expressions + sel_terms[0].match_expressions, t.match_fields)
+                           for t in required.terms)
+            rde = NodeSelector(merged)
+        elif sel_terms[0].match_expressions:
+            rde = NodeSelector(tuple(sel_terms))
+    tolerations = _tolerations(loc, spec, it)
+    host_network = _bool(loc, spec, "hostNetwork", "spec.hostNetwork")
+    if controller is not None and controller.kind == "DaemonSet":
+        tolerations = it.leaf(with_daemonset_tolerations(tolerations, host_network))
+    ready = False
+    for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
+        c = _item_map(loc, c, "status.conditions[%d]" % i)
+        if c.get("type") == "Ready":
+            ready = c.get("status") == "True"
+    tgps = _int(loc, spec, "terminationGracePeriodSeconds", "spec.terminationGracePeriodSeconds", 30)
+    reqs = pod_requests(containers, inits, overhead)
+    if pod_level is not None:
+        for r, q in pod_level.requests.items():
+            reqs[r] = q + overhead.get(r, 0)
+    return Pod(namespace=_intern(ns), name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
+               node_name=_intern(_str(loc, spec, "nodeName", "spec.nodeName")),
+               phase=_intern(_str(loc, status, "phase", "status.phase")), priority=priority,
+               priority_class_name=pcname, labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
+               annotations=pmap(ann) if ann else _EMPTY, controller=controller, owner_refs=refs, qos=qos,
+               containers=containers, init_containers=inits, overhead=overhead,
+               requests=it.resources.setdefault(("__req__",) + tuple(sorted(reqs.items())), pmap(reqs)),
+               tolerations=tolerations,
+               node_selector=it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector"),
+               required_affinity=required, preferred_affinity=tuple(preferred), required_during_execution=rde,
+               anti_affinity_required=tuple(anti), volumes=_volumes(loc, spec, it),
+               deletion_timestamp=_time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
+               ready=ready, termination_grace_period=tgps, host_network=host_network,
+               creation_timestamp=_time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
+
+
+def _int_or_percent(loc: _Loc, d: dict, key: str, path: str) -> Any:
+    v = d.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        raise loc.error(path, "expected an integer or a percentage like \"50%%\", found %s" % _type_name(v))
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        if v.endswith("%") and v[:-1].isdigit():
+            return v
+        if v.isdigit():
+            return int(v)
+    raise loc.error(path, "expected an integer or a percentage like \"50%%\", found %s" % _type_name(v))
+
+
+def _project_pdb(loc: _Loc, obj: dict, ns: str, name: str, it: _Interner) -> PodDisruptionBudget:
+    meta = _map(loc, obj, "metadata", "metadata")
+    spec = _map(loc, obj, "spec", "spec")
+    status = obj.get("status")
+    st = _map(loc, obj, "status", "status")
+    disrupted = {}
+    for pod, when in _map(loc, st, "disruptedPods", "status.disruptedPods").items():
+        disrupted[pod] = _time(loc, {"t": when}, "t", "status.disruptedPods." + pod)
+    return PodDisruptionBudget(
+        namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
+        generation=_int(loc, meta, "generation", "metadata.generation", 0),
+        selector=label_selector(loc, spec, "selector", "spec.selector", it),
+        min_available=_int_or_percent(loc, spec, "minAvailable", "spec.minAvailable"),
+        max_unavailable=_int_or_percent(loc, spec, "maxUnavailable", "spec.maxUnavailable"),
+        unhealthy_pod_eviction_policy=_str(loc, spec, "unhealthyPodEvictionPolicy", "spec.unhealthyPodEvictionPolicy"),
+        has_status=bool(status),
+        observed_generation=_int(loc, st, "observedGeneration", "status.observedGeneration", 0),
+        disruptions_allowed=_int(loc, st, "disruptionsAllowed", "status.disruptionsAllowed", 0),
+        current_healthy=_int(loc, st, "currentHealthy", "status.currentHealthy", 0),
+        desired_healthy=_int(loc, st, "desiredHealthy", "status.desiredHealthy", 0),
+        expected_pods=_int(loc, st, "expectedPods", "status.expectedPods", 0),
+        disrupted_pods=pmap(disrupted))
+
+
+def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Interner) -> Owner:
+    meta = _map(loc, obj, "metadata", "metadata")
+    spec = _map(loc, obj, "spec", "spec")
+    refs = _owner_refs(loc, meta, it)
+    if kind == "ReplicationController":
+        sel = it.strmap(loc, spec, "selector", "spec.selector", "selector")
+        selector = LabelSelector(tuple(sorted(sel.items())), ())
+    else:
+        selector = label_selector(loc, spec, "selector", "spec.selector", it)
+    if kind == "DaemonSet":
+        replicas = None
+    elif kind == "Job":
+        replicas = _int(loc, spec, "parallelism", "spec.parallelism", 1)
+    else:
+        replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
+    return Owner(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
+                 controller=next((r for r in refs if r.controller), None), selector=selector)
+
+
+def _project_priority_class(loc: _Loc, obj: dict, name: str) -> PriorityClass:
+    value = _int(loc, obj, "value", "value")
+    if value is None:
+        raise loc.error("value", "a PriorityClass needs a value")
+    return PriorityClass(name=name, value=value, global_default=_bool(loc, obj, "globalDefault", "globalDefault"),
+                         preemption_policy=_str(loc, obj, "preemptionPolicy", "preemptionPolicy"))
+
+
+def _project_volume_attachment(loc: _Loc, obj: dict, name: str) -> VolumeAttachment:
+    spec = _map(loc, obj, "spec", "spec")
+    status = _map(loc, obj, "status", "status")
+    source = _map(loc, spec, "source", "spec.source")
+    return VolumeAttachment(name=name, node_name=_str(loc, spec, "nodeName", "spec.nodeName"),
+                            attacher=_str(loc, spec, "attacher", "spec.attacher"),
+                            pv_name=_str(loc, source, "persistentVolumeName", "spec.source.persistentVolumeName"),
+                            attached=_bool(loc, status, "attached", "status.attached"))
+
+
+_PROJECTORS = frozenset(("PriorityClass", "Node", "Pod", "PodDisruptionBudget", "VolumeAttachment", "Lease",
+                         "NodeKubeletConfig", "NodeStatsSummary", "SnapshotInfo") + OWNER_KINDS)
+
+
+def freeze(docs: Iterable[Doc]) -> Snapshot:
+    """Freeze raw documents (from files or a live cluster) into a Snapshot."""
+    f = Freezer()
+    f.add(docs)
+    return f.build()

@@ -1,0 +1,102 @@
+"""Shared helpers for the test suite: run the CLI for real, build small kubectl-shaped objects."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+VECTORS = SHARED / "spec" / "vectors"
+FIXTURES = SHARED / "fixtures" / "real"
+NOW = "2026-11-21T12:00:00Z"
+
+
+def load_vectors(name: str) -> List[Dict[str, Any]]:
+    return json.loads((VECTORS / name).read_text())["vectors"]
+
+
+def vector_id(v: Dict[str, Any]) -> str:
+    return v["source"].split(" ", 1)[-1][:90]
+
+
+def run_cli(*args: str, input: Optional[str] = None, cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
+    """Run `python -m kubectl_evict ARGS` as a user would (a real process, real stdout/stderr)."""
+    env = dict(os.environ)
+    env.pop("EVICTPLAN_DEBUG", None)
+    env["PYTHONPATH"] = str(REPO)
+    return subprocess.run([sys.executable, "-m", "kubectl_evict", *args], input=input, capture_output=True,
+                          text=True, cwd=str(cwd or REPO), env=env, timeout=120)
+
+
+def node(name: str, *, labels: Optional[dict] = None, taints: Optional[list] = None, ready: str = "True",
+         unschedulable: bool = False, cpu: str = "4", memory: str = "16Gi", pods: str = "110",
+         zone: Optional[str] = "z1", extra_alloc: Optional[dict] = None) -> dict:
+    lab = {"kubernetes.io/hostname": name}
+    if zone:
+        lab["topology.kubernetes.io/zone"] = zone
+    lab.update(labels or {})
+    alloc = {"cpu": cpu, "memory": memory, "pods": pods, "ephemeral-storage": "100Gi"}
+    alloc.update(extra_alloc or {})
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "uid": "uid-" + name, "labels": lab,
+                         "creationTimestamp": "2026-01-01T00:00:00Z"},
+            "spec": {"unschedulable": unschedulable, "taints": taints or []},
+            "status": {"capacity": dict(alloc), "allocatable": alloc,
+                       "conditions": [{"type": "Ready", "status": ready, "reason": "KubeletReady",
+                                       "lastHeartbeatTime": "2026-11-21T11:59:50Z",
+                                       "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}
+
+
+def pod(name: str, node_name: str, *, ns: str = "default", owner: Optional[tuple] = ("ReplicaSet", "rs"),
+        labels: Optional[dict] = None, cpu: Optional[str] = "100m", memory: Optional[str] = "128Mi",
+        tolerations: Optional[list] = None, node_selector: Optional[dict] = None,
+        affinity: Optional[dict] = None, annotations: Optional[dict] = None, phase: str = "Running",
+        ready: bool = True, priority: Optional[int] = None, volumes: Optional[list] = None) -> dict:
+    meta: Dict[str, Any] = {"name": name, "namespace": ns, "uid": "uid-%s-%s" % (ns, name),
+                            "labels": labels or {"app": name.rsplit("-", 1)[0]}}
+    if owner:
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": owner[0], "name": owner[1],
+                                    "uid": "uid-" + owner[1], "controller": True}]
+    if annotations:
+        meta["annotations"] = annotations
+    res: Dict[str, Any] = {}
+    if cpu or memory:
+        res["requests"] = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
+    spec: Dict[str, Any] = {"nodeName": node_name, "containers": [{"name": "app", "image": "x", "resources": res}]}
+    if tolerations is None:
+        tolerations = [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+                       {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]
+    spec["tolerations"] = tolerations
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    if affinity:
+        spec["affinity"] = affinity
+    if priority is not None:
+        spec["priority"] = priority
+    if volumes:
+        spec["volumes"] = volumes
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+            "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
+def snapshot_list(*items: dict, now: str = NOW) -> dict:
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": now, "context": "test", "server": "https://test.invalid:6443"}
+    return {"apiVersion": "v1", "kind": "List", "items": [info, *items]}
+
+
+@pytest.fixture
+def write_snapshot(tmp_path: Path):
+    """Write objects as a v1 List file and return its path."""
+    def _write(*items: dict, name: str = "cluster.json") -> str:
+        p = tmp_path / name
+        p.write_text(json.dumps(snapshot_list(*items)))
+        return str(p)
+    return _write

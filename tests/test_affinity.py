@@ -1,0 +1,126 @@
+"""`affinity`: consequences of relabeling / retainting nodes for running pods.
+
+Expected outcomes follow upstream: the taint-eviction controller (delete at once when a NoExecute
+taint is not tolerated, after the smallest tolerationSeconds otherwise, never when tolerated
+without seconds), IgnoredDuringExecution (nothing happens to running pods), the descheduler's
+RemovePodsViolatingNodeAffinity (evict only when another node fits) and the node-affinity
+design's RequiredDuringExecution (evict).
+"""
+
+import json
+
+import pytest
+
+from conftest import node, pod, run_cli, snapshot_list
+from kubectl_evict.rules.affinity import AffinitySettings, plan_affinity
+from kubectl_evict.rules.whatif import parse_label, parse_taint, parse_unlabel
+from kubectl_evict.source.freeze import freeze
+
+SSD_REQUIRED = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [{"key": "disktype", "operator": "In", "values": ["ssd"]}]}]}}}
+SSD_REQUIRED_EXEC = {"nodeAffinity": {"requiredDuringSchedulingRequiredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [{"key": "disktype", "operator": "In", "values": ["ssd"]}]}]}}}
+
+
+def _plan(items, edits, enforce=False):
+    snap = freeze([("t.json", "", i) for i in snapshot_list(*items)["items"]])
+    settings = AffinitySettings(edits=tuple(edits), enforce_ignored_during_execution=enforce)
+    return plan_affinity(snap, settings, snap.info.taken_at)
+
+
+def _actions(plan):
+    return [(a.type, a.pod, a.at, a.target) for a in plan.actions]
+
+
+CLUSTER = [node("n1", labels={"disktype": "ssd"}), node("n2", labels={"disktype": "ssd"}), node("n3")]
+
+CASES = [
+    ("untolerated NoExecute taint deletes at once, replacement placed elsewhere",
+     [pod("web-1", "n1")], [parse_taint("n1:maint=true:NoExecute")], False,
+     [("delete", "web-1", 0, "n2")], [], []),
+    ("tolerationSeconds delays the deletion",
+     [pod("web-1", "n1", tolerations=[{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}])],
+     [parse_taint("n1:maint=true:NoExecute")], False, [("delete", "web-1", 60, "n2")], [], []),
+    ("tolerationSeconds 0 or negative means now",
+     [pod("web-1", "n1", tolerations=[{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": -5}])],
+     [parse_taint("n1:maint=true:NoExecute")], False, [("delete", "web-1", 0, "n2")], [], []),
+    ("tolerated forever is skipped",
+     [pod("web-1", "n1", tolerations=[{"operator": "Exists"}])], [parse_taint("n1:maint=true:NoExecute")], False,
+     [], [], ["web-1"]),
+    ("NoSchedule taints leave running pods alone",
+     [pod("web-1", "n1")], [parse_taint("n1:maint=true:NoSchedule")], False, [], [], []),
+    ("DaemonSet pods do not tolerate a custom NoExecute taint and are not recreated elsewhere",
+     [pod("agent-x", "n1", owner=("DaemonSet", "agent"), tolerations=[])], [parse_taint("n1:maint=true:NoExecute")], False,
+     [("delete", "agent-x", 0, None)], [], []),
+    ("IgnoredDuringExecution: relabeled node keeps the pod running",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype")], False, [], [], ["db-1"]),
+    ("--enforce-ignored-during-execution evicts when another node fits",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype")], True,
+     [("evict", "db-1", 0, "n2")], [], []),
+    ("--enforce-ignored-during-execution leaves it when no other node fits",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype"), parse_unlabel("n2:disktype")], True,
+     [], ["db-1"], []),
+    ("RequiredDuringExecution field evicts through the Eviction API",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED_EXEC)], [parse_label("n1:disktype=hdd")], False,
+     [("evict", "db-1", 0, "n2")], [], []),
+    ("annotation upgrades IgnoredDuringExecution terms",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED, annotations={"evictplan.io/node-affinity": "RequiredDuringExecution"})],
+     [parse_label("n1:disktype=hdd")], False, [("evict", "db-1", 0, "n2")], [], []),
+    ("annotation also enforces nodeSelector",
+     [pod("db-1", "n1", node_selector={"disktype": "ssd"}, annotations={"evictplan.io/node-affinity": "RequiredDuringExecution"})],
+     [parse_unlabel("n1:disktype")], False, [("evict", "db-1", 0, "n2")], [], []),
+    ("pods on other nodes are untouched",
+     [pod("web-1", "n2"), pod("web-2", "n3")], [parse_taint("n1:maint=true:NoExecute")], False, [], [], []),
+    ("completed pods are not running and are ignored",
+     [pod("job-1", "n1", owner=("Job", "nightly"), phase="Succeeded")], [parse_taint("n1:maint=true:NoExecute")], False,
+     [], [], []),
+    ("unmanaged pods are deleted with no target",
+     [pod("debug", "n1", owner=None)], [parse_taint("n1:maint=true:NoExecute")], False, [("delete", "debug", 0, None)], [], []),
+]
+
+
+@pytest.mark.parametrize("title,pods,edits,enforce,actions,blocked,skipped", CASES, ids=[c[0] for c in CASES])
+def test_affinity_cases(title, pods, edits, enforce, actions, blocked, skipped):
+    plan = _plan(CLUSTER + pods, edits, enforce)
+    assert _actions(plan) == actions
+    assert [e.pod for e in plan.blocked] == blocked
+    assert [e.pod for e in plan.skipped] == skipped
+
+
+def test_targets_account_for_capacity_already_placed():
+    small = [node("n1"), node("n2", cpu="1"), node("n3", cpu="1")]
+    pods = [pod("big-%d" % i, "n1", cpu="600m") for i in range(3)]
+    plan = _plan(small + pods, [parse_taint("n1:maint=true:NoExecute")])
+    targets = [a.target for a in plan.actions]
+    assert targets[:2] == ["n2", "n3"] and targets[2] is None      # n2 and n3 each fit one 600m pod
+    assert "fits no node" in plan.actions[2].reason
+
+
+def test_target_respects_taints_and_selectors():
+    nodes = [node("n1"), node("gpu", taints=[{"key": "gpu", "value": "true", "effect": "NoSchedule"}]),
+             node("cordoned", unschedulable=True), node("sick", ready="False"), node("ok")]
+    plan = _plan(nodes + [pod("web-1", "n1")], [parse_taint("n1:maint=true:NoExecute")])
+    assert plan.actions[0].target == "ok"
+
+
+def test_no_edits_reports_current_violations():
+    plan = _plan([node("n1"), pod("db-1", "n1", affinity=SSD_REQUIRED)], [])
+    assert [e.reason for e in plan.skipped] == [
+        "node does not match the pod's nodeSelector/required node affinity (IgnoredDuringExecution): "
+        "Kubernetes leaves it running"]
+
+
+def test_original_snapshot_is_not_changed_by_what_if():
+    snap = freeze([("t.json", "", i) for i in snapshot_list(*CLUSTER, pod("web-1", "n1"))["items"]])
+    before = snap.node("n1")
+    plan_affinity(snap, AffinitySettings(edits=(parse_taint("n1:maint=true:NoExecute"),)), 0.0)
+    assert snap.node("n1") is before and before.taints == ()
+
+
+def test_demo_unlabel_evicts_required_during_execution_pod():
+    res = run_cli("--demo", "-o", "json", "affinity", "--unlabel", "worker-b1:disktype")
+    doc = json.loads(res.stdout)
+    evicts = [a for a in doc["actions"] if a["type"] == "evict"]
+    assert [a["pod"].split("-")[0] for a in evicts] == ["ledger"]
+    assert evicts[0]["target"] is not None and evicts[0]["target"] != "worker-b1"
+    assert any(s["pod"].startswith("search-") for s in doc["skipped"])

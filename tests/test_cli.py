@@ -1,0 +1,110 @@
+"""The command line as users and scripts see it: formats, determinism, exit codes, inputs."""
+
+import json
+
+import pytest
+import yaml
+
+from conftest import NOW, node, pod, run_cli, snapshot_list
+
+
+def test_json_plan_matches_contract_shape():
+    res = run_cli("--demo", "-o", "json", "affinity", "--taint", "worker-a2:maintenance=true:NoExecute")
+    assert res.returncode in (0, 3), res.stderr
+    doc = json.loads(res.stdout)
+    assert list(doc)[:8] == ["apiVersion", "kind", "command", "now", "actions", "blocked", "skipped", "warnings"]
+    assert doc["apiVersion"] == "evictplan/v1alpha1" and doc["kind"] == "EvictionPlan"
+    assert doc["command"] == "affinity" and doc["now"] == "2026-11-21T12:00:00Z"
+    deletes = [a for a in doc["actions"] if a["type"] == "delete"]
+    assert deletes
+    for a in deletes:
+        assert set(["namespace", "pod", "uid", "node", "at", "gracePeriodSeconds", "force", "rule", "reason"]) <= set(a)
+        assert isinstance(a["at"], (int, float)) and a["rule"] == "affinity" and a["force"] is False
+    ats = [a["at"] for a in doc["actions"]]
+    assert ats == sorted(ats)
+    for e in doc["skipped"] + doc["blocked"]:
+        assert set(e) == {"namespace", "pod", "node", "reason"}
+
+
+def test_yaml_equals_json():
+    a = run_cli("--demo", "-o", "json", "affinity", "--unlabel", "worker-b1:disktype")
+    b = run_cli("--demo", "-o", "yaml", "affinity", "--unlabel", "worker-b1:disktype")
+    assert json.loads(a.stdout) == yaml.safe_load(b.stdout)
+
+
+@pytest.mark.parametrize("fmt", ["table", "wide", "json", "yaml"])
+def test_byte_identical_output(fmt):
+    args = ["--demo", "-o", fmt, "affinity", "--label", "worker-b1:disktype=hdd", "--taint", "worker-a2:k=v:NoExecute"]
+    first, second = run_cli(*args), run_cli(*args)
+    assert first.stdout == second.stdout and first.stdout
+
+
+def test_options_before_or_after_command():
+    before = run_cli("--demo", "-o", "json", "affinity", "--unlabel", "worker-b1:disktype")
+    after = run_cli("affinity", "--unlabel", "worker-b1:disktype", "--demo", "-o", "json")
+    assert before.returncode == after.returncode and before.stdout == after.stdout
+
+
+def test_table_sections_and_summary():
+    res = run_cli("--demo", "affinity", "--taint", "worker-a2:maintenance=true:NoExecute", "--unlabel", "worker-b1:disktype")
+    out = res.stdout
+    header = out.splitlines()[0].split()
+    assert header == ["AT", "ACTION", "NODE", "POD", "REASON"]
+    assert "\nSKIPPED\n" in out
+    last = out.rstrip().splitlines()[-1]
+    assert last.startswith("1 eviction, ") and "deletions on 2 nodes" in last and last.endswith("skipped")
+
+
+def test_wide_adds_rule_grace_target():
+    res = run_cli("--demo", "-o", "wide", "affinity", "--unlabel", "worker-b1:disktype")
+    assert res.stdout.splitlines()[0].split() == ["AT", "ACTION", "NODE", "POD", "REASON", "RULE", "GRACE", "TARGET"]
+
+
+def test_stdin_and_directory_inputs(tmp_path):
+    items = snapshot_list(node("n1"), node("n2"), pod("web-1", "n1"))
+    text = json.dumps(items)
+    via_stdin = run_cli("-f", "-", "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute", input=text)
+    d = tmp_path / "snap"
+    d.mkdir()
+    (d / "a.json").write_text(json.dumps(snapshot_list(node("n1"), node("n2"))))
+    (d / "b.yaml").write_text(yaml.safe_dump_all([pod("web-1", "n1")]))
+    (d / "notes.txt").write_text("ignored")
+    via_dir = run_cli("-f", str(d), "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute")
+    assert via_stdin.returncode == 0 and via_dir.returncode == 0, via_dir.stderr
+    a, b = json.loads(via_stdin.stdout), json.loads(via_dir.stdout)
+    assert a["actions"] == b["actions"]
+    (act,) = a["actions"]
+    assert (act["type"], act["pod"], act["at"], act["target"]) == ("delete", "web-1", 0, "n2")
+
+
+def test_kubectl_get_output_loads_as_is(tmp_path):
+    """What `kubectl get nodes,pods -A -o yaml` prints: a v1 List with metadata.resourceVersion."""
+    doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
+           "items": [node("n1"), node("n2"), pod("web-1", "n1")]}
+    p = tmp_path / "k.yaml"
+    p.write_text(yaml.safe_dump(doc))
+    res = run_cli("-f", str(p), "--now", NOW, "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute")
+    assert res.returncode == 0 and json.loads(res.stdout)["actions"][0]["pod"] == "web-1"
+
+
+def test_multi_document_yaml_and_typed_list_without_item_kinds(tmp_path):
+    raw_node = node("n1")
+    raw_pod = pod("web-1", "n1")
+    del raw_pod["kind"]
+    typed = {"kind": "PodList", "apiVersion": "v1", "items": [raw_pod]}
+    p = tmp_path / "m.yaml"
+    p.write_text(yaml.safe_dump_all([raw_node, node("n2"), typed]))
+    res = run_cli("-f", str(p), "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["actions"][0]["pod"] == "web-1"
+
+
+def test_version():
+    res = run_cli("--version")
+    assert res.returncode == 0 and res.stdout.startswith("kubectl-evictplan ") and "Python 3." in res.stdout
+    assert run_cli("version").stdout == res.stdout
+
+
+def test_help_has_no_traceback_and_lists_commands():
+    res = run_cli("--help")
+    assert res.returncode == 0 and "affinity" in res.stdout and "Commands:" in res.stdout
