@@ -12,9 +12,10 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-VECTORS = SHARED / "spec" / "vectors"
-FIXTURES = SHARED / "fixtures" / "real"
+# Copies of shared/spec/vectors (upstream test tables) and shared/fixtures/real (real cluster
+# captures), kept in the repo so the suite runs from any clone.
+VECTORS = REPO / "tests" / "data" / "vectors"
+FIXTURES = REPO / "tests" / "data" / "real"
 NOW = "2026-11-21T12:00:00Z"
 
 
