@@ -59,8 +59,14 @@ def plan_document(plan: Plan) -> Dict[str, Any]:
 
 
 def _thaw(v: Any) -> Any:
-    from pyrsistent import thaw
-    return thaw(v)
+    """Plain JSON values from pyrsistent ones. PMaps have no order, so keys are sorted: the same
+    plan must print the same bytes under any PYTHONHASHSEED."""
+    from pyrsistent import PMap, PVector
+    if isinstance(v, (PMap, dict)):
+        return {k: _thaw(v[k]) for k in sorted(v)}
+    if isinstance(v, (PVector, list, tuple)):
+        return [_thaw(x) for x in v]
+    return v
 
 
 def to_json(doc: Any) -> str:

@@ -1,0 +1,668 @@
+"""`shutdown`: what happens to a node's pods when the node is shut down, gracefully or not.
+
+Models (upstream Kubernetes v1.30-1.33):
+- the kubelet's graceful node shutdown manager (`pkg/kubelet/nodeshutdown`, gates
+  GracefulNodeShutdown and GracefulNodeShutdownBasedOnPodPriority on): `migrateConfig`,
+  `groupByPriority`, the per-group kill with `gracePeriodOverride`, `periodRequested` and the
+  logind `InhibitDelayMaxSec` check, and the kubelet config validation of the three fields
+  (`pkg/kubelet/apis/config/validation`);
+- the node side of a shutdown: the kubelet reports Ready=False ("node is shutting down"), the
+  node lifecycle controller adds `not-ready:NoSchedule` at once and `not-ready:NoExecute`
+  through its per-zone rate-limited queue, and the taint-eviction controller deletes pods whose
+  tolerationSeconds run out (kube-controller-manager, `pkg/controller/nodelifecycle`,
+  `pkg/controller/tainteviction`);
+- non-graceful shutdown (KEP-2268, NodeOutOfServiceVolumeDetach, GA in 1.28): the
+  `node.kubernetes.io/out-of-service` taint, pod GC's forced deletion of terminating pods
+  (`pkg/controller/podgc` `gcTerminating`) and the attach/detach controller's immediate detach
+  (`pkg/controller/volume/attachdetach/reconciler`), including the 6-minute
+  `maxWaitForUnmountDuration` force detach and `--disable-force-detach-on-timeout`.
+
+Pure: `plan_shutdown(snapshot, settings, now) -> Plan`; the helpers below are the kubelet's own
+functions, exposed so they can be checked against upstream's test tables.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+from pyrsistent import PClass, field, pvector
+
+from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.model import Node, Pod, Snapshot, Taint
+from kubectl_evict.plan import Plan, PlanBuilder
+from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, no_execute_decision
+from kubectl_evict.timeutil import format_go_duration, format_seconds, format_time, parse_duration
+
+RULE = "shutdown"
+CONTROLLER = "controller"
+
+DEFAULT_PRIORITY = 0                   # scheduling.DefaultPriorityWhenNoDefaultClassExists
+SYSTEM_CRITICAL_PRIORITY = 2000000000  # scheduling.SystemCriticalPriority
+INT32 = (-2 ** 31, 2 ** 31 - 1)
+
+SHUTDOWN_MESSAGE = "Pod was terminated in response to imminent node shutdown."
+OUT_OF_SERVICE_VALUE = "nodeshutdown"
+MAX_WAIT_FOR_UNMOUNT = 360             # attach/detach controller's maxWaitForUnmountDuration (6m)
+POD_GC_PERIOD = 20                     # pod GC controller's gcCheckPeriod
+
+
+# --- configuration -----------------------------------------------------------------------------
+
+
+class Group(NamedTuple):
+    """One `shutdownGracePeriodByPodPriority` entry."""
+    priority: int
+    seconds: int
+
+
+class ShutdownConfig(NamedTuple):
+    """The three kubelet fields as one source gives them. `None` = the source does not set it.
+
+    Durations are seconds (floats: validation must see sub-second values); `by_priority` keeps
+    the order written.
+    """
+    grace: Optional[float] = None
+    critical: Optional[float] = None
+    by_priority: Optional[Tuple[Group, ...]] = None
+    source: str = ""
+
+
+def _duration_field(raw: Mapping[str, Any], key: str, source: str) -> Optional[float]:
+    v = raw.get(key)
+    if v is None:
+        return None
+    try:
+        return parse_duration(v)
+    except ValueParseError as e:
+        raise InputError(str(e), source=source, field=key) from None
+
+
+def _int_field(v: Any, source: str, path: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputError("expected an integer, found %r" % (v,), source=source, field=path)
+    return v
+
+
+def parse_by_priority(items: Any, source: str, path: str = "shutdownGracePeriodByPodPriority") -> Tuple[Group, ...]:
+    """`[{priority, shutdownGracePeriodSeconds}, ...]` (the KubeletConfiguration JSON field names)."""
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
+        raise InputError("expected a list of {priority, shutdownGracePeriodSeconds}", source=source, field=path)
+    out = []
+    for i, item in enumerate(items):
+        p = "%s[%d]" % (path, i)
+        if not isinstance(item, Mapping):
+            raise InputError("expected an object with priority and shutdownGracePeriodSeconds", source=source, field=p)
+        prio = _int_field(item.get("priority", 0), source, p + ".priority")
+        secs = _int_field(item.get("shutdownGracePeriodSeconds", 0), source, p + ".shutdownGracePeriodSeconds")
+        if not INT32[0] <= prio <= INT32[1]:
+            raise InputError("priority %d is out of the int32 range" % prio, source=source, field=p + ".priority")
+        if secs < 0:
+            raise InputError("shutdownGracePeriodSeconds %d must not be negative" % secs, source=source,
+                             field=p + ".shutdownGracePeriodSeconds")
+        out.append(Group(prio, secs))
+    return tuple(out)
+
+
+def config_from_kubelet(raw: Mapping[str, Any], source: str) -> ShutdownConfig:
+    """The shutdown fields of a kubeletconfig mapping (file, configz or NodeKubeletConfig)."""
+    bp = raw.get("shutdownGracePeriodByPodPriority")
+    return ShutdownConfig(grace=_duration_field(raw, "shutdownGracePeriod", source),
+                          critical=_duration_field(raw, "shutdownGracePeriodCriticalPods", source),
+                          by_priority=parse_by_priority(bp, source) if bp is not None else None,
+                          source=source)
+
+
+def validation_errors(cfg: ShutdownConfig) -> List[str]:
+    """`ValidateKubeletConfiguration`'s checks of the shutdown fields, with its exact messages."""
+    grace = cfg.grace or 0.0
+    critical = cfg.critical or 0.0
+    errs = []
+    if critical > grace:
+        errs.append("invalid configuration: shutdownGracePeriodCriticalPods %s must be <= shutdownGracePeriod %s"
+                    % (format_go_duration(critical), format_go_duration(grace)))
+    if grace < 0 or 0 < grace < 1:
+        errs.append("invalid configuration: shutdownGracePeriod %s must be either zero or otherwise >= 1 sec"
+                    % format_go_duration(grace))
+    if critical < 0 or 0 < critical < 1:
+        errs.append("invalid configuration: shutdownGracePeriodCriticalPods %s must be either zero or otherwise >= 1 sec"
+                    % format_go_duration(critical))
+    if cfg.by_priority and (grace > 0 or critical > 0):
+        errs.append("invalid configuration: Cannot specify both shutdownGracePeriodByPodPriority and "
+                    "shutdownGracePeriod at the same time")
+    return errs
+
+
+def validate(cfg: ShutdownConfig) -> None:
+    """Raise the kubelet's validation error (an aggregate prints as `[a, b]`, as Go's does)."""
+    errs = validation_errors(cfg)
+    if errs:
+        raise InputError(errs[0] if len(errs) == 1 else "[%s]" % ", ".join(errs), source=cfg.source or None)
+
+
+def merge_config(flags: ShutdownConfig, base: ShutdownConfig) -> ShutdownConfig:
+    """Flags over a kubelet configuration, field by field.
+
+    Giving one form on the command line (`--by-priority`, or `--grace-period` /
+    `--critical-grace-period`) drops the other form of the configuration underneath; giving
+    both forms on the command line is left for validation to refuse, as the kubelet does.
+    """
+    durations = flags.grace is not None or flags.critical is not None
+    if flags.by_priority is None and not durations:
+        return base
+    if durations and flags.by_priority is None:
+        return ShutdownConfig(grace=flags.grace if flags.grace is not None else base.grace,
+                              critical=flags.critical if flags.critical is not None else base.critical,
+                              by_priority=None, source=flags.source + " over " + base.source)
+    return ShutdownConfig(grace=flags.grace, critical=flags.critical, by_priority=flags.by_priority,
+                          source=flags.source)
+
+
+def migrate_config(grace: float, critical: float) -> Optional[Tuple[Group, ...]]:
+    """`migrateConfig`: the two-duration form as two priority groups; None = shutdown disabled."""
+    g_ns = int(round(grace * 1e9))
+    c_ns = int(round(critical * 1e9))
+    if g_ns == 0:
+        return None
+    default_ns = g_ns - c_ns
+    if default_ns < 0:
+        return None
+    critical_ns = g_ns - default_ns
+    if critical_ns < 0:
+        return None
+    return (Group(DEFAULT_PRIORITY, default_ns // 10 ** 9), Group(SYSTEM_CRITICAL_PRIORITY, critical_ns // 10 ** 9))
+
+
+def effective_groups(cfg: ShutdownConfig) -> Optional[Tuple[Group, ...]]:
+    """The groups the kubelet runs, lowest priority first; None when shutdown is immediate."""
+    groups = cfg.by_priority
+    if not groups:
+        groups = migrate_config(cfg.grace or 0.0, cfg.critical or 0.0)
+    if not groups:
+        return None
+    return tuple(sorted(groups, key=lambda g: g.priority))
+
+
+def group_index(groups: Sequence[Group], priority: Optional[int]) -> int:
+    """`groupByPriority` for one pod: the highest group whose priority <= the pod's (nil = 0),
+    clamped to the lowest and highest groups."""
+    prio = priority or 0
+    index = next((i for i, g in enumerate(groups) if g.priority >= prio), len(groups))
+    if index == len(groups):
+        return len(groups) - 1
+    if index > 0 and groups[index].priority > prio:
+        return index - 1
+    return index
+
+
+def group_by_priority(groups: Sequence[Group], priorities: Sequence[Optional[int]]) -> List[List[int]]:
+    """Indexes of the pods in each group, input order kept inside a group."""
+    out: List[List[int]] = [[] for _ in groups]
+    for i, prio in enumerate(priorities):
+        out[group_index(groups, prio)].append(i)
+    return out
+
+
+def grace_override(group_seconds: int, termination_grace: Optional[int]) -> int:
+    """The kill's grace: the group's seconds, or the pod's own when that is not longer."""
+    if termination_grace is not None and termination_grace <= group_seconds:
+        return termination_grace
+    return group_seconds
+
+
+def period_requested(groups: Sequence[Group]) -> int:
+    """`periodRequested`: the sum of every group's seconds, empty groups included."""
+    return sum(g.seconds for g in groups)
+
+
+def logind_check(requested: float, current: float, after_override: Optional[float] = None) -> Tuple[bool, Optional[str]]:
+    """The shutdown manager's start-up check of logind's InhibitDelayMaxSec.
+
+    Returns (did the kubelet write an override, the start error or None). `after_override` is
+    the value logind reports after the kubelet's override and reload (None: unknown, assume it
+    took effect).
+    """
+    if requested <= current:
+        return False, None
+    updated = requested if after_override is None else after_override
+    if requested > updated:
+        return True, ("node shutdown manager was unable to update logind InhibitDelayMaxSec to %s (ShutdownGracePeriod), "
+                      "current value of InhibitDelayMaxSec (%s) is less than requested ShutdownGracePeriod"
+                      % (format_go_duration(requested), format_go_duration(updated)))
+    return True, None
+
+
+def shutdown_pod_status(phase: str) -> Dict[str, Any]:
+    """The status the kubelet gives a pod it kills for a shutdown."""
+    return {"phase": "Succeeded" if phase == "Succeeded" else "Failed", "reason": "Terminated",
+            "message": SHUTDOWN_MESSAGE,
+            "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "TerminationByKubelet",
+                            "message": SHUTDOWN_MESSAGE}]}
+
+
+# --- settings ----------------------------------------------------------------------------------
+
+
+class ShutdownSettings(PClass):
+    nodes = field(type=tuple, initial=())
+    flags = field(initial=ShutdownConfig(source="flags"))      # ShutdownConfig from the command line
+    kubelet_config = field(initial=None)                        # ShutdownConfig from --kubelet-config
+    non_graceful = field(type=bool, initial=False)
+    inhibit_delay_max = field(initial=30.0)                     # logind InhibitDelayMaxSec (seconds)
+    disable_force_detach_on_timeout = field(type=bool, initial=False)
+    node_monitor_period = field(initial=5.0)
+    node_monitor_grace_period = field(initial=50.0)
+    node_eviction_rate = field(initial=0.1)
+    secondary_node_eviction_rate = field(initial=0.01)
+    unhealthy_zone_threshold = field(initial=0.55)
+    large_cluster_size_threshold = field(type=int, initial=50)
+
+
+def resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) -> ShutdownConfig:
+    """Flags, then --kubelet-config, then the node's NodeKubeletConfig, then upstream defaults."""
+    base = settings.kubelet_config
+    if base is None:
+        raw = snapshot.kubelet_configs.get(node)
+        if raw is not None:
+            base = config_from_kubelet(raw, "NodeKubeletConfig " + node)
+        else:
+            base = ShutdownConfig(source="upstream defaults (no kubelet configuration for %s in the snapshot)" % node)
+    flags = settings.flags
+    if flags.by_priority is None and (flags.grace is None or flags.critical is None):
+        validate(base)      # the flags leave part of it in force
+    cfg = merge_config(flags, base)
+    validate(cfg)
+    return cfg
+
+
+# --- the node side: node lifecycle controller (simple case) ------------------------------------
+
+
+def _float32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+class NodeSide(NamedTuple):
+    no_schedule_at: Optional[float]
+    no_execute_at: Optional[float]
+    key: str                 # not-ready or unreachable
+    why_not: str = ""        # when no_execute_at is None
+
+
+def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str, float]],
+                            settings: ShutdownSettings) -> Dict[str, NodeSide]:
+    """When the node lifecycle controller taints nodes that stop being Ready.
+
+    `failing`: node -> (key, seconds after now when the controller sees Ready leave True);
+    key `not-ready` (the kubelet reports Ready=False: NoSchedule at once) or `unreachable` (the
+    kubelet stops posting: Unknown after --node-monitor-grace-period). The NoExecute taint is
+    queued one --node-monitor-period later; nodes of one zone follow at 1/rate. Zone states
+    come from the snapshot's Ready conditions plus the failing nodes (semantics C6-C8, C10).
+    This is the simple case only: one queue pass per zone, no token-bucket history.
+    """
+    down = {n for n, node in snapshot.nodes.items() if node.ready_status != "True"} | set(failing)
+    states: Dict[str, Tuple[str, int]] = {}
+    for zone, names in snapshot.nodes_by_zone.items():
+        counted = [n for n in names if n in snapshot.nodes and not snapshot.nodes[n].excluded_from_disruption]
+        if not counted:
+            continue
+        not_ready = sum(1 for n in counted if n in down)
+        ready = len(counted) - not_ready
+        if ready == 0 and not_ready > 0:
+            state = "FullDisruption"
+        elif not_ready > 2 and _float32(not_ready / len(counted)) >= _float32(settings.unhealthy_zone_threshold):
+            state = "PartialDisruption"
+        else:
+            state = "Normal"
+        states[zone] = (state, len(counted))
+    all_full = bool(states) and all(s == "FullDisruption" for s, _ in states.values())
+    out: Dict[str, NodeSide] = {}
+    by_zone: Dict[str, List[str]] = {}
+    for name in failing:
+        by_zone.setdefault(snapshot.nodes[name].zone, []).append(name)
+    for zone, names in sorted(by_zone.items()):
+        state, size = states.get(zone, ("Normal", 0))
+        if all_full:
+            rate, why = 0.0, ("every zone is fully disrupted: the controller enters master disruption mode and "
+                              "adds no NoExecute taints")
+        elif state == "PartialDisruption":
+            rate = settings.secondary_node_eviction_rate if size > settings.large_cluster_size_threshold else 0.0
+            why = ("zone %s is in PartialDisruption with %d nodes (not more than --large-cluster-size-threshold %d): "
+                   "the controller stops NoExecute tainting there" % (zone or '""', size, settings.large_cluster_size_threshold))
+        else:
+            rate, why = settings.node_eviction_rate, ""
+        last: Optional[float] = None
+        for name in sorted(names, key=lambda n: (failing[n][1], n)):
+            key, start = failing[name]
+            no_schedule = start if key == "not-ready" else start + settings.node_monitor_grace_period
+            if rate <= 0:
+                out[name] = NodeSide(no_schedule, None, key, why)
+                continue
+            at = no_schedule + settings.node_monitor_period
+            if last is not None:
+                at = max(at, last + 1.0 / rate)
+            last = at
+            out[name] = NodeSide(no_schedule, at, key)
+    return out
+
+
+# --- the plan ----------------------------------------------------------------------------------
+
+
+def _report(reports: List[Dict[str, Any]]) -> Any:
+    """The per-node summary for -o json/yaml, as an immutable vector of plain dicts.
+
+    Not `freeze()`d on purpose: a PMap iterates in hash order, which changes with
+    PYTHONHASHSEED, and the renderer's `thaw` would then print keys in a different order on
+    every run. Plain dicts keep the order written; nothing mutates them after the plan is built.
+    """
+    return pvector(reports)
+
+
+def _recreated(pod: Pod) -> bool:
+    kind = pod.controller_kind
+    return kind not in ("", "DaemonSet", "Node") and not (kind == "Job" and pod.is_terminal)
+
+
+def _taint_deletion(pod: Pod, taints: Sequence[Taint], start: float) -> Tuple[Optional[float], str]:
+    """When the taint-eviction controller deletes `pod` once NoExecute `taints` are in place at
+    `start`, and why (None: tolerated forever or no NoExecute taint)."""
+    d = no_execute_decision(taints, pod.tolerations)
+    if d.action == "delete-now":
+        if d.untolerated:
+            return start, "does not tolerate %s" % ", ".join(str(t) for t in d.untolerated)
+        return start, "tolerates the NoExecute taints for 0s"
+    if d.action == "delete-after":
+        return start + d.seconds, "tolerationSeconds %d ran out" % d.seconds
+    return None, ""
+
+
+def _priority_text(groups: Sequence[Group], i: int) -> str:
+    g = groups[i]
+    if len(groups) == 1:
+        return "all priorities"
+    if i == 0:
+        upper = groups[1].priority
+        return "priority < %d" % upper
+    if i == len(groups) - 1:
+        return "priority >= %d" % g.priority
+    return "priority %d..%d" % (g.priority, groups[i + 1].priority - 1)
+
+
+def plan_shutdown(snapshot: Snapshot, settings: ShutdownSettings, now: float) -> Plan:
+    """Plan a graceful (kubelet) or non-graceful (out-of-service taint) shutdown of the nodes."""
+    b = PlanBuilder("shutdown", now)
+    for name in settings.nodes:
+        if snapshot.node(name) is None:
+            raise InputError("unknown node %r (not in the snapshot)" % name, field="NODE")
+    nodes = list(dict.fromkeys(settings.nodes))
+    if settings.non_graceful:
+        _plan_non_graceful(b, snapshot, settings, nodes, now)
+    else:
+        _plan_graceful(b, snapshot, settings, nodes, now)
+    return b.build()
+
+
+def _since(t: Optional[float], now: float) -> str:
+    if t is None:
+        return ""
+    return " since %s (%s ago)" % (format_time(t), format_seconds(max(0.0, now - t)))
+
+
+def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, nodes: List[str], now: float) -> None:
+    reports = []
+    failing: Dict[str, Tuple[str, float]] = {}
+    per_node = {}
+    for name in nodes:
+        node = snapshot.nodes[name]
+        cfg = resolve_config(snapshot, settings, name)
+        groups = effective_groups(cfg)
+        per_node[name] = (cfg, groups)
+        if node.ready_status == "True":
+            failing[name] = ("not-ready", 0.0) if groups else ("unreachable", 0.0)
+    sides = node_lifecycle_timeline(snapshot, failing, settings)
+    for name in nodes:
+        node = snapshot.nodes[name]
+        cfg, groups = per_node[name]
+        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now))
+    b.extra["shutdown"] = _report(reports)
+
+
+def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, node: Node,
+                   cfg: ShutdownConfig, groups: Optional[Tuple[Group, ...]], side: Optional[NodeSide],
+                   now: float) -> Dict[str, Any]:
+    name = node.name
+    pods = []
+    for pod in snapshot.pods_on(name):
+        if pod.is_terminal:
+            b.skip(pod, "already %s: the kubelet only stops active pods" % pod.phase)
+        else:
+            pods.append(pod)
+    report: Dict[str, Any] = {"node": name, "mode": "graceful", "configSource": cfg.source}
+    if node.ready_status != "True":
+        cond = node.condition("Ready")
+        b.warn("node/%s is already NotReady (Ready=%s%s): if it is already down, no graceful shutdown will happen; "
+               "see --non-graceful" % (name, node.ready_status or "missing",
+                                       _since(cond.last_transition if cond else None, now)))
+        _explain_stuck_statefulsets(b, snapshot, settings, node, now)
+    kill_end: Dict[Tuple[str, str], Tuple[float, float]] = {}
+    if groups is None:
+        b.warn("graceful node shutdown is disabled on node/%s (%s: shutdownGracePeriod=%s, no "
+               "shutdownGracePeriodByPodPriority): when it shuts down, its %d pods are killed without grace "
+               "(no preStop hooks, terminationGracePeriodSeconds ignored)"
+               % (name, cfg.source, format_go_duration(cfg.grace or 0.0), len(pods)))
+        for pod in pods:
+            b.action("kill", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=0,
+                     grace_period_seconds=0, rule=RULE,
+                     reason="graceful shutdown disabled: the OS stops the containers with the node; the pod object "
+                            "stays Running until the controllers act")
+        report.update(enabled=False, totalSeconds=0, periodRequestedSeconds=0, phases=[])
+        b.note("node/%s: graceful shutdown disabled (%s): every pod stops at +0s without grace" % (name, cfg.source))
+    else:
+        grouped = group_by_priority(groups, [p.priority for p in pods])
+        t = 0
+        phases = []
+        lines = []
+        n_phase = 0
+        for i, (g, idxs) in enumerate(zip(groups, grouped)):
+            band = _priority_text(groups, i)
+            if not idxs:
+                phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": None,
+                               "pods": []})
+                lines.append("  skipped  %s (%ss): no pods, no wait" % (band, g.seconds))
+                continue
+            n_phase += 1
+            for j in idxs:
+                pod = pods[j]
+                grace = grace_override(g.seconds, pod.termination_grace_period)
+                if pod.termination_grace_period > g.seconds:
+                    b.warn("pod %s on node/%s asks for %ds (terminationGracePeriodSeconds) but its shutdown phase "
+                           "(%s) gives %ds: it is killed after %ds"
+                           % (pod.ref, name, pod.termination_grace_period, band, g.seconds, g.seconds))
+                why = "graceful shutdown phase %d (%s, %ds): grace %ds" % (n_phase, band, g.seconds, grace)
+                if grace < pod.termination_grace_period:
+                    why += " (asks for %ds)" % pod.termination_grace_period
+                if grace == 0:
+                    why += " (the pod worker still gives it at least 1s)"
+                why += "; ends %s/Terminated" % shutdown_pod_status(pod.phase)["phase"]
+                b.action("kill", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=t,
+                         grace_period_seconds=grace, rule=RULE, reason=why)
+                kill_end[pod.key] = (t, t + grace)
+            phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": t,
+                           "pods": [pods[j].ref for j in idxs]})
+            lines.append("  phase %d  %s: +%s..+%s (%ds), %d pod%s"
+                         % (n_phase, band, format_seconds(t), format_seconds(t + g.seconds), g.seconds, len(idxs),
+                            "" if len(idxs) == 1 else "s"))
+            t += g.seconds
+        requested = period_requested(groups)
+        report.update(enabled=True, totalSeconds=t, periodRequestedSeconds=requested, phases=phases,
+                      podStatus=shutdown_pod_status("Running"))
+        b.note("node/%s: graceful shutdown takes up to %s in %d phase%s (%s; logind must allow %s)"
+               % (name, format_seconds(t), n_phase, "" if n_phase == 1 else "s", cfg.source,
+                  format_seconds(requested)))
+        for line in lines:
+            b.note(line)
+        did, _ = logind_check(requested, settings.inhibit_delay_max)
+        if did:
+            _, err = logind_check(requested, settings.inhibit_delay_max, settings.inhibit_delay_max)
+            b.warn("logind InhibitDelayMaxSec (%s) is shorter than the %s node/%s requests: the kubelet writes "
+                   "/etc/systemd/logind.conf.d/99-kubelet.conf and reloads logind; if that does not take effect it "
+                   "logs \"%s\" and the node shuts down without waiting for its pods"
+                   % (format_go_duration(settings.inhibit_delay_max), format_go_duration(requested), name, err))
+        report["inhibitDelayMaxSeconds"] = settings.inhibit_delay_max
+    if side is not None:
+        _node_side(b, settings, node, side, pods, kill_end, groups is None, report)
+    return report
+
+
+def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: NodeSide, pods: Sequence[Pod],
+               kill_end: Mapping[Tuple[str, str], Tuple[float, float]], disabled: bool, report: Dict[str, Any]) -> None:
+    """The controller's taints and the taint-eviction controller's deletions."""
+    name = node.name
+    key = NOT_READY if side.key == "not-ready" else UNREACHABLE
+    if side.key == "not-ready":
+        first = "the kubelet reports Ready=False (\"node is shutting down\")"
+    else:
+        first = ("the kubelet stops with the node and posts no more status: Ready=Unknown after "
+                 "--node-monitor-grace-period %s" % format_seconds(settings.node_monitor_grace_period))
+    if not any(t.key == key and t.effect == "NoSchedule" for t in node.taints):
+        b.action("taint", node=name, key=key, value="", effect="NoSchedule", at=side.no_schedule_at, rule=CONTROLLER,
+                 reason="node lifecycle controller: %s; no new pods are scheduled here" % first)
+    report["noScheduleTaintAt"] = side.no_schedule_at
+    report["noExecuteTaintAt"] = side.no_execute_at
+    if side.no_execute_at is None:
+        b.note("node/%s: no %s:NoExecute taint: %s" % (name, key, side.why_not))
+        return
+    b.action("taint", node=name, key=key, value="", effect="NoExecute", at=side.no_execute_at, rule=CONTROLLER,
+             reason="node lifecycle controller: queued one --node-monitor-period after Ready left True; nodes of "
+                    "one zone are tainted %s apart (--node-eviction-rate %s)"
+                    % (format_seconds(1.0 / settings.node_eviction_rate), settings.node_eviction_rate))
+    taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
+    stopped = 0
+    for pod in pods:
+        at, why = _taint_deletion(pod, taints, side.no_execute_at)
+        if at is None:
+            continue
+        start, end = kill_end.get(pod.key, (None, None))
+        if not disabled and end is not None and at >= end:
+            stopped += 1
+            continue
+        if disabled:
+            tail = ("plain DELETE; it stays Terminating until the node is back (a ReplicaSet replaces it now, "
+                    "a StatefulSet does not)")
+        elif start is not None and at < start:
+            tail = "before its shutdown phase starts at +%s: deleted out of priority order" % format_seconds(start)
+        else:
+            tail = "the kubelet is still stopping it"
+        b.action("delete", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
+                 grace_period_seconds=None, rule=CONTROLLER,
+                 reason="taint-eviction controller: %s for %s:NoExecute; %s" % (why, key, tail))
+    if stopped:
+        b.note("node/%s: %d pod object%s already stopped by the kubelet (phase Failed) %s deleted later by the "
+               "taint-eviction controller when tolerationSeconds run out"
+               % (name, stopped, "" if stopped == 1 else "s", "is" if stopped == 1 else "are"))
+
+
+def _explain_stuck_statefulsets(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, node: Node,
+                                now: float) -> None:
+    """Why StatefulSet pods on a NotReady node do not come back by themselves."""
+    name = node.name
+    sts = [p for p in snapshot.pods_on(name) if p.controller_kind == "StatefulSet" and not p.is_terminal]
+    if not sts:
+        return
+    noexec = tuple(t for t in node.taints if t.effect == "NoExecute")
+    for pod in sts:
+        if pod.deletion_timestamp is not None:
+            state = "is Terminating%s" % _since(pod.deletion_timestamp, now)
+        else:
+            start = max((t.time_added for t in noexec if t.time_added is not None), default=now)
+            at, _ = _taint_deletion(pod, noexec, start) if noexec else (None, "")
+            if at is None:
+                state = "is not deleted by the taint-eviction controller yet"
+            else:
+                state = "is marked for deletion at %s" % format_time(max(at, now))
+        b.note("node/%s: StatefulSet pod %s %s; it stays Terminating until the node comes back or the "
+               "%s taint is added (--non-graceful), and its replacement cannot start before: a StatefulSet never "
+               "runs two pods with one identity" % (name, pod.ref, state, OUT_OF_SERVICE))
+    if settings.disable_force_detach_on_timeout:
+        b.note("node/%s: its volumes stay attached: with --disable-force-detach-on-timeout the attach/detach "
+               "controller never force-detaches them; only the %s taint does" % (name, OUT_OF_SERVICE))
+    else:
+        b.note("node/%s: its volumes stay attached while the pod objects exist; once a pod is gone (force-deleted), "
+               "the attach/detach controller force-detaches its volumes %s later (maxWaitForUnmountDuration, the node "
+               "being unhealthy), unless kube-controller-manager runs with --disable-force-detach-on-timeout"
+               % (name, format_seconds(MAX_WAIT_FOR_UNMOUNT)))
+
+
+def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, nodes: List[str],
+                       now: float) -> None:
+    b.warn("add the %s taint only once the node is really powered off: pods are force-deleted and their volumes "
+           "detached while a still-running node may keep writing to them (data corruption)" % OUT_OF_SERVICE)
+    leaving = [p for n in nodes for p in snapshot.pods_on(n)]
+    placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=nodes, leaving=leaving)
+    oos = Taint(OUT_OF_SERVICE, OUT_OF_SERVICE_VALUE, "NoExecute")
+    reports = []
+    for name in nodes:
+        node = snapshot.nodes[name]
+        if node.ready_status == "True":
+            b.warn("node/%s is Ready in the snapshot: it is running. Do not add the out-of-service taint to it "
+                   "(pod GC only force-deletes pods on NotReady nodes; the taint-eviction controller still deletes "
+                   "them)" % name)
+        b.action("taint", node=name, key=OUT_OF_SERVICE, value=OUT_OF_SERVICE_VALUE, effect="NoExecute", at=0,
+                 rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off")
+        deleted = []
+        sts_targets = []
+        noexec = tuple(t for t in node.taints if t.effect == "NoExecute")
+        for pod in snapshot.pods_on(name):
+            d = no_execute_decision((oos,), pod.tolerations)
+            if pod.deletion_timestamp is not None:
+                at = 0.0
+                why = ("pod GC force-deletes it: it is Terminating%s on a NotReady node with the out-of-service taint"
+                       % _since(pod.deletion_timestamp, now))
+            elif d.action == "delete-now":
+                at = 0.0
+                why = ("taint-eviction controller deletes it (does not tolerate %s), then pod GC force-deletes it "
+                       "within %ds (terminating pod on a NotReady node with the out-of-service taint)"
+                       % (str(oos), POD_GC_PERIOD))
+            else:
+                start = max((t.time_added for t in noexec if t.time_added is not None), default=now)
+                when, reason = _taint_deletion(pod, noexec, start) if noexec else (None, "")
+                if when is None:
+                    b.skip(pod, "tolerates %s: stays bound to the powered-off node" % (str(oos),))
+                    continue
+                at = max(0.0, when - now)
+                why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it: it tolerates the "
+                       "out-of-service taint but not the node's other NoExecute taints" % reason)
+            kw: Dict[str, Any] = {}
+            if _recreated(pod) and not (pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"):
+                placed = placer.place(pod)
+                kw["target"] = placed.node
+                if pod.controller_kind == "StatefulSet":
+                    if placed.node:
+                        why += "; StatefulSet starts it again on %s" % placed.node
+                        sts_targets.append("%s -> %s" % (pod.ref, placed.node))
+                    else:
+                        why += "; StatefulSet cannot start it elsewhere"
+                        sts_targets.append("%s -> nowhere" % pod.ref)
+                if placed.node is None:
+                    b.block(pod, "force-deleted, but its replacement fits no node: %s" % placed.reason)
+            elif pod.controller_kind == "DaemonSet":
+                why += "; the DaemonSet does not recreate it here (it does not tolerate the taint)"
+            b.action("delete", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
+                     grace_period_seconds=0, force=True, rule=RULE, reason=why, **kw)
+            deleted.append(pod.ref)
+        vas = [va for va in snapshot.volume_attachments if va.node_name == name]
+        for va in sorted(vas, key=lambda v: v.name):
+            b.action("detach", volume_attachment=va.name, node=name, at=0, rule=RULE,
+                     reason="attach/detach controller detaches %s (%s) at once: the node has the out-of-service "
+                            "taint, no %s wait for unmount" % (va.pv_name or "the volume", va.attacher or "?",
+                                                               format_seconds(MAX_WAIT_FOR_UNMOUNT)))
+        if sts_targets:
+            b.note("node/%s: StatefulSet pods that can start elsewhere once deleted: %s"
+                   % (name, ", ".join(sts_targets)))
+        b.note("node/%s: when it is back and healthy, remove the taint: kubectl taint nodes %s %s=%s:NoExecute-"
+               % (name, name, OUT_OF_SERVICE, OUT_OF_SERVICE_VALUE))
+        reports.append({"node": name, "mode": "non-graceful", "deletedPods": deleted,
+                        "volumeAttachments": [va.name for va in sorted(vas, key=lambda v: v.name)]})
+    b.extra["shutdown"] = _report(reports)

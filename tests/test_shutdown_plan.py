@@ -1,0 +1,304 @@
+"""`shutdown` plans: the kubelet's phases, the node side, disabled shutdown, settings
+precedence, NotReady StatefulSet pods and the non-graceful out-of-service plan.
+
+Expected numbers come from upstream semantics (spec sections B, C, D), not from our output."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+from kubectl_evict.errors import InputError
+from kubectl_evict.render import plan_document, to_json
+from kubectl_evict.rules.shutdown import Group, ShutdownConfig, ShutdownSettings, plan_shutdown
+from kubectl_evict.source.freeze import freeze
+from kubectl_evict.timeutil import parse_time
+
+NOW = parse_time("2026-11-21T12:00:00Z")
+DEFAULT_TOLERATIONS = [
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+]
+
+
+def node(name: str, ready: str = "True", zone: str = "z1", taints: Optional[list] = None) -> Dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"topology.kubernetes.io/zone": zone}},
+            "spec": {"taints": taints or []},
+            "status": {"conditions": [{"type": "Ready", "status": ready,
+                                       "lastTransitionTime": "2026-11-21T11:50:00Z"}],
+                       "allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}
+
+
+def pod(name: str, on: str, priority: int = 0, tgps: int = 30, owner: Optional[str] = None, ns: str = "app",
+        tolerations: Optional[list] = None, phase: str = "Running", deleting: Optional[str] = None) -> Dict[str, Any]:
+    meta: Dict[str, Any] = {"name": name, "namespace": ns, "uid": "uid-" + name}
+    if owner:
+        kind, oname = owner.split("/")
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": kind, "name": oname, "uid": "uid-" + oname,
+                                    "controller": True}]
+    if deleting:
+        meta["deletionTimestamp"] = deleting
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"nodeName": on, "priority": priority, "terminationGracePeriodSeconds": tgps,
+                     "tolerations": DEFAULT_TOLERATIONS if tolerations is None else tolerations,
+                     "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]},
+            "status": {"phase": phase}}
+
+
+def kubelet(name: str, **cfg: Any) -> Dict[str, Any]:
+    return {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": name},
+            "kubeletconfig": cfg}
+
+
+def snap(*docs: Dict[str, Any]) -> Any:
+    return freeze([("test", "", d) for d in docs])
+
+
+def kills(plan: Any) -> Dict[str, tuple]:
+    return {a.pod: (a.at, a.grace_period_seconds) for a in plan.actions if a.type == "kill"}
+
+
+def taints(plan: Any) -> List[tuple]:
+    return [(a.node, a.key, a.effect, a.at) for a in plan.actions if a.type == "taint"]
+
+
+# --- the two-phase example: 30s total, 10s for critical pods ----------------------------------------
+
+TWO_PHASE = snap(
+    node("n1"), kubelet("n1", shutdownGracePeriod="30s", shutdownGracePeriodCriticalPods="10s"),
+    pod("web", "n1", tgps=30), pod("quick", "n1", tgps=2), pod("slow", "n1", tgps=1000),
+    pod("dns", "n1", priority=2000000000, tgps=30), pod("cni", "n1", priority=2000001000, tgps=5),
+    pod("done", "n1", phase="Succeeded"),
+)
+
+
+def test_two_phase_regular_pods_first_then_critical() -> None:
+    plan = plan_shutdown(TWO_PHASE, ShutdownSettings(nodes=("n1",)), NOW)
+    assert kills(plan) == {"web": (0, 20), "quick": (0, 2), "slow": (0, 20), "dns": (20, 10), "cni": (20, 5)}
+    assert [e.pod for e in plan.skipped] == ["done"]          # terminal pods are not active pods
+
+
+@pytest.mark.parametrize("pod_name,asks,gets", [("web", 30, 20), ("slow", 1000, 20), ("dns", 30, 10)])
+def test_warning_names_both_numbers(pod_name: str, asks: int, gets: int) -> None:
+    plan = plan_shutdown(TWO_PHASE, ShutdownSettings(nodes=("n1",)), NOW)
+    w = [w for w in plan.warnings if "app/%s " % pod_name in w]
+    assert len(w) == 1 and "%ds" % asks in w[0] and "gives %ds" % gets in w[0]
+
+
+def test_pods_within_their_phase_get_no_warning() -> None:
+    plan = plan_shutdown(TWO_PHASE, ShutdownSettings(nodes=("n1",)), NOW)
+    assert not [w for w in plan.warnings if "app/quick " in w or "app/cni " in w]
+
+
+def test_summary_and_json_report() -> None:
+    plan = plan_shutdown(TWO_PHASE, ShutdownSettings(nodes=("n1",)), NOW)
+    assert any("takes up to 30s in 2 phases" in n for n in plan.notes)
+    rep = plan_document(plan)["shutdown"][0]
+    assert rep["totalSeconds"] == 30 and rep["periodRequestedSeconds"] == 30
+    assert [(p["priority"], p["start"]) for p in rep["phases"]] == [(0, 0), (2000000000, 20)]
+
+
+# --- shutdownGracePeriodByPodPriority ----------------------------------------------------------------
+
+BY_PRIORITY = [{"priority": 100000, "shutdownGracePeriodSeconds": 10},
+               {"priority": 10000, "shutdownGracePeriodSeconds": 180},
+               {"priority": 1000, "shutdownGracePeriodSeconds": 120},
+               {"priority": 0, "shutdownGracePeriodSeconds": 60}]
+BANDS = snap(
+    node("n1"), kubelet("n1", shutdownGracePeriodByPodPriority=BY_PRIORITY),
+    pod("low", "n1", priority=0, tgps=90), pod("below", "n1", priority=-5, tgps=30),
+    pod("mid", "n1", priority=5000, tgps=300), pod("top", "n1", priority=2000000000, tgps=30),
+    pod("edge", "n1", priority=100000, tgps=3),
+)
+
+
+def test_by_priority_bands_skip_the_empty_one() -> None:
+    plan = plan_shutdown(BANDS, ShutdownSettings(nodes=("n1",), inhibit_delay_max=600), NOW)
+    # 0-band 0..60s, 1000-band 60..180s, 10000-band empty (no wait), 100000-band from 180s
+    assert kills(plan) == {"low": (0, 60), "below": (0, 30), "mid": (60, 120), "top": (180, 10), "edge": (180, 3)}
+    rep = plan_document(plan)["shutdown"][0]
+    assert rep["totalSeconds"] == 190
+    assert rep["periodRequestedSeconds"] == 370          # empty groups still count for logind
+    assert [p["start"] for p in rep["phases"]] == [0, 60, None, 180]
+
+
+def test_logind_warning_when_inhibit_delay_is_shorter() -> None:
+    plan = plan_shutdown(BANDS, ShutdownSettings(nodes=("n1",)), NOW)      # default 30s
+    w = [w for w in plan.warnings if "InhibitDelayMaxSec" in w]
+    assert len(w) == 1 and "30s" in w[0] and "6m10s" in w[0]
+    assert not [w for w in plan_shutdown(BANDS, ShutdownSettings(nodes=("n1",), inhibit_delay_max=370), NOW).warnings
+                if "InhibitDelayMaxSec" in w]
+
+
+# --- the node side -----------------------------------------------------------------------------------
+
+
+def test_not_ready_taints_and_taint_manager_order() -> None:
+    """NotReady at 0: NoSchedule at once, NoExecute one monitor period later; a pod whose phase
+    starts after its 300s toleration ran out is deleted by the controller first."""
+    s = snap(node("n1"), node("n2"), node("n3"), kubelet("n1", shutdownGracePeriodByPodPriority=BY_PRIORITY),
+             pod("early", "n1", priority=0, tgps=10), pod("late", "n1", priority=100000, tgps=10),
+             pod("b1000", "n1", priority=1000, tgps=10), pod("b10000", "n1", priority=10000, tgps=200),
+             pod("forever", "n1", tolerations=[{"operator": "Exists"}]),
+             pod("raw", "n1", tolerations=[]))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",), inhibit_delay_max=600), NOW)
+    assert taints(plan) == [("n1", "node.kubernetes.io/not-ready", "NoSchedule", 0),
+                            ("n1", "node.kubernetes.io/not-ready", "NoExecute", 5)]
+    deletes = {a.pod: a.at for a in plan.actions if a.type == "delete"}
+    # every band has pods: "late" (100000 band) starts at 60+120+180 = 360s > 5+300; "b10000" is
+    # killed at 180s with 180s of grace, still stopping at 305s
+    assert deletes == {"late": 305, "b10000": 305, "raw": 5}
+    assert kills(plan)["late"] == (360, 10)
+    assert all(a.rule == "controller" for a in plan.actions if a.type in ("taint", "delete"))
+
+
+def test_nodes_of_one_zone_are_tainted_at_the_eviction_rate() -> None:
+    s = snap(*[node("n%d" % i) for i in range(1, 6)], node("m1", zone="z2"),
+             *[kubelet(n, shutdownGracePeriod="20s") for n in ("n1", "n2", "m1")])
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n2", "n1", "m1")), NOW)
+    noexec = {n: at for n, _, eff, at in taints(plan) if eff == "NoExecute"}
+    assert noexec == {"n1": 5, "n2": 15, "m1": 5}
+
+
+def test_small_zone_in_partial_disruption_gets_no_noexecute_taint() -> None:
+    s = snap(*[node("n%d" % i) for i in range(1, 6)], node("m1", zone="z2"),
+             *[kubelet("n%d" % i, shutdownGracePeriod="20s") for i in range(1, 4)])
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1", "n2", "n3")), NOW)   # 3 of 5 >= 0.55
+    assert [t for t in taints(plan) if t[2] == "NoExecute"] == []
+    assert any("PartialDisruption" in n for n in plan.notes)
+
+
+def test_disabled_shutdown_kills_everything_at_zero() -> None:
+    s = snap(node("n1"), node("n2"), kubelet("n1", shutdownGracePeriod="0s", shutdownGracePeriodCriticalPods="0s"),
+             pod("a", "n1", tgps=60), pod("b", "n1", priority=2000000000))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",)), NOW)
+    assert kills(plan) == {"a": (0, 0), "b": (0, 0)}
+    assert any("disabled" in w and "without grace" in w for w in plan.warnings)
+    # the kubelet dies with the node: Unknown after the 50s monitor grace, NoExecute a period later
+    assert taints(plan) == [("n1", "node.kubernetes.io/unreachable", "NoSchedule", 50),
+                            ("n1", "node.kubernetes.io/unreachable", "NoExecute", 55)]
+
+
+def test_no_kubelet_config_means_upstream_default_disabled() -> None:
+    plan = plan_shutdown(snap(node("n1"), pod("a", "n1")), ShutdownSettings(nodes=("n1",)), NOW)
+    assert kills(plan) == {"a": (0, 0)}
+
+
+# --- settings precedence ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flags,file_cfg,want", [
+    (ShutdownConfig(source="flags"), None, {"web": (0, 20), "dns": (20, 10)}),                       # snapshot
+    (ShutdownConfig(source="flags"), ShutdownConfig(grace=60.0, critical=20.0, source="f"), {"web": (0, 30), "dns": (40, 20)}),
+    (ShutdownConfig(grace=50.0, source="--grace-period"), None, {"web": (0, 30), "dns": (40, 10)}),   # critical kept
+    (ShutdownConfig(by_priority=(Group(0, 5), Group(1000, 7)), source="--by-priority"), None, {"web": (0, 5), "dns": (5, 7)}),
+])
+def test_flags_then_file_then_snapshot(flags: ShutdownConfig, file_cfg: Optional[ShutdownConfig], want: Dict[str, tuple]) -> None:
+    s = snap(node("n1"), kubelet("n1", shutdownGracePeriod="30s", shutdownGracePeriodCriticalPods="10s"),
+             pod("web", "n1", tgps=30), pod("dns", "n1", priority=2000000000, tgps=30))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",), flags=flags, kubelet_config=file_cfg), NOW)
+    assert kills(plan) == want
+
+
+@pytest.mark.parametrize("flags,message", [
+    (ShutdownConfig(critical=40.0, source="--critical-grace-period"),
+     "invalid configuration: shutdownGracePeriodCriticalPods 40s must be <= shutdownGracePeriod 30s"),
+    (ShutdownConfig(grace=0.5, critical=0.0, source="--grace-period"),
+     "invalid configuration: shutdownGracePeriod 500ms must be either zero or otherwise >= 1 sec"),
+    (ShutdownConfig(grace=30.0, by_priority=(Group(0, 10),), source="--grace-period/--by-priority"),
+     "invalid configuration: Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time"),
+])
+def test_invalid_settings_are_the_kubelets_errors(flags: ShutdownConfig, message: str) -> None:
+    s = snap(node("n1"), kubelet("n1", shutdownGracePeriod="30s", shutdownGracePeriodCriticalPods="10s"), pod("a", "n1"))
+    with pytest.raises(InputError) as e:
+        plan_shutdown(s, ShutdownSettings(nodes=("n1",), flags=flags), NOW)
+    assert e.value.problem == message
+
+
+def test_invalid_snapshot_config_names_the_object() -> None:
+    s = snap(node("n1"), kubelet("n1", shutdownGracePeriod="1s", shutdownGracePeriodCriticalPods="100s"))
+    with pytest.raises(InputError, match="^NodeKubeletConfig n1: invalid configuration"):
+        plan_shutdown(s, ShutdownSettings(nodes=("n1",)), NOW)
+
+
+def test_unknown_node() -> None:
+    with pytest.raises(InputError, match="unknown node 'nope'"):
+        plan_shutdown(snap(node("n1")), ShutdownSettings(nodes=("nope",)), NOW)
+
+
+# --- a node that is already NotReady ------------------------------------------------------------------
+
+DEAD = [node("dead", ready="Unknown", taints=[
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule", "timeAdded": "2026-11-21T11:50:00Z"},
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-21T11:50:05Z"}]),
+        node("n2"), node("n3", zone="z2"),
+        pod("db-0", "dead", owner="StatefulSet/db", ns="data", tgps=120, deleting="2026-11-21T11:55:05Z"),
+        pod("api-1", "dead", owner="ReplicaSet/api"),
+        pod("agent-1", "dead", owner="DaemonSet/agent", tolerations=[
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"}]),
+        pod("any-1", "dead", tolerations=[{"operator": "Exists"}]),
+        {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "csi-a"},
+         "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "dead", "source": {"persistentVolumeName": "pv-a"}},
+         "status": {"attached": True}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "csi-b"},
+         "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "dead", "source": {"persistentVolumeName": "pv-b"}},
+         "status": {"attached": True}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "csi-other"},
+         "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "n2", "source": {"persistentVolumeName": "pv-c"}},
+         "status": {"attached": True}}]
+
+
+@pytest.mark.parametrize("disable,phrase", [(False, "force-detaches its volumes 6m later"),
+                                            (True, "never force-detaches")])
+def test_notready_statefulset_pods_stay_terminating(disable: bool, phrase: str) -> None:
+    plan = plan_shutdown(snap(*DEAD), ShutdownSettings(nodes=("dead",), disable_force_detach_on_timeout=disable), NOW)
+    notes = "\n".join(plan.notes)
+    assert "data/db-0 is Terminating since 2026-11-21T11:55:05Z" in notes
+    assert "stays Terminating until the node comes back or the node.kubernetes.io/out-of-service taint is added" in notes
+    assert phrase in notes
+    assert any("already NotReady (Ready=Unknown" in w for w in plan.warnings)
+    assert [t for t in taints(plan)] == []        # the controller has tainted it already
+
+
+# --- non-graceful ---------------------------------------------------------------------------------
+
+
+def test_non_graceful_plan_with_volume_attachments() -> None:
+    plan = plan_shutdown(snap(*DEAD), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
+    doc = plan_document(plan)
+    acts = doc["actions"]
+    assert acts[0] == {"type": "taint", "node": "dead", "key": "node.kubernetes.io/out-of-service",
+                       "value": "nodeshutdown", "effect": "NoExecute", "at": 0, "rule": "shutdown",
+                       "reason": acts[0]["reason"]}
+    deletes = {a["pod"]: a for a in acts if a["type"] == "delete"}
+    assert set(deletes) == {"db-0", "api-1", "agent-1"}          # any-1 tolerates every taint
+    assert all(a["force"] and a["gracePeriodSeconds"] == 0 and a["at"] == 0 for a in deletes.values())
+    assert deletes["db-0"]["target"] in ("n2", "n3")             # the StatefulSet pod starts elsewhere
+    assert deletes["api-1"]["target"] in ("n2", "n3")
+    assert "target" not in deletes["agent-1"]
+    assert sorted(a["volumeAttachment"] for a in acts if a["type"] == "detach") == ["csi-a", "csi-b"]
+    assert [s["pod"] for s in doc["skipped"]] == ["any-1"]
+    assert any("only once the node is really powered off" in w for w in doc["warnings"])
+    assert any("data/db-0 -> " in n for n in doc["notes"])
+    assert doc["blocked"] == []
+
+
+def test_non_graceful_statefulset_pod_that_fits_nowhere_is_blocked() -> None:
+    docs = [d for d in DEAD if d["metadata"]["name"] not in ("n2", "n3")]
+    plan = plan_shutdown(snap(*docs), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
+    assert {e.pod for e in plan.blocked} == {"db-0", "api-1"}
+    assert all("0/1 nodes are available" in e.reason for e in plan.blocked)
+
+
+def test_non_graceful_on_a_ready_node_warns() -> None:
+    plan = plan_shutdown(snap(node("n1"), node("n2"), pod("a", "n1")), ShutdownSettings(nodes=("n1",), non_graceful=True), NOW)
+    assert any("n1 is Ready in the snapshot" in w for w in plan.warnings)
+
+
+def test_same_input_same_bytes() -> None:
+    a = to_json(plan_document(plan_shutdown(snap(*DEAD), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)))
+    b = to_json(plan_document(plan_shutdown(snap(*DEAD), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)))
+    assert a == b
