@@ -13,7 +13,8 @@ Timestamps are epoch seconds (float).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Tuple
+import json
+from typing import Any, Iterator, Mapping, NamedTuple, Optional, Tuple
 
 from pyrsistent import PClass, field, pmap, pvector
 
@@ -113,10 +114,74 @@ class Condition(NamedTuple):
 
 PMapLike = object  # documentation alias: a pyrsistent PMap[str, int]
 
+
+class LazyJSON(Mapping):
+    """A read-only JSON object (a kubelet /configz or /stats/summary) decoded on first read.
+
+    5,000 nodes of stats summaries are most of a large snapshot's bytes, and most rules never
+    read them: the fast loader keeps each one as its raw JSON bytes, and the pressure rule
+    decodes only the nodes it looks at. Equal bytes are equal values. Callers must treat what
+    they read as immutable.
+    """
+
+    __slots__ = ("_data", "_value")
+
+    def __init__(self, data: Optional[bytes] = None, value: Optional[dict] = None) -> None:
+        self._data = data
+        self._value = value
+
+    def _get(self) -> dict:
+        if self._value is None:
+            v = json.loads(self._data) if self._data else {}
+            self._value = v if isinstance(v, dict) else {}
+        return self._value
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyJSON):
+            return self._get() == other._get()
+        return isinstance(other, Mapping) and self._get() == dict(other)
+
+    def __hash__(self) -> int:
+        return hash(json.dumps(self._get(), sort_keys=True))
+
+    def __repr__(self) -> str:
+        return "LazyJSON(%d keys)" % len(self)
+
 # --- top-level records -----------------------------------------------------------------------
 
+_UNSET = object()
 
-class Node(PClass):
+
+class Record(PClass):
+    """A pyrsistent PClass with a fast constructor for values the freezer already validated.
+
+    `PClass(**kw)` checks and copies every field (about 3 us a field); a Pod has 30. The freezer
+    validates while projecting, so it builds records with `trusted()`, which fills the same
+    immutable slots directly. Everything else (`.set()`, equality, pickling) is plain PClass.
+    """
+
+    @classmethod
+    def trusted(cls, **values: Any) -> Any:
+        obj = object.__new__(cls)
+        for name, f in cls._pclass_fields.items():
+            v = values.get(name, _UNSET)
+            if v is _UNSET:
+                v = f.initial() if callable(f.initial) else f.initial
+            object.__setattr__(obj, name, v)
+        object.__setattr__(obj, "_pclass_frozen", True)
+        return obj
+
+
+class Node(Record):
     name = field(type=str, mandatory=True)
     uid = field(type=str, initial="")
     labels = field(initial=pmap())
@@ -139,7 +204,7 @@ class Node(PClass):
         return c.status if c is not None else ""
 
 
-class Pod(PClass):
+class Pod(Record):
     namespace = field(type=str, mandatory=True)
     name = field(type=str, mandatory=True)
     uid = field(type=str, initial="")
@@ -195,7 +260,7 @@ class Pod(PClass):
         return self.controller.kind if self.controller is not None else ""
 
 
-class PodDisruptionBudget(PClass):
+class PodDisruptionBudget(Record):
     namespace = field(type=str, mandatory=True)
     name = field(type=str, mandatory=True)
     uid = field(type=str, initial="")
@@ -217,14 +282,14 @@ class PodDisruptionBudget(PClass):
         return "%s/%s" % (self.namespace, self.name)
 
 
-class PriorityClass(PClass):
+class PriorityClass(Record):
     name = field(type=str, mandatory=True)
     value = field(type=int, initial=0)
     global_default = field(type=bool, initial=False)
     preemption_policy = field(type=str, initial="")
 
 
-class Owner(PClass):
+class Owner(Record):
     """A workload controller: DaemonSet, ReplicaSet, StatefulSet, Deployment, Job, RC."""
     kind = field(type=str, mandatory=True)
     namespace = field(type=str, mandatory=True)
@@ -239,7 +304,7 @@ class Owner(PClass):
         return "%s %s/%s" % (self.kind, self.namespace, self.name)
 
 
-class VolumeAttachment(PClass):
+class VolumeAttachment(Record):
     name = field(type=str, mandatory=True)
     node_name = field(type=str, initial="")
     attacher = field(type=str, initial="")
@@ -247,7 +312,7 @@ class VolumeAttachment(PClass):
     attached = field(type=bool, initial=False)
 
 
-class SnapshotInfo(PClass):
+class SnapshotInfo(Record):
     taken_at = field(initial=None)              # epoch seconds or None
     context = field(type=str, initial="")
     server = field(type=str, initial="")
@@ -272,8 +337,8 @@ class Snapshot(PClass):
     owners_by_uid = field(initial=pmap())       # uid -> Owner
     volume_attachments = field(initial=pvector())
     leases = field(initial=pmap())              # node name -> renewTime (epoch seconds)
-    kubelet_configs = field(initial=pmap())     # node name -> frozen kubeletconfig mapping
-    stats = field(initial=pmap())               # node name -> frozen stats/summary mapping
+    kubelet_configs = field(initial=pmap())     # node name -> LazyJSON kubeletconfig mapping
+    stats = field(initial=pmap())               # node name -> LazyJSON stats/summary ({node, pods})
     nodes_by_zone = field(initial=pmap())       # zone key -> tuple[node name]
     info = field(initial=SnapshotInfo())
     warnings = field(type=tuple, initial=())

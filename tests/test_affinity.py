@@ -29,7 +29,7 @@ def _plan(items, edits, enforce=False):
 
 
 def _actions(plan):
-    return [(a.type, a.pod, a.at, a.target) for a in plan.actions]
+    return [(a.type, a.pod, a.at, a.target) for a in plan.actions if a.type not in ("taint", "untaint")]
 
 
 CLUSTER = [node("n1", labels={"disktype": "ssd"}), node("n2", labels={"disktype": "ssd"}), node("n3")]
@@ -87,20 +87,28 @@ def test_affinity_cases(title, pods, edits, enforce, actions, blocked, skipped):
     assert [e.pod for e in plan.skipped] == skipped
 
 
+def test_requested_taint_is_the_first_action_so_apply_adds_it():
+    plan = _plan(CLUSTER + [pod("web-1", "n1")], [parse_taint("n1:maint=true:NoExecute"), parse_taint("n2:old:NoSchedule-")])
+    first, second = plan.actions[0], plan.actions[1]
+    assert (first.type, first.node, first.key, first.value, first.effect, first.at) == ("taint", "n1", "maint", "true", "NoExecute", 0)
+    assert (second.type, second.node, second.key, second.effect) == ("untaint", "n2", "old", "NoSchedule")
+    assert plan.actions[2].type == "delete"
+
+
 def test_targets_account_for_capacity_already_placed():
     small = [node("n1"), node("n2", cpu="1"), node("n3", cpu="1")]
     pods = [pod("big-%d" % i, "n1", cpu="600m") for i in range(3)]
     plan = _plan(small + pods, [parse_taint("n1:maint=true:NoExecute")])
-    targets = [a.target for a in plan.actions]
+    targets = [a.target for a in plan.actions if a.type == "delete"]
     assert targets[:2] == ["n2", "n3"] and targets[2] is None      # n2 and n3 each fit one 600m pod
-    assert "fits no node" in plan.actions[2].reason
+    assert "fits no node" in plan.actions[3].reason
 
 
 def test_target_respects_taints_and_selectors():
     nodes = [node("n1"), node("gpu", taints=[{"key": "gpu", "value": "true", "effect": "NoSchedule"}]),
              node("cordoned", unschedulable=True), node("sick", ready="False"), node("ok")]
     plan = _plan(nodes + [pod("web-1", "n1")], [parse_taint("n1:maint=true:NoExecute")])
-    assert plan.actions[0].target == "ok"
+    assert plan.actions[1].target == "ok"
 
 
 def test_no_edits_reports_current_violations():

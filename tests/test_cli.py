@@ -52,7 +52,7 @@ def test_table_sections_and_summary():
     assert header == ["AT", "ACTION", "NODE", "POD", "REASON"]
     assert "\nSKIPPED\n" in out
     last = out.rstrip().splitlines()[-1]
-    assert last.startswith("1 eviction, ") and "deletions on 2 nodes" in last and last.endswith("skipped")
+    assert last.startswith("1 taint, 1 eviction, ") and "deletions on 2 nodes" in last and last.endswith("skipped")
 
 
 def test_wide_adds_rule_grace_target():
@@ -73,7 +73,8 @@ def test_stdin_and_directory_inputs(tmp_path):
     assert via_stdin.returncode == 0 and via_dir.returncode == 0, via_dir.stderr
     a, b = json.loads(via_stdin.stdout), json.loads(via_dir.stdout)
     assert a["actions"] == b["actions"]
-    (act,) = a["actions"]
+    taint, act = a["actions"]
+    assert (taint["type"], taint["node"], taint["key"], taint["value"], taint["effect"]) == ("taint", "n1", "k", "v", "NoExecute")
     assert (act["type"], act["pod"], act["at"], act["target"]) == ("delete", "web-1", 0, "n2")
 
 
@@ -84,7 +85,7 @@ def test_kubectl_get_output_loads_as_is(tmp_path):
     p = tmp_path / "k.yaml"
     p.write_text(yaml.safe_dump(doc))
     res = run_cli("-f", str(p), "--now", NOW, "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute")
-    assert res.returncode == 0 and json.loads(res.stdout)["actions"][0]["pod"] == "web-1"
+    assert res.returncode == 0 and json.loads(res.stdout)["actions"][1]["pod"] == "web-1"
 
 
 def test_multi_document_yaml_and_typed_list_without_item_kinds(tmp_path):
@@ -96,7 +97,7 @@ def test_multi_document_yaml_and_typed_list_without_item_kinds(tmp_path):
     p.write_text(yaml.safe_dump_all([raw_node, node("n2"), typed]))
     res = run_cli("-f", str(p), "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute")
     assert res.returncode == 0, res.stderr
-    assert json.loads(res.stdout)["actions"][0]["pod"] == "web-1"
+    assert json.loads(res.stdout)["actions"][1]["pod"] == "web-1"
 
 
 def test_version():

@@ -67,8 +67,10 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
     nodes = changed if settings.edits else sorted(after.nodes)
     for e in settings.edits:
         if e.op in ("taint", "untaint"):
-            b.note("node/%s: %s %s%s:%s" % (e.node, "add taint" if e.op == "taint" else "remove taint", e.key,
-                                             "=" + e.value if e.value else "", e.effect))
+            # The taint itself is part of the plan: `apply` adds (or removes) it.
+            kw = {"value": e.value} if e.op == "taint" else {}
+            b.action(e.op, node=e.node, key=e.key, effect=e.effect, at=0, rule=RULE,
+                     reason="what-if taint requested with --taint", **kw)
         else:
             b.note("node/%s: %s %s%s" % (e.node, "label" if e.op == "label" else "remove label", e.key,
                                          "=" + e.value if e.op == "label" else ""))

@@ -112,8 +112,8 @@ class Doc(_S):
     globalDefault: Any = None
     preemptionPolicy: Any = None
     # evictplan/v1alpha1 kinds and raw kubelet documents
-    kubeletconfig: Any = None
-    summary: Any = None
+    kubeletconfig: msgspec.Raw = msgspec.Raw()   # kept as bytes: decoded only if a rule reads it
+    summary: msgspec.Raw = msgspec.Raw()
     takenAt: Any = None
     context: Any = None
     server: Any = None
@@ -136,15 +136,33 @@ def loads(data: bytes) -> Any:
     return _builtins(doc)
 
 
+_RAW_FIELDS = ("kubeletconfig", "summary")
+
+
+def _one(doc: Doc) -> Any:
+    """One object as plain dicts; raw JSON fields stay bytes (the freezer wraps them)."""
+    raw = {}
+    for name in _RAW_FIELDS:
+        value = getattr(doc, name)
+        if len(value):
+            raw[name] = bytes(value)
+        setattr(doc, name, None)
+    out = msgspec.to_builtins(doc)
+    for name in _RAW_FIELDS:
+        out.pop(name, None)
+    out.update(raw)
+    return out
+
+
 def _builtins(doc: Doc) -> Any:
     items = doc.items
     if items is None:
-        return msgspec.to_builtins(doc)
+        return _one(doc)
     doc.items = None
-    out = msgspec.to_builtins(doc)
+    out = _one(doc)
     converted = []
     for i in range(len(items)):
-        converted.append(msgspec.to_builtins(items[i]))
+        converted.append(_one(items[i]))
         items[i] = None  # release each struct as soon as it is converted
     out["items"] = converted
     return out

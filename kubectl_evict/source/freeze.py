@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from pyrsistent import freeze as deep_freeze
 from pyrsistent import pmap, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.model import (Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
                                  NodeSelectorTerm, Owner, OwnerRef, Pod, PodAffinityTerm,
                                  PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
-                                 SnapshotInfo, Taint, Toleration, Volume, VolumeAttachment)
+                                 SnapshotInfo, Taint, Toleration, Volume, VolumeAttachment, LazyJSON)
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.scheduling.qos import compute_qos
 from kubectl_evict.scheduling.resources import pod_requests
@@ -217,7 +216,11 @@ class Freezer:
                                  obj="%s %s" % (kind, where) if where else kind, field="metadata")
             name = meta.get("name")
             if kind == "NodeStatsSummary" and name is None:
-                node = obj.get("node") if isinstance(obj.get("node"), dict) else obj.get("summary", {}).get("node", {})
+                summary = obj.get("summary")
+                if isinstance(summary, (bytes, bytearray)):
+                    summary = LazyJSON(data=bytes(summary))
+                node = obj.get("node") if isinstance(obj.get("node"), dict) else \
+                    (summary.get("node") if isinstance(summary, Mapping) else None)
                 name = node.get("nodeName") if isinstance(node, dict) else None
             if not isinstance(name, str) or not name:
                 label = "%s %s" % (kind, where) if where else kind
@@ -296,13 +299,14 @@ class Freezer:
 
         kubelet_configs = {}
         for ns, name, src, obj in each("NodeKubeletConfig"):
-            loc = _Loc(src, "NodeKubeletConfig " + name)
-            kubelet_configs[name] = deep_freeze(_map(loc, obj, "kubeletconfig", "kubeletconfig"))
+            kubelet_configs[name] = _lazy(_Loc(src, "NodeKubeletConfig " + name), obj, "kubeletconfig")
         stats = {}
         for ns, name, src, obj in each("NodeStatsSummary"):
             loc = _Loc(src, "NodeStatsSummary " + name)
-            summary = _map(loc, obj, "summary", "summary") if "summary" in obj else obj
-            stats[name] = deep_freeze({k: v for k, v in summary.items() if k in ("node", "pods")})
+            if "summary" in obj:
+                stats[name] = _lazy(loc, obj, "summary")
+            else:  # a raw /stats/summary document
+                stats[name] = LazyJSON(value={k: v for k, v in obj.items() if k in ("node", "pods")})
 
         info = SnapshotInfo()
         for ns, name, src, obj in each("SnapshotInfo"):
@@ -351,6 +355,16 @@ def assemble(*, nodes: Dict[str, Node], pods: List[Pod], pdbs: Dict[Tuple[str, s
 
 # --- per-kind projections ------------------------------------------------------------------
 
+def _lazy(loc: _Loc, obj: dict, key: str) -> LazyJSON:
+    """Kubelet documents stay as they are (bytes from the fast path, or a parsed dict)."""
+    v = obj.get(key)
+    if isinstance(v, (bytes, bytearray)):
+        if v.lstrip()[:1] != b"{":
+            raise loc.error(key, "expected an object")
+        return LazyJSON(data=bytes(v))
+    return LazyJSON(value=_map(loc, obj, key, key))
+
+
 def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
     meta = _map(loc, obj, "metadata", "metadata")
     spec = _map(loc, obj, "spec", "spec")
@@ -376,7 +390,7 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
                                       _str(loc, c, "message", p + ".message"),
                                       _time(loc, c, "lastHeartbeatTime", p + ".lastHeartbeatTime"),
                                       _time(loc, c, "lastTransitionTime", p + ".lastTransitionTime"))
-    return Node(name=name, uid=_str(loc, meta, "uid", "metadata.uid"), labels=labels, taints=tuple(taints),
+    return Node.trusted(name=name, uid=_str(loc, meta, "uid", "metadata.uid"), labels=labels, taints=tuple(taints),
                 unschedulable=_bool(loc, spec, "unschedulable", "spec.unschedulable"),
                 conditions=pmap(conditions),
                 capacity=it.resource_map(loc, status, "capacity", "status.capacity"),
@@ -577,7 +591,7 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     if pod_level is not None:
         for r, q in pod_level.requests.items():
             reqs[r] = q + overhead.get(r, 0)
-    return Pod(namespace=_intern(ns), name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
+    return Pod.trusted(namespace=_intern(ns), name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
                node_name=_intern(_str(loc, spec, "nodeName", "spec.nodeName")),
                phase=_intern(_str(loc, status, "phase", "status.phase")), priority=priority,
                priority_class_name=pcname, labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
@@ -617,7 +631,7 @@ def _project_pdb(loc: _Loc, obj: dict, ns: str, name: str, it: _Interner) -> Pod
     disrupted = {}
     for pod, when in _map(loc, st, "disruptedPods", "status.disruptedPods").items():
         disrupted[pod] = _time(loc, {"t": when}, "t", "status.disruptedPods." + pod)
-    return PodDisruptionBudget(
+    return PodDisruptionBudget.trusted(
         namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
         generation=_int(loc, meta, "generation", "metadata.generation", 0),
         selector=label_selector(loc, spec, "selector", "spec.selector", it),
@@ -648,7 +662,7 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
         replicas = _int(loc, spec, "parallelism", "spec.parallelism", 1)
     else:
         replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
-    return Owner(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
+    return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
                  controller=next((r for r in refs if r.controller), None), selector=selector)
 
 

@@ -1,0 +1,191 @@
+"""Signal observations and per-pod usage from a node's `/stats/summary`.
+
+Models `makeSignalObservations` and the usage helpers of `pkg/kubelet/eviction/helpers.go`
+(v1.30-1.33, Linux, swap not counted). The summary is the snapshot's frozen raw mapping; only the
+handful of numbers the eviction manager reads are projected, and per-pod usage only for the nodes
+that actually need ranking, so a 5,000-node snapshot costs a few lookups per node.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple
+
+from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, CONTAINERFS, CONTAINERFS_INODES, IMAGEFS,
+                                               IMAGEFS_INODES, MEMORY, NODEFS, NODEFS_INODES, PID, Observation)
+from kubectl_evict.model import Pod, Volume
+
+_EMPTY: Mapping[str, Any] = {}
+
+SINGLE = "single"        # one filesystem: nodefs, imagefs and containerfs are the same device
+IMAGEFS_LAYOUT = "imagefs"   # dedicated imagefs holding images and writable layers
+SPLIT = "split"          # images on imagefs, writable layers with nodefs (KubeletSeparateDiskGC)
+
+LAYOUT_TEXT = {SINGLE: "a single filesystem", IMAGEFS_LAYOUT: "a dedicated imagefs",
+               SPLIT: "a split image/container filesystem"}
+
+
+def _m(d: Any, key: str) -> Mapping[str, Any]:
+    v = d.get(key) if d is not None else None
+    return v if v is not None and hasattr(v, "get") else _EMPTY
+
+
+def _int(v: Any) -> Optional[int]:
+    if v is None or isinstance(v, bool):
+        return None
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _fs_key(fs: Mapping[str, Any]) -> Tuple[Any, Any]:
+    return (fs.get("capacityBytes"), fs.get("availableBytes"))
+
+
+def disk_layout(summary: Mapping[str, Any]) -> str:
+    """Which disk layout the summary shows (the kubelet asks cadvisor for devices; the summary
+    only has sizes, so filesystems reporting the same capacity and free bytes are one device)."""
+    node = _m(summary, "node")
+    fs = _m(node, "fs")
+    rt = _m(node, "runtime")
+    image = _m(rt, "imageFs")
+    if not image or _fs_key(image) == _fs_key(fs):
+        return SINGLE
+    cont = _m(rt, "containerFs")
+    if cont and _fs_key(cont) == _fs_key(fs) and _fs_key(cont) != _fs_key(image):
+        return SPLIT
+    return IMAGEFS_LAYOUT
+
+
+def observations(summary: Mapping[str, Any]) -> Dict[str, Observation]:
+    """helpers.go makeSignalObservations: a signal is observed only when both fields are set."""
+    out: Dict[str, Observation] = {}
+    node = _m(summary, "node")
+    mem = _m(node, "memory")
+    avail, ws = _int(mem.get("availableBytes")), _int(mem.get("workingSetBytes"))
+    if avail is not None and ws is not None:
+        out[MEMORY] = Observation(avail, avail + ws, mem.get("time"))
+    for sc in node.get("systemContainers") or ():
+        if sc.get("name") == "pods":
+            pm = _m(sc, "memory")
+            avail, ws = _int(pm.get("availableBytes")), _int(pm.get("workingSetBytes"))
+            if avail is not None and ws is not None:
+                out[ALLOCATABLE_MEMORY] = Observation(avail, avail + ws, pm.get("time"))
+            break
+    rt = _m(node, "runtime")
+    for fs, sig_bytes, sig_inodes in ((_m(node, "fs"), NODEFS, NODEFS_INODES),
+                                      (_m(rt, "imageFs"), IMAGEFS, IMAGEFS_INODES),
+                                      (_m(rt, "containerFs"), CONTAINERFS, CONTAINERFS_INODES)):
+        a, c = _int(fs.get("availableBytes")), _int(fs.get("capacityBytes"))
+        if a is not None and c is not None:
+            out[sig_bytes] = Observation(a, c, fs.get("time"))
+        a, c = _int(fs.get("inodesFree")), _int(fs.get("inodes"))
+        if a is not None and c is not None:
+            out[sig_inodes] = Observation(a, c, fs.get("time"))
+    rl = _m(node, "rlimit")
+    mx, cur = _int(rl.get("maxpid")), _int(rl.get("curproc"))
+    if mx is not None and cur is not None:
+        out[PID] = Observation(mx - cur, mx, rl.get("time"))
+    return out
+
+
+def non_pod_memory(summary: Mapping[str, Any]) -> Optional[int]:
+    """Working set outside the `pods` cgroup (OS, kubelet, runtime), or None if not reported."""
+    node = _m(summary, "node")
+    ws = _int(_m(node, "memory").get("workingSetBytes"))
+    for sc in node.get("systemContainers") or ():
+        if sc.get("name") == "pods":
+            pws = _int(_m(sc, "memory").get("workingSetBytes"))
+            if ws is not None and pws is not None:
+                return ws - pws
+    return None
+
+
+class ContainerUsage(NamedTuple):
+    name: str
+    working_set: Optional[int]
+    rootfs_bytes: Optional[int]
+    logs_bytes: Optional[int]
+    rootfs_inodes: int
+    logs_inodes: int
+
+
+class PodUsage(NamedTuple):
+    """What the eviction manager reads from one PodStats entry."""
+    working_set: int                     # memoryUsage(podStats.Memory), 0 when absent
+    containers: Tuple[ContainerUsage, ...]
+    volumes: Mapping[str, Tuple[int, int]]   # name -> (usedBytes, inodesUsed)
+    ephemeral: Optional[int]             # podStats["ephemeral-storage"].usedBytes
+    processes: int
+
+
+def pod_usage(ps: Mapping[str, Any]) -> PodUsage:
+    conts = []
+    for c in ps.get("containers") or ():
+        root, logs, mem = _m(c, "rootfs"), _m(c, "logs"), _m(c, "memory")
+        conts.append(ContainerUsage(c.get("name") or "", _int(mem.get("workingSetBytes")),
+                                    _int(root.get("usedBytes")), _int(logs.get("usedBytes")),
+                                    _int(root.get("inodesUsed")) or 0, _int(logs.get("inodesUsed")) or 0))
+    vols = {}
+    for v in ps.get("volume") or ():
+        vols[v.get("name") or ""] = (_int(v.get("usedBytes")) or 0, _int(v.get("inodesUsed")) or 0)
+    return PodUsage(_int(_m(ps, "memory").get("workingSetBytes")) or 0, tuple(conts), vols,
+                    _int(_m(ps, "ephemeral-storage").get("usedBytes")),
+                    _int(_m(ps, "process_stats").get("process_count")) or 0)
+
+
+def pod_usages(summary: Mapping[str, Any]) -> Dict[str, PodUsage]:
+    """PodStats by pod UID (helpers.go cachedStatsFunc keys on podRef.uid); entries without a
+    UID are keyed `namespace/name` so hand-written summaries still match."""
+    out: Dict[str, PodUsage] = {}
+    for ps in summary.get("pods") or ():
+        ref = _m(ps, "podRef")
+        key = ref.get("uid") or "%s/%s" % (ref.get("namespace") or "default", ref.get("name") or "")
+        out[key] = pod_usage(ps)
+    return out
+
+
+def usage_for(usages: Mapping[str, PodUsage], pod: Pod) -> Optional[PodUsage]:
+    if pod.uid:
+        u = usages.get(pod.uid)
+        if u is not None:
+            return u
+    return usages.get("%s/%s" % (pod.namespace, pod.name))
+
+
+def local_volume_names(volumes: Sequence[Volume]) -> Tuple[str, ...]:
+    """helpers.go localVolumeNames: hostPath plus IsLocalEphemeralVolume (gitRepo, disk-backed
+    emptyDir, configMap)."""
+    return tuple(v.name for v in volumes
+                 if v.kind in ("hostPath", "gitRepo", "configMap") or (v.kind == "emptyDir" and v.medium == ""))
+
+
+# fs stats measured per disk signal and layout (helpers.go buildSignalToRankFunc)
+ROOT, LOGS, LOCAL = "root", "logs", "localVolumeSource"
+
+
+def fs_stats_to_measure(signal: str, layout: str) -> Tuple[str, ...]:
+    if layout == IMAGEFS_LAYOUT:
+        return (LOGS, LOCAL) if signal in (NODEFS, NODEFS_INODES) else (ROOT,)
+    if layout == SPLIT:
+        return () if signal in (IMAGEFS, IMAGEFS_INODES) else (LOGS, LOCAL, ROOT)
+    return (ROOT, LOGS, LOCAL)
+
+
+def pod_disk_usage(u: PodUsage, pod: Pod, measure: Sequence[str]) -> Tuple[int, int]:
+    """helpers.go podDiskUsage: (bytes, inodes) over the measured fs stats."""
+    disk = inodes = 0
+    for c in u.containers:
+        if ROOT in measure:
+            disk += c.rootfs_bytes or 0
+            inodes += c.rootfs_inodes
+        if LOGS in measure:
+            disk += c.logs_bytes or 0
+            inodes += c.logs_inodes
+    if LOCAL in measure:
+        for name in local_volume_names(pod.volumes):
+            v = u.volumes.get(name)
+            if v is not None:
+                disk += v[0]
+                inodes += v[1]
+    return disk, inodes

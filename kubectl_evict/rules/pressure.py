@@ -1,0 +1,664 @@
+"""`pressure`: the kubelet's node-pressure eviction, cycle by cycle.
+
+Models the kubelet eviction manager of Kubernetes v1.30-1.33 (`pkg/kubelet/eviction`,
+`eviction_manager.go` `synchronize`) and the node lifecycle controller's pressure taints
+(`pkg/controller/nodelifecycle`, NoSchedule `node.kubernetes.io/{memory,disk,pid}-pressure`):
+
+- settings per node, first found wins per field: command-line flags, `--kubelet-config FILE`,
+  the node's NodeKubeletConfig, upstream defaults (evictionHard all-or-nothing);
+- observations from the node's NodeStatsSummary, optionally overridden with `--signal`;
+- from `now`, in 10 s housekeeping steps: thresholds met (strict `<`), minimum reclaim while
+  still met, soft grace periods from first observation, pressure conditions and taints (kept
+  for evictionPressureTransitionPeriod after the last observation), local-storage limit
+  evictions, then at most one `kill` per cycle from the ranking, subtracting the victim's usage
+  before the next cycle, until every met threshold is cleared including minimum reclaim.
+
+Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
+assumes it frees nothing and says so. Pure: (Snapshot, PressureSettings, now) -> Plan.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+
+from pyrsistent import PClass, field, pmap
+
+from kubectl_evict.errors import InputError
+from kubectl_evict.eviction.observe import (LAYOUT_TEXT, ContainerUsage, PodUsage, disk_layout,
+                                            fs_stats_to_measure, non_pod_memory, observations,
+                                            pod_disk_usage, pod_usages, usage_for)
+from kubectl_evict.eviction.manager import ManagerState, admits, eviction_grace, synchronize
+from kubectl_evict.eviction.oom import oom_order
+from kubectl_evict.eviction.ranking import is_critical, rank
+from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICTION_HARD, DEFAULT_MAX_POD_GRACE_PERIOD,
+                                               DEFAULT_PRESSURE_TRANSITION_PERIOD, MEMORY, MONITORING_INTERVAL, PID,
+                                               SIGNAL_CONDITION, SIGNAL_RESOURCE, Observation, Threshold,
+                                               ThresholdError, eviction_priority_order, parse_duration_go,
+                                               parse_threshold_config, threshold_quantity, thresholds_met,
+                                               update_containerfs_thresholds)
+from kubectl_evict.kubeletconfig import kubelet_config_for
+from kubectl_evict.model import Node, Pod, Snapshot, Taint
+from kubectl_evict.plan import Plan, PlanBuilder
+from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
+from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE, tolerates
+from kubectl_evict.timeutil import format_offset, format_seconds
+
+RULE = "pressure"
+CONDITION_TAINT = {"MemoryPressure": MEMORY_PRESSURE, "DiskPressure": DISK_PRESSURE, "PIDPressure": PID_PRESSURE}
+CONDITION_ORDER = ("MemoryPressure", "DiskPressure", "PIDPressure")
+HARD_GRACE = 1                  # immediateEvictionGracePeriodSeconds
+MAX_CYCLES = 5000               # safety net: a simulation never runs longer than this
+MAX_HORIZON = 24 * 3600.0
+EVICTION_FIELDS = ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim",
+                   "evictionMaxPodGracePeriod", "evictionPressureTransitionPeriod", "enforceNodeAllocatable",
+                   "mergeDefaultEvictionSettings", "systemReserved", "kubeReserved")
+
+
+class SignalOverride(NamedTuple):
+    """`--signal NODE:SIGNAL=QUANTITY`: `quantity` in units, or `percent` of capacity."""
+    node: str
+    signal: str
+    quantity: Optional[int]
+    percent: Optional[float]
+    text: str
+
+
+class PressureSettings(PClass):
+    nodes = field(type=tuple, initial=())                 # NODE args; empty = every node with stats
+    flags = field(initial=pmap())                         # camelCase field -> value from command-line flags
+    kubelet_config = field(initial=None)                  # dict from --kubelet-config, or None
+    kubelet_config_source = field(type=str, initial="")
+    signals = field(type=tuple, initial=())               # SignalOverride values
+    ranking = field(type=str, initial="priority")
+    oom = field(type=bool, initial=False)
+
+
+class EvictionConfig(NamedTuple):
+    thresholds: Tuple[Threshold, ...]
+    max_pod_grace: int
+    transition_period: float
+    enforce_node_allocatable: Tuple[str, ...]
+    reserved_memory: Optional[int]        # systemReserved + kubeReserved memory, None when neither set
+    origin: str                           # where evictionHard came from, for the notes
+
+
+# --- settings --------------------------------------------------------------------------------
+
+def _plain(v: Any) -> Any:
+    """Frozen (pyrsistent) or plain config values -> hashable plain values for caching."""
+    if hasattr(v, "items"):
+        return tuple(sorted((str(k), _plain(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)) or type(v).__name__ == "PVector":
+        return tuple(_plain(x) for x in v)
+    return v
+
+
+def _layers(settings: PressureSettings, snapshot: Snapshot, node: str) -> List[Tuple[str, Mapping[str, Any]]]:
+    layers: List[Tuple[str, Mapping[str, Any]]] = [("flags", settings.flags)]
+    if settings.kubelet_config is not None:
+        layers.append((settings.kubelet_config_source or "--kubelet-config", settings.kubelet_config))
+    layers.append(("NodeKubeletConfig " + node, kubelet_config_for(snapshot, node)))
+    return layers
+
+
+def _pick(layers: Sequence[Tuple[str, Mapping[str, Any]]], key: str) -> Tuple[Any, str]:
+    for origin, cfg in layers:
+        v = cfg.get(key) if cfg is not None else None
+        if v is not None:
+            return v, origin
+    return None, "defaults"
+
+
+_FLAG_NAMES = {"evictionHard": "--eviction-hard", "evictionSoft": "--eviction-soft",
+               "evictionSoftGracePeriod": "--eviction-soft-grace-period",
+               "evictionMinimumReclaim": "--eviction-minimum-reclaim",
+               "evictionMaxPodGracePeriod": "--eviction-max-pod-grace-period",
+               "evictionPressureTransitionPeriod": "--eviction-pressure-transition-period"}
+
+
+def _located(problem: str, key: str, origin: str) -> InputError:
+    if origin == "flags":
+        return InputError(problem, field=_FLAG_NAMES.get(key, key))
+    if origin.startswith("NodeKubeletConfig "):
+        return InputError(problem, obj=origin, field="kubeletconfig." + key)
+    return InputError(problem, source=origin, field=key)
+
+
+def _as_map(v: Any, key: str, origin: str) -> Dict[str, str]:
+    if v is None:
+        return {}
+    if not hasattr(v, "items"):
+        raise _located("expected a map of signal to value", key, origin)
+    return {str(k): str(x) for k, x in v.items()}
+
+
+def _memory_of(v: Any, key: str, origin: str) -> Optional[int]:
+    if v is None or not hasattr(v, "get") or v.get("memory") is None:
+        return None
+    from kubectl_evict.quantity import parse_units
+    try:
+        return parse_units("memory", v.get("memory"))
+    except ValueError as e:
+        raise _located(str(e), key + ".memory", origin) from None
+
+
+def resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
+                   cache: Optional[Dict[Any, EvictionConfig]] = None) -> EvictionConfig:
+    """The node's eviction settings: first found per field among flags, --kubelet-config, the
+    node's NodeKubeletConfig, then upstream defaults (evictionHard is all-or-nothing)."""
+    layers = _layers(settings, snapshot, node)
+    picked = {k: _pick(layers, k) for k in EVICTION_FIELDS}
+    key = tuple((k, _plain(v), o if o == "flags" or not o.startswith("NodeKubeletConfig") else "node")
+                for k, (v, o) in sorted(picked.items()))
+    if cache is not None:
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+    maps: Dict[str, Dict[str, str]] = {}
+    for k in ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim"):
+        v, o = picked[k]
+        maps[k] = _as_map(v, k, o)
+    hard_v, hard_origin = picked["evictionHard"]
+    merge = bool(picked["mergeDefaultEvictionSettings"][0])
+    if hard_v is None:
+        maps["evictionHard"] = dict(DEFAULT_EVICTION_HARD)
+        origin = "upstream defaults"
+    else:
+        if merge:
+            maps["evictionHard"] = dict(DEFAULT_EVICTION_HARD, **maps["evictionHard"])
+        origin = "--eviction-hard" if hard_origin == "flags" else \
+            "the node's NodeKubeletConfig" if hard_origin.startswith("NodeKubeletConfig ") else hard_origin
+    ena_v, ena_o = picked["enforceNodeAllocatable"]
+    enforce = tuple(str(x) for x in ena_v) if ena_v is not None else ("pods",)
+    try:
+        thresholds = parse_threshold_config(enforce, maps["evictionHard"], maps["evictionSoft"],
+                                            maps["evictionSoftGracePeriod"], maps["evictionMinimumReclaim"])
+    except ThresholdError as e:
+        o = picked[e.key][1] if e.key in picked else "flags"
+        if e.key == "evictionHard" and hard_v is None:
+            o = "defaults"
+        raise _located(str(e), e.key, o) from None
+    mpg_v, mpg_o = picked["evictionMaxPodGracePeriod"]
+    try:
+        max_grace = int(mpg_v) if mpg_v is not None else DEFAULT_MAX_POD_GRACE_PERIOD
+    except (TypeError, ValueError):
+        raise _located("expected an integer number of seconds, found %r" % (mpg_v,), "evictionMaxPodGracePeriod", mpg_o) from None
+    tp_v, tp_o = picked["evictionPressureTransitionPeriod"]
+    if tp_v is None:
+        period = DEFAULT_PRESSURE_TRANSITION_PERIOD
+    else:
+        try:
+            period = parse_duration_go(str(tp_v))
+        except ThresholdError as e:
+            raise _located(str(e), "evictionPressureTransitionPeriod", tp_o) from None
+    sr = _memory_of(*picked["systemReserved"][:1], "systemReserved", picked["systemReserved"][1])
+    kr = _memory_of(*picked["kubeReserved"][:1], "kubeReserved", picked["kubeReserved"][1])
+    reserved = None if sr is None and kr is None else (sr or 0) + (kr or 0)
+    cfg = EvictionConfig(thresholds, max_grace, period, enforce, reserved, origin)
+    if cache is not None:
+        cache[key] = cfg
+    return cfg
+
+
+# --- --signal overrides ----------------------------------------------------------------------
+
+def _capacity_for(signal: str, node: Node, base: Optional[Observation]) -> Optional[int]:
+    if base is not None and base.capacity is not None:
+        return base.capacity
+    if signal == MEMORY:
+        return node.capacity.get("memory")
+    if signal == ALLOCATABLE_MEMORY:
+        return node.allocatable.get("memory")
+    if SIGNAL_RESOURCE[signal] == "ephemeral-storage":
+        return node.capacity.get("ephemeral-storage")
+    return None
+
+
+def apply_overrides(obs: Dict[str, Observation], node: Node, overrides: Iterable[SignalOverride]) -> Dict[str, Observation]:
+    out = dict(obs)
+    for o in overrides:
+        base = out.get(o.signal)
+        cap = _capacity_for(o.signal, node, base)
+        if o.percent is not None:
+            if cap is None:
+                raise InputError("%s: no capacity known for %s on node %s, give an absolute quantity"
+                                 % (o.text, o.signal, node.name), field="--signal")
+            avail = int(cap * o.percent / 100)
+        else:
+            avail = o.quantity
+        out[o.signal] = Observation(avail, cap if cap is not None else avail, None)
+    return out
+
+
+# --- messages ----------------------------------------------------------------------------------
+
+def _fmt_amount(signal: str, n: float) -> str:
+    if SIGNAL_RESOURCE[signal] in ("memory", "ephemeral-storage"):
+        return format_bytes(int(n))
+    return "%d" % n
+
+
+def eviction_message(resource: str, pod: Pod, u: Optional[PodUsage]) -> str:
+    """helpers.go evictionMessage (v1.30-1.33 wording, without the newer threshold part)."""
+    msg = "The node was low on resource: %s. " % resource
+    if u is None:
+        return msg
+    containers = {c.name: c for c in pod.containers + pod.init_containers}
+    for cs in u.containers:
+        c = containers.get(cs.name)
+        if c is None:
+            continue
+        req = c.requests.get(resource, 0)
+        use: Optional[int] = None
+        if resource == "ephemeral-storage":
+            if cs.rootfs_bytes is not None and cs.logs_bytes is not None:
+                use = cs.rootfs_bytes + cs.logs_bytes
+        elif resource == "memory":
+            use = cs.working_set
+        if use is not None and use > req:
+            msg += "Container %s was using %s, request is %s, has larger consumption of %s. " % (
+                c.name, format_go_binary(use), format_go_quantity(req), resource)
+    return msg
+
+
+# --- local storage limits (eviction_manager.go localStorageEviction) ------------------------------
+
+def _container_limit(c: Any) -> Optional[int]:
+    return c.limits.get("ephemeral-storage")
+
+
+def local_storage_violation(pod: Pod, u: PodUsage, layout: str) -> Optional[str]:
+    """The kubelet's local-storage-limit message for `pod`, or None when within limits."""
+    for v in pod.volumes:
+        if v.kind == "emptyDir" and v.size_limit and v.size_limit > 0 and v.medium != "Memory":
+            used = u.volumes.get(v.name)
+            if used is not None and used[0] > v.size_limit:
+                return 'Usage of EmptyDir volume "%s" exceeds the limit "%s". ' % (v.name, format_go_quantity(v.size_limit))
+    limits = [_container_limit(c) for c in pod.containers]
+    if pod.containers and all(x is not None for x in limits) and u.ephemeral is not None:
+        total = sum(limits)  # podLimits: only when every container sets a limit (v1resource.PodLimits)
+        if u.ephemeral > total:
+            return "Pod ephemeral local storage usage exceeds the total limit of containers %s. " % format_go_quantity(total)
+    by_name = {c.name: c for c in u.containers}
+    for c in pod.containers:
+        lim = _container_limit(c)
+        cs = by_name.get(c.name)
+        if lim is None or cs is None:
+            continue
+        used = (cs.logs_bytes or 0) + ((cs.rootfs_bytes or 0) if layout != "imagefs" else 0)
+        if used > lim:
+            return 'Container %s exceeded its local ephemeral storage limit "%s". ' % (c.name, format_go_quantity(lim))
+    return None
+
+
+def _has_local_limits(pod: Pod) -> bool:
+    if any(v.kind == "emptyDir" and v.size_limit for v in pod.volumes):
+        return True
+    return any(c.limits.get("ephemeral-storage") is not None for c in pod.containers)
+
+
+# --- the simulation -----------------------------------------------------------------------------
+
+class NodeResult(NamedTuple):
+    node: str
+    kills: int
+    cleared_at: Optional[float]       # when every threshold (incl. min reclaim) stopped being met
+    exhausted: bool                   # ranked pods ran out before the signal cleared
+    conditions: Tuple[str, ...]       # pressure conditions set during the plan
+
+
+def _free(obs: Dict[str, Observation], pod: Pod, u: Optional[PodUsage], layout: str) -> None:
+    """Give the victim's usage back to every signal it counted against."""
+    if u is None:
+        return
+    for sig, o in list(obs.items()):
+        res = SIGNAL_RESOURCE[sig]
+        if res == "memory":
+            freed = u.working_set
+        elif res == "pids":
+            freed = u.processes
+        else:
+            disk, inodes = pod_disk_usage(u, pod, fs_stats_to_measure(sig, layout))
+            freed = disk if res == "ephemeral-storage" else inodes
+        if freed:
+            obs[sig] = o._replace(available=o.available + freed)
+
+
+def _describe(t: Threshold, obs: Mapping[str, Observation]) -> str:
+    o = obs[t.signal]
+    q = threshold_quantity(t.value, o.capacity)
+    s = "%s %s < %s%s" % (t.signal, _fmt_amount(t.signal, o.available), _fmt_amount(t.signal, q),
+                          "" if t.value.quantity is not None else " (%s)" % t.value.text)
+    return s + (" (hard)" if t.hard else " (soft, grace %s)" % format_seconds(t.grace))
+
+
+def _grid(x: float) -> float:
+    """Round up to the next housekeeping tick."""
+    return math.ceil(x / MONITORING_INTERVAL - 1e-9) * MONITORING_INTERVAL
+
+
+def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionConfig,
+                  obs: Dict[str, Observation], summary: Optional[Mapping[str, Any]],
+                  settings: PressureSettings, layout: str, advice: "Advice") -> Optional[NodeResult]:
+    thresholds, ignored = update_containerfs_thresholds(cfg.thresholds, layout)
+    pods = [p for p in snapshot.pods_on(node.name) if not p.is_terminal]
+    met0 = thresholds_met(thresholds, obs, False)
+    limited = [p for p in pods if _has_local_limits(p)]
+    existing = {c for c in CONDITION_ORDER if (node.conditions.get(c) is not None and node.conditions[c].status == "True")}
+    tainted = {c for c, k in CONDITION_TAINT.items() if any(t.key == k and t.effect == "NoSchedule" for t in node.taints)}
+    if not met0 and not limited and not existing and not tainted:
+        return None
+    usages = pod_usages(summary) if summary is not None else {}
+    name = node.name
+    for msg in ignored:
+        b.warn("node/%s: kubelet ignores configured containerfs thresholds (\"%s\"); they follow %s" %
+               (name, msg, "imagefs" if layout == "imagefs" else "nodefs"))
+
+    alive: List[Pod] = list(pods)
+    state = ManagerState({}, (), {c: 0.0 for c in existing})
+    cond_on: Set[str] = set(existing)
+    set_during: List[str] = []
+    kills = 0
+    exhausted = False
+    cleared_at: Optional[float] = None
+    reclaim_warned = False
+    skipped_critical: Set[Tuple[str, str]] = set()
+    t = 0.0
+    for _ in range(MAX_CYCLES):
+        if t > MAX_HORIZON:
+            b.warn("node/%s: simulation stopped after %s without the node leaving pressure" % (name, format_seconds(MAX_HORIZON)))
+            break
+        cycle = synchronize(state, thresholds, obs, t, cfg.transition_period)
+        state = cycle.state
+        met = list(cycle.met)
+        active_conds = set(cycle.conditions)
+        for c in CONDITION_ORDER:
+            if c in active_conds and c not in cond_on:
+                why = "; ".join(_describe(th, obs) for th in met if SIGNAL_CONDITION[th.signal] == c)
+                if c not in tainted:
+                    b.action("taint", node=name, key=CONDITION_TAINT[c], value="", effect="NoSchedule", at=t, rule=RULE,
+                             reason="kubelet sets %s=True (%s); the node lifecycle controller taints the node" % (c, why))
+                    tainted.add(c)
+                cond_on.add(c)
+                set_during.append(c)
+            elif c in cond_on and c not in active_conds:
+                if c in tainted:
+                    b.action("untaint", node=name, key=CONDITION_TAINT[c], effect="NoSchedule", at=t, rule=RULE,
+                             reason="%s=False: not observed for evictionPressureTransitionPeriod (%s)"
+                                    % (c, format_seconds(cfg.transition_period)))
+                    tainted.discard(c)
+                cond_on.discard(c)
+        # local-storage limits first: any number of pods, 1 s grace, then this cycle is done
+        evicted_local = False
+        if summary is not None:
+            for p in [p for p in alive if _has_local_limits(p)]:
+                u = usage_for(usages, p)
+                if u is None or is_critical(p):
+                    continue
+                why = local_storage_violation(p, u, layout)
+                if why:
+                    b.action("kill", namespace=p.namespace, pod=p.name, uid=p.uid, node=name, at=t,
+                             grace_period_seconds=HARD_GRACE, rule=RULE, reason=why.rstrip())
+                    alive.remove(p)
+                    _free(obs, p, u, layout)
+                    advice.gone(p)
+                    kills += 1
+                    evicted_local = True
+        if evicted_local:
+            t += MONITORING_INTERVAL
+            continue
+        if not met:
+            if cleared_at is None:
+                cleared_at = t
+            if not cond_on:
+                break
+            # nothing changes until the conditions expire: jump there
+            t = max(t + MONITORING_INTERVAL,
+                    _grid(max(state.condition_last_observed[c] for c in cond_on) + cfg.transition_period))
+            continue
+        cleared_at = None
+        ready = list(cycle.ready)
+        if not ready:
+            t = max(t + MONITORING_INTERVAL, _grid(min(state.first_observed[th] + th.grace for th in met)))
+            continue
+        th = eviction_priority_order(ready)[0]
+        resource = SIGNAL_RESOURCE[th.signal]
+        if resource in ("ephemeral-storage", "inodes") and not reclaim_warned:
+            reclaim_warned = True
+            b.warn("node/%s: under %s the kubelet first deletes dead containers and unused images; the stats summary "
+                   "does not say how much that frees, so this plan assumes nothing (evictions may stop earlier)"
+                   % (name, th.signal))
+        victim: Optional[Pod] = None
+        for p in rank(alive, th.signal, layout, usages, settings.ranking):
+            if is_critical(p):
+                if p.key not in skipped_critical:
+                    skipped_critical.add(p.key)
+                    b.skip(p, "critical pod (%s): the eviction manager never evicts it" % (
+                        "static" if p.is_static else "mirror" if p.is_mirror else "priority %d" % p.priority))
+                continue
+            victim = p
+            break
+        if victim is None:
+            exhausted = True
+            b.warn("node/%s: no evictable pods left and %s is still met: the node stays under pressure" % (name, _describe(th, obs)))
+            break
+        u = usage_for(usages, victim)
+        grace = eviction_grace(th, cfg.max_pod_grace, victim)
+        b.action("kill", namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=name, at=t,
+                 grace_period_seconds=grace, rule=RULE, reason=eviction_message(resource, victim, u).rstrip())
+        if u is None:
+            b.warn("node/%s: pod %s has no stats in the summary (ranked first, as the kubelet does); "
+                   "the plan assumes evicting it frees nothing" % (name, victim.ref))
+        alive.remove(victim)
+        _free(obs, victim, u, layout)
+        advice.gone(victim)
+        kills += 1
+        t += max(MONITORING_INTERVAL, _grid(min(grace, 30)))
+    res = NodeResult(name, kills, cleared_at, exhausted, tuple(c for c in CONDITION_ORDER if c in set_during or c in existing))
+    _admission_warning(b, snapshot, node, res, advice)
+    return res
+
+
+def _admission_warning(b: PlanBuilder, snapshot: Snapshot, node: Node, res: NodeResult, advice: "Advice") -> None:
+    """eviction_manager.go Admit: which pods the node turns away while the conditions hold."""
+    conds = res.conditions
+    if not conds:
+        return
+    candidates = [p for p in snapshot.pods_on(node.name) if p.phase == "Pending"] + \
+        [p for p in advice.killed_on(node.name) if p.controller_kind == "DaemonSet"]
+    memory_only = conds == ("MemoryPressure",)
+    rejected = [p.ref for p in candidates if not admits(p, conds)]
+    rule = ("new BestEffort pods that do not tolerate %s:NoSchedule" % MEMORY_PRESSURE) if memory_only else \
+        "every new non-critical pod"
+    text = "node/%s: while %s the kubelet rejects %s (reason Evicted, \"The node had condition: [%s]. \")" % (
+        node.name, " and ".join("%s=True" % c for c in conds), rule, ", ".join(conds))
+    if rejected:
+        text += "; would reject: " + ", ".join(sorted(set(rejected)))
+    b.warn(text)
+
+
+# --- configuration advice ---------------------------------------------------------------------
+
+class Advice:
+    """Collects configuration advice across nodes and prints it once, aggregated."""
+
+    def __init__(self) -> None:
+        self.killed: Dict[str, List[Pod]] = {}
+        self.soft_not_above: Dict[Tuple[str, str, str], List[str]] = {}
+        self.reserve: List[str] = []
+        self.overgrown: List[str] = []
+        self.guaranteed_only: List[str] = []
+        self.besteffort_ds: Dict[str, List[str]] = {}
+        self.no_observation: Dict[Tuple[str, ...], List[str]] = {}
+        self.no_stats: List[str] = []
+
+    def gone(self, pod: Pod) -> None:
+        self.killed.setdefault(pod.node_name, []).append(pod)
+
+    def killed_on(self, node: str) -> List[Pod]:
+        return self.killed.get(node, [])
+
+    def check_config(self, node: str, cfg: EvictionConfig, obs: Mapping[str, Observation]) -> None:
+        hards = {t.signal: t for t in cfg.thresholds if t.hard}
+        for t in cfg.thresholds:
+            h = hards.get(t.signal)
+            if t.hard or h is None:
+                continue
+            o = obs.get(t.signal)
+            if t.value.quantity is not None and h.value.quantity is not None:
+                bad = t.value.quantity <= h.value.quantity
+            elif t.value.quantity is None and h.value.quantity is None:
+                bad = t.value.percentage <= h.value.percentage
+            elif o is not None:
+                bad = threshold_quantity(t.value, o.capacity) <= threshold_quantity(h.value, o.capacity)
+            else:
+                bad = False
+            if bad:
+                self.soft_not_above.setdefault((t.signal, t.value.text, h.value.text), []).append(node)
+
+    def check_node(self, node: Node, cfg: EvictionConfig, obs: Mapping[str, Observation],
+                   summary: Optional[Mapping[str, Any]], pods: Sequence[Pod]) -> None:
+        cap, alloc = node.capacity.get("memory"), node.allocatable.get("memory")
+        hard = next((t for t in cfg.thresholds if t.signal == MEMORY and t.hard), None)
+        if cap and alloc is not None and hard is not None:
+            hard_q = int(threshold_quantity(hard.value, obs[MEMORY].capacity if MEMORY in obs else cap))
+            gap = cap - alloc
+            reserved = cfg.reserved_memory or 0
+            system = non_pod_memory(summary) if summary is not None else None
+            if gap < reserved + hard_q:
+                self.reserve.append("%s (%s + %s > %s)" % (node.name, format_bytes(reserved), format_bytes(hard_q),
+                                                          format_bytes(gap)))
+            elif system is not None and system > gap - hard_q:
+                self.overgrown.append("%s (%s > %s)" % (node.name, format_bytes(system), format_bytes(max(0, gap - hard_q))))
+        running = [p for p in pods if not p.is_terminal]
+        if running and all(p.qos == "Guaranteed" for p in running):
+            self.guaranteed_only.append(node.name)
+        for p in running:
+            if p.controller_kind == "DaemonSet" and p.qos == "BestEffort" and not is_critical(p):
+                self.besteffort_ds.setdefault("%s/%s" % (p.namespace, p.controller.name), []).append(node.name)
+
+    def flush(self, b: PlanBuilder) -> None:
+        for (sig, soft, hard), nodes in sorted(self.soft_not_above.items()):
+            b.warn("soft threshold %s<%s is not above the hard threshold %s<%s on %s: the soft threshold can never "
+                   "act before the hard one" % (sig, soft, sig, hard, _nodes_text(nodes)))
+        if self.reserve:
+            b.warn("system-reserved + kube-reserved + the hard memory.available threshold exceed capacity - allocatable on "
+                   "%d node%s: %s%s; the scheduler can fill these nodes with requests straight into eviction"
+                   % (len(self.reserve), "" if len(self.reserve) == 1 else "s", ", ".join(self.reserve[:8]),
+                      " (+%d more)" % (len(self.reserve) - 8) if len(self.reserve) > 8 else ""))
+        if self.overgrown:
+            b.warn("memory outside the pods cgroup (OS, kubelet, runtime) exceeds what capacity - allocatable reserves for it on "
+                   "%d node%s: %s%s; pods using their requests push these nodes into eviction"
+                   % (len(self.overgrown), "" if len(self.overgrown) == 1 else "s", ", ".join(self.overgrown[:8]),
+                      " (+%d more)" % (len(self.overgrown) - 8) if len(self.overgrown) > 8 else ""))
+        if self.guaranteed_only:
+            b.warn("%s run only Guaranteed pods: memory pressure there still evicts one of them (ranking ignores QoS); "
+                   "it means system daemons outgrew system-reserved" % _nodes_text(self.guaranteed_only))
+        for ds, nodes in sorted(self.besteffort_ds.items()):
+            b.warn("DaemonSet %s has BestEffort pods (%s): they rank among the first evicted and come straight back; "
+                   "give them memory requests" % (ds, _nodes_text(nodes)))
+        for sigs, nodes in sorted(self.no_observation.items()):
+            b.warn("no observation for %s on %s: those thresholds are never met there" % (", ".join(sigs), _nodes_text(nodes)))
+        if self.no_stats:
+            b.warn("no NodeStatsSummary for %s: nothing to evaluate there (add one, or use --signal)" % _nodes_text(self.no_stats))
+
+
+def _nodes_text(nodes: Sequence[str], limit: int = 8) -> str:
+    nodes = sorted(set(nodes))
+    if len(nodes) == 1:
+        return "node " + nodes[0]
+    head = ", ".join(nodes[:limit])
+    return "nodes %s%s" % (head, " (+%d more)" % (len(nodes) - limit) if len(nodes) > limit else "")
+
+
+# --- entry point --------------------------------------------------------------------------------
+
+def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) -> Plan:
+    """Plan the kubelet's node-pressure evictions on the selected nodes from `now` on."""
+    b = PlanBuilder("pressure", now)
+    for n in settings.nodes:
+        if snapshot.node(n) is None:
+            raise InputError("unknown node %r (not in the snapshot)" % n, field="NODE")
+    overrides: Dict[str, List[SignalOverride]] = {}
+    for o in settings.signals:
+        if snapshot.node(o.node) is None:
+            raise InputError("unknown node %r in %r (not in the snapshot)" % (o.node, o.text), field="--signal")
+        overrides.setdefault(o.node, []).append(o)
+    if settings.nodes:
+        names = list(settings.nodes)
+    else:
+        names = sorted(set(snapshot.stats) | set(overrides))
+    cache: Dict[Any, EvictionConfig] = {}
+    advice = Advice()
+    results: List[NodeResult] = []
+    oom: Dict[str, Any] = {}
+    for name in names:
+        node = snapshot.node(name)
+        if node is None:
+            continue
+        cfg = resolve_config(settings, snapshot, name, cache)
+        summary = snapshot.stats.get(name)
+        if summary is None and name not in overrides:
+            advice.no_stats.append(name)
+            continue
+        obs = observations(summary) if summary is not None else {}
+        layout = disk_layout(summary) if summary is not None else "single"
+        if name in overrides:
+            obs = apply_overrides(obs, node, overrides[name])
+        thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)
+        missing = tuple(sorted({t.signal for t in thresholds if t.signal not in obs}))
+        if missing:
+            advice.no_observation.setdefault(missing, []).append(name)
+        advice.check_config(name, cfg, obs)
+        advice.check_node(node, cfg, obs, summary, snapshot.pods_on(name))
+        before = dict(obs)
+        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice)
+        if res is not None and (res.kills or res.conditions):
+            results.append(res)
+            if res.conditions or thresholds_met(thresholds, before, False):
+                _node_note(b, node, cfg, before, thresholds, res, layout)
+        if settings.oom and (name in settings.nodes or (res is not None and "MemoryPressure" in res.conditions)):
+            # the kubelet uses the machine's memory capacity (cadvisor), i.e. the node's capacity
+            cap = node.capacity.get("memory") or (obs[MEMORY].capacity if MEMORY in obs else 0) or 0
+            order = oom_order([p for p in snapshot.pods_on(name) if not p.is_terminal],
+                              pod_usages(summary) if summary is not None else {}, cap)
+            oom[name] = [{"namespace": e.namespace, "pod": e.pod, "container": e.container, "oomScoreAdj": e.adj,
+                          "workingSetBytes": e.working_set, "estimatedScore": e.score} for e in order]
+            shown = ", ".join("%s/%s/%s (adj %d)" % (e.namespace, e.pod, e.container, e.adj) for e in order[:10])
+            b.note("node/%s: if memory runs out before the kubelet acts, the kernel OOM killer takes: %s%s"
+                   % (name, shown or "nothing (no containers)", " ..." if len(order) > 10 else ""))
+    advice.flush(b)
+    b.extra["pressure"] = [{"node": r.node, "kills": r.kills, "conditions": list(r.conditions),
+                            "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]
+    if settings.oom:
+        b.extra["oom"] = oom
+    if not results and not b.warnings:
+        b.note("no node is under pressure or over a local-storage limit")
+    return b.build()
+
+
+def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str, Observation],
+               thresholds: Sequence[Threshold], res: NodeResult, layout: str) -> None:
+    met = thresholds_met(thresholds, obs, False)
+    parts = []
+    for t in met:
+        s = _describe(t, obs)
+        if t.min_reclaim is not None:
+            o = obs[t.signal]
+            stop = threshold_quantity(t.value, o.capacity) + threshold_quantity(t.min_reclaim, o.capacity)
+            s += ", min reclaim %s: evicts until >= %s" % (t.min_reclaim.text, _fmt_amount(t.signal, stop))
+        parts.append(s)
+    head = "node/%s: %s" % (node.name, "; ".join(parts) if parts else "no threshold met now")
+    head += " [thresholds from %s; %s]" % (cfg.origin, LAYOUT_TEXT.get(layout, layout))
+    b.note(head)
+    n = "%d kill%s" % (res.kills, "" if res.kills == 1 else "s")
+    if res.exhausted:
+        tail = n + ", then nothing evictable is left: pressure persists"
+    elif met and res.cleared_at is not None:
+        tail = n + "; every threshold (with minimum reclaim) clears at %s" % format_offset(res.cleared_at)
+    else:
+        tail = n
+    if res.conditions:
+        tail += "; conditions: %s" % ", ".join(res.conditions)
+    b.note("node/%s: %s" % (node.name, tail))
