@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from kubectl_evict.model import OwnerRef, Pod, PodDisruptionBudget, Snapshot
+from kubectl_evict.model import Owner, OwnerRef, Pod, PodDisruptionBudget, Snapshot
 from kubectl_evict.scheduling.labels import label_selector_errors, label_selector_matches
 
 #: `DeletionTimeout` in the disruption controller: a `status.disruptedPods` entry stops
@@ -49,9 +49,21 @@ def selected_pods(snapshot: Snapshot, pdb: PodDisruptionBudget) -> Tuple[Pod, ..
     if pdb.selector is None:
         return ()
     ns = pdb.namespace
-    # pods are sorted by (namespace, name): a bisect would be faster, a scan is enough here
-    # because this is only called for PDBs whose status is missing or stale.
-    return tuple(p for p in snapshot.pods if p.namespace == ns and _selects(pdb, p))
+    pods = snapshot.pods            # sorted by (namespace, name): binary search (no bisect key= on 3.9)
+    lo, hi = 0, len(pods)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pods[mid].namespace < ns:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo
+    out = []
+    while i < len(pods) and pods[i].namespace == ns:
+        if _selects(pdb, pods[i]):
+            out.append(pods[i])
+        i += 1
+    return tuple(out)
 
 
 def scaled_value(value: object, total: int) -> int:
@@ -64,7 +76,7 @@ def scaled_value(value: object, total: int) -> int:
     return int(text)
 
 
-def _find_owner(snapshot: Snapshot, kind: str, namespace: str, ref: OwnerRef):  # type: ignore[no-untyped-def]
+def _find_owner(snapshot: Snapshot, kind: str, namespace: str, ref: OwnerRef) -> Optional[Owner]:
     """The lister `Get(name)` plus the UID check the finders do (a ref without uid, as hand-made
     snapshots have, matches by name)."""
     owner = snapshot.owners.get((kind, namespace, ref.name))
@@ -136,7 +148,7 @@ def expected_and_desired(snapshot: Snapshot, pdb: PodDisruptionBudget,
                 continue
             found = controller_scale(snapshot, ref, pod.namespace)
             if found is None:
-                return 0, tuple(unmanaged), "found no controllers for pod %q" % pod.name
+                return 0, tuple(unmanaged), "found no controllers for pod \"%s\"" % pod.name
             scales[found[0]] = found[1]
         return sum(scales.values()), tuple(unmanaged), ""
 

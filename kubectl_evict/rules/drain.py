@@ -1,0 +1,468 @@
+"""`drain`: cordon nodes, evict their pods through the Eviction API, and say where each lands.
+
+Models kubectl drain (kubectl v1.30-v1.33, `staging/src/k8s.io/kubectl/pkg/drain` and
+`pkg/cmd/drain`): cordon first, the pod filters and their messages (`drain_filters.py`), one
+node's filter error aborts that node before anything is evicted, `--disable-eviction` sends
+plain DELETEs that bypass PDBs, `--grace-period` (-1: the pod's own). Each eviction is decided
+as the API server's eviction subresource decides it (`pkg/registry/core/pod/storage/eviction.go`)
+against budgets computed as the disruption controller computes them
+(`pkg/controller/disruption`), via `scheduling/disruption.py`. Where kubectl would retry a 429
+every 5 s until the budget recovers, the plan puts the pod in a later wave: a budget spent on a
+pod comes back `--pod-startup` after the eviction if the pod's replacement has a node to land on
+(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise.
+
+Budgets are drawn down across every pod of every node in the plan. Several nodes form one
+maintenance window (all cordoned at once, none a target) unless `one_at_a_time`, which drains
+them in the order given, each starting once the previous node's replacements are ready.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from pyrsistent import PClass, field
+
+from kubectl_evict.errors import InputError
+from kubectl_evict.model import LabelSelector, Pod, PodDisruptionBudget, Snapshot
+from kubectl_evict.plan import Plan, PlanBuilder
+from kubectl_evict.rules.drain_filters import (ERROR, SKIP, WARNING, FilterFlags, aggregate, drain_filter,
+                                               error_text, warning_text)
+from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, effective_budget, eviction_decision,
+                                                 pdbs_for_pod, selected_pods, status_is_current)
+from kubectl_evict.scheduling.labels import label_selector_matches
+from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.timeutil import format_offset, format_seconds
+
+RULE = "drain"
+
+
+class DrainSettings(PClass):
+    nodes = field(type=tuple, initial=())                 # node names, in the order given
+    filters = field(type=FilterFlags, initial=FilterFlags())
+    disable_eviction = field(type=bool, initial=False)
+    grace_period = field(type=int, initial=-1)            # -1: the pod's own terminationGracePeriodSeconds
+    pod_selector = field(initial=None)                    # LabelSelector or None
+    pod_startup = field(initial=30.0)                     # seconds until a replacement is Ready
+    one_at_a_time = field(type=bool, initial=False)
+
+
+def resolve_nodes(snapshot: Snapshot, names: Sequence[str], selector: Optional[LabelSelector],
+                  selector_text: str = "") -> Tuple[str, ...]:
+    """The nodes to drain: the names given (each must exist), or those `-l` selects, by name."""
+    if selector is not None:
+        picked = tuple(n for n in sorted(snapshot.nodes) if label_selector_matches(selector, snapshot.nodes[n].labels))
+        if not picked:
+            raise InputError("no nodes match selector %r" % selector_text, field="--selector")
+        return picked
+    out: List[str] = []
+    for name in names:
+        if name not in snapshot.nodes:
+            raise InputError('node "%s" not found in the snapshot' % name)
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+def _recreated(pod: Pod) -> bool:
+    """Does a controller bring a replacement up elsewhere? Not for pods without a controller,
+    DaemonSet or static pods, nor for finished pods (their controller is done with them)."""
+    kind = pod.controller_kind
+    return kind not in ("", "DaemonSet", "Node") and not pod.is_terminal
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return "%d %s" % (n, one if n == 1 else many)
+
+
+class _BudgetState:
+    """One PDB's budget as the plan draws it down and replacements give it back."""
+
+    def __init__(self, pdb: PodDisruptionBudget, budget: Budget) -> None:
+        self.pdb = pdb
+        self.budget = budget
+        self.allowed = budget.disruptions_allowed
+        self.healthy = budget.current_healthy
+        self.restores: Dict[int, int] = {}      # wave -> budget that comes back then
+        self.lost: List[str] = []               # pods whose budget never comes back, and why
+        self.spent = 0
+
+    def at_wave(self, wave: int) -> None:
+        for w in sorted(self.restores):
+            if w <= wave:
+                n = self.restores.pop(w)
+                self.allowed += n
+                self.healthy += n
+
+    def pending_after(self, wave: int) -> Optional[int]:
+        later = [w for w in self.restores if w > wave]
+        return min(later) if later else None
+
+    def as_pdb(self) -> PodDisruptionBudget:
+        """The PDB as the Eviction API would read it now. A stale status has been replaced by the
+        computed one, so it counts as observed."""
+        pdb = self.pdb
+        return pdb.set(disruptions_allowed=self.allowed, current_healthy=self.healthy,
+                       desired_healthy=self.budget.desired_healthy,
+                       observed_generation=max(pdb.observed_generation, pdb.generation))
+
+
+class _Drain:
+    """The local accumulator behind `plan_drain` (never escapes it)."""
+
+    def __init__(self, snapshot: Snapshot, settings: DrainSettings, now: float) -> None:
+        self.s = snapshot
+        self.cfg = settings
+        self.now = now
+        self.b = PlanBuilder("drain", now)
+        self.budgets: Dict[Tuple[str, str], _BudgetState] = {}
+        self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node,
+                             excluded=() if settings.one_at_a_time else settings.nodes)
+        self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
+                                                "start": 0}
+                                            for n in settings.nodes}
+        self.removed: List[Tuple[Pod, float, Optional[float]]] = []  # (pod, at, replacement ready at)
+        self.landed_later: Dict[Tuple[str, str], int] = {}
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def block(self, pod: Pod, reason: str, kind: str) -> None:
+        self.b.block(pod, reason)
+        cats = self.node_stats[pod.node_name]["blocked"]
+        cats[kind] = cats.get(kind, 0) + 1
+
+    def budget(self, pdb: PodDisruptionBudget) -> _BudgetState:
+        key = (pdb.namespace, pdb.name)
+        st = self.budgets.get(key)
+        if st is None:
+            budget = effective_budget(self.s, pdb, self.now)
+            st = self.budgets[key] = _BudgetState(pdb, budget)
+            if not status_is_current(pdb):
+                why = ("has no status yet" if not pdb.has_status else
+                       "status is stale (observedGeneration %d < generation %d)" % (pdb.observed_generation, pdb.generation))
+                self.b.warn("PDB %s %s: the Eviction API answers 429 until the disruption controller catches up; "
+                            "planned with the budget it will compute: %d allowed (%d healthy, %d desired, %d expected)"
+                            % (pdb.ref, why, budget.disruptions_allowed, budget.current_healthy,
+                               budget.desired_healthy, budget.expected_pods))
+            if budget.problem:
+                self.b.warn("PDB %s: %s, so the disruption controller holds it at 0 disruptions allowed"
+                            % (pdb.ref, budget.problem))
+            elif budget.unmanaged and budget.source == "computed":
+                self.b.warn("PDB %s selects pods with no controller (%s): the disruption controller cannot count "
+                            "them toward expected pods" % (pdb.ref, ", ".join(budget.unmanaged)))
+        return st
+
+    def workload(self, pod: Pod) -> str:
+        """`Deployment ns/name` (through its ReplicaSet), `StatefulSet ns/name`, ..."""
+        ref = pod.controller
+        if ref is None:
+            return "Pod %s" % pod.ref
+        owner = self.s.owners.get((ref.kind, pod.namespace, ref.name))
+        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
+            return "Deployment %s/%s" % (pod.namespace, owner.controller.name)
+        return "%s %s/%s" % (ref.kind, pod.namespace, ref.name)
+
+    def replicas(self, pod: Pod) -> Optional[int]:
+        ref = pod.controller
+        if ref is None:
+            return None
+        owner = self.s.owners.get((ref.kind, pod.namespace, ref.name))
+        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
+            owner = self.s.owners.get(("Deployment", pod.namespace, owner.controller.name))
+        return owner.replicas if owner is not None else None
+
+    # -- per node: cordon and filters -------------------------------------------------------------
+
+    def filter_node(self, name: str, at: float) -> List[Pod]:
+        """Cordon `name` and run kubectl's filters over its pods; the pods to evict (none when a
+        filter error aborts the node)."""
+        node = self.s.nodes[name]
+        stats = self.node_stats[name]
+        if node.unschedulable:
+            self.b.note("node/%s already cordoned" % name)
+            stats["cordon"] = "already cordoned"
+        else:
+            self.b.action("cordon", node=name, at=at, rule=RULE,
+                          reason="kubectl drain cordons first (spec.unschedulable=true; the node gets the "
+                                 "node.kubernetes.io/unschedulable:NoSchedule taint)")
+            stats["cordon"] = "cordon"
+        errors: List[Tuple[str, Pod]] = []
+        warnings: List[Tuple[str, Pod]] = []
+        deletable: List[Pod] = []
+        flags = self.cfg.filters
+        for pod in self.s.pods_on(name):
+            if self.cfg.pod_selector is not None and not label_selector_matches(self.cfg.pod_selector, pod.labels):
+                self.b.skip(pod, "not selected by --pod-selector: kubectl drain leaves it running")
+                stats["skipped"] += 1
+                continue
+            res = drain_filter(self.s, pod, flags, self.now)
+            if res.reason == ERROR:
+                errors.append((res.message, pod))
+            elif res.reason == WARNING:
+                warnings.append((res.message, pod))
+            if res.delete:
+                deletable.append(pod)
+            elif res.reason == SKIP:
+                stats["skipped"] += 1
+                if pod.is_mirror:
+                    self.b.skip(pod, "mirror pod (a static pod the kubelet runs): kubectl drain skips it")
+                else:
+                    self.b.skip(pod, "terminating for more than %ds (--skip-wait-for-delete-timeout): kubectl drain "
+                                     "skips it" % flags.skip_wait_for_delete_timeout)
+            elif res.reason == WARNING:
+                stats["skipped"] += 1
+                self.b.skip(pod, res.message)
+        if errors:
+            groups = aggregate(errors)
+            texts = [error_text(msg, refs) for msg, refs in groups]
+            for msg, pod in errors:
+                self.block(pod, error_text(msg, [pod.ref]), "filters")
+            for pod in deletable:
+                self.block(pod, "not evicted: kubectl drain stops at node/%s's filter errors before evicting "
+                                "anything" % name, "aborted")
+            err = texts[0] if len(texts) == 1 else "[%s]" % ", ".join(texts)
+            self.b.warn('unable to drain node "%s" due to error: %s, continuing command...' % (name, err))
+            stats["error"] = err
+            return []
+        for msg, refs in aggregate(warnings):
+            self.b.warn(warning_text(msg, refs))
+        return deletable
+
+    # -- evictions --------------------------------------------------------------------------------
+
+    def land(self, pod: Pod) -> Tuple[Optional[str], str]:
+        """Place the replacement of `pod`: (target, problem). Problem "" when placed or when
+        nothing recreates the pod."""
+        if not _recreated(pod):
+            return None, ""
+        placed = self.placer.place(pod)
+        if placed.node is None:
+            return None, placed.reason
+        if self.cfg.one_at_a_time and placed.node in self.node_stats and placed.node not in self.placer.excluded:
+            key = (pod.node_name, placed.node)
+            self.landed_later[key] = self.landed_later.get(key, 0) + 1
+        return placed.node, ""
+
+    def remove(self, pod: Pod, wave: int, reason: str, state: Optional[_BudgetState]) -> None:
+        """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget."""
+        at = wave * self.cfg.pod_startup
+        target, problem = self.land(pod)
+        stats = self.node_stats[pod.node_name]
+        stats["evicted"] += 1
+        stats["waves"].add(wave)
+        if not _recreated(pod):
+            if pod.is_terminal:
+                why = "it has finished (%s): nothing recreates it" % pod.phase
+            elif pod.controller is None:
+                why = "no controller: nothing recreates it"
+            else:
+                why = "%s pod: nothing recreates it elsewhere" % pod.controller_kind
+            reason += "; " + why
+            self.b.note("%s: no replacement after %s (%s)" % (
+                pod.ref, "deletion" if self.cfg.disable_eviction else "eviction", why))
+        elif problem:
+            reason += "; its replacement fits no node"
+        grace = None if self.cfg.grace_period < 0 else self.cfg.grace_period
+        common = dict(namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name, at=at,
+                      grace_period_seconds=grace, target=target, rule=RULE, reason=reason)
+        if self.cfg.disable_eviction:
+            self.b.action("delete", force=grace == 0, **common)
+        else:
+            self.b.action("evict", **common)
+        if problem:
+            self.block(pod, "evicted, but its replacement has nowhere to go: %s" % problem, "nowhere")
+        ready_at = at + self.cfg.pod_startup if target is not None else None
+        if pod.ready and pod.deletion_timestamp is None and pod.phase not in ("Succeeded", "Failed"):
+            self.removed.append((pod, at, ready_at))
+        if state is not None:
+            if target is not None:
+                state.restores[wave + 1] = state.restores.get(wave + 1, 0) + 1
+            else:
+                state.lost.append("the replacement of %s (evicted at %s) %s" % (
+                    pod.ref, format_offset(at), "has nowhere to go" if problem else "is never created"))
+
+    def budget_block_reason(self, pod: Pod, state: _BudgetState, text: str) -> str:
+        pdb = state.pdb
+        reason = "%s (PDB %s)" % (text, pdb.ref)
+        if state.lost:
+            reason += ": budget spent and never given back: %s" % "; ".join(state.lost)
+        elif state.spent == 0 and state.budget.disruptions_allowed == 0:
+            replicas = self.replicas(pod)
+            if replicas == 1 or (replicas is None and state.budget.expected_pods == 1):
+                reason += ": single-replica %s under a PDB that allows 0 disruptions: scale it to 2 replicas " \
+                          "(or relax the PDB) before draining" % self.workload(pod)
+            else:
+                reason += ": the PDB allows 0 disruptions now (%d healthy, %d desired)" % (
+                    state.budget.current_healthy, state.budget.desired_healthy)
+                sick = [p.ref for p in selected_pods(self.s, pdb)
+                        if not p.ready or p.deletion_timestamp is not None]
+                if sick:
+                    reason += "; not healthy: %s%s" % (", ".join(sick[:3]), " and %d more" % (len(sick) - 3)
+                                                       if len(sick) > 3 else "")
+        return reason
+
+    def run(self, pods: Sequence[Pod], start_wave: int) -> int:
+        """Evict `pods` starting in `start_wave`; returns the last wave used (start_wave - 1 if none)."""
+        last = start_wave - 1
+        pending = list(pods)
+        wave = start_wave
+        pdb_cache: Dict[Tuple[str, str], Tuple[PodDisruptionBudget, ...]] = {}
+        while pending:
+            deferred: List[Pod] = []
+            for pod in pending:
+                if self.cfg.disable_eviction:
+                    self.remove(pod, wave, "--disable-eviction: plain DELETE, PodDisruptionBudgets bypassed", None)
+                    last = wave
+                    continue
+                pdbs = pdb_cache.get(pod.key)
+                if pdbs is None:
+                    pdbs = pdb_cache[pod.key] = pdbs_for_pod(self.s, pod)
+                state = None
+                if len(pdbs) == 1:
+                    state = self.budget(pdbs[0])
+                    state.at_wave(wave)
+                    decision = eviction_decision(pod, [state.as_pdb()])
+                else:
+                    decision = eviction_decision(pod, pdbs)
+                if decision.allowed:
+                    if not decision.pdb_checked:
+                        if pod.phase in ("Pending", "Succeeded", "Failed"):
+                            reason = "%s: the Eviction API deletes it without a PDB check" % pod.phase
+                        elif pod.deletion_timestamp is not None:
+                            reason = "already terminating: the Eviction API deletes it without a PDB check"
+                        else:
+                            reason = "evict (no PodDisruptionBudget covers it)"
+                    elif not decision.spends_budget:
+                        policy = state.pdb.unhealthy_pod_eviction_policy
+                        reason = "not Ready: evicted without spending PDB %s's budget (%s)" % (
+                            state.pdb.ref, "unhealthyPodEvictionPolicy AlwaysAllow" if policy == "AlwaysAllow" else
+                            "currentHealthy %d >= desiredHealthy %d" % (state.healthy, state.budget.desired_healthy))
+                    else:
+                        reason = "PDB %s allows it (disruptionsAllowed %d -> %d)" % (
+                            state.pdb.ref, state.allowed, state.allowed - 1)
+                        if wave > start_wave:
+                            reason = "wave %d, once earlier evicted pods under the PDB have Ready replacements: %s" % (
+                                wave - start_wave + 1, reason)
+                        state.allowed -= 1
+                        state.healthy -= 1
+                        state.spent += 1
+                    self.remove(pod, wave, reason, state if decision.spends_budget else None)
+                    last = wave
+                    continue
+                if decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None \
+                        and state.pending_after(wave) is not None:
+                    deferred.append(pod)
+                    continue
+                if decision.code == 500:
+                    self.block(pod, "%s (PDBs: %s)" % (decision.message, ", ".join(p.ref for p in pdbs)), "multiple-pdbs")
+                elif decision.code == 429 and state is not None and decision.message == VIOLATES_BUDGET:
+                    self.block(pod, self.budget_block_reason(pod, state, decision.text), "pdb")
+                else:
+                    self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            if not deferred:
+                break
+            nxt = [self.budget(pdb_cache[p.key][0]).pending_after(wave) for p in deferred]
+            wave = min(w for w in nxt if w is not None)
+            pending = deferred
+        return last
+
+    # -- the whole plan -----------------------------------------------------------------------------
+
+    def plan(self) -> Plan:
+        cfg = self.cfg
+        if not cfg.one_at_a_time:
+            batch: List[Pod] = []
+            for name in cfg.nodes:
+                batch.extend(self.filter_node(name, 0))
+            self.run(batch, 0)
+        else:
+            wave = 0
+            for name in cfg.nodes:
+                self.node_stats[name]["start"] = wave
+                self.placer.exclude([name])
+                pods = self.filter_node(name, wave * cfg.pod_startup)
+                last = self.run(pods, wave)
+                if last >= wave:
+                    wave = last + 1
+        self.lost_workloads()
+        if self.landed_later:
+            for (src, dst), n in sorted(self.landed_later.items()):
+                self.b.warn("%s evicted from node/%s land on node/%s, which is drained later: they move twice"
+                            % (_plural(n, "pod", "pods"), src, dst))
+        self.verdicts()
+        self.b.extra["budgets"] = [
+            {"namespace": st.pdb.namespace, "name": st.pdb.name, "source": st.budget.source,
+             "expectedPods": st.budget.expected_pods, "desiredHealthy": st.budget.desired_healthy,
+             "currentHealthy": st.budget.current_healthy, "disruptionsAllowed": st.budget.disruptions_allowed,
+             "spent": st.spent}
+            for _, st in sorted(self.budgets.items())]
+        return self.b.build()
+
+    def lost_workloads(self) -> None:
+        """Warn about workloads all of whose ready replicas are gone at once."""
+        by_workload: Dict[str, List[Tuple[Pod, float, Optional[float]]]] = {}
+        for entry in self.removed:
+            pod = entry[0]
+            if pod.controller is None or pod.controller_kind in ("DaemonSet", "Node"):
+                continue
+            by_workload.setdefault(self.workload(pod), []).append(entry)
+        for wl in sorted(by_workload):
+            entries = by_workload[wl]
+            pod = entries[0][0]
+            siblings = self.s.pods_by_owner.get(pod.controller.uid, ()) if pod.controller.uid else ()
+            ready = sum(1 for p in siblings if p.ready and p.deletion_timestamp is None and not p.is_terminal)
+            if not siblings:
+                continue
+            if len(entries) < ready:
+                continue
+            last_gone = max(at for _, at, _ in entries)
+            back = [r for _, _, r in entries if r is not None]
+            first_back = min(back) if back else None
+            if first_back is not None and first_back <= last_gone:
+                continue
+            how = "--disable-eviction deletes" if self.cfg.disable_eviction else "the drain evicts"
+            what = "its only ready replica" if ready == 1 else "all %d ready replicas" % ready
+            until = ("until %s replacement is ready at %s" % ("its" if ready == 1 else "the first", format_offset(first_back))
+                     if first_back is not None else "and no replacement has a node to run on")
+            self.b.warn("%s loses %s (%s %s): down from %s %s" % (
+                wl, what, how, "it" if ready == 1 else "them", format_offset(last_gone), until))
+
+    def verdicts(self) -> None:
+        cfg = self.cfg
+        nodes = []
+        words = {"nowhere": ("pod has nowhere to go", "pods have nowhere to go"),
+                 "pdb": ("pod is held by its PodDisruptionBudget", "pods are held by their PodDisruptionBudgets"),
+                 "multiple-pdbs": ("pod is covered by more than one PodDisruptionBudget",
+                                   "pods are covered by more than one PodDisruptionBudget"),
+                 "filters": ("pod fails kubectl's drain filters", "pods fail kubectl's drain filters"),
+                 "aborted": ("other pod is not evicted", "other pods are not evicted")}
+        for name in cfg.nodes:
+            st = self.node_stats[name]
+            start = st["start"]
+            waves = sorted(st["waves"])
+            blocked = sum(st["blocked"].values())
+            info = {"node": name, "cordon": st.get("cordon", ""), "drainable": blocked == 0,
+                    "evicted": st["evicted"], "blocked": blocked, "skipped": st["skipped"]}
+            if blocked:
+                parts = [_plural(st["blocked"][k], *words[k]) for k in words if st["blocked"].get(k)]
+                text = "node/%s: blocked: %s" % (name, ", ".join(parts))
+            elif not waves:
+                text = "node/%s: can be drained: nothing to evict" % name
+            else:
+                n = waves[-1] - start + 1
+                secs = n * cfg.pod_startup
+                text = "node/%s: can be drained in %s (~%s)" % (name, _plural(n, "wave", "waves"), format_seconds(secs))
+                info.update(waves=n, seconds=secs)
+            if cfg.one_at_a_time:
+                text += " (starts at %s)" % format_offset(start * cfg.pod_startup)
+                info["startsAt"] = start * cfg.pod_startup
+            if st.get("error"):
+                info["error"] = st["error"]
+            info["verdict"] = text
+            nodes.append(info)
+            self.b.note(text)
+        self.b.extra["nodes"] = nodes
+
+
+def plan_drain(snapshot: Snapshot, settings: DrainSettings, now: float) -> Plan:
+    """Plan `kubectl drain NODE...`: cordons, evictions in waves with targets, blocked pods."""
+    return _Drain(snapshot, settings, now).plan()

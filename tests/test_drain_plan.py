@@ -1,0 +1,425 @@
+"""The drain plan: placement of replacements, PDB budgets drawn down across nodes, waves,
+multi-node windows, --one-at-a-time, --disable-eviction, and the command line.
+
+Expected targets and reasons follow kube-scheduler's Filter plugins (NodeUnschedulable,
+TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, InterPodAffinity) and its FitError
+text; budgets follow the disruption controller and the Eviction API (see test_pdb_eviction.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+from kubectl_evict.rules.drain import DrainSettings, plan_drain
+from kubectl_evict.rules.drain_filters import FilterFlags
+from kubectl_evict.source.freeze import freeze
+from kubectl_evict.timeutil import parse_time
+
+NOW = parse_time("2026-11-21T12:00:00Z")
+REPO = Path(__file__).resolve().parents[1]
+
+
+# -- builders -------------------------------------------------------------------------------------
+
+def node(name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, labels: Optional[dict] = None,
+         taints: Optional[list] = None, ready: str = "True", unschedulable: bool = False, **extra: str) -> dict:
+    alloc = {"cpu": cpu, "memory": memory, "pods": str(pods)}
+    alloc.update(extra)
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": dict({"kubernetes.io/hostname": name}, **(labels or {}))},
+            "spec": {"taints": taints or [], "unschedulable": unschedulable},
+            "status": {"allocatable": alloc, "capacity": alloc, "conditions": [{"type": "Ready", "status": ready}]}}
+
+
+def deployment(name: str, replicas: int, ns: str = "default") -> List[dict]:
+    """A Deployment and its ReplicaSet `<name>-rs`."""
+    return [{"apiVersion": "apps/v1", "kind": "Deployment",
+             "metadata": {"name": name, "namespace": ns, "uid": "dep-" + name}, "spec": {"replicas": replicas}},
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+             "metadata": {"name": name + "-rs", "namespace": ns, "uid": "rs-" + name, "ownerReferences": [
+                 {"apiVersion": "apps/v1", "kind": "Deployment", "name": name, "uid": "dep-" + name, "controller": True}]},
+             "spec": {"replicas": replicas}}]
+
+
+def pod(name: str, on: str, app: Optional[str] = None, cpu: str = "100m", memory: str = "128Mi", ns: str = "default",
+        ready: bool = True, phase: str = "Running", spec: Optional[dict] = None, owner: Optional[str] = "auto",
+        requests: Optional[dict] = None) -> dict:
+    app = app or name.rsplit("-", 1)[0]
+    meta: Dict[str, Any] = {"name": name, "namespace": ns, "uid": "uid-" + name, "labels": {"app": app}}
+    if owner == "auto":
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": app + "-rs",
+                                    "uid": "rs-" + app, "controller": True}]
+    reqs = requests if requests is not None else {"cpu": cpu, "memory": memory}
+    body = {"nodeName": on, "containers": [{"name": "c", "resources": {"requests": reqs}}]}
+    body.update(spec or {})
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": body,
+            "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+
+
+def pdb(name: str, app: str, status: Optional[dict] = None, ns: str = "default", **spec: Any) -> dict:
+    obj = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+           "metadata": {"name": name, "namespace": ns, "generation": 1},
+           "spec": dict({"selector": {"matchLabels": {"app": app}}}, **spec)}
+    if status is not None:
+        obj["status"] = dict({"observedGeneration": 1}, **status)
+    return obj
+
+
+def snapshot(*objs: Any) -> Any:
+    flat: List[dict] = []
+    for o in objs:
+        flat.extend(o if isinstance(o, list) else [o])
+    return freeze([("test", str(i), o) for i, o in enumerate(flat)])
+
+
+def drain(snap: Any, *nodes: str, **kw: Any) -> Any:
+    flags = FilterFlags(**{k: kw.pop(k) for k in ("force", "ignore_daemonsets", "delete_emptydir_data") if k in kw})
+    return plan_drain(snap, DrainSettings(nodes=nodes, filters=flags, **kw), NOW)
+
+
+def evictions(plan: Any) -> Dict[str, tuple]:
+    return {a.pod: (a.at, a.target) for a in plan.actions if a.type in ("evict", "delete")}
+
+
+def blocked(plan: Any) -> Dict[str, str]:
+    return {e.pod: e.reason for e in plan.blocked}
+
+
+# -- placement ------------------------------------------------------------------------------------
+
+def test_capacity_is_deducted_as_pods_land() -> None:
+    """Two 1-cpu nodes, three 600m pods: one per node, the third fits nowhere."""
+    snap = snapshot(node("src", cpu="8"), node("a", cpu="1"), node("b", cpu="1"), deployment("web", 3),
+                    [pod("web-%d" % i, "src", cpu="600m") for i in range(3)])
+    plan = drain(snap, "src")
+    ev = evictions(plan)
+    assert ev["web-0"] == (0, "a")      # equal free fraction: name decides
+    assert ev["web-1"] == (0, "b")
+    assert ev["web-2"] == (0, None)
+    assert blocked(plan) == {"web-2": "evicted, but its replacement has nowhere to go: 0/3 nodes are available: "
+                                      "1 node(s) were unschedulable, 2 Insufficient cpu."}
+    assert plan.notes[-1] == "node/src: blocked: 1 pod has nowhere to go"
+
+
+def test_least_allocated_node_wins() -> None:
+    snap = snapshot(node("src"), node("busy"), node("idle"), deployment("web", 1), deployment("x", 1),
+                    pod("x-1", "busy", cpu="3"), pod("web-1", "src"))
+    assert evictions(drain(snap, "src"))["web-1"] == (0, "idle")
+
+
+@pytest.mark.parametrize("case,target_spec,pod_spec,expect_target,reason", [
+    ("untolerated taint", {"taints": [{"key": "gpu", "value": "true", "effect": "NoSchedule"}]}, {}, None,
+     "1 node(s) had untolerated taint {gpu: true}"),
+    ("tolerated taint", {"taints": [{"key": "gpu", "value": "true", "effect": "NoSchedule"}]},
+     {"tolerations": [{"key": "gpu", "operator": "Exists"}]}, "t", ""),
+    ("PreferNoSchedule is only a score", {"taints": [{"key": "x", "effect": "PreferNoSchedule"}]}, {}, "t", ""),
+    ("nodeSelector", {"labels": {"disk": "hdd"}}, {"nodeSelector": {"disk": "ssd"}}, None,
+     "1 node(s) didn't match Pod's node affinity/selector"),
+    ("nodeSelector matches", {"labels": {"disk": "ssd"}}, {"nodeSelector": {"disk": "ssd"}}, "t", ""),
+    ("required node affinity", {"labels": {"zone": "b"}}, {"affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}}, None,
+     "1 node(s) didn't match Pod's node affinity/selector"),
+    ("not ready node", {"ready": "False"}, {}, None, "1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }"),
+    ("cordoned node", {"unschedulable": True}, {}, None, "2 node(s) were unschedulable"),
+    ("too many pods", {"pods": 0}, {}, None, "1 Too many pods"),
+    ("extended resource missing", {}, {"containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "1"}}}]},
+     None, "1 Insufficient nvidia.com/gpu"),
+])
+def test_scheduler_filters(case: str, target_spec: dict, pod_spec: dict, expect_target: Optional[str], reason: str) -> None:
+    snap = snapshot(node("src"), node("t", **target_spec), deployment("web", 1), pod("web-1", "src", spec=pod_spec))
+    plan = drain(snap, "src")
+    assert evictions(plan)["web-1"] == (0, expect_target)
+    if expect_target is None:
+        assert reason in blocked(plan)["web-1"]
+        assert blocked(plan)["web-1"].startswith("evicted, but its replacement has nowhere to go: 0/2 nodes are available: ")
+    else:
+        assert not plan.blocked
+
+
+def test_extended_resources_are_counted() -> None:
+    """Two GPU pods, one node with 1 GPU free: the second has nowhere to go."""
+    gpu = {"nvidia.com/gpu": "1"}
+    snap = snapshot(node("src", **{"nvidia.com/gpu": "4"}), node("g", **{"nvidia.com/gpu": "1"}), node("plain"),
+                    deployment("ml", 2), [pod("ml-%d" % i, "src", requests=gpu) for i in range(2)])
+    plan = drain(snap, "src")
+    assert evictions(plan) == {"ml-0": (0, "g"), "ml-1": (0, None)}
+    assert "2 Insufficient nvidia.com/gpu" in blocked(plan)["ml-1"]   # g is full, plain has none
+    assert "1 node(s) were unschedulable" in blocked(plan)["ml-1"]
+
+
+def test_effective_requests_include_init_containers_and_overhead() -> None:
+    """An init container asking 3 cpu makes the pod need 3 cpu (max(init, sum of containers))."""
+    spec = {"initContainers": [{"name": "init", "resources": {"requests": {"cpu": "3"}}}], "overhead": {"cpu": "500m"}}
+    snap = snapshot(node("src"), node("small", cpu="3"), node("big", cpu="4", memory="1Gi"), deployment("web", 1),
+                    pod("web-1", "src", spec=spec))
+    assert evictions(drain(snap, "src"))["web-1"] == (0, "big")
+
+
+def test_hostname_anti_affinity() -> None:
+    """A replica with required anti-affinity on kubernetes.io/hostname avoids the node where its
+    sibling runs, and so does the second evicted replica once the first has landed."""
+    anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
+    snap = snapshot(node("src"), node("a"), node("b"), node("c", cpu="2"), deployment("db", 3),
+                    pod("db-0", "a", spec=anti), pod("db-1", "src", spec=anti), pod("db-2", "src", spec=anti))
+    plan = drain(snap, "src")
+    ev = evictions(plan)
+    assert ev["db-1"] == (0, "b")
+    assert ev["db-2"] == (0, "c")
+    snap = snapshot(node("src"), node("a"), deployment("db", 3), pod("db-0", "a", spec=anti), pod("db-1", "src", spec=anti))
+    reason = blocked(drain(snap, "src"))["db-1"]
+    assert "1 node(s) didn't match pod anti-affinity rules" in reason
+
+
+def test_host_ports() -> None:
+    port = {"containers": [{"name": "c", "ports": [{"containerPort": 80, "hostPort": 80}]}]}
+    snap = snapshot(node("src"), node("a"), node("b"), deployment("ingress", 2), deployment("lb", 1),
+                    pod("lb-0", "a", spec=port), pod("ingress-0", "src", spec=port))
+    assert evictions(drain(snap, "src"))["ingress-0"] == (0, "b")
+
+
+def test_preferred_affinity_beats_free_capacity() -> None:
+    pref = {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 10, "preference": {"matchExpressions": [{"key": "tier", "operator": "In", "values": ["gold"]}]}}]}}}
+    snap = snapshot(node("src"), node("gold", labels={"tier": "gold"}), node("idle"), deployment("x", 1),
+                    deployment("web", 1), pod("x-1", "gold", cpu="3"), pod("web-1", "src", spec=pref))
+    assert evictions(drain(snap, "src"))["web-1"] == (0, "gold")
+
+
+def test_pods_nobody_recreates_get_no_target_and_a_note() -> None:
+    snap = snapshot(node("src"), node("a"), pod("bare", "src", owner=None),
+                    {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "job", "namespace": "default"}},
+                    pod("job-x", "src", phase="Succeeded", ready=False, spec={},
+                        owner=None) | {"metadata": {"name": "job-x", "namespace": "default", "ownerReferences": [
+                            {"apiVersion": "batch/v1", "kind": "Job", "name": "job", "controller": True}]}})
+    plan = drain(snap, "src", force=True)
+    assert evictions(plan) == {"bare": (0, None), "job-x": (0, None)}
+    assert not plan.blocked
+    assert "default/bare: no replacement after eviction (no controller: nothing recreates it)" in plan.notes
+    assert any(n.startswith("default/job-x: no replacement") for n in plan.notes)
+    assert "deleting Pods that declare no controller: default/bare" in plan.warnings
+
+
+# -- PDB budgets and waves ------------------------------------------------------------------------
+
+def test_pdb_budget_makes_a_second_wave() -> None:
+    """maxUnavailable 1 over 3 replicas, two on the node: one now, one after --pod-startup."""
+    snap = snapshot(node("src"), node("a"), node("b"), deployment("web", 3), pdb("web", "web", maxUnavailable=1),
+                    pod("web-0", "src"), pod("web-1", "src"), pod("web-2", "a"))
+    plan = drain(snap, "src", pod_startup=45.0)
+    ev = evictions(plan)
+    assert ev["web-0"][0] == 0 and ev["web-1"][0] == 45
+    assert ev["web-0"][1] and ev["web-1"][1]
+    assert plan.notes[-1] == "node/src: can be drained in 2 waves (~1m30s)"
+    assert not plan.blocked
+
+
+def test_budget_is_shared_across_nodes() -> None:
+    """One maintenance window: the PDB's single disruption is spent once for both nodes."""
+    snap = snapshot(node("n1"), node("n2"), node("spare"), deployment("web", 3),
+                    pdb("web", "web", status={"disruptionsAllowed": 1, "currentHealthy": 3, "desiredHealthy": 2,
+                                              "expectedPods": 3}, maxUnavailable=1),
+                    pod("web-0", "n1"), pod("web-1", "n2"), pod("web-2", "spare"))
+    plan = drain(snap, "n1", "n2")
+    ev = evictions(plan)
+    assert ev == {"web-0": (0, "spare"), "web-1": (30, "spare")}
+    assert [a.type for a in plan.actions[:2]] == ["cordon", "cordon"]
+    assert plan.notes[-2:] == ["node/n1: can be drained in 1 wave (~30s)", "node/n2: can be drained in 2 waves (~1m)"]
+    budgets = {b["name"]: b for b in plan.extra["budgets"]}
+    assert budgets["web"]["source"] == "status" and budgets["web"]["spent"] == 2
+
+
+def test_blocked_when_the_replacement_cannot_land() -> None:
+    """The first eviction spends the budget; its replacement has nowhere to go, so the budget
+    never comes back and the second pod is blocked, naming the PDB and that pod."""
+    snap = snapshot(node("src", cpu="16"), node("small", cpu="1"), deployment("big", 3),
+                    pdb("big", "big", maxUnavailable=1), pod("big-0", "src", cpu="2"), pod("big-1", "src", cpu="2"),
+                    pod("big-2", "src", cpu="2"))
+    plan = drain(snap, "src")
+    assert evictions(plan) == {"big-0": (0, None)}
+    reasons = blocked(plan)
+    assert reasons["big-1"] == (
+        "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget big needs 2 healthy "
+        "pods and has 2 currently (PDB default/big): budget spent and never given back: the replacement of "
+        "default/big-0 (evicted at +0s) has nowhere to go")
+    assert reasons["big-2"] == reasons["big-1"]
+
+
+def test_single_replica_under_zero_budget() -> None:
+    snap = snapshot(node("src"), node("a"), deployment("pay", 1), pdb("pay", "pay", minAvailable=1), pod("pay-0", "src"))
+    plan = drain(snap, "src")
+    assert evictions(plan) == {}
+    assert blocked(plan)["pay-0"] == (
+        "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget pay needs 1 healthy "
+        "pods and has 1 currently (PDB default/pay): single-replica Deployment default/pay under a PDB that allows 0 "
+        "disruptions: scale it to 2 replicas (or relax the PDB) before draining")
+    assert plan.notes[-1] == "node/src: blocked: 1 pod is held by its PodDisruptionBudget"
+
+
+def test_blocked_reason_names_the_unhealthy_pods() -> None:
+    """A budget at 0 because a sibling is down: the reason says which pod is to blame."""
+    snap = snapshot(node("src"), node("a"), deployment("db", 3), pdb("db", "db", minAvailable=2),
+                    pod("db-0", "src"), pod("db-1", "a"), pod("db-2", "a", ready=False))
+    assert blocked(drain(snap, "src"))["db-0"].endswith(
+        "the PDB allows 0 disruptions now (2 healthy, 2 desired); not healthy: default/db-2")
+
+
+def test_pod_covered_by_two_pdbs() -> None:
+    snap = snapshot(node("src"), node("a"), deployment("web", 3), pdb("web", "web", maxUnavailable=1),
+                    pdb("web-canary", "web", maxUnavailable=1), pod("web-0", "src"), pod("web-1", "a"))
+    plan = drain(snap, "src")
+    assert blocked(plan)["web-0"] == ("This pod has more than one PodDisruptionBudget, which the eviction subresource "
+                                      "does not support. (PDBs: default/web, default/web-canary)")
+
+
+@pytest.mark.parametrize("policy,healthy,evicted", [
+    ("AlwaysAllow", 1, True),          # unready pods always go, budget untouched
+    ("", 2, True),                     # IfHealthyBudget: currentHealthy 2 >= desired 2
+    ("", 1, False),                    # IfHealthyBudget: 1 < 2 -> normal check -> 429
+])
+def test_unready_pods_and_unhealthy_pod_eviction_policy(policy: str, healthy: int, evicted: bool) -> None:
+    spec: Dict[str, Any] = {"minAvailable": 2}
+    if policy:
+        spec["unhealthyPodEvictionPolicy"] = policy
+    pods = [pod("web-0", "src", ready=False)] + [pod("web-%d" % i, "a") for i in range(1, healthy + 1)]
+    snap = snapshot(node("src"), node("a"), deployment("web", 3), pdb("web", "web", **spec), pods)
+    plan = drain(snap, "src")
+    assert ("web-0" in evictions(plan)) == evicted
+    assert ("web-0" in blocked(plan)) == (not evicted)
+    if evicted:
+        assert next(a.reason for a in plan.actions if a.pod == "web-0").startswith("not Ready: evicted without spending")
+
+
+@pytest.mark.parametrize("phase,deleting", [("Pending", False), ("Succeeded", False), ("Running", True)])
+def test_pods_the_api_lets_through_do_not_spend_budget(phase: str, deleting: bool) -> None:
+    p = pod("web-0", "src", phase=phase, ready=phase == "Running")
+    if deleting:
+        p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:50Z"
+    snap = snapshot(node("src"), node("a"), deployment("web", 3),
+                    pdb("web", "web", status={"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1,
+                                              "expectedPods": 3}, maxUnavailable=1),
+                    p, pod("web-1", "src"), pod("web-2", "a"))
+    ev = evictions(drain(snap, "src"))
+    assert ev["web-0"][0] == 0 and ev["web-1"][0] == 0    # web-1 still finds the one disruption
+
+
+def test_stale_status_is_recomputed_with_a_warning() -> None:
+    stale = pdb("web", "web", status={"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
+                                      "observedGeneration": 1}, maxUnavailable=1)
+    stale["metadata"]["generation"] = 2
+    snap = snapshot(node("src"), node("a"), deployment("web", 2), stale, pod("web-0", "src"), pod("web-1", "a"))
+    plan = drain(snap, "src")
+    assert evictions(plan)["web-0"] == (0, "a")
+    assert any("status is stale (observedGeneration 1 < generation 2)" in w for w in plan.warnings)
+
+
+# -- several nodes, sequences, --disable-eviction ---------------------------------------------------
+
+def test_window_nodes_are_never_targets() -> None:
+    snap = snapshot(node("n1"), node("n2", cpu="64"), node("small", cpu="1"), deployment("web", 1), pod("web-0", "n1", cpu="2"))
+    plan = drain(snap, "n1", "n2")
+    assert evictions(plan) == {"web-0": (0, None)}
+    assert "2 node(s) were unschedulable" in blocked(plan)["web-0"]
+
+
+def test_one_at_a_time_sequences_nodes() -> None:
+    """n1's pods may land on n2 (not yet drained); n2 starts once n1's replacements are ready."""
+    snap = snapshot(node("n1"), node("n2", cpu="64"), node("small", cpu="1"), deployment("web", 3), deployment("api", 1),
+                    pdb("web", "web", maxUnavailable=1), pod("web-0", "n1"), pod("web-1", "n1"), pod("web-2", "small"),
+                    pod("api-0", "n2", cpu="2"))
+    plan = drain(snap, "n1", "n2", one_at_a_time=True)
+    ev = evictions(plan)
+    assert ev["web-0"] == (0, "n2") and ev["web-1"] == (30, "n2")
+    cordons = [(a.node, a.at) for a in plan.actions if a.type == "cordon"]
+    assert cordons == [("n1", 0), ("n2", 60)]
+    assert ev["api-0"] == (60, None)          # n1 stays cordoned, small is too small
+    assert "2 pods evicted from node/n1 land on node/n2, which is drained later: they move twice" in plan.warnings
+    assert plan.notes[-1].startswith("node/n2: blocked: 1 pod has nowhere to go (starts at +1m)")
+
+
+def test_already_cordoned_node() -> None:
+    snap = snapshot(node("src", unschedulable=True), node("a"), deployment("web", 1), pod("web-0", "src"))
+    plan = drain(snap, "src")
+    assert [a.type for a in plan.actions] == ["evict"]
+    assert "node/src already cordoned" in plan.notes
+
+
+def test_disable_eviction_deletes_and_warns_about_lost_workloads() -> None:
+    snap = snapshot(node("src"), node("a"), deployment("pay", 1), pdb("pay", "pay", minAvailable=1), pod("pay-0", "src"))
+    plan = drain(snap, "src", disable_eviction=True, grace_period=10)
+    [act] = [a for a in plan.actions if a.pod]
+    assert (act.type, act.grace_period_seconds, act.target, act.force) == ("delete", 10, "a", False)
+    assert not plan.blocked
+    assert ("Deployment default/pay loses its only ready replica (--disable-eviction deletes it): down from +0s "
+            "until its replacement is ready at +30s") in plan.warnings
+
+
+def test_multi_node_drain_warns_when_a_workload_loses_all_ready_replicas() -> None:
+    snap = snapshot(node("n1"), node("n2"), node("spare"), deployment("web", 2), pod("web-0", "n1"), pod("web-1", "n2"))
+    plan = drain(snap, "n1", "n2")
+    assert ("Deployment default/web loses all 2 ready replicas (the drain evicts them): down from +0s until the first "
+            "replacement is ready at +30s") in plan.warnings
+
+
+def test_plans_are_deterministic() -> None:
+    from kubectl_evict.render import render
+    snap = snapshot(node("n1"), node("n2"), node("a"), node("b"), deployment("web", 4), pdb("web", "web", maxUnavailable=1),
+                    [pod("web-%d" % i, "n%d" % (1 + i % 2)) for i in range(4)])
+    outs = {render(drain(snap, "n1", "n2"), "json") for _ in range(3)}
+    assert len(outs) == 1
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+def cli(*args: str, stdin: Optional[str] = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kubectl_evict", *args], cwd=REPO, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_demo_drain_shows_wave_blocked_and_skipped_daemonset() -> None:
+    r = cli("--demo", "drain", "worker-a1", "--ignore-daemonsets", "--delete-emptydir-data", "--force", "-o", "json")
+    assert r.returncode == 3, r.stderr
+    doc = json.loads(r.stdout)
+    ats = sorted({a["at"] for a in doc["actions"] if a["type"] == "evict"})
+    assert ats == [0, 30]
+    assert any("disruption budget" in b["reason"] for b in doc["blocked"])
+    assert any("nowhere to go" in b["reason"] for b in doc["blocked"])
+    assert any(s["reason"] == "ignoring DaemonSet-managed Pods" for s in doc["skipped"])
+    assert doc["nodes"][0]["node"] == "worker-a1" and not doc["nodes"][0]["drainable"]
+
+
+def test_cli_exit_zero_when_the_drain_can_complete(tmp_path: Path) -> None:
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        node("src"), node("a"), *deployment("web", 1), pod("web-0", "src")]}))
+    r = cli("-f", str(f), "drain", "src")
+    assert r.returncode == 0, r.stderr
+    assert "node/src: can be drained in 1 wave (~30s)" in r.stdout
+    r = cli("-f", str(f), "drain", "-l", "kubernetes.io/hostname=src", "-o", "json")
+    assert r.returncode == 0 and json.loads(r.stdout)["actions"][1]["target"] == "a"
+
+
+@pytest.mark.parametrize("args,code,message", [
+    (["drain", "nope"], 1, 'error: node "nope" not found in the snapshot'),
+    (["drain", "worker-a1", "--grace-period", "soon"], 1, "error: --grace-period: 'soon' is not an integer"),
+    (["drain", "worker-a1", "--grace-period", "-2"], 1, "error: --grace-period: '-2' must be -1 or more"),
+    (["drain", "worker-a1", "--pod-startup", "5x"], 1, "error: --pod-startup: invalid duration '5x'"),
+    (["drain", "worker-a1", "--skip-wait-for-delete-timeout", "1.5"], 1,
+     "error: --skip-wait-for-delete-timeout: '1.5' is not an integer"),
+    (["drain", "worker-a1", "--pod-selector", "app in (a"], 1, "error: --pod-selector: invalid label selector"),
+    (["drain", "-l", "no-such-label=1"], 1, "error: --selector: no nodes match selector 'no-such-label=1'"),
+    (["drain", "worker-a1", "-l", "a=b"], 2, "error: cannot specify both a node name and a --selector option"),
+    (["drain"], 2, "error: give at least one NODE or --selector"),
+])
+def test_cli_bad_input(args: List[str], code: int, message: str) -> None:
+    r = cli("--demo", *args)
+    assert r.returncode == code
+    assert r.stderr.startswith(message), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr

@@ -1,0 +1,177 @@
+"""PDB arithmetic and the Eviction API's decision, ported from shared/spec/vectors/pdb_eviction.json
+(derived from pkg/controller/disruption/disruption.go and pkg/registry/core/pod/storage/eviction.go)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, List, Optional
+
+import pytest
+
+from kubectl_evict.model import Pod
+from kubectl_evict.scheduling.disruption import (MULTIPLE_PDBS, compute_budget, eviction_decision, pdbs_for_pod,
+                                                 scaled_value)
+from kubectl_evict.source.freeze import freeze
+from kubectl_evict.timeutil import parse_time
+
+from conftest import VECTORS  # noqa: E402  (copies of shared/spec/vectors)
+DATA = json.loads((VECTORS / "pdb_eviction.json").read_text())["vectors"]
+NOW = parse_time("2026-11-21T12:00:00Z")
+
+ARITHMETIC = [v for v in DATA if "selectedPods" in v["input"]]
+EVICTION = [v for v in DATA if "pod" in v["input"]]
+
+
+def _snapshot(objs: List[dict]) -> Any:
+    return freeze([("test", str(i), o) for i, o in enumerate(objs)])
+
+
+def _pods(total: int, ready: int, owner: Optional[dict]) -> List[dict]:
+    pods = []
+    for i in range(total):
+        meta = {"name": "a-%d" % i, "namespace": "default", "labels": {"app": "a"}}
+        if owner is not None:
+            meta["ownerReferences"] = [owner]
+        pods.append({"kind": "Pod", "metadata": meta, "spec": {"nodeName": "n"},
+                     "status": {"phase": "Running",
+                                "conditions": [{"type": "Ready", "status": "True" if i < ready else "False"}]}})
+    return pods
+
+
+def test_every_vector_is_ported() -> None:
+    assert len(ARITHMETIC) + len(EVICTION) == len(DATA)
+
+
+@pytest.mark.parametrize("vector", ARITHMETIC, ids=[json.dumps(v["input"]["pdb"]["spec"])[:60] + " %d/%d" % (
+    v["input"]["selectedPods"], v["input"]["readyNotTerminatingPods"]) for v in ARITHMETIC])
+def test_disruption_controller_arithmetic(vector: dict) -> None:
+    """expectedPods, desiredHealthy, currentHealthy, disruptionsAllowed from spec + pods."""
+    inp, want = vector["input"], vector["expected"]
+    scale = inp["controllerScaleSum"]
+    objs = [inp["pdb"]]
+    owner = None
+    if scale is not None:
+        # pods -> ReplicaSet -> Deployment(spec.replicas = the scale sum)
+        owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "a-rs", "uid": "rs-1", "controller": True}
+        objs += [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a", "namespace": "default",
+                                                                            "uid": "dep-1"}, "spec": {"replicas": scale}},
+                 {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+                     "name": "a-rs", "namespace": "default", "uid": "rs-1", "ownerReferences": [
+                         {"apiVersion": "apps/v1", "kind": "Deployment", "name": "a", "uid": "dep-1", "controller": True}]},
+                  "spec": {"replicas": scale}}]
+    snap = _snapshot(objs + _pods(inp["selectedPods"], inp["readyNotTerminatingPods"], owner))
+    budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
+    assert (budget.expected_pods, budget.desired_healthy, budget.current_healthy, budget.disruptions_allowed) == (
+        want["expectedPods"], want["desiredHealthy"], want["currentHealthy"], want["disruptionsAllowed"])
+
+
+def _pod(spec: dict) -> Pod:
+    return Pod(namespace="default", name="p", labels={"app": "a"}, phase=spec.get("phase", "Running"),
+               ready=spec.get("ready", False), deletion_timestamp=NOW - 5 if spec.get("deletionTimestamp") else None)
+
+
+def _pdb_obj(name: str, status: dict, policy: Optional[str]) -> dict:
+    spec: dict = {"selector": {"matchLabels": {"app": "a"}}, "maxUnavailable": 1}
+    if policy:
+        spec["unhealthyPodEvictionPolicy"] = policy
+    gen = status.get("generation", 1)
+    st = {k: v for k, v in status.items() if k != "generation"}
+    st.setdefault("observedGeneration", gen)
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": "default", "generation": gen}, "spec": spec, "status": st}
+
+
+@pytest.mark.parametrize("vector", EVICTION, ids=[json.dumps(v["input"]["pod"]) + " " + json.dumps(v["input"]["pdbStatus"])[:50]
+                                                  for v in EVICTION])
+def test_eviction_api_decision(vector: dict) -> None:
+    inp, want = vector["input"], vector["expected"]
+    pod = _pod(inp["pod"])
+    policy = inp["unhealthyPodEvictionPolicy"]
+    if inp["pdbStatus"] == "two matching PDBs":
+        snap = _snapshot([_pdb_obj("pdb", {"disruptionsAllowed": 1}, policy), _pdb_obj("pdb2", {"disruptionsAllowed": 1}, policy)])
+    else:
+        snap = _snapshot([_pdb_obj("pdb", inp["pdbStatus"], policy)])
+    decision = eviction_decision(pod, pdbs_for_pod(snap, pod))
+    result = want["result"]
+    if result == "deleted":
+        assert decision.allowed
+        if "pdbChecked" in want:
+            assert decision.pdb_checked == want["pdbChecked"]
+        if "pdbDecremented" in want:
+            assert decision.spends_budget == want["pdbDecremented"]
+        if "pdbStatusUpdate" in want:
+            assert decision.spends_budget
+    else:
+        assert decision.code == int(result.split()[0])
+        assert not decision.spends_budget
+        if "message" in want:
+            assert decision.message == want["message"]
+        if "cause" in want:
+            assert decision.cause == want["cause"]
+
+
+@pytest.mark.parametrize("value,total,want", [(1, 10, 1), ("25%", 4, 1), ("10%", 5, 1), ("50%", 3, 2), ("0%", 9, 0),
+                                              ("100%", 7, 7), ("33%", 10, 4)])
+def test_percentages_round_up(value: object, total: int, want: int) -> None:
+    """intstr.GetScaledValueFromIntOrPercent(roundUp=true): ceil(percent x total)."""
+    assert scaled_value(value, total) == want
+
+
+@pytest.mark.parametrize("selector,matches", [
+    ({"matchLabels": {"app": "a"}}, True),
+    ({"matchLabels": {"app": "b"}}, False),
+    ({}, False),                      # empty selector: matches nothing for the Eviction API
+    (None, False),                    # no selector
+    ({"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}, False),   # invalid
+])
+def test_pdb_matching(selector: Optional[dict], matches: bool) -> None:
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "x", "namespace": "default"},
+           "spec": {"minAvailable": 1}}
+    if selector is not None:
+        pdb["spec"]["selector"] = selector
+    other_ns = dict(pdb, metadata={"name": "y", "namespace": "other"}, spec={"selector": {"matchLabels": {"app": "a"}}})
+    snap = _snapshot([pdb, other_ns])
+    got = pdbs_for_pod(snap, _pod({}))
+    assert [p.name for p in got] == (["x"] if matches else [])
+
+
+def test_two_pdbs_message() -> None:
+    assert MULTIPLE_PDBS == "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+
+
+def test_missing_controller_fails_safe() -> None:
+    """A percentage budget over pods whose controller the snapshot lacks: the controller's
+    failSafe holds disruptionsAllowed at 0 and says why."""
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
+           "spec": {"selector": {"matchLabels": {"app": "a"}}, "maxUnavailable": "50%"}}
+    owner = {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "gone", "uid": "u", "controller": True}
+    snap = _snapshot([pdb] + _pods(3, 3, owner))
+    budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
+    assert budget.disruptions_allowed == 0
+    assert budget.problem == 'found no controllers for pod "a-0"'
+
+
+def test_unmanaged_pods_with_percentage() -> None:
+    """Observed on v1.28: maxUnavailable over pods with no controller gives expectedPods 0 and
+    disruptionsAllowed 0 (UnmanagedPods event), with integer minAvailable they count."""
+    spec = {"selector": {"matchLabels": {"app": "a"}}, "maxUnavailable": 1}
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
+           "spec": spec}
+    snap = _snapshot([pdb] + _pods(2, 2, None))
+    budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
+    assert (budget.expected_pods, budget.disruptions_allowed, budget.unmanaged) == (0, 0, ("a-0", "a-1"))
+    pdb["spec"] = {"selector": {"matchLabels": {"app": "a"}}, "minAvailable": 1}
+    snap = _snapshot([pdb] + _pods(2, 2, None))
+    budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
+    assert (budget.expected_pods, budget.desired_healthy, budget.disruptions_allowed) == (2, 1, 1)
+
+
+def test_disrupted_pods_do_not_count_for_two_minutes() -> None:
+    """countHealthyPods skips pods in status.disruptedPods whose entry is under 2 minutes old."""
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
+           "spec": {"selector": {"matchLabels": {"app": "a"}}, "minAvailable": 1},
+           "status": {"disruptedPods": {"a-0": "2026-11-21T11:59:00Z", "a-1": "2026-11-21T11:57:00Z"}}}
+    snap = _snapshot([pdb] + _pods(3, 3, None))
+    budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
+    assert (budget.current_healthy, budget.disruptions_allowed) == (2, 1)
