@@ -23,13 +23,13 @@ functions, exposed so they can be checked against upstream's test tables.
 
 from __future__ import annotations
 
-import struct
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from pyrsistent import PClass, field, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.model import Node, Pod, Snapshot, Taint
+from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, noexecute_timeline
 from kubectl_evict.plan import Plan, PlanBuilder
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, no_execute_decision
@@ -279,10 +279,6 @@ def resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) ->
 # --- the node side: node lifecycle controller (simple case) ------------------------------------
 
 
-def _float32(x: float) -> float:
-    return struct.unpack("f", struct.pack("f", x))[0]
-
-
 class NodeSide(NamedTuple):
     no_schedule_at: Optional[float]
     no_execute_at: Optional[float]
@@ -291,59 +287,45 @@ class NodeSide(NamedTuple):
 
 
 def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str, float]],
-                            settings: ShutdownSettings) -> Dict[str, NodeSide]:
+                            settings: ShutdownSettings, now: float) -> Dict[str, NodeSide]:
     """When the node lifecycle controller taints nodes that stop being Ready.
 
-    `failing`: node -> (key, seconds after now when the controller sees Ready leave True);
-    key `not-ready` (the kubelet reports Ready=False: NoSchedule at once) or `unreachable` (the
-    kubelet stops posting: Unknown after --node-monitor-grace-period). The NoExecute taint is
-    queued one --node-monitor-period later; nodes of one zone follow at 1/rate. Zone states
-    come from the snapshot's Ready conditions plus the failing nodes (semantics C6-C8, C10).
-    This is the simple case only: one queue pass per zone, no token-bucket history.
+    `failing`: node -> (key, seconds after now when Ready leaves True); key `not-ready` (the
+    kubelet reports Ready=False: NoSchedule at once) or `unreachable` (the kubelet stops
+    posting: Unknown after --node-monitor-grace-period). The timeline itself, zone states and
+    rate limits included, is the controller rule's (`rules.nodelifecycle.noexecute_timeline`).
     """
-    down = {n for n, node in snapshot.nodes.items() if node.ready_status != "True"} | set(failing)
-    states: Dict[str, Tuple[str, int]] = {}
-    for zone, names in snapshot.nodes_by_zone.items():
-        counted = [n for n in names if n in snapshot.nodes and not snapshot.nodes[n].excluded_from_disruption]
-        if not counted:
-            continue
-        not_ready = sum(1 for n in counted if n in down)
-        ready = len(counted) - not_ready
-        if ready == 0 and not_ready > 0:
-            state = "FullDisruption"
-        elif not_ready > 2 and _float32(not_ready / len(counted)) >= _float32(settings.unhealthy_zone_threshold):
-            state = "PartialDisruption"
-        else:
-            state = "Normal"
-        states[zone] = (state, len(counted))
-    all_full = bool(states) and all(s == "FullDisruption" for s, _ in states.values())
+    cs = ControllerSettings(node_monitor_grace_period=settings.node_monitor_grace_period,
+                            node_monitor_period=settings.node_monitor_period,
+                            node_eviction_rate=settings.node_eviction_rate,
+                            secondary_node_eviction_rate=settings.secondary_node_eviction_rate,
+                            unhealthy_zone_threshold=settings.unhealthy_zone_threshold,
+                            large_cluster_size_threshold=settings.large_cluster_size_threshold)
+    failures = {name: NodeFailure(at=start, status="False" if key == "not-ready" else "Unknown")
+                for name, (key, start) in failing.items()}
+    tl = noexecute_timeline(snapshot, now, failures, cs)
+    zones = {z.zone: z for z in tl.zones}
     out: Dict[str, NodeSide] = {}
-    by_zone: Dict[str, List[str]] = {}
-    for name in failing:
-        by_zone.setdefault(snapshot.nodes[name].zone, []).append(name)
-    for zone, names in sorted(by_zone.items()):
-        state, size = states.get(zone, ("Normal", 0))
-        if all_full:
-            rate, why = 0.0, ("every zone is fully disrupted: the controller enters master disruption mode and "
-                              "adds no NoExecute taints")
-        elif state == "PartialDisruption":
-            rate = settings.secondary_node_eviction_rate if size > settings.large_cluster_size_threshold else 0.0
-            why = ("zone %s is in PartialDisruption with %d nodes (not more than --large-cluster-size-threshold %d): "
-                   "the controller stops NoExecute tainting there" % (zone or '""', size, settings.large_cluster_size_threshold))
-        else:
-            rate, why = settings.node_eviction_rate, ""
-        last: Optional[float] = None
-        for name in sorted(names, key=lambda n: (failing[n][1], n)):
-            key, start = failing[name]
-            no_schedule = start if key == "not-ready" else start + settings.node_monitor_grace_period
-            if rate <= 0:
-                out[name] = NodeSide(no_schedule, None, key, why)
-                continue
-            at = no_schedule + settings.node_monitor_period
-            if last is not None:
-                at = max(at, last + 1.0 / rate)
-            last = at
-            out[name] = NodeSide(no_schedule, at, key)
+    for name, (key, start) in failing.items():
+        full_key = NOT_READY if key == "not-ready" else UNREACHABLE
+        no_schedule = next((e.at for e in tl.events if e.node == name and e.kind == "taint"
+                            and e.effect == "NoSchedule" and e.key == full_key), None)
+        nt = tl.nodes.get(name)
+        no_execute = nt.dequeued_at if nt is not None else None
+        why = ""
+        if no_execute is None:
+            zone = snapshot.nodes[name].zone
+            zt = zones.get(zone)
+            if tl.master_disruption_at is not None:
+                why = ("every zone is fully disrupted: the controller enters master disruption mode and "
+                       "adds no NoExecute taints")
+            elif zt is not None and zt.states and zt.states[-1].state == "PartialDisruption":
+                why = ("zone %s is in PartialDisruption with %d nodes (not more than --large-cluster-size-threshold "
+                       "%d): the controller stops NoExecute tainting there"
+                       % (zone or '""', zt.size, settings.large_cluster_size_threshold))
+            else:
+                why = "the controller's zone queue does not reach it"
+        out[name] = NodeSide(no_schedule, no_execute, key, why)
     return out
 
 
@@ -421,7 +403,7 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         per_node[name] = (cfg, groups)
         if node.ready_status == "True":
             failing[name] = ("not-ready", 0.0) if groups else ("unreachable", 0.0)
-    sides = node_lifecycle_timeline(snapshot, failing, settings)
+    sides = node_lifecycle_timeline(snapshot, failing, settings, now)
     for name in nodes:
         node = snapshot.nodes[name]
         cfg, groups = per_node[name]

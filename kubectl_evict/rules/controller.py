@@ -1,0 +1,223 @@
+"""`controller`: what the control plane does, and when, if nodes or whole zones stop responding.
+
+Models kube-controller-manager v1.33: the node lifecycle controller (node health from Ready
+heartbeats and Leases, NoSchedule condition taints, zone states, per-zone rate-limited NoExecute
+`not-ready`/`unreachable` taints, master disruption mode) and the taint-eviction controller
+(plain DELETE at taint time + the smallest used tolerationSeconds; PDBs not consulted), with the
+timing measured on a real controller-manager (spec C10). `--legacy-eviction` models the
+pre-taint controller (v1.12 and earlier `monitorNodeStatus`): pods of a node down for
+`--pod-eviction-timeout` are deleted, per-zone rate-limited, DaemonSet pods left alone.
+The timeline itself lives in `rules/nodelifecycle.py`, shared with `shutdown`.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+from pyrsistent import PClass, field
+
+from kubectl_evict.errors import InputError
+from kubectl_evict.model import Pod, Snapshot
+from kubectl_evict.plan import Plan, PlanBuilder, number
+from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
+                                               ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at)
+from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.timeutil import format_offset, format_seconds
+
+RULE = "controller"
+
+
+class ControllerPlanSettings(PClass):
+    fail = field(type=tuple, initial=())          # node names, command-line order
+    fail_zones = field(type=tuple, initial=())    # zone keys or zone label values
+    controller = field(type=ControllerSettings, initial=ControllerSettings())
+
+
+def zone_label(zone: str) -> str:
+    return zone if zone else "<no zone labels>"
+
+
+def resolve_failures(snapshot: Snapshot, fail: Sequence[str], fail_zones: Sequence[str]) -> Dict[str, NodeFailure]:
+    """`--fail` / `--fail-zone` to node failures at `now`; unknown names are input errors."""
+    out: Dict[str, NodeFailure] = {}
+    for name in fail:
+        if snapshot.node(name) is None:
+            raise InputError("unknown node %r (not in the snapshot)" % name, field="--fail")
+        out[name] = NodeFailure(0.0, "Unknown")
+    for z in fail_zones:
+        keys = [k for k in snapshot.nodes_by_zone if k == z or (k and k.rsplit("/", 1)[-1] == z)]
+        if not keys:
+            known = ", ".join(sorted(k for k in snapshot.nodes_by_zone if k)) or "none: no node has zone labels"
+            raise InputError("unknown zone %r (zones in the snapshot: %s)" % (z, known), field="--fail-zone")
+        for k in keys:
+            for name in snapshot.nodes_by_zone[k]:
+                out[name] = NodeFailure(0.0, "Unknown")
+    return out
+
+
+def _recreated(pod: Pod) -> bool:
+    """Does a controller bring this pod back somewhere else?"""
+    kind = pod.controller_kind
+    return kind not in ("", "DaemonSet", "Node")
+
+
+def _pdb_text(snapshot: Snapshot, pod: Pod) -> str:
+    pdbs = pdbs_for_pod(snapshot, pod)
+    if not pdbs:
+        return "plain DELETE"
+    return "plain DELETE: PodDisruptionBudget %s is not consulted" % ", ".join(p.ref for p in pdbs)
+
+
+def _zone_note(zt: ZoneTimeline, tl: Timeline, horizon: float, threshold: int) -> str:
+    """`zone-b (6 nodes): Normal (0/6 down) → PartialDisruption at +50s (4/6 down); tainting
+    stopped (zone has ≤50 nodes); ...`"""
+    what = "tainting" if not tl.legacy else "pod deletion"
+    parts = []
+    for i, s in enumerate(zt.states):
+        if i == 0:
+            head = "zone %s (%d node%s): %s (%d/%d down)" % (zone_label(zt.zone), zt.size, "" if zt.size == 1 else "s",
+                                                             s.state, s.down, zt.size)
+        else:
+            head = "→ %s at %s (%d/%d down)" % (s.state, format_offset(s.at), s.down, zt.size)
+        if tl.master_disruption_at is not None and s.at == tl.master_disruption_at and s.rate <= 0 and s.state == FULL:
+            head += "; every zone is down: no %s" % ("NoExecute taints" if not tl.legacy else "pod deletions")
+        elif s.rate <= 0 and s.state == PARTIAL:
+            head += "; %s stopped (zone has ≤%d nodes)" % (what, threshold)
+        elif i > 0 or s.state != "Normal":
+            head += "; %s at %s" % (what, rate_text(s.rate))
+        parts.append(head)
+    text = " ".join(parts)
+    if zt.dequeued:
+        inside = [t for _, t in zt.dequeued if t <= horizon]
+        verb = "NoExecute-tainted" if not tl.legacy else "emptied"
+        if len(inside) == 1:
+            text += "; 1 node %s at %s" % (verb, format_offset(inside[0]))
+        elif inside:
+            text += "; %d nodes %s from %s to %s" % (len(inside), verb, format_offset(inside[0]), format_offset(inside[-1]))
+        if len(inside) < len(zt.dequeued):
+            text += " (%d more after the horizon)" % (len(zt.dequeued) - len(inside))
+    if zt.stuck:
+        text += "; %d node%s queued but never %s" % (len(zt.stuck), "" if len(zt.stuck) == 1 else "s",
+                                                     "tainted" if not tl.legacy else "emptied")
+    return text
+
+
+def plan_controller(snapshot: Snapshot, settings: ControllerPlanSettings, now: float) -> Plan:
+    """Plan the node lifecycle and taint-eviction controllers from the snapshot at `now`, with
+    the `--fail`/`--fail-zone` nodes going silent at `now`."""
+    ctl = settings.controller
+    failing = resolve_failures(snapshot, settings.fail, settings.fail_zones)
+    tl = noexecute_timeline(snapshot, now, failing, ctl)
+    return _plan(snapshot, ctl, settings.fail, tl, now)
+
+
+def _plan(snapshot: Snapshot, ctl: ControllerSettings,
+          named: Sequence[str], tl: Timeline, now: float) -> Plan:
+    b = PlanBuilder(RULE, now)
+    horizon = float(ctl.horizon)
+    omitted = 0
+
+    for name in sorted(set(named)):
+        nt = tl.nodes.get(name)
+        if nt is not None and (nt.health.posted_status == "Unknown" or nt.health.flipped):
+            b.note("node/%s is already unreachable (Ready=Unknown at +0s); --fail changes nothing for it" % name)
+
+    for e in tl.events:
+        if e.at > horizon:
+            omitted += 1
+            continue
+        b.action(e.kind, node=e.node, key=e.key, value="", effect=e.effect, at=e.at, rule=RULE, reason=e.reason)
+
+    fates = pod_fates(snapshot, tl, ctl, now)
+    down = [n for n, nt in tl.nodes.items() if nt.down_at is not None]
+    deletions: List[PodFate] = []
+    for f in fates:
+        if f.kind == "delete" and f.pod.deletion_timestamp is not None:
+            ago = now - f.pod.deletion_timestamp
+            b.skip(f.pod, "already deleted %s (Terminating): the kubelet of a down node cannot confirm it; "
+                   "only pod GC with an out-of-service taint or a force delete removes it"
+                   % ("%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)), node=f.node)
+            continue
+        if f.kind == "delete":
+            if f.at is not None and f.at > horizon:
+                omitted += 1
+                continue
+            deletions.append(f)
+        elif f.kind in ("forever", "legacy-skip"):
+            nt = tl.nodes[f.node]
+            relevant = nt.dequeued_at if nt.dequeued_at is not None else (0.0 if nt.noexecute[0][1] else None)
+            if relevant is None or relevant > horizon:
+                continue
+            b.skip(f.pod, f.reason, node=f.node)
+        elif f.kind == "cancelled":
+            b.skip(f.pod, f.reason, node=f.node)
+
+    order = {n: i for i, n in enumerate(sorted(snapshot.nodes))}
+    deletions.sort(key=lambda f: (f.at, order.get(f.node, 0), f.pod.namespace, f.pod.name))
+    placer: Optional[Placer] = None
+    if any(_recreated(f.pod) for f in deletions):
+        placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down,
+                             leaving=[f.pod for f in deletions])
+    who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
+    for f in deletions:
+        p = f.pod
+        reason = "%s; %s deletes it (%s)" % (f.reason, who, _pdb_text(snapshot, p))
+        stuck = p.controller_kind == "StatefulSet" and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
+        if stuck:
+            b.block(p, "deleted at %s but stays Terminating: the node is unreachable, so its kubelet never confirms, and "
+                    "the StatefulSet controller creates the replacement only once the old pod is gone (out-of-service "
+                    "taint or force delete needed)" % format_offset(f.at), node=f.node)
+            b.action("delete", namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+                     grace_period_seconds=None, target=None, rule=RULE,
+                     reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
+        elif _recreated(p):
+            assert placer is not None
+            placed = placer.place(p)
+            if placed.node is None:
+                b.block(p, "deleted at %s, but its replacement fits no node: %s" % (format_offset(f.at), placed.reason),
+                        node=f.node)
+                reason += "; its replacement fits no node"
+            b.action("delete", namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+                     grace_period_seconds=None, target=placed.node, rule=RULE, reason=reason)
+        else:
+            b.action("delete", namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+                     grace_period_seconds=None, rule=RULE, reason=reason + "; nothing recreates it")
+
+    # Notes: settings, zones.
+    b.note("node-monitor-grace-period %s%s, node-monitor-period %s, node-eviction-rate %s, secondary %s, "
+           "unhealthy-zone-threshold %g, large-cluster-size-threshold %d%s" % (
+               format_seconds(tl.grace),
+               "" if ctl.node_monitor_grace_period is not None else
+               " (default for %s)" % (snapshot.info.server_version or "v1.32+"),
+               format_seconds(float(ctl.node_monitor_period)), rate_text(float(ctl.node_eviction_rate)),
+               rate_text(float(ctl.secondary_node_eviction_rate)), float(ctl.unhealthy_zone_threshold),
+               ctl.large_cluster_size_threshold,
+               "; legacy eviction: pod-eviction-timeout %s" % format_seconds(float(ctl.pod_eviction_timeout))
+               if tl.legacy else ""))
+    for zt in tl.zones:
+        if zt.size == 0 and not zt.dequeued and not zt.stuck:
+            continue
+        b.note(_zone_note(zt, tl, horizon, ctl.large_cluster_size_threshold))
+
+    if tl.master_disruption_at is not None:
+        b.warn("every zone is fully disrupted from %s: the control plane assumes its own network failed "
+               "(master disruption mode): %s" % (format_offset(tl.master_disruption_at),
+                                                  "no pods are deleted" if tl.legacy else
+                                                  "no NoExecute taints, existing ones removed, nothing evicted"))
+    if tl.lenient_nodes:
+        n = len(tl.lenient_nodes)
+        b.warn("the snapshot has no node Leases (kube-node-lease): %d node%s with Ready heartbeats older than %s "
+               "%s taken as healthy, as a kubelet posts status only every 5m; add the Leases for exact health"
+               % (n, "" if n == 1 else "s", format_seconds(tl.grace), "is" if n == 1 else "are"))
+    if omitted:
+        b.warn("%d action%s after the %s horizon %s omitted (raise --horizon to see them)"
+               % (omitted, "" if omitted == 1 else "s", format_seconds(horizon), "is" if omitted == 1 else "are"))
+    b.extra["zones"] = [
+        {"zone": zt.zone, "nodes": zt.size,
+         "states": [{"at": number(s.at), "state": s.state, "down": s.down, "rate": s.rate} for s in zt.states],
+         "queuedNeverTainted": [n for n, _ in zt.stuck]}
+        for zt in tl.zones if zt.size or zt.dequeued or zt.stuck]
+    if tl.master_disruption_at is not None:
+        b.extra["masterDisruptionAt"] = number(tl.master_disruption_at)
+    return b.build()

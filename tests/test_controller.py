@@ -1,0 +1,274 @@
+"""`controller`: the node lifecycle controller's timeline (spec C, D; timing of spec C10).
+
+Expected times follow upstream with default flags on a v1.32+ server: a node failing at now is
+Unknown with the unreachable:NoSchedule taint at +50s, gets unreachable:NoExecute one monitor
+period later (+55s, the first of its zone), further nodes of the zone 1/rate apart, and pods go
+at taint time + their smallest tolerationSeconds (default 300 -> +355s).
+"""
+
+import json
+
+import pytest
+
+from conftest import node, pod, run_cli, snapshot_list
+from kubectl_evict.rules.controller import ControllerPlanSettings, plan_controller
+from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, noexecute_timeline
+from kubectl_evict.source.freeze import freeze
+
+UNREACH = "node.kubernetes.io/unreachable"
+DS = ("DaemonSet", "agent")
+
+
+def _snap(items, server_version=None, leases=None):
+    docs = snapshot_list(*items)["items"]
+    if server_version:
+        docs[0] = dict(docs[0], serverVersion=server_version)
+    for name, renew in (leases or {}).items():
+        docs.append({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                     "metadata": {"name": name, "namespace": "kube-node-lease"}, "spec": {"renewTime": renew}})
+    return freeze([("t.json", "", d) for d in docs])
+
+
+def _plan(items, fail=(), zones=(), server_version=None, leases=None, **ctl):
+    snap = _snap(items, server_version, leases)
+    settings = ControllerPlanSettings(fail=tuple(fail), fail_zones=tuple(zones), controller=ControllerSettings(**ctl))
+    return plan_controller(snap, settings, snap.info.taken_at)
+
+
+def _noexec(plan):
+    return [(a.node, a.at) for a in plan.actions if a.type == "taint" and a.effect == "NoExecute"]
+
+
+def _deletes(plan):
+    return [(a.pod, a.at, a.target) for a in plan.actions if a.type == "delete"]
+
+
+def zone(prefix, n, z, **kw):
+    return [node("%s%d" % (prefix, i), zone=z, **kw) for i in range(1, n + 1)]
+
+
+def test_one_node_down_in_a_healthy_zone():
+    items = zone("n", 4, "z1") + [pod("web-1", "n1"), pod("agent-1", "n1", owner=DS, tolerations=[])]
+    plan = _plan(items, fail=["n1"])
+    assert [(a.type, a.node, a.key, a.effect, a.at) for a in plan.actions if a.type != "delete"] == [
+        ("taint", "n1", UNREACH, "NoSchedule", 50), ("taint", "n1", UNREACH, "NoExecute", 55)]
+    assert _deletes(plan) == [("web-1", 355, "n2")]
+    delete = next(a for a in plan.actions if a.type == "delete")
+    assert "300s" in delete.reason and "plain DELETE" in delete.reason
+    assert [(e.pod, e.node) for e in plan.skipped] == [("agent-1", "n1")]
+    assert "forever" in plan.skipped[0].reason
+    assert not plan.blocked
+
+
+def test_two_nodes_in_one_zone_are_tainted_ten_seconds_apart():
+    plan = _plan(zone("n", 5, "z1"), fail=["n1", "n2"])
+    assert _noexec(plan) == [("n1", 55), ("n2", 65)]
+
+
+def test_small_zone_three_of_five_failing_together_gets_no_noexecute_taint():
+    plan = _plan(zone("n", 5, "z1") + [pod("web-1", "n1")], fail=["n1", "n2", "n3"])
+    assert _noexec(plan) == []
+    assert _deletes(plan) == []
+    assert [a.node for a in plan.actions if a.effect == "NoSchedule"] == ["n1", "n2", "n3"]
+    assert any("Normal (0/5 down) → PartialDisruption at +50s (3/5 down); tainting stopped (zone has ≤50 nodes)" in n
+               for n in plan.notes)
+
+
+def test_one_node_failing_fifteen_seconds_earlier_alone_is_tainted():
+    snap = _snap(zone("n", 5, "z1"))
+    failing = {"n1": NodeFailure(0.0), "n2": NodeFailure(15.0), "n3": NodeFailure(15.0)}
+    tl = noexecute_timeline(snap, snap.info.taken_at, failing, ControllerSettings())
+    noexec = [(e.node, e.kind, e.at) for e in tl.events if e.effect == "NoExecute"]
+    assert noexec == [("n1", "taint", 55)]          # and it keeps it after the zone turns partial
+    (z,) = tl.zones
+    assert [(s.at, s.state, s.rate) for s in z.states] == [(0, "Normal", 0.1), (65, "PartialDisruption", 0.0)]
+    assert sorted(n for n, _ in z.stuck) == ["n2", "n3"]
+
+
+def test_large_zone_uses_the_secondary_rate():
+    plan = _plan(zone("n", 60, "z1"), fail=["n%d" % i for i in range(1, 41)], horizon=400)
+    assert _noexec(plan) == [("n1", 55), ("n10", 155), ("n11", 255), ("n12", 355)]
+    assert any("→ PartialDisruption at +50s (40/60 down); tainting at 0.01 nodes/s" in n for n in plan.notes)
+    assert any("actions after the 6m40s horizon are omitted" in w for w in plan.warnings)
+
+
+def test_every_zone_down_evicts_nothing_and_removes_existing_taints():
+    tainted = node("b1", zone="z2", ready="Unknown",
+                   taints=[{"key": UNREACH, "effect": "NoExecute", "timeAdded": "2026-11-21T11:59:00Z"}])
+    items = zone("a", 2, "z1") + [tainted, node("b2", zone="z2")] + [pod("web-1", "a1"), pod("web-2", "b1")]
+    plan = _plan(items, fail=["a1", "a2", "b2"])
+    assert _noexec(plan) == []
+    assert _deletes(plan) == []
+    assert [(a.node, a.at) for a in plan.actions if a.type == "untaint" and a.effect == "NoExecute"] == [("b1", 50)]
+    assert any("fully disrupted" in w and "nothing evicted" in w for w in plan.warnings)
+    assert any(e.pod == "web-2" and "cancelled" in e.reason for e in plan.skipped)
+
+
+@pytest.mark.parametrize("seconds, at", [(0, 55), (-10, 55), (600, 655), (None, None)])
+def test_toleration_seconds(seconds, at):
+    tol = {"key": UNREACH, "operator": "Exists", "effect": "NoExecute"}
+    if seconds is not None:
+        tol["tolerationSeconds"] = seconds
+    plan = _plan(zone("n", 3, "z1") + [pod("web-1", "n1", tolerations=[tol])], fail=["n1"])
+    assert _deletes(plan) == ([("web-1", at, "n2")] if at is not None else [])
+    assert [e.pod for e in plan.skipped] == ([] if at is not None else ["web-1"])
+
+
+def test_pod_without_tolerations_gets_the_admission_defaults():
+    plan = _plan(zone("n", 3, "z1") + [pod("web-1", "n1", tolerations=[])], fail=["n1"])
+    assert _deletes(plan) == [("web-1", 355, "n2")]
+    assert "default toleration added at admission" in plan.actions[-1].reason
+
+
+def test_untolerated_noexecute_taint_deletes_at_taint_time():
+    # A NoExecute toleration with the unreachable key stops the admission default (operator and
+    # value are not looked at) but does not tolerate the taint (Equal "x" vs ""): deleted at once.
+    tol = [{"key": UNREACH, "operator": "Equal", "value": "x", "effect": "NoExecute", "tolerationSeconds": 300}]
+    plan = _plan(zone("n", 3, "z1") + [pod("web-1", "n1", tolerations=tol)], fail=["n1"])
+    assert _deletes(plan) == [("web-1", 55, "n2")]
+    assert "does not tolerate" in plan.actions[-1].reason
+
+
+def test_node_already_past_its_grace_is_unknown_now_and_tainted_after_one_period():
+    stale = node("n1", zone="z1")
+    stale["status"]["conditions"][0]["lastHeartbeatTime"] = "2026-11-21T11:58:00Z"
+    items = [stale] + zone("m", 3, "z1")
+    plan = _plan(items, leases={"n1": "2026-11-21T11:58:00Z", "m1": "2026-11-21T11:59:58Z",
+                                "m2": "2026-11-21T11:59:58Z", "m3": "2026-11-21T11:59:58Z"})
+    assert [(a.node, a.key, a.effect, a.at) for a in plan.actions if a.type == "taint"] == [
+        ("n1", UNREACH, "NoSchedule", 0), ("n1", UNREACH, "NoExecute", 5)]
+
+
+def test_renewed_lease_keeps_a_node_with_an_old_heartbeat_healthy():
+    quiet = node("n1", zone="z1")
+    quiet["status"]["conditions"][0]["lastHeartbeatTime"] = "2026-11-21T11:57:15Z"
+    plan = _plan([quiet] + zone("m", 2, "z1"), leases={"n1": "2026-11-21T11:59:55Z"})
+    assert plan.actions == []
+
+
+def test_older_servers_use_the_forty_second_grace():
+    plan = _plan(zone("n", 3, "z1"), fail=["n1"], server_version="v1.31.4")
+    assert [a.at for a in plan.actions if a.type == "taint"] == [40, 45]
+
+
+def test_horizon_cuts_the_timeline_and_says_how_much():
+    plan = _plan(zone("n", 3, "z1") + [pod("web-1", "n1"), pod("web-2", "n1")], fail=["n1"], horizon=300)
+    assert _deletes(plan) == []
+    assert "2 actions after the 5m horizon are omitted (raise --horizon to see them)" in plan.warnings
+
+
+def test_excluded_nodes_are_tainted_but_not_counted():
+    excluded = zone("x", 2, "z1", labels={"node.kubernetes.io/exclude-disruption": "true"})
+    plan = _plan(zone("n", 3, "z1") + excluded, fail=["n1", "n2", "x1", "x2"])
+    # Counted: 2 of 3 down -> Normal, so all four get tainted, 10 s apart.
+    assert _noexec(plan) == [("n1", 55), ("n2", 65), ("x1", 75), ("x2", 85)]
+
+
+def test_legacy_eviction_deletes_pods_after_the_pod_eviction_timeout():
+    items = zone("n", 3, "z1") + [pod("web-1", "n1"), pod("agent-1", "n1", owner=DS, tolerations=[])]
+    plan = _plan(items, fail=["n1"], legacy_eviction=True)
+    assert _noexec(plan) == []
+    assert _deletes(plan) == [("web-1", 300, "n2")]
+    assert [e.pod for e in plan.skipped] == ["agent-1"]
+
+
+def test_pdb_is_not_consulted_and_said_so():
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+           "status": {"disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}}
+    plan = _plan(zone("n", 2, "z1") + [pod("web-1", "n1"), pdb], fail=["n1"])
+    assert "PodDisruptionBudget default/web is not consulted" in plan.actions[-1].reason
+
+
+def test_replacement_with_nowhere_to_go_is_blocked():
+    items = zone("n", 2, "z1", cpu="1") + [pod("big-1", "n1", cpu="800m"), pod("big-2", "n2", cpu="800m")]
+    plan = _plan(items, fail=["n1"])
+    assert _deletes(plan) == [("big-1", 355, None)]
+    assert [e.pod for e in plan.blocked] == ["big-1"] and "Insufficient cpu" in plan.blocked[0].reason
+
+
+def test_same_input_gives_the_same_plan():
+    items = zone("n", 6, "z1") + zone("m", 3, "z2") + [pod("web-%d" % i, "n%d" % (i % 6 + 1)) for i in range(12)]
+    a = _plan(items, zones=["z1"])
+    b = _plan(items, zones=["z1"])
+    assert a == b
+
+
+# --- the CLI ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def cluster(write_snapshot):
+    return write_snapshot(*(zone("n", 4, "z1") + zone("m", 2, "z2") + [pod("web-1", "n1")]))
+
+
+def test_cli_table_shows_timeline_and_zone_states(cluster):
+    r = run_cli("-f", cluster, "controller", "--fail-zone", "z1")
+    assert r.returncode == 0, r.stderr
+    assert "+55s" in r.stdout and "NoExecute" in r.stdout
+    assert "zone z1 (4 nodes): Normal (0/4 down) → FullDisruption at +50s (4/4 down); tainting at 0.1 nodes/s" in r.stdout
+    assert "4 nodes NoExecute-tainted from +55s to +1m25s" in r.stdout
+
+
+def test_cli_json(cluster):
+    r = run_cli("-f", cluster, "-o", "json", "controller", "--fail", "n1")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["command"] == "controller"
+    taint = next(a for a in doc["actions"] if a["type"] == "taint" and a["effect"] == "NoExecute")
+    assert taint == {"type": "taint", "node": "n1", "key": UNREACH, "value": "", "effect": "NoExecute", "at": 55,
+                     "rule": "controller", "reason": taint["reason"]}
+    delete = next(a for a in doc["actions"] if a["type"] == "delete")
+    # Every other node is empty: equal scores, so the tie goes by name.
+    assert (delete["pod"], delete["at"], delete["target"], delete["force"]) == ("web-1", 355, "m1", False)
+
+
+def test_cli_exit_code_three_when_a_replacement_has_nowhere_to_go(write_snapshot):
+    path = write_snapshot(node("n1", cpu="1"), node("n2", cpu="1"), pod("big-1", "n1", cpu="800m"),
+                          pod("big-2", "n2", cpu="800m"))
+    r = run_cli("-f", path, "controller", "--fail", "n1")
+    assert r.returncode == 3, r.stderr
+    assert "BLOCKED" in r.stdout
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["--fail", "nope"], "--fail: unknown node 'nope'"),
+    (["--fail-zone", "z9"], "--fail-zone: unknown zone 'z9' (zones in the snapshot: z1, z2)"),
+    (["--horizon", "soon"], "--horizon"),
+    (["--horizon", "0s"], "--horizon: must be positive"),
+    (["--node-monitor-grace-period", "-5s"], "--node-monitor-grace-period"),
+    (["--node-eviction-rate", "fast"], "--node-eviction-rate: expected a number"),
+    (["--secondary-node-eviction-rate", "-1"], "--secondary-node-eviction-rate"),
+    (["--unhealthy-zone-threshold", "1.5"], "--unhealthy-zone-threshold: must be between 0 and 1"),
+    (["--large-cluster-size-threshold", "lots"], "--large-cluster-size-threshold: expected a whole number"),
+    (["--pod-eviction-timeout", "5m"], "--pod-eviction-timeout: only applies with --legacy-eviction"),
+])
+def test_cli_bad_flags(cluster, args, flag):
+    r = run_cli("-f", cluster, "controller", *args)
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and flag in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_cli_demo_zone_failure():
+    r = run_cli("--demo", "controller", "--fail-zone", "eu-west-1b")
+    assert r.returncode in (0, 3), r.stderr
+    assert "zone eu-west-1/eu-west-1b (4 nodes): Normal (0/4 down) → FullDisruption at +50s (4/4 down)" in r.stdout
+
+
+def test_shared_timeline_for_a_node_posting_not_ready_then_going_silent():
+    """What `shutdown` reuses: the kubelet posts Ready=False at +0s (not-ready:NoSchedule at once,
+    not-ready:NoExecute one period later), stops at +30s (Unknown at +80s: the taints are swapped
+    at once one period later, and a pod's deletion stays scheduled from the first taint)."""
+    snap = _snap(zone("n", 3, "z1") + [pod("web-1", "n1")])
+    tl = noexecute_timeline(snap, snap.info.taken_at, {"n1": NodeFailure(0.0, "False", silent_at=30.0)},
+                            ControllerSettings())
+    assert [(e.at, e.kind, e.key.rsplit("/", 1)[-1], e.effect) for e in tl.events] == [
+        (0, "taint", "not-ready", "NoSchedule"), (5, "taint", "not-ready", "NoExecute"),
+        (80, "taint", "unreachable", "NoSchedule"), (80, "untaint", "not-ready", "NoSchedule"),
+        (85, "untaint", "not-ready", "NoExecute"), (85, "taint", "unreachable", "NoExecute")]
+    plan = _plan(zone("n", 3, "z1") + [pod("web-1", "n1")], fail=[], horizon=900)
+    assert plan.actions == []          # nothing fails without --fail
+    from kubectl_evict.rules.nodelifecycle import pod_fates
+    (fate,) = pod_fates(snap, tl, ControllerSettings(), snap.info.taken_at)
+    assert (fate.pod.name, fate.kind, fate.at) == ("web-1", "delete", 305)
