@@ -37,3 +37,14 @@ class InputError(EvictPlanError):
 
 class ValueParseError(ValueError):
     """A malformed scalar (quantity, duration, timestamp); callers add the location."""
+
+
+class ClusterAccessError(EvictPlanError):
+    """Reading (or writing) a live cluster failed: an API error or a broken connection.
+
+    The message names the resource and the HTTP status (`listing pods: 403 Forbidden: ...`) or
+    the server that could not be reached; `status` is the HTTP status, None for transport errors."""
+
+    def __init__(self, message: str, status: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.status = status

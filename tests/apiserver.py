@@ -1183,7 +1183,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, method: str):
         api = self.api
         url = urlsplit(self.path)
-        path, query = url.path, url.query
+        # Go's net/http decodes the path (%2F too) before the apiserver routes it: the Python
+        # client quotes path parameters, e.g. nodes/NODE/proxy/stats%2Fsummary.
+        path, query = unquote(url.path), url.query
         api._log_request(method, unquote(self.path))
         partial: float | bool = False
         try:

@@ -1,0 +1,737 @@
+"""Read a live cluster through the official `kubernetes` client (the imperative shell's input).
+
+Configuration and authentication are the client's own (`new_client_from_config`: kubeconfig
+files, `KUBECONFIG` with several files, contexts, tokens, client certificates, exec plugins,
+OIDC, proxies; `load_incluster_config` inside a pod). Everything else avoids the client's models:
+each kind is listed in pages of 500 (`limit`/`continue`, kubectl's `--chunk-size`) with
+`_preload_content=False`, every page is decoded straight from its bytes (msgspec, pruned to the
+fields the freezer reads; stdlib `json` without msgspec) and the raw objects go into the SAME
+`Freezer` that snapshot files use. The client's model deserialization costs 6-25 s per 5,000
+pods against well under a second for this path (shared/notes/python-performance.md).
+
+Kinds are listed concurrently, one thread each; kubelet data (`nodes/NODE/proxy/configz` and
+`/proxy/stats/summary`) is fetched concurrently for the nodes a command targets, each call with
+a timeout, and a kubelet that cannot be read is a warning on stderr, never a failure. A `410
+Gone` on an expired continue token restarts that list once (client-go's pager falls back to a
+full list the same way); other API errors raise `ClusterAccessError` naming the resource and
+the HTTP status. `/version` is read first: it is the connectivity check and is recorded in the
+SnapshotInfo, because rules follow upstream defaults that changed between releases.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from kubectl_evict.errors import ClusterAccessError, InputError
+from kubectl_evict.model import Snapshot
+from kubectl_evict.options import GlobalOptions
+from kubectl_evict.source.freeze import EVICTPLAN_API, Freezer
+from kubectl_evict.timeutil import format_time
+
+try:  # the fast path; the pure-Python bundle falls back to the stdlib
+    import msgspec
+    from kubectl_evict.source import fastjson
+except ImportError:  # pragma: no cover - exercised by the pure-Python bundle only
+    msgspec = None  # type: ignore[assignment]
+    fastjson = None  # type: ignore[assignment]
+
+CHUNK_SIZE = 500                    # kubectl get/drain --chunk-size default
+LIST_TIMEOUT = (10.0, 120.0)        # (connect, read) seconds per page
+KUBELET_WORKERS = 16
+PAGE_RETRIES = 3                    # 429 / 5xx with Retry-After, like client-go's request retries
+MAX_RETRY_AFTER = 5.0
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+WARNING_LINES = 20                  # stderr warnings about kubelets, then "... and N more"
+
+
+def kubelet_timeout() -> float:
+    """Read timeout for each kubelet call through the API server proxy (default 10s).
+
+    `EVICTPLAN_KUBELET_TIMEOUT` (seconds) overrides it, for slow links and for tests."""
+    raw = os.environ.get("EVICTPLAN_KUBELET_TIMEOUT", "")
+    try:
+        value = float(raw) if raw else 10.0
+    except ValueError:
+        raise InputError("EVICTPLAN_KUBELET_TIMEOUT must be a number of seconds, not %r" % raw) from None
+    return value if value > 0 else 10.0
+
+
+# --- what is read -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ListSpec:
+    """One kind the snapshot reads, and the typed client method that lists it."""
+    kind: str
+    api_version: str
+    resource: str        # for messages and RBAC: "pods", "poddisruptionbudgets.policy"
+    api: str             # kubernetes.client class name
+    method: str
+    namespace: Optional[str] = None
+
+
+LISTS: Tuple[ListSpec, ...] = (
+    ListSpec("Node", "v1", "nodes", "CoreV1Api", "list_node"),
+    ListSpec("Pod", "v1", "pods", "CoreV1Api", "list_pod_for_all_namespaces"),
+    ListSpec("PodDisruptionBudget", "policy/v1", "poddisruptionbudgets.policy", "PolicyV1Api",
+             "list_pod_disruption_budget_for_all_namespaces"),
+    ListSpec("PriorityClass", "scheduling.k8s.io/v1", "priorityclasses.scheduling.k8s.io", "SchedulingV1Api",
+             "list_priority_class"),
+    ListSpec("DaemonSet", "apps/v1", "daemonsets.apps", "AppsV1Api", "list_daemon_set_for_all_namespaces"),
+    ListSpec("ReplicaSet", "apps/v1", "replicasets.apps", "AppsV1Api", "list_replica_set_for_all_namespaces"),
+    ListSpec("StatefulSet", "apps/v1", "statefulsets.apps", "AppsV1Api", "list_stateful_set_for_all_namespaces"),
+    ListSpec("Deployment", "apps/v1", "deployments.apps", "AppsV1Api", "list_deployment_for_all_namespaces"),
+    ListSpec("Job", "batch/v1", "jobs.batch", "BatchV1Api", "list_job_for_all_namespaces"),
+    ListSpec("ReplicationController", "v1", "replicationcontrollers", "CoreV1Api",
+             "list_replication_controller_for_all_namespaces"),
+    ListSpec("VolumeAttachment", "storage.k8s.io/v1", "volumeattachments.storage.k8s.io", "StorageV1Api",
+             "list_volume_attachment"),
+    ListSpec("Lease", "coordination.k8s.io/v1", "leases.coordination.k8s.io", "CoordinationV1Api",
+             "list_namespaced_lease", NODE_LEASE_NAMESPACE),
+)
+
+# Item decoding modes: "pruned" (dicts of the fields the freezer reads: planning), "full" (every
+# field: `snapshot --redact` / `-o yaml`), "raw" (each item's exact bytes: `snapshot` JSON).
+MODES = ("pruned", "full", "raw")
+
+
+# --- connecting -------------------------------------------------------------------------------
+
+@dataclass
+class Connection:
+    """An authenticated client for one cluster, and how to name that cluster in messages."""
+    api: Any             # kubernetes.client.ApiClient
+    context: str
+    server: str
+
+
+def kubeconfig_paths(opts: GlobalOptions) -> List[str]:
+    """The kubeconfig files kubectl would read: --kubeconfig, else $KUBECONFIG (several files
+    separated by the OS path separator, missing ones skipped), else ~/.kube/config."""
+    if opts.kubeconfig:
+        return [os.path.expanduser(opts.kubeconfig)]
+    env = os.environ.get("KUBECONFIG", "")
+    if env:
+        return [os.path.expanduser(p) for p in env.split(os.pathsep) if p]
+    return [os.path.expanduser(os.path.join("~", ".kube", "config"))]
+
+
+def connect(opts: GlobalOptions) -> Connection:
+    """Build the client from kubeconfig (or the pod's service account), as kubectl chooses."""
+    try:
+        from kubernetes import client as kclient
+        from kubernetes import config as kconfig
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError:
+        raise InputError("reading a live cluster needs the `kubernetes` Python package "
+                         "(pip install kubernetes); or use -f FILE / --demo") from None
+    cfg = kclient.Configuration()
+    cfg.connection_pool_maxsize = max(len(LISTS), KUBELET_WORKERS) + 4
+    try:  # connect errors: 3 quick retries; a read error (reset before any answer): 1 retry
+        from urllib3.util.retry import Retry
+        cfg.retries = Retry(total=3, connect=3, read=1, status=None, redirect=0, backoff_factor=0.1,
+                            respect_retry_after_header=False)   # 429/5xx: ClusterReader._call decides
+    except ImportError:  # pragma: no cover
+        pass
+    paths = kubeconfig_paths(opts)
+    existing = [p for p in paths if os.path.exists(p)]
+    if opts.kubeconfig and not existing:
+        raise InputError("no such file", source=opts.kubeconfig, field="--kubeconfig")
+    if not existing:
+        if os.environ.get("KUBERNETES_SERVICE_HOST") and not opts.context:
+            try:
+                kconfig.load_incluster_config(client_configuration=cfg)
+            except ConfigException as e:
+                raise InputError("in-cluster configuration: %s" % _one_line(str(e))) from None
+            return Connection(_api_client(kclient, cfg), "(in-cluster)", cfg.host)
+        raise InputError("no cluster to read: no kubeconfig at %s (set --kubeconfig or KUBECONFIG), "
+                         "and not running in a pod; use -f FILE for a snapshot, or --demo"
+                         % ", ".join(paths))
+    joined = os.pathsep.join(existing)
+    where = existing[0] if len(existing) == 1 else "KUBECONFIG=" + joined
+    names, current = _contexts(kconfig, joined, where)
+    context = opts.context or current
+    if not context:
+        raise InputError("the kubeconfig has no current-context; choose one with --context (available: %s)"
+                         % (", ".join(names) or "none"), source=where)
+    if context not in names:
+        raise InputError("context %r not found (available: %s)" % (context, ", ".join(names) or "none"),
+                         source=where, field="--context" if opts.context else "current-context")
+    try:
+        api = kconfig.new_client_from_config(config_file=joined, context=context, client_configuration=cfg)
+    except ConfigException as e:
+        raise InputError("context %s: %s" % (context, _one_line(str(e))), source=where) from None
+    except Exception as e:  # exec plugin failures and the like surface as assorted exceptions
+        raise InputError("context %s: cannot load credentials: %s: %s" % (context, type(e).__name__,
+                         _one_line(str(e))), source=where) from None
+    if not cfg.verify_ssl:
+        _quiet_insecure_warnings()
+    return Connection(api, context, cfg.host)
+
+
+def _contexts(kconfig: Any, joined: str, where: str) -> Tuple[List[str], str]:
+    """(context names, current-context) of the merged kubeconfig files, as the client merges them
+    (first file wins per name; the last current-context set wins, like the client's merger)."""
+    try:
+        merged = kconfig.kube_config.KubeConfigMerger(joined).config
+    except Exception as e:  # unreadable YAML, wrong types
+        raise InputError("cannot read kubeconfig: %s" % _one_line(str(e)), source=where) from None
+    if merged is None:
+        raise InputError("no configuration found in the kubeconfig", source=where)
+    value = merged.value if hasattr(merged, "value") else merged
+    if not isinstance(value, dict):
+        raise InputError("the kubeconfig is not a mapping", source=where)
+    names = []
+    for c in value.get("contexts") or []:
+        c = c.value if hasattr(c, "value") else c
+        if isinstance(c, dict) and isinstance(c.get("name"), str):
+            names.append(c["name"])
+    current = value.get("current-context")
+    return names, current if isinstance(current, str) else ""
+
+
+def _api_client(kclient: Any, cfg: Any) -> Any:
+    return kclient.ApiClient(configuration=cfg)
+
+
+def _quiet_insecure_warnings() -> None:
+    """insecure-skip-tls-verify is the user's choice; urllib3 would print a warning per request."""
+    try:
+        import urllib3
+        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+    except Exception:  # pragma: no cover
+        pass
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _status_text(code: int) -> str:
+    try:
+        return "%d %s" % (code, HTTPStatus(code).phrase)
+    except ValueError:
+        return str(code)
+
+
+def _api_message(exc: Any) -> str:
+    """The metav1.Status message of an ApiException (or its reason when the body is not one)."""
+    body = getattr(exc, "body", None)
+    if body:
+        try:
+            doc = json.loads(body)
+            if isinstance(doc, dict) and doc.get("message"):
+                return _one_line(doc["message"])
+        except (ValueError, TypeError):
+            text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+            if text.strip():
+                return _one_line(text)[:300]
+    return _one_line(getattr(exc, "reason", "") or "")
+
+
+def describe_failure(exc: BaseException, conn: Connection) -> Tuple[Optional[int], str]:
+    """(HTTP status or None, one line) for any failure of one request."""
+    status = getattr(exc, "status", None)
+    if status is not None and hasattr(exc, "reason"):
+        if status == 0:  # the client's wrapper for TLS failures
+            return None, "TLS failure talking to %s: %s" % (conn.server, _one_line(exc.reason)[:300])
+        msg = _api_message(exc)
+        return status, "%s%s" % (_status_text(status), ": " + msg if msg else "")
+    return None, _transport_text(exc, conn)
+
+
+def _transport_text(exc: BaseException, conn: Connection) -> str:
+    text = _one_line("%s" % exc)
+    low = text.lower()
+    if "refused" in low:
+        what = "connection refused"
+    elif "reset" in low or "broken" in low or "incompleteread" in low or "protocol" in low \
+            or "remotedisconnected" in low or "aborted" in low:
+        what = "connection lost mid-response (%s)" % text[:200]
+    elif "timed out" in low or "timeout" in low:
+        what = "timed out"
+    elif "name or service not known" in low or "nodename nor servname" in low or "resolution" in low:
+        what = "cannot resolve the host name"
+    elif "certificate" in low or "ssl" in low:
+        what = "TLS failure (%s)" % text[:200]
+    else:
+        what = "%s: %s" % (type(exc).__name__, text[:200])
+    return "cannot talk to the API server %s (context %s): %s" % (conn.server, conn.context, what)
+
+
+def is_transport_error(exc: BaseException) -> bool:
+    """A broken connection rather than an HTTP answer (shared with apply)."""
+    try:
+        import urllib3
+        if isinstance(exc, urllib3.exceptions.HTTPError):
+            return True
+    except ImportError:  # pragma: no cover
+        pass
+    import http.client
+    return isinstance(exc, (OSError, ConnectionError, http.client.HTTPException))
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+if msgspec is not None:
+    class _ListMeta(msgspec.Struct):
+        resourceVersion: Any = None
+        continue_: Any = msgspec.field(name="continue", default=None)
+        remainingItemCount: Any = None
+
+    class _PrunedPage(msgspec.Struct):
+        metadata: Optional[_ListMeta] = None
+        items: Optional[List[fastjson.Doc]] = None
+
+    class _RawPage(msgspec.Struct):
+        metadata: Optional[_ListMeta] = None
+        items: Optional[List[msgspec.Raw]] = None
+
+    class _FullPage(msgspec.Struct):
+        metadata: Optional[_ListMeta] = None
+        items: Optional[List[Any]] = None
+
+    _DECODERS = {"pruned": msgspec.json.Decoder(_PrunedPage), "raw": msgspec.json.Decoder(_RawPage),
+                 "full": msgspec.json.Decoder(_FullPage)}
+
+
+class _BadPage(Exception):
+    """A page that is not a Kubernetes list."""
+
+
+def decode_page(data: bytes, mode: str) -> Tuple[dict, list]:
+    """(list metadata, items) of one list page. Items: dicts ("pruned", "full") or bytes ("raw").
+
+    A page msgspec's pruned schema rejects (a wrong type somewhere) is re-read with the stdlib so
+    that the freezer can name the object and field."""
+    if msgspec is not None:
+        try:
+            page = _DECODERS[mode].decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            page = None
+        if page is not None:
+            m = page.metadata
+            meta = {"resourceVersion": m.resourceVersion, "continue": m.continue_,
+                    "remainingItemCount": m.remainingItemCount} if m is not None else {}
+            items = page.items or []
+            if mode == "pruned":
+                items = [msgspec.to_builtins(i) for i in items]
+            elif mode == "raw":
+                items = [bytes(i) for i in items]
+            return meta, items
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError) as e:
+        raise _BadPage("not JSON: %s" % _one_line(str(e))[:200]) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("items", []), (list, type(None))):
+        raise _BadPage("not a Kubernetes list")
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    items = doc.get("items") or []
+    if mode == "raw":
+        dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+        items = [dumps(i).encode() for i in items]
+    return meta, items
+
+
+class _Progress:
+    """One self-rewriting line on stderr with counts per kind; only when stderr is a terminal."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        try:
+            self.enabled = bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            self.enabled = False
+        self.lock = threading.Lock()
+        self.counts: Dict[str, int] = {}
+        self.totals: Dict[str, int] = {}
+        self.kubelet = [0, 0]
+        self.last = 0.0
+        self.shown = False
+
+    def page(self, kind: str, n: int, remaining: Any, last: bool = False) -> None:
+        if not self.enabled:
+            return
+        with self.lock:
+            self.counts[kind] = self.counts.get(kind, 0) + n
+            if isinstance(remaining, int):
+                self.totals[kind] = self.counts[kind] + remaining
+            self._draw(force=last and n > 0)
+
+    def kubelet_done(self, total: int) -> None:
+        if not self.enabled:
+            return
+        with self.lock:
+            self.kubelet = [self.kubelet[0] + 1, total]
+            self._draw()
+
+    def _draw(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.2 and not force:
+            return
+        self.last = now
+        parts = []
+        for spec in LISTS:
+            n = self.counts.get(spec.kind)
+            if n:
+                total = self.totals.get(spec.kind)
+                parts.append("%s %d%s" % (spec.resource.split(".")[0], n, "/%d" % total if total and total > n else ""))
+        if self.kubelet[1]:
+            parts.append("kubelets %d/%d" % tuple(self.kubelet))
+        self.stream.write("\r\033[Kreading cluster: " + ", ".join(parts))
+        self.stream.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.enabled and self.shown:
+            with self.lock:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+
+
+@dataclass
+class ClusterData:
+    """What one read of a cluster returned, before freezing or printing."""
+    info: dict                                   # the SnapshotInfo document
+    items: Dict[str, list] = field(default_factory=dict)          # kind -> items (dict or bytes)
+    resource_versions: Dict[str, str] = field(default_factory=dict)
+    kubelet_configs: Dict[str, Any] = field(default_factory=dict)  # node -> configz["kubeletconfig"]
+    summaries: Dict[str, Any] = field(default_factory=dict)        # node -> stats/summary
+    warnings: List[str] = field(default_factory=list)
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class ClusterReader:
+    """Reads one cluster: /version, every kind in LISTS concurrently, then kubelet data."""
+
+    def __init__(self, conn: Connection, *, progress: Optional[_Progress] = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        from kubernetes import client as kclient
+        self.conn = conn
+        self.kclient = kclient
+        self.progress = progress or _Progress()
+        self.sleep = sleep
+        self.cancel = threading.Event()
+
+    # -- one request, with retries for 429/5xx that ask for it ------------------------------
+    def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> bytes:
+        attempt = 0
+        while True:
+            resp = None
+            try:
+                resp = fn(*args, _preload_content=False, **kw)
+                data = resp.data
+                return data
+            except Exception as e:  # noqa: BLE001 - classified below
+                status = getattr(e, "status", None)
+                headers = getattr(e, "headers", None) or {}
+                retry_after = _retry_after(headers)
+                if status is not None and (status == 429 or status >= 500) and retry_after is not None \
+                        and attempt < PAGE_RETRIES and not self.cancel.is_set():
+                    attempt += 1
+                    self.sleep(min(retry_after, MAX_RETRY_AFTER))
+                    continue
+                raise
+            finally:
+                if resp is not None:
+                    try:
+                        resp.release_conn()
+                    except Exception:  # pragma: no cover
+                        pass
+
+    def _fail(self, what: str, exc: BaseException) -> ClusterAccessError:
+        status, text = describe_failure(exc, self.conn)
+        if status is None and text.startswith("cannot talk"):
+            return ClusterAccessError("%s: %s" % (what, text), status=None)
+        return ClusterAccessError("%s: %s" % (what, text), status=status)
+
+    # -- /version ------------------------------------------------------------------------------
+    def version(self) -> str:
+        api = self.kclient.VersionApi(self.conn.api)
+        try:
+            data = self._call("reading /version", api.get_code, _request_timeout=LIST_TIMEOUT)
+        except Exception as e:  # noqa: BLE001
+            if hasattr(e, "status") or is_transport_error(e):
+                raise self._fail("reading /version", e) from None
+            raise
+        try:
+            doc = json.loads(data)
+        except ValueError:
+            raise ClusterAccessError("reading /version: %s did not answer with JSON (is it a Kubernetes "
+                                     "API server?)" % self.conn.server) from None
+        return str(doc.get("gitVersion") or "") if isinstance(doc, dict) else ""
+
+    # -- lists -----------------------------------------------------------------------------------
+    def list_kind(self, spec: ListSpec, mode: str) -> Tuple[str, list]:
+        """Every item of one kind, paging by CHUNK_SIZE; restarts once on 410 Gone."""
+        api = getattr(self.kclient, spec.api)(self.conn.api)
+        fn = getattr(api, spec.method)
+        args = (spec.namespace,) if spec.namespace else ()
+        what = "listing %s" % spec.resource
+        restarted = False
+        while True:
+            items: list = []
+            token: Optional[str] = None
+            rv = ""
+            try:
+                while True:
+                    if self.cancel.is_set():
+                        raise _Cancelled()
+                    kw: Dict[str, Any] = {"limit": CHUNK_SIZE, "_request_timeout": LIST_TIMEOUT}
+                    if token:
+                        kw["_continue"] = token
+                    data = self._call(what, fn, *args, **kw)
+                    try:
+                        meta, page = decode_page(data, mode)
+                    except _BadPage as e:
+                        raise ClusterAccessError("%s: the answer from %s is %s" % (what, self.conn.server, e)) from None
+                    if not token:
+                        rv = str(meta.get("resourceVersion") or "")
+                    items.extend(page)
+                    token = meta.get("continue") or None
+                    self.progress.page(spec.kind, len(page), meta.get("remainingItemCount"), last=not token)
+                    if not token:
+                        return rv, items
+            except (ClusterAccessError, _Cancelled):
+                raise
+            except Exception as e:  # noqa: BLE001
+                status = getattr(e, "status", None)
+                if status == 410 and token and not restarted:
+                    restarted = True   # the continue token expired (compaction): start over, once
+                    continue
+                if status == 410 and token:
+                    raise ClusterAccessError(
+                        "%s: %s (the continue token expired again after a restart: the list cannot be read "
+                        "consistently; retry later)" % (what, describe_failure(e, self.conn)[1]), status=410) from None
+                if hasattr(e, "status") or is_transport_error(e):
+                    raise self._fail(what, e) from None
+                raise
+
+    # -- kubelets --------------------------------------------------------------------------------
+    def kubelets(self, names: Sequence[str], data: ClusterData) -> None:
+        """configz and stats/summary for each node, concurrently; failures become warnings."""
+        if not names:
+            return
+        api = self.kclient.CoreV1Api(self.conn.api)
+        timeout = (min(5.0, kubelet_timeout()), kubelet_timeout())
+        forbidden: List[str] = []
+        problems: Dict[str, Dict[str, str]] = {}
+        lock = threading.Lock()
+        stop = threading.Event()
+        total = len(names) * 2
+
+        def one(node: str, path: str) -> None:
+            if stop.is_set() or self.cancel.is_set():
+                with lock:
+                    problems.setdefault(node, {})[path] = "not attempted"
+                return
+            try:
+                raw = self._call("reading kubelet %s" % path, api.connect_get_node_proxy_with_path, node, path,
+                                 _request_timeout=timeout)
+                doc = json.loads(raw)
+                if not isinstance(doc, dict):
+                    raise ValueError("not a JSON object")
+                with lock:
+                    if path == "configz":
+                        cfg = doc.get("kubeletconfig")
+                        if not isinstance(cfg, dict):
+                            raise ValueError("no kubeletconfig in the answer")
+                        data.kubelet_configs[node] = cfg
+                    else:
+                        data.summaries[node] = doc
+            except Exception as e:  # noqa: BLE001 - every failure here is a warning
+                status = getattr(e, "status", None) if hasattr(e, "reason") else None
+                if status == 403:
+                    stop.set()
+                    with lock:
+                        forbidden.append(_api_message(e))
+                        problems.setdefault(node, {})[path] = "403"
+                else:
+                    if status is not None:
+                        why = describe_failure(e, self.conn)[1]
+                    elif isinstance(e, ValueError):
+                        why = "unexpected answer: %s" % _one_line(str(e))[:200]
+                    elif "timeout" in str(e).lower() or "timed out" in str(e).lower():
+                        why = "no answer within %gs" % timeout[1]
+                    else:
+                        why = _one_line(str(e))[:200]
+                    with lock:
+                        problems.setdefault(node, {})[path] = why
+            finally:
+                self.progress.kubelet_done(total)
+
+        with ThreadPoolExecutor(max_workers=min(KUBELET_WORKERS, total)) as pool:
+            list(pool.map(lambda t: one(*t), [(n, p) for n in names for p in ("configz", "stats/summary")]))
+
+        if forbidden:
+            missing = [n for n in names if n in problems]
+            data.warnings.append(
+                "no permission to read kubelets through nodes/proxy (403 Forbidden: %s): kubelet configuration "
+                "and stats summary missing for %s; plans use upstream kubelet defaults and see no usage stats "
+                "(grant get on nodes/proxy to read them)" % (forbidden[0], _node_list(missing)))
+            return
+        lines = []
+        for node in names:
+            p = problems.get(node)
+            if not p:
+                continue
+            missing = [w for w in ("configz", "stats/summary") if w in p]
+            what = {"configz": "kubelet configuration (configz)", "stats/summary": "stats summary"}
+            whys = list(dict.fromkeys(p[m] for m in missing))
+            lines.append("node/%s: %s not read (%s); %s" % (
+                node, " and ".join(what[m] for m in missing), "; ".join(whys),
+                "the plan uses upstream kubelet defaults for it" if "configz" in missing
+                else "the plan has no usage stats for it"))
+        data.warnings.extend(lines)
+
+    # -- everything ------------------------------------------------------------------------------
+    def read(self, mode: str = "pruned", nodes: Optional[Sequence[str]] = None, kubelet: bool = True,
+             taken_at: Optional[float] = None) -> ClusterData:
+        """Read the cluster. `nodes`: the nodes whose kubelets to read (None: every node)."""
+        if mode not in MODES:
+            raise ValueError(mode)
+        version = self.version()
+        taken = int(time.time()) if taken_at is None else taken_at   # the shell's clock: allowed here
+        info = {"apiVersion": EVICTPLAN_API, "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+                "takenAt": format_time(taken), "context": self.conn.context, "server": self.conn.server,
+                "serverVersion": version}
+        data = ClusterData(info=info)
+        pool = ThreadPoolExecutor(max_workers=len(LISTS))
+        try:
+            futures = {spec.kind: pool.submit(self.list_kind, spec, mode) for spec in LISTS}
+            try:
+                for spec in LISTS:   # the node list first: kubelet reads start while pods still page
+                    rv, items = futures[spec.kind].result()
+                    data.items[spec.kind] = items
+                    data.resource_versions[spec.resource] = rv
+                    if spec.kind == "Node" and kubelet:
+                        targets = list(nodes) if nodes is not None else node_names(items, mode)
+                        known = set(node_names(items, mode))
+                        kub = threading.Thread(target=self.kubelets, name="kubelets",
+                                               args=([n for n in dict.fromkeys(targets) if n in known], data))
+                        kub.start()
+                        data._kubelet_thread = kub  # type: ignore[attr-defined]
+            except BaseException:
+                self.cancel.set()
+                raise
+            kub = getattr(data, "_kubelet_thread", None)
+            if kub is not None:
+                kub.join()
+        finally:
+            pool.shutdown(wait=True)
+            self.progress.done()
+        info["resourceVersions"] = dict(data.resource_versions)
+        return data
+
+
+def _retry_after(headers: Any) -> Optional[float]:
+    try:
+        value = headers.get("Retry-After") if hasattr(headers, "get") else None
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _node_list(names: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join("node/" + n for n in names[:limit])
+    if len(names) > limit:
+        shown += " and %d more" % (len(names) - limit)
+    return "%s (%d node%s)" % (shown, len(names), "" if len(names) == 1 else "s") if len(names) > 1 else shown
+
+
+if msgspec is not None:
+    class _NameMeta(msgspec.Struct):
+        name: Any = None
+
+    class _Named(msgspec.Struct):
+        metadata: Optional[_NameMeta] = None
+
+    _NAMED = msgspec.json.Decoder(_Named)
+
+
+def node_names(items: list, mode: str) -> List[str]:
+    """Names of listed nodes, whatever form the items are in."""
+    out = []
+    for item in items:
+        if isinstance(item, (bytes, bytearray)):
+            if msgspec is not None:
+                md = _NAMED.decode(item).metadata
+                name = md.name if md is not None else None
+            else:
+                name = (json.loads(item).get("metadata") or {}).get("name")
+        else:
+            name = (item.get("metadata") or {}).get("name")
+        if isinstance(name, str) and name:
+            out.append(name)
+    return out
+
+
+# --- output: documents --------------------------------------------------------------------------
+
+def kubelet_documents(data: ClusterData) -> Iterator[dict]:
+    """The evictplan/v1alpha1 documents for what the kubelets answered, sorted by node."""
+    for node in sorted(data.kubelet_configs):
+        yield {"apiVersion": EVICTPLAN_API, "kind": "NodeKubeletConfig", "metadata": {"name": node},
+               "kubeletconfig": data.kubelet_configs[node]}
+    for node in sorted(data.summaries):
+        yield {"apiVersion": EVICTPLAN_API, "kind": "NodeStatsSummary", "metadata": {"name": node},
+               "summary": data.summaries[node]}
+
+
+def documents(data: ClusterData) -> Iterator[Tuple[str, str, dict]]:
+    """Freezer input (source, where, object) for data read in "pruned" or "full" mode."""
+    label = "cluster %s" % data.info["context"]
+    yield (label, "", data.info)
+    for spec in LISTS:
+        for item in data.items.get(spec.kind, ()):
+            item["kind"] = spec.kind
+            item["apiVersion"] = spec.api_version
+            yield (label, "", item)
+    for doc in kubelet_documents(data):
+        yield (label, "", doc)
+
+
+def write_warnings(warnings: Sequence[str], stream: Any = None) -> None:
+    """Read problems (kubelets) go to stderr, one `warning:` line each, at most WARNING_LINES."""
+    stream = stream if stream is not None else sys.stderr
+    for w in warnings[:WARNING_LINES]:
+        stream.write("warning: %s\n" % w)
+    if len(warnings) > WARNING_LINES:
+        stream.write("warning: ... and %d more kubelet warnings\n" % (len(warnings) - WARNING_LINES))
+    stream.flush()
+
+
+# --- entry points -------------------------------------------------------------------------------
+
+def read_live(opts: GlobalOptions, mode: str, nodes: Optional[Sequence[str]] = None,
+              kubelet: bool = True) -> ClusterData:
+    """Connect with the options' kubeconfig/context and read the cluster."""
+    conn = connect(opts)
+    return ClusterReader(conn).read(mode=mode, nodes=nodes, kubelet=kubelet)
+
+
+def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: bool = True) -> Snapshot:
+    """The live cluster as a Snapshot, through the same Freezer as snapshot files.
+
+    `nodes`: the nodes the command targets, whose kubelet configz and stats/summary are read
+    (None: every node); `kubelet=False` reads no kubelet at all. Kubelet read problems are
+    printed as `warning:` lines on stderr: the plan itself is a function of what was read, so
+    planning from `kubectl evictplan snapshot` output gives the identical plan."""
+    data = read_live(opts, "pruned", nodes, kubelet)
+    write_warnings(data.warnings)
+    freezer = Freezer()
+    freezer.add(documents(data))
+    data.items.clear()
+    return freezer.build()

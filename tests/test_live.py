@@ -1,0 +1,504 @@
+"""Reading a live cluster: kubeconfig, pagination, kubelets, errors, `snapshot`, plan identity.
+
+Every test talks to `tests/apiserver.py` over real HTTP(S) on 127.0.0.1 (no patched client).
+Expected behaviour is upstream's: kubectl's kubeconfig rules (KUBECONFIG merges several files,
+the first file wins per name, --context picks any merged context), list chunking with
+limit/continue (a 410 on an expired token restarts the list, client-go's pager does the same),
+metav1.Status messages, nodes/proxy answering 403 without that permission and 503 when the
+kubelet cannot be dialled.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Dict, List
+from unittest import mock
+
+import pytest
+import yaml
+
+from conftest import NOW, REPO, node, pod
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from apiserver import ApiServer  # noqa: E402
+
+import apiserver as apiserver_module  # noqa: E402
+from kubectl_evict.cli import main as cli_main  # noqa: E402
+from kubectl_evict.errors import ClusterAccessError, InputError  # noqa: E402
+from kubectl_evict.options import GlobalOptions  # noqa: E402
+from kubectl_evict.rules.nodelifecycle import ControllerSettings, monitor_grace  # noqa: E402
+from kubectl_evict.source import live  # noqa: E402
+from kubectl_evict.source.files import DEMO_PATH  # noqa: E402
+
+KUBECTL = shutil.which("kubectl")
+
+# Every planning command, with arguments that make it do real work on the demo cluster. A new
+# command in kubectl_evict/commands/ must be added here (test_every_command_is_covered).
+COMMAND_ARGS: Dict[str, List[str]] = {
+    "affinity": ["affinity", "--label", "worker-b1:disktype=hdd", "--taint", "worker-a2:maint=true:NoExecute"],
+    "drain": ["drain", "worker-a1", "worker-b2", "--ignore-daemonsets", "--delete-emptydir-data"],
+    "controller": ["controller", "--fail", "worker-a1", "--fail", "worker-c2"],
+    "pressure": ["pressure", "worker-a1", "--signal", "worker-a1:memory.available=100Mi"],
+    "shutdown": ["shutdown", "worker-a1", "gpu-1"],
+}
+NOT_PLANNING = {"snapshot", "apply"}
+
+
+def _env(**extra: str) -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("EVICTPLAN_DEBUG", "KUBECONFIG")}
+    env["PYTHONPATH"] = str(REPO)
+    env.update(extra)
+    return env
+
+
+def cli(*args: str, env: Dict[str, str] = None, stderr=subprocess.PIPE) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kubectl_evict", *args], stdout=subprocess.PIPE, stderr=stderr,
+                          text=True, cwd=str(REPO), env=env or _env(), timeout=120)
+
+
+def cli_many(runs: List[List[str]], env: Dict[str, str] = None) -> List[subprocess.CompletedProcess]:
+    """Run several CLI processes at once (each pays the kubernetes client's import time)."""
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        return list(pool.map(lambda a: cli(*a, env=env), runs))
+
+
+class Result:
+    """What a user sees: exit code, stdout, stderr."""
+
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+class _Err(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def main(*args: str, tty: bool = False) -> Result:
+    """The CLI's own entry point in this process (the same code path as the console script,
+    without paying the kubernetes client's import time per run)."""
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    err = _Err(tty)
+    code = 0
+    with mock.patch.object(sys, "stdout", out), mock.patch.object(sys, "stderr", err):
+        try:
+            cli_main(list(args))
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+    out.flush()
+    return Result(code, out.buffer.getvalue().decode("utf-8"), err.getvalue())
+
+
+def assert_error(res, *needles: str) -> None:
+    assert res.returncode == 1, (res.returncode, res.stdout, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
+    assert "Traceback" not in res.stderr
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+@pytest.fixture(scope="module")
+def demo():
+    with ApiServer(DEMO_PATH) as srv:
+        yield srv
+
+
+@pytest.fixture
+def demo_kc(demo, tmp_path):
+    demo.faults.clear()
+    return str(demo.write_kubeconfig(tmp_path / "kubeconfig", context="demo-live"))
+
+
+def small_cluster(pods_per_node: int = 2) -> List[dict]:
+    objs = [node("n1"), node("n2"), node("n3")]
+    for n in ("n1", "n2", "n3"):
+        for i in range(pods_per_node):
+            objs.append(pod("p-%s-%04d" % (n, i), n, ns="ns%d" % (i % 3), cpu="1m", memory="1Mi"))
+    return objs
+
+
+# --- kubeconfig -------------------------------------------------------------------------------
+
+def _kubeconfig(path: Path, contexts: Dict[str, str], current: str = None) -> str:
+    cfg = {"apiVersion": "v1", "kind": "Config",
+           "clusters": [{"name": c, "cluster": {"server": url}} for c, url in contexts.items()],
+           "users": [{"name": c, "user": {}} for c in contexts],
+           "contexts": [{"name": c, "context": {"cluster": c, "user": c}} for c in contexts]}
+    if current:
+        cfg["current-context"] = current
+    path.write_text(yaml.safe_dump(cfg))
+    return str(path)
+
+
+@pytest.mark.parametrize("env_files, context, want_context, want_port", [
+    # KUBECONFIG with several files: names merge, the first file that names a context wins
+    (["a", "b"], None, "b-ctx", "b"),             # current-context only in the second file
+    (["a", "b"], "a-ctx", "a-ctx", "a"),          # --context picks a context from the first file
+    (["missing", "b"], None, "b-ctx", "b"),       # files that do not exist are skipped
+])
+def test_kubeconfig_files_merge_like_kubectl(tmp_path, monkeypatch, env_files, context, want_context, want_port):
+    files = {"a": _kubeconfig(tmp_path / "a", {"a-ctx": "http://127.0.0.1:1111"}),
+             "b": _kubeconfig(tmp_path / "b", {"b-ctx": "http://127.0.0.1:2222"}, current="b-ctx"),
+             "missing": str(tmp_path / "nope")}
+    monkeypatch.setenv("KUBECONFIG", os.pathsep.join(files[f] for f in env_files))
+    conn = live.connect(GlobalOptions(context=context))
+    assert conn.context == want_context
+    assert conn.server == {"a": "http://127.0.0.1:1111", "b": "http://127.0.0.1:2222"}[want_port]
+
+
+@pytest.mark.parametrize("setup, opts, needles", [
+    ("unknown-context", {"context": "prod"}, ["context 'prod' not found", "available: a-ctx", "--context"]),
+    ("no-current", {}, ["no current-context", "--context", "a-ctx"]),
+    ("missing-file", {"kubeconfig": "MISSING"}, ["no such file", "--kubeconfig"]),
+    ("nothing", {}, ["no cluster to read", "-f FILE", "--demo"]),
+    ("not-yaml", {}, ["cannot read kubeconfig"]),
+])
+def test_kubeconfig_problems_are_one_line_input_errors(tmp_path, monkeypatch, setup, opts, needles):
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    if setup == "unknown-context":
+        monkeypatch.setenv("KUBECONFIG", _kubeconfig(tmp_path / "a", {"a-ctx": "http://x"}, current="a-ctx"))
+    elif setup == "no-current":
+        monkeypatch.setenv("KUBECONFIG", _kubeconfig(tmp_path / "a", {"a-ctx": "http://x"}))
+    elif setup == "not-yaml":
+        (tmp_path / "bad").write_text("clusters: [unclosed\n")
+        monkeypatch.setenv("KUBECONFIG", str(tmp_path / "bad"))
+    else:
+        monkeypatch.delenv("KUBECONFIG", raising=False)
+    if opts.get("kubeconfig") == "MISSING":
+        opts = dict(opts, kubeconfig=str(tmp_path / "missing"))
+    with pytest.raises(InputError) as e:
+        live.connect(GlobalOptions(**opts))
+    msg = str(e.value)
+    assert "\n" not in msg
+    for n in needles:
+        assert n in msg, msg
+
+
+def test_in_cluster_service_account_over_tls(tmp_path, monkeypatch):
+    """In a pod (no kubeconfig, KUBERNETES_SERVICE_HOST set) the service-account token and CA are used."""
+    from kubernetes.config import incluster_config
+    with ApiServer(small_cluster(), tokens={"sa-token": "readonly"}, tls=True) as srv:
+        (tmp_path / "token").write_text("sa-token")
+        shutil.copy(srv.ca_file, tmp_path / "ca.crt")
+        monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(tmp_path / "token"))
+        monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(tmp_path / "ca.crt"))
+        monkeypatch.setenv("HOME", str(tmp_path))
+        monkeypatch.delenv("KUBECONFIG", raising=False)
+        monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+        monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(srv.port))
+        snap = live.load_live(GlobalOptions(), nodes=[], kubelet=False)
+        url = srv.url
+    assert sorted(snap.nodes) == ["n1", "n2", "n3"] and len(snap.pods) == 6
+    assert snap.info.server == url and snap.info.context == "(in-cluster)"
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+def test_reads_every_kind_with_version_and_resource_versions(demo, demo_kc):
+    demo.clear_requests()
+    data = live.read_live(GlobalOptions(kubeconfig=demo_kc), "pruned", nodes=["worker-a1"])
+    assert data.info["serverVersion"] == apiserver_module.SERVER_VERSION["gitVersion"]
+    assert data.info["context"] == "demo-live" and data.info["server"] == demo.url
+    demo_objs = json.loads(Path(DEMO_PATH).read_text())["items"]
+    for spec in live.LISTS:
+        want = sum(1 for o in demo_objs if o["kind"] == spec.kind)
+        assert len(data.items[spec.kind]) == want, spec.kind
+        assert data.info["resourceVersions"][spec.resource].isdigit()
+    # kubelet data only for the node asked for
+    proxied = {p for m, p in demo.requests if "/proxy/" in p}
+    assert proxied == {"/api/v1/nodes/worker-a1/proxy/configz", "/api/v1/nodes/worker-a1/proxy/stats/summary"}
+    lists = [p for m, p in demo.requests if p.startswith("/api/v1/pods")]
+    assert lists and all("limit=500" in p for p in lists)
+
+
+def test_pages_of_500_with_continue(tmp_path):
+    with ApiServer(small_cluster(pods_per_node=401)) as srv:   # 1203 pods: 3 pages
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        snap = live.load_live(GlobalOptions(kubeconfig=kc), kubelet=False)
+        pod_lists = [p for m, p in srv.requests if p.startswith("/api/v1/pods?")]
+    assert len(snap.pods) == 1203
+    assert len(pod_lists) == 3 and "continue=" not in pod_lists[0]
+    assert all("continue=" in p for p in pod_lists[1:])
+
+
+class _Expirer(live._Progress):
+    """After pod pages, compact the server's history: the next continue token is 410 Gone."""
+
+    def __init__(self, srv: ApiServer, times: int) -> None:
+        super().__init__()
+        self.srv, self.times = srv, times
+
+    def page(self, kind: str, n: int, remaining, last: bool = False) -> None:
+        if kind == "Pod" and self.times and remaining:
+            self.times -= 1
+            self.srv.expire_continue_tokens()
+
+
+@pytest.mark.parametrize("expiries, outcome", [
+    (1, "restarts"),       # an expired continue token restarts the list once
+    (99, "error"),         # expiring again after the restart is an error naming pods and 410
+])
+def test_expired_continue_token(tmp_path, expiries, outcome):
+    with ApiServer(small_cluster(pods_per_node=401)) as srv:
+        conn = live.connect(GlobalOptions(kubeconfig=str(srv.write_kubeconfig(tmp_path / "kc"))))
+        reader = live.ClusterReader(conn, progress=_Expirer(srv, expiries))
+        if outcome == "restarts":
+            data = reader.read(kubelet=False)
+            assert len(data.items["Pod"]) == 1203
+            firsts = [p for m, p in srv.requests if p.startswith("/api/v1/pods?") and "continue=" not in p]
+            assert len(firsts) == 2
+        else:
+            with pytest.raises(ClusterAccessError) as e:
+                reader.read(kubelet=False)
+            assert str(e.value).startswith("listing pods: 410 Gone: The provided continue parameter is too old")
+            assert e.value.status == 410
+
+
+def test_too_many_requests_with_retry_after_is_retried(demo, demo_kc):
+    demo.faults.add("GET", r"^/api/v1/pods$", status=429, retry_after=1, times=1)
+    data = live.read_live(GlobalOptions(kubeconfig=demo_kc), "pruned", kubelet=False)
+    assert len(data.items["Pod"]) == 155
+
+
+# --- kubelets -----------------------------------------------------------------------------------
+
+def test_kubelet_data_becomes_snapshot_data(demo, demo_kc):
+    snap = live.load_live(GlobalOptions(kubeconfig=demo_kc), nodes=["worker-a1", "gpu-1"])
+    assert set(snap.kubelet_configs) == {"worker-a1", "gpu-1"}
+    demo_objs = json.loads(Path(DEMO_PATH).read_text())["items"]
+    want = next(o for o in demo_objs if o["kind"] == "NodeKubeletConfig" and o["metadata"]["name"] == "worker-a1")
+    assert snap.kubelet_configs["worker-a1"]["evictionHard"] == want["kubeletconfig"]["evictionHard"]
+
+
+@pytest.mark.parametrize("tokens_role, fault, node_name, needles", [
+    ("noproxy", None, "worker-a1",
+     ["no permission to read kubelets through nodes/proxy (403 Forbidden", "node/worker-a1", "upstream kubelet defaults"]),
+    (None, None, "worker-a2",       # no kubelet data in the demo for this node: the proxy answers 503
+     ["node/worker-a2: kubelet configuration (configz) and stats summary not read (503 Service Unavailable",
+      "connection refused", "upstream kubelet defaults"]),
+    (None, "delay", "worker-a1",    # the kubelet does not answer in time
+     ["node/worker-a1: kubelet configuration (configz) and stats summary not read (no answer within 0.3s)"]),
+])
+def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, tokens_role, fault, node_name, needles):
+    tokens = {"tok": tokens_role} if tokens_role else None
+    with ApiServer(DEMO_PATH, tokens=tokens) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok" if tokens else None))
+        if fault == "delay":
+            srv.faults.add("GET", r"/proxy/", delay=1.5, times=None)
+        monkeypatch.setenv("EVICTPLAN_KUBELET_TIMEOUT", "0.3")
+        res = main("--kubeconfig", kc, "--now", NOW, "shutdown", node_name)
+    assert res.returncode == 0, res.stderr
+    warnings = [line for line in res.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1, res.stderr
+    for n in needles:
+        assert n in warnings[0], warnings[0]
+    assert "SHUTDOWN" in res.stdout.upper() or "kill" in res.stdout.lower()
+
+
+# --- API and connection errors ------------------------------------------------------------------
+
+def test_api_and_connection_errors_are_clean(tmp_path):
+    deny_pods = {"t": lambda verb, full: full != "pods"}
+    with ApiServer(small_cluster(pods_per_node=400), tokens=deny_pods) as forbid, \
+            ApiServer(small_cluster(pods_per_node=400)) as broken, ApiServer(small_cluster()) as dead:
+        kc_forbid = str(forbid.write_kubeconfig(tmp_path / "f", token="t"))
+        kc_badtoken = str(forbid.write_kubeconfig(tmp_path / "b", token="wrong"))
+        kc_broken = str(broken.write_kubeconfig(tmp_path / "k"))
+        kc_dead = str(dead.write_kubeconfig(tmp_path / "d"))
+        broken_url, dead_url = broken.url, dead.url
+        broken.faults.add("GET", r"^/api/v1/pods$", partial=0.5, times=None, skip=1)   # second page breaks
+        dead.stop()
+        results = cli_many([
+            ["--kubeconfig", kc_forbid, "affinity"],
+            ["--kubeconfig", kc_broken, "snapshot"],
+            ["--kubeconfig", kc_dead, "drain", "n1"],
+        ])
+        badtoken = main("--kubeconfig", kc_badtoken, "affinity")
+        broken.faults.clear()
+        broken.faults.add("GET", r"^/apis/apps/v1/deployments$", reset=True, times=None)
+        reset = main("--kubeconfig", kc_broken, "drain", "n1")
+    assert_error(results[0], 'error: listing pods: 403 Forbidden: pods is forbidden: User',
+                 'cannot list resource "pods" in API group "" at the cluster scope')
+    assert_error(results[1], "error: listing pods: cannot talk to the API server %s (context test): "
+                             "connection lost mid-response" % broken_url)
+    assert results[1].stdout == ""
+    assert_error(results[2], "error: reading /version: cannot talk to the API server %s" % dead_url,
+                 "connection refused")
+    assert_error(badtoken, "error: listing nodes: 401 Unauthorized")
+    assert_error(reset, "error: listing deployments.apps: cannot talk to the API server %s" % broken_url)
+
+
+# --- snapshot -----------------------------------------------------------------------------------
+
+def _redaction_cluster() -> List[dict]:
+    secret_pod = pod("app-1", "n1", annotations={"kubectl.kubernetes.io/last-applied-configuration": "{\"x\":1}",
+                                                 "cluster-autoscaler.kubernetes.io/safe-to-evict": "true"})
+    secret_pod["spec"]["containers"][0]["env"] = [{"name": "PASSWORD", "value": "hunter2"},
+                                                  {"name": "FROM", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]
+    secret_pod["metadata"]["managedFields"] = [{"manager": "kubectl", "operation": "Apply"}]
+    mirror = pod("etcd-n1", "n1", ns="kube-system", owner=("Node", "n1"),
+                 annotations={"kubernetes.io/config.mirror": "abc", "note": "private"})
+    deploy = {"apiVersion": "apps/v1", "kind": "Deployment",
+              "metadata": {"name": "web", "namespace": "default", "annotations": {"deployment.kubernetes.io/revision": "3"}},
+              "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                       "template": {"metadata": {"annotations": {"checksum/secret": "abc"}},
+                                    "spec": {"containers": [{"name": "c", "env": [{"name": "TOKEN", "value": "s3cret"}]}]}}}}
+    return [node("n1"), node("n2"), secret_pod, mirror, deploy]
+
+
+def test_snapshot_json_yaml_and_redact(tmp_path):
+    with ApiServer(_redaction_cluster()) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        plain = cli("--kubeconfig", kc, "snapshot", "--no-kubelet")
+        red = main("--kubeconfig", kc, "snapshot", "--redact", "--no-kubelet")
+        red_yaml = main("--kubeconfig", kc, "snapshot", "--redact", "-o", "yaml", "--no-kubelet")
+        wide = main("--kubeconfig", kc, "-o", "wide", "snapshot")
+        url = srv.url
+    for r in (plain, red, red_yaml):
+        assert r.returncode == 0, r.stderr
+    assert_error(wide, "snapshot prints json or yaml", "-o/--output")
+    full = json.loads(plain.stdout)
+    assert full["kind"] == "List" and full["apiVersion"] == "v1"
+    assert full["items"][0]["kind"] == "SnapshotInfo" and full["items"][0]["server"] == url
+    assert "hunter2" in plain.stdout and "managedFields" in plain.stdout   # unredacted: everything read
+    for doc in (json.loads(red.stdout), yaml.safe_load(red_yaml.stdout)):
+        by_name = {i["metadata"]["name"]: i for i in doc["items"]}
+        app = by_name["app-1"]
+        assert app["metadata"]["annotations"] == {"cluster-autoscaler.kubernetes.io/safe-to-evict": "true"}
+        assert "managedFields" not in app["metadata"]
+        assert app["spec"]["containers"][0]["env"] == [
+            {"name": "PASSWORD"}, {"name": "FROM", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}}]
+        assert by_name["etcd-n1"]["metadata"]["annotations"] == {"kubernetes.io/config.mirror": "abc"}
+        web = by_name["web"]
+        assert "annotations" not in web["metadata"] and "annotations" not in web["spec"]["template"]["metadata"]
+        assert web["spec"]["template"]["spec"]["containers"][0]["env"] == [{"name": "TOKEN"}]
+    for r in (red, red_yaml):
+        assert "hunter2" not in r.stdout and "s3cret" not in r.stdout and "last-applied" not in r.stdout
+
+
+def test_snapshot_refuses_files():
+    res = main("--demo", "snapshot")
+    assert_error(res, "snapshot reads a live cluster")
+
+
+def test_progress_line_only_on_a_terminal(demo, demo_kc):
+    on_tty = main("--kubeconfig", demo_kc, "--now", NOW, "affinity", tty=True)
+    piped = main("--kubeconfig", demo_kc, "--now", NOW, "affinity")
+    assert on_tty.returncode == 0 and piped.returncode == 0
+    assert "\r\033[Kreading cluster: nodes 12" in on_tty.stderr and "pods 155" in on_tty.stderr
+    assert "reading cluster" not in piped.stderr and "\r" not in piped.stderr
+    assert on_tty.stdout == piped.stdout
+
+
+# --- plans: live == snapshot file == fixture -----------------------------------------------------
+
+def test_every_command_is_covered():
+    names = {p.stem for p in (REPO / "kubectl_evict" / "commands").glob("*.py") if not p.stem.startswith("_")}
+    assert names - NOT_PLANNING <= set(COMMAND_ARGS), "add arguments for the new command to COMMAND_ARGS"
+
+
+def _without_cluster(doc: dict) -> dict:
+    doc = dict(doc)
+    doc.pop("cluster", None)
+    doc["notes"] = [n.replace(apiserver_module.SERVER_VERSION["gitVersion"], "v1.33.2") for n in doc.get("notes", [])]
+    return doc
+
+
+def test_live_plans_equal_snapshot_file_and_fixture_plans(demo, demo_kc, tmp_path):
+    """Planning live, from `snapshot` output and from the fixture the server serves gives the
+    same plan at the same --now: byte-identical against the snapshot (same SnapshotInfo), equal
+    but for the cluster block and the server version against the fixture."""
+    snap = main("--kubeconfig", demo_kc, "snapshot")
+    assert snap.returncode == 0, snap.stderr
+    snap_file = tmp_path / "snap.json"
+    snap_file.write_text(snap.stdout)
+    names = sorted(COMMAND_ARGS)
+    runs = []
+    for name in names:
+        args = ["--now", NOW, "-o", "json", *COMMAND_ARGS[name]]
+        runs += [["--kubeconfig", demo_kc, *args], ["-f", str(snap_file), *args], ["--demo", *args]]
+    results = [main(*r) for r in runs]
+    for i, name in enumerate(names):
+        live_r, file_r, demo_r = results[3 * i: 3 * i + 3]
+        assert live_r.returncode in (0, 3) and live_r.returncode == file_r.returncode == demo_r.returncode, \
+            (name, live_r.stderr, file_r.stderr)
+        assert live_r.stdout == file_r.stdout, name
+        live_doc = json.loads(live_r.stdout)
+        assert live_doc["cluster"] == {"context": "demo-live", "server": demo.url}
+        assert live_doc["actions"] or live_doc["blocked"], name    # the arguments make it do something
+        assert _without_cluster(live_doc) == _without_cluster(json.loads(demo_r.stdout)), name
+
+
+def test_server_version_is_recorded_and_used(tmp_path, monkeypatch):
+    """node-monitor-grace-period defaults to 40s before v1.32 and 50s from v1.32 (PR #126287)."""
+    monkeypatch.setitem(apiserver_module.SERVER_VERSION, "gitVersion", "v1.31.4")
+    with ApiServer(small_cluster()) as srv:
+        snap = live.load_live(GlobalOptions(kubeconfig=str(srv.write_kubeconfig(tmp_path / "kc"))), kubelet=False)
+    assert snap.info.server_version == "v1.31.4"
+    assert monitor_grace(ControllerSettings(), snap.info.server_version) == 40.0
+
+
+# --- through the real kubectl -------------------------------------------------------------------
+
+def test_through_real_kubectl_with_tls_and_token(tmp_path):
+    assert KUBECTL, "the kubectl binary must be on PATH"
+    plugin = Path(sys.executable).parent / "kubectl-evictplan"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    os.symlink(plugin, bin_dir / "kubectl-evictplan")
+    with ApiServer(DEMO_PATH, tokens={"ro": "readonly"}, tls=True) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="ro"))
+        env = {"PATH": "%s:%s" % (bin_dir, os.path.dirname(KUBECTL)), "HOME": str(tmp_path)}
+
+        def kubectl(*args, **extra):
+            return subprocess.run([KUBECTL, *args], capture_output=True, text=True, env=dict(env, **extra),
+                                  timeout=120)
+        with ThreadPoolExecutor(4) as pool:
+            f_flag = pool.submit(kubectl, "evictplan", "--kubeconfig", kc, "--now", NOW, "drain", "worker-a1",
+                                 "--ignore-daemonsets", "--delete-emptydir-data", "--force")
+            f_env = pool.submit(kubectl, "evictplan", "--now", NOW, "drain", "worker-a1", "--ignore-daemonsets",
+                                "--delete-emptydir-data", "--force", KUBECONFIG=kc)
+            f_get = pool.submit(kubectl, "--kubeconfig", kc, "get", "nodes")
+            from_file = main("--demo", "--now", NOW, "drain", "worker-a1", "--ignore-daemonsets",
+                             "--delete-emptydir-data", "--force")
+            by_flag, by_env, got = f_flag.result(), f_env.result(), f_get.result()
+    assert got.returncode == 0 and got.stdout.startswith("NAME") and "worker-a1 " in got.stdout
+    assert by_flag.returncode == from_file.returncode and by_flag.returncode in (0, 3), by_flag.stderr
+    assert by_flag.stdout == by_env.stdout
+    # the table is the fixture's plan; only the cluster line differs
+    strip = lambda out: [line for line in out.splitlines() if not line.startswith(("cluster", "context"))]  # noqa: E731
+    assert strip(by_flag.stdout) == strip(from_file.stdout)
+    assert "cordon" in by_flag.stdout.lower()
+
+
+# --- RBAC ----------------------------------------------------------------------------------------
+
+def _rbac_role(with_proxy: bool):
+    rules = yaml.safe_load((REPO / "deploy" / "rbac-readonly.yaml").read_text())["rules"]
+    allowed = {(verb, res) for r in rules for res in r["resources"] for verb in r["verbs"]
+               if with_proxy or res != "nodes/proxy"}
+    return lambda verb, full: (verb, full) in allowed
+
+
+@pytest.mark.parametrize("with_proxy, warned", [(True, False), (False, True)])
+def test_readonly_clusterrole_is_enough(tmp_path, with_proxy, warned):
+    """deploy/rbac-readonly.yaml grants what a live read needs; nodes/proxy only adds kubelet data."""
+    with ApiServer(DEMO_PATH, tokens={"t": _rbac_role(with_proxy)}) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="t"))
+        data = live.read_live(GlobalOptions(kubeconfig=kc), "pruned", nodes=["worker-a1"])
+    assert len(data.items["Pod"]) == 155 and len(data.items["Lease"]) == 12
+    assert ("worker-a1" in data.kubelet_configs) is with_proxy
+    assert bool(data.warnings) is warned
