@@ -23,6 +23,13 @@ class GlobalOptions:
     demo: bool = False
     now: Optional[str] = None
     output: str = "table"
+    # apply (`apply PLAN_FILE`, or `--apply` on any planning command)
+    apply: bool = False
+    yes: bool = False
+    dry_run: Optional[str] = None
+    timeout: Optional[str] = None
+    force_stale: bool = False
+    follow_timeline: bool = False
 
     def merge(self, kw: dict) -> None:
         if kw.get("kubeconfig"):
@@ -37,9 +44,16 @@ class GlobalOptions:
             self.now = kw["now"]
         if kw.get("output"):
             self.output = kw["output"]
+        for flag in ("apply", "yes", "force_stale", "follow_timeline"):
+            if kw.get(flag):
+                setattr(self, flag, True)
+        for value in ("dry_run", "timeout"):
+            if kw.get(value) is not None:
+                setattr(self, value, kw[value])
 
 
-_NAMES = ("kubeconfig", "context", "filenames", "demo", "now", "output")
+_NAMES = ("kubeconfig", "context", "filenames", "demo", "now", "output",
+          "apply", "yes", "dry_run", "timeout", "force_stale", "follow_timeline")
 
 
 def global_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -52,6 +66,18 @@ def global_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--demo", is_flag=True, default=False, help="Use the bundled demo cluster (no cluster needed)."),
         click.option("--now", metavar="RFC3339", help="Plan as of this time (default: the snapshot's time)."),
         click.option("-o", "--output", type=click.Choice(FORMATS), default=None, help="Output format (default: table)."),
+        click.option("--apply", "apply", is_flag=True, default=False,
+                     help="Execute the plan on the live cluster after showing it (see 'apply --help')."),
+        click.option("-y", "--yes", "yes", is_flag=True, default=False,
+                     help="apply: do not ask for confirmation."),
+        click.option("--dry-run", "dry_run", metavar="none|server", default=None,
+                     help="apply: server sends every write with dryRun=All and reports what the server would do."),
+        click.option("--timeout", "timeout", metavar="DURATION", default=None,
+                     help="apply: how long each action may retry refused evictions (429) and errors (default 5m; 0: no limit)."),
+        click.option("--force-stale", "force_stale", is_flag=True, default=False,
+                     help="apply: skip pods replaced or moved since the plan was made, instead of refusing."),
+        click.option("--follow-timeline", "follow_timeline", is_flag=True, default=False,
+                     help="apply: wait for each action's planned time (at) instead of running them back to back."),
     ]
     for opt in reversed(opts):
         f = opt(f)

@@ -79,7 +79,8 @@ def to_yaml(doc: Any) -> str:
     return yaml.dump(doc, Dumper=dumper, sort_keys=False, default_flow_style=False, allow_unicode=True, width=4096)
 
 
-def _pod_cell(a: Action) -> str:
+def action_object(a: Action) -> str:
+    """What an action acts on, as one cell: `ns/pod`, `key=value:Effect`, `volumeattachment/x`."""
     if a.type in POD_ACTIONS:
         return "%s/%s" % (a.namespace, a.pod)
     if a.type in ("taint", "untaint"):
@@ -126,7 +127,7 @@ def to_table(plan: Plan, wide: bool = False) -> str:
         headers += ["RULE", "GRACE", "TARGET"]
     rows = []
     for a in plan.actions:
-        row = [format_offset(a.at), a.type.upper(), a.node, _pod_cell(a), a.reason]
+        row = [format_offset(a.at), a.type.upper(), a.node, action_object(a), a.reason]
         if wide:
             target = ""
             if a.type == "evict" or a.has_target:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Callable, Optional
 
@@ -51,8 +52,15 @@ def plan_time(opts: GlobalOptions, snapshot: Snapshot) -> float:
 
 
 def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Optional[list] = None) -> int:
-    """Load, plan, print. Returns the exit code (0, or 3 when something is blocked)."""
+    """Load, plan, print. Returns the exit code (0, or 3 when something is blocked).
+
+    With --apply: the plan is printed first, then executed by `kubectl_evict.apply` (which
+    confirms, checks staleness and prints its report); the exit code is the worse of the two."""
+    settings = _apply_settings(opts)
     snapshot = load(opts, nodes)
+    # The snapshot lives until the process ends: move it out of the collector's sight, or every
+    # automatic collection during planning walks all of it (3.7 s vs up to 21 s at 150k pods).
+    gc.freeze()
     now = plan_time(opts, snapshot)
     plan = rule(snapshot, now)
     if snapshot.warnings:
@@ -60,7 +68,29 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
     if snapshot.info.context or snapshot.info.server:
         plan = plan.set(context=snapshot.info.context, server=snapshot.info.server)
     sys.stdout.write(render(plan, opts.output))
-    return 3 if plan.blocked else 0
+    code = 3 if plan.blocked else 0
+    if settings is not None:
+        from kubectl_evict.apply.executor import apply_plan
+        if opts.output == "yaml":
+            sys.stdout.write("---\n")
+        sys.stdout.flush()
+        applied = apply_plan(plan, source="--apply", opts=opts, settings=settings, fmt=opts.output, show_plan=False)
+        code = applied if applied in (1, 130) else max(code, applied)
+    return code
+
+
+def _apply_settings(opts: GlobalOptions) -> "Optional[object]":
+    """ApplySettings for --apply (validated before anything is read), else None; the apply-only
+    flags without --apply are an error rather than silently ignored."""
+    from kubectl_evict.apply import apply_flags_given, settings_from_options
+    if not opts.apply:
+        given = apply_flags_given(opts)
+        if given:
+            raise InputError("only with --apply (or the apply command): this command only plans", field=given[0])
+        return None
+    if opts.demo:
+        raise InputError("the demo cluster is not a live cluster: there is nothing to apply to", field="--apply")
+    return settings_from_options(opts)
 
 
 def bad_flag(flag: str, value: str, problem: str) -> click.BadParameter:

@@ -41,4 +41,4 @@ def command(ctx: click.Context, labels: Any, unlabels: Any, taints: Any,
     edits = tuple(parse_label(t) for t in labels) + tuple(parse_unlabel(t) for t in unlabels) + \
         tuple(parse_taint(t) for t in taints)
     settings = AffinitySettings(edits=edits, enforce_ignored_during_execution=enforce_ignored_during_execution)
-    return run(opts, lambda snap, now: plan_affinity(snap, settings, now))
+    return run(opts, lambda snap, now: plan_affinity(snap, settings, now), nodes=[])  # no kubelet data needed

@@ -1,0 +1,234 @@
+"""Read a plan document (the contract's `EvictionPlan`, JSON or YAML) back into a `Plan`.
+
+`apply` executes exactly what was reviewed, so the reader is strict where a mistake could touch
+the wrong object: every action needs its type's identifying fields (a pod action without the
+pod's `uid` is refused, because the uid is what keeps `apply` off a replacement pod with the
+same name), and a bad value is reported as `error: FILE: actions[3].uid: ...`. Fields the
+contract does not define are ignored (the contract allows extra fields).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+from pyrsistent import pvector
+
+from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.plan import ACTION_TYPES, POD_ACTIONS, Action, Entry, Plan
+from kubectl_evict.timeutil import parse_time
+
+API_VERSION = "evictplan/v1alpha1"
+KIND = "EvictionPlan"
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def read_plan_file(path: str) -> Tuple[Plan, str]:
+    """Read and validate PATH (`-` for stdin); returns the plan and its digest (see `plan_digest`)."""
+    label = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except FileNotFoundError:
+        raise InputError("no such file or directory", source=label) from None
+    except IsADirectoryError:
+        raise InputError("is a directory (give the plan file)", source=label) from None
+    except OSError as e:
+        raise InputError(e.strerror or str(e), source=label) from None
+    plan = parse_plan(data, label)
+    return plan, plan_digest(plan)
+
+
+def parse_plan(data: bytes, source: str) -> Plan:
+    """Parse the bytes of a plan document (JSON, or YAML with exactly one document)."""
+    doc = _load(data, source)
+    return plan_from_document(doc, source)
+
+
+def _load(data: bytes, source: str) -> Any:
+    if not data.strip():
+        raise InputError("empty file: expected an EvictionPlan document", source=source)
+    if data.lstrip()[:1] in (b"{", b"["):
+        try:
+            return json.loads(data)
+        except ValueError as e:
+            raise InputError("invalid JSON: %s" % e, source=source) from None
+    import yaml
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        docs = [d for d in yaml.load_all(data.decode("utf-8"), Loader=loader) if d is not None]
+    except UnicodeDecodeError as e:
+        raise InputError("not UTF-8 text: %s" % e, source=source) from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = " (line %d, column %d)" % (mark.line + 1, mark.column + 1) if mark is not None else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise InputError("invalid YAML%s: %s" % (where, problem), source=source) from None
+    if len(docs) != 1:
+        raise InputError("expected one EvictionPlan document, found %d" % len(docs), source=source)
+    return docs[0]
+
+
+def _str(d: Dict[str, Any], key: str, where: str, source: str, *, required: bool = True,
+         nonempty: bool = True) -> str:
+    v = d.get(key)
+    if v is None:
+        if required:
+            raise InputError("required field is missing", source=source, field="%s.%s" % (where, key))
+        return ""
+    if not isinstance(v, str):
+        raise InputError("must be a string, not %s" % _type(v), source=source, field="%s.%s" % (where, key))
+    if required and nonempty and not v:
+        raise InputError("must not be empty", source=source, field="%s.%s" % (where, key))
+    return v
+
+
+def _type(v: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
+            dict: "a mapping", type(None): "null"}.get(type(v), type(v).__name__)
+
+
+def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: bool, minimum: float = 0) -> Any:
+    v = d.get(key)
+    if v is None:
+        if nullable:
+            return None
+        raise InputError("required field is missing", source=source, field="%s.%s" % (where, key))
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError("must be a number, not %s" % _type(v), source=source, field="%s.%s" % (where, key))
+    if v < minimum or v != v or v in (float("inf"), float("-inf")):
+        raise InputError("must be a number >= %s, not %r" % (minimum, v), source=source,
+                         field="%s.%s" % (where, key))
+    return v
+
+
+def _action(d: Any, i: int, source: str) -> Action:
+    where = "actions[%d]" % i
+    if not isinstance(d, dict):
+        raise InputError("each action must be a mapping, not %s" % _type(d), source=source, field=where)
+    typ = _str(d, "type", where, source)
+    if typ not in ACTION_TYPES:
+        raise InputError("unknown action type %r (expected one of: %s)" % (typ, ", ".join(ACTION_TYPES)),
+                         source=source, field=where + ".type")
+    at = _number(d, "at", where, source, nullable=True)
+    kw: Dict[str, Any] = {"type": typ, "at": 0 if at is None else at,
+                          "rule": _str(d, "rule", where, source, required=False),
+                          "reason": _str(d, "reason", where, source, required=False)}
+    if typ in POD_ACTIONS:
+        kw["namespace"] = _str(d, "namespace", where, source)
+        kw["pod"] = _str(d, "pod", where, source)
+        kw["uid"] = _str(d, "uid", where, source)
+        kw["node"] = _str(d, "node", where, source, required=False)
+        kw["grace_period_seconds"] = _number(d, "gracePeriodSeconds", where, source, nullable=True)
+        if "target" in d:
+            t = d["target"]
+            if t is not None and not isinstance(t, str):
+                raise InputError("must be a node name or null, not %s" % _type(t), source=source,
+                                 field=where + ".target")
+            kw["target"], kw["has_target"] = t, True
+        force = d.get("force", False)
+        if not isinstance(force, bool):
+            raise InputError("must be true or false, not %s" % _type(force), source=source, field=where + ".force")
+        kw["force"] = force
+    elif typ in ("taint", "untaint"):
+        kw["node"] = _str(d, "node", where, source)
+        kw["key"] = _str(d, "key", where, source)
+        kw["value"] = _str(d, "value", where, source, required=False)
+        kw["effect"] = _str(d, "effect", where, source)
+        if kw["effect"] not in TAINT_EFFECTS:
+            raise InputError("unsupported taint effect %r (expected one of: %s)" % (kw["effect"], ", ".join(TAINT_EFFECTS)),
+                             source=source, field=where + ".effect")
+    elif typ == "detach":
+        kw["volume_attachment"] = _str(d, "volumeAttachment", where, source)
+        kw["node"] = _str(d, "node", where, source, required=False)
+    else:  # cordon
+        kw["node"] = _str(d, "node", where, source)
+    return Action(**kw)
+
+
+def _entries(doc: Dict[str, Any], key: str, source: str) -> List[Entry]:
+    raw = doc.get(key) or []
+    if not isinstance(raw, list):
+        raise InputError("must be a list, not %s" % _type(raw), source=source, field=key)
+    out = []
+    for i, e in enumerate(raw):
+        if not isinstance(e, dict):
+            raise InputError("must be a mapping, not %s" % _type(e), source=source, field="%s[%d]" % (key, i))
+        out.append(Entry(namespace=str(e.get("namespace") or ""), pod=str(e.get("pod") or ""),
+                         node=str(e.get("node") or ""), reason=str(e.get("reason") or "")))
+    return out
+
+
+def plan_from_document(doc: Any, source: str) -> Plan:
+    """Validate a parsed EvictionPlan and freeze it into the same `Plan` the rules build."""
+    if not isinstance(doc, dict):
+        raise InputError("expected an EvictionPlan mapping, found %s" % _type(doc), source=source)
+    if doc.get("apiVersion") != API_VERSION or doc.get("kind") != KIND:
+        raise InputError("not an EvictionPlan: apiVersion %r, kind %r (expected %s, %s; write one with "
+                         "'kubectl evictplan -o json COMMAND ...')" % (doc.get("apiVersion"), doc.get("kind"),
+                                                                     API_VERSION, KIND), source=source)
+    actions = doc.get("actions")
+    if not isinstance(actions, list):
+        raise InputError("must be a list" if actions is not None else "required field is missing",
+                         source=source, field="actions")
+    parsed = [_action(a, i, source) for i, a in enumerate(actions)]
+    now = 0.0
+    if doc.get("now") is not None:
+        try:
+            now = parse_time(doc["now"])
+        except ValueParseError as e:
+            raise InputError(str(e), source=source, field="now") from None
+    cluster = doc.get("cluster") or {}
+    if not isinstance(cluster, dict):
+        raise InputError("must be a mapping with context and server, not %s" % _type(cluster), source=source,
+                         field="cluster")
+    context = _str(cluster, "context", "cluster", source, required=False)
+    server = _str(cluster, "server", "cluster", source, required=False)
+    warnings = doc.get("warnings") or []
+    if not isinstance(warnings, list):
+        raise InputError("must be a list of strings", source=source, field="warnings")
+    command = doc.get("command")
+    return Plan(command=command if isinstance(command, str) and command else "apply", now=now,
+                actions=pvector(parsed), blocked=pvector(_entries(doc, "blocked", source)),
+                skipped=pvector(_entries(doc, "skipped", source)), warnings=pvector(str(w) for w in warnings),
+                context=context, server=server)
+
+
+def action_identity(a: Action) -> Dict[str, Any]:
+    """What an action does, without its explanation: the part a journal entry must match."""
+    d: Dict[str, Any] = {"type": a.type, "node": a.node}
+    if a.type in POD_ACTIONS:
+        d.update(namespace=a.namespace, pod=a.pod, uid=a.uid, grace=a.grace_period_seconds, force=a.force)
+    elif a.type in ("taint", "untaint"):
+        d.update(key=a.key, value=a.value, effect=a.effect)
+    elif a.type == "detach":
+        d["volumeAttachment"] = a.volume_attachment
+    return d
+
+
+def plan_digest(plan: Plan) -> str:
+    """A fingerprint of what the plan does (actions in order, and its cluster): re-running the
+    same plan finds its journal; an edited plan does not reuse another plan's progress."""
+    body = {"server": plan.server, "actions": [action_identity(a) for a in plan.actions]}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def describe(a: Action) -> str:
+    """One action in a few words, for progress lines and reports: `evict default/web-1 (n1)`."""
+    if a.type in POD_ACTIONS:
+        return "%s pod %s/%s%s" % (a.type, a.namespace, a.pod, " on " + a.node if a.node else "")
+    if a.type in ("taint", "untaint"):
+        return "%s node %s %s%s:%s" % (a.type, a.node, a.key, "=" + a.value if a.value else "", a.effect)
+    if a.type == "detach":
+        return "detach volumeattachment %s" % a.volume_attachment
+    return "%s node %s" % (a.type, a.node)
+
+
+def optional_number(v: Optional[float]) -> Optional[int]:
+    """Grace periods go on the wire as whole seconds (the API's int64)."""
+    return None if v is None else int(v)
