@@ -15,7 +15,7 @@ from typing import Any, List, Optional
 
 import click
 
-from kubectl_evict import __version__
+from kubectl_evict import __version__, completion
 from kubectl_evict.errors import EvictPlanError
 from kubectl_evict.options import global_options, pop_global
 
@@ -28,19 +28,31 @@ class _Group(click.Group):
 
 
 def _version_text() -> str:
+    """Version, interpreter, install kind and which fast paths are really in use (they are optional:
+    the krew archive is pure Python and leaves msgspec out)."""
     try:
         from kubectl_evict.source import fastjson  # noqa: F401
         fast = "msgspec fast JSON path active"
     except ImportError:
         fast = "msgspec missing: stdlib JSON path (slower on large snapshots)"
-    try:
-        from pyrsistent._pvector import python_pvector  # noqa: F401
-        import pvectorc  # noqa: F401
-        pv = "pyrsistent C extension active"
+    try:  # pyrsistent picks its C pvector at import unless absent or PYRSISTENT_NO_C_EXTENSION is set
+        from pyrsistent import pvector
+        from pyrsistent._pvector import python_pvector
+        pv = "pyrsistent pure-Python" if pvector is python_pvector else "pyrsistent C extension active"
     except ImportError:
         pv = "pyrsistent pure-Python"
-    return "kubectl-evictplan %s\nPython %s (%s)\n%s; %s" % (
-        __version__, sys.version.split()[0], sys.executable, fast, pv)
+    try:
+        import yaml
+        ya = "PyYAML libyaml loader" if getattr(yaml, "__with_libyaml__", False) else "PyYAML pure-Python loader"
+    except ImportError:
+        ya = "PyYAML missing"
+    try:
+        from kubectl_evict import _bundle  # written into the krew archive by tools/build_release.py
+        origin = "krew archive %s (pure Python; bundled %s)" % (_bundle.ARCHIVE, ", ".join(_bundle.DIRECT))
+    except ImportError:
+        origin = "installed package (%s)" % os.path.dirname(os.path.abspath(__file__))
+    return "kubectl-evictplan %s\nPython %s (%s)\n%s; %s; %s\n%s" % (
+        __version__, sys.version.split()[0], sys.executable, fast, pv, ya, origin)
 
 
 def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
@@ -89,9 +101,21 @@ _discover()
 
 def main(argv: Optional[List[str]] = None) -> None:
     """Console-script entry point: the single error boundary."""
-    prog = "kubectl evictplan" if os.path.basename(sys.argv[0]).startswith("kubectl-") else None
+    invoked_as = os.path.basename(sys.argv[0])
+    if invoked_as == completion.KUBECTL_COMPLETER:  # kubectl >= 1.26 asking for plugin completions
+        try:
+            lines = completion.kubectl_complete_lines(cli, sys.argv[1:] if argv is None else argv)
+        except Exception:  # a completion must never print a traceback into the user's prompt
+            lines = [":%d" % completion.DIRECTIVE_ERROR]
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.exit(0)
+    # Usage lines say "kubectl evictplan" when run through kubectl; click's completion needs the
+    # executable's own name (its script registers for it) and a fixed variable name.
+    prog = "kubectl evictplan" if invoked_as.startswith("kubectl-") else completion.EXECUTABLE
+    if os.environ.get(completion.COMPLETE_VAR):
+        prog = completion.EXECUTABLE
     try:
-        rv = cli.main(args=argv, prog_name=prog or "kubectl-evictplan", standalone_mode=False)
+        rv = cli.main(args=argv, prog_name=prog, complete_var=completion.COMPLETE_VAR, standalone_mode=False)
     except click.UsageError as e:
         msg = e.format_message()
         hint = ""
