@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Reading a big cluster from the test API server: `kubectl evictplan snapshot` against
+`kubectl get pods -A -o json` and the `kubernetes` client's own `list_pod_for_all_namespaces()`.
+
+    python tests/perf/bench_live.py --snapshot FILE            # serve FILE, compare the three
+    python tests/perf/bench_live.py --nodes 5000 --pods 150000 # generate it first (generate.py)
+
+The server (`tests/apiserver.py`) runs in its own process, so no reader shares its GIL. All three
+readers run against the same server in the same run, each in a fresh process, output to
+/dev/null; wall time and peak RSS (os.wait4) per reader, best of --repeat:
+
+* `evictplan snapshot`: every kind the planner reads, pages of 500, raw bytes out (--no-kubelet:
+  kubectl reads no kubelet either);
+* `evictplan plan`: `affinity` live (read + freeze + plan), the path every command takes;
+* `kubectl get pods -A -o json` (chunks of 500, its default);
+* `client models`: `CoreV1Api.list_pod_for_all_namespaces(limit=500, _continue=...)` with the
+  client's model deserialization, page by page (one unpaginated call for 150,000 pods needs
+  ~20 GB of models). `--client-pages N` stops after N pages and extrapolates to all pods (marked
+  "extrapolated" in the table).
+
+Goal (issue 7): snapshot no slower than kubectl, and at least 5x faster than the client's models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+CLIENT_SCRIPT = r"""
+import sys, time, json
+from kubernetes import client, config
+api = client.CoreV1Api(config.new_client_from_config(config_file=sys.argv[1]))
+max_pages = int(sys.argv[2])
+n, pages, tok = 0, 0, None
+t0 = time.perf_counter()
+while True:
+    kw = {"limit": 500}
+    if tok:
+        kw["_continue"] = tok
+    lst = api.list_pod_for_all_namespaces(**kw)
+    n += len(lst.items)
+    pages += 1
+    tok = lst.metadata._continue
+    remaining = lst.metadata.remaining_item_count
+    del lst
+    if not tok or (max_pages and pages >= max_pages):
+        break
+print(json.dumps({"pods": n, "seconds": time.perf_counter() - t0, "remaining": remaining if tok else 0}))
+"""
+
+
+def run(cmd, env=None, stdout=subprocess.DEVNULL):
+    """(wall seconds, peak RSS MiB, returncode, stdout) of one child process."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env, cwd=str(REPO))
+    out = p.stdout.read() if stdout == subprocess.PIPE else b""
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t0
+    if p.returncode not in (0, 3):
+        sys.stderr.write("%s failed (%d): %s\n" % (cmd[:4], p.returncode, err.decode()[-2000:]))
+    return wall, usage.ru_maxrss / 1024.0, p.returncode, out
+
+
+def start_server(snapshot: str, kubeconfig: str):
+    proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "apiserver.py"), snapshot, "--kubeconfig",
+                             kubeconfig], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = proc.stdout.readline().strip()
+    if not url:
+        raise SystemExit("the test API server did not start: %s" % proc.stderr.read())
+    sys.stderr.write("server %s: %s\n" % (url, proc.stderr.readline().strip()))
+    return proc, url
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--snapshot", help="snapshot file to serve (default: generate one)")
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pods", type=int, default=150000)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--client-pages", type=int, default=0, help="stop the client-model reader after N pages of 500 "
+                    "and extrapolate (0: read all)")
+    ap.add_argument("--json", help="also write the results here")
+    a = ap.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    snapshot = a.snapshot
+    if not snapshot:
+        snapshot = str(tmp / "cluster.json")
+        subprocess.run([sys.executable, str(REPO / "tests" / "perf" / "generate.py"), "--nodes", str(a.nodes),
+                        "--pods", str(a.pods), "--format", "compact", "--out", snapshot], check=True)
+    kc = str(tmp / "kubeconfig")
+    t0 = time.perf_counter()
+    server, url = start_server(snapshot, kc)
+    sys.stderr.write("server ready in %.1fs\n" % (time.perf_counter() - t0))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("KUBECONFIG", None)
+    py = [sys.executable, "-m", "kubectl_evict", "--kubeconfig", kc]
+    results = {}
+    try:
+        # warm-up (page cache, server snapshot of each kind); and count the pods
+        _, _, _, out = run([sys.executable, "-c", "import json,sys,urllib.request;"
+                            "d=json.load(urllib.request.urlopen(sys.argv[1]+'/api/v1/pods?limit=1'));"
+                            "print(d['metadata'].get('remainingItemCount',0)+len(d['items']))", url],
+                           stdout=subprocess.PIPE)
+        total = int(out.decode().strip() or 0)
+        readers = [
+            ("evictplan snapshot", py + ["snapshot", "--no-kubelet"]),
+            ("evictplan plan (affinity)", py + ["--now", "2026-11-21T12:00:00Z", "affinity"]),
+            ("kubectl get pods -A -o json", ["kubectl", "--kubeconfig", kc, "get", "pods", "-A", "-o", "json"]),
+        ]
+        for name, cmd in readers:
+            best = None
+            for _ in range(a.repeat):
+                wall, rss, rc, _ = run(cmd, env=env)
+                if rc in (0, 3) and (best is None or wall < best[0]):
+                    best = (wall, rss)
+            results[name] = {"seconds": round(best[0], 2), "peak_rss_mib": round(best[1]), "pods": total} \
+                if best else {"failed": True}
+        wall, rss, rc, out = run([sys.executable, "-c", CLIENT_SCRIPT, kc, str(a.client_pages)], env=env,
+                                 stdout=subprocess.PIPE)
+        if rc == 0:
+            r = json.loads(out.decode().strip().splitlines()[-1])
+            overhead = wall - r["seconds"]
+            est = r["seconds"] * total / max(r["pods"], 1) + overhead
+            results["client models (list_pod_for_all_namespaces)"] = {
+                "seconds": round(est, 2), "peak_rss_mib": round(rss), "pods": r["pods"],
+                "extrapolated": r["pods"] < total}
+    finally:
+        server.terminate()
+        server.wait()
+    width = max(len(k) for k in results)
+    print("%d pods from %s" % (total, snapshot))
+    print("%-*s  %9s  %9s  %s" % (width, "reader", "seconds", "peak MiB", "note"))
+    for k, v in results.items():
+        if v.get("failed"):
+            print("%-*s  failed" % (width, k))
+            continue
+        note = "extrapolated from %d pods" % v["pods"] if v.get("extrapolated") else ""
+        print("%-*s  %9.2f  %9d  %s" % (width, k, v["seconds"], v["peak_rss_mib"], note))
+    snap = results.get("evictplan snapshot", {}).get("seconds")
+    kube = results.get("kubectl get pods -A -o json", {}).get("seconds")
+    model = results.get("client models (list_pod_for_all_namespaces)", {}).get("seconds")
+    if snap and kube and model:
+        print("snapshot vs kubectl: %.2fx faster; vs client models: %.1fx faster" % (kube / snap, model / snap))
+    if a.json:
+        Path(a.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
