@@ -31,7 +31,7 @@ def _version_text() -> str:
     """Version, interpreter, install kind and which fast paths are really in use (they are optional:
     the krew archive is pure Python and leaves msgspec out)."""
     try:
-        from kubectl_evict.source import fastjson  # noqa: F401
+        import kubectl_evict.source.fastjson  # noqa: F401  (imports msgspec)
         fast = "msgspec fast JSON path active"
     except ImportError:
         fast = "msgspec missing: stdlib JSON path (slower on large snapshots)"

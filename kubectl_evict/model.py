@@ -160,6 +160,8 @@ class LazyJSON(Mapping):
 
 _UNSET = object()
 
+SYSTEM_CRITICAL_PRIORITY = 2000000000   # scheduling.SystemCriticalPriority (system-cluster-critical)
+
 
 class Record(PClass):
     """A pyrsistent PClass with a fast constructor for values the freezer already validated.
@@ -258,6 +260,13 @@ class Pod(Record):
     @property
     def controller_kind(self) -> str:
         return self.controller.kind if self.controller is not None else ""
+
+    @property
+    def recreated_elsewhere(self) -> bool:
+        """Does a controller bring a replacement up on another node once this pod is gone?
+        Not for pods without a controller, DaemonSet pods, static/mirror pods (owned by their
+        Node), nor finished pods (their controller is already done with them)."""
+        return self.controller_kind not in ("", "DaemonSet", "Node") and not self.is_terminal
 
 
 class PodDisruptionBudget(Record):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -18,7 +17,7 @@ import pytest
 import urllib3
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from apiserver import ApiServer, load_objects  # noqa: E402
+from apiserver import ApiServer  # noqa: E402
 
 KUBECTL = shutil.which("kubectl")
 needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl not on PATH")

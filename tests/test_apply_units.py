@@ -13,11 +13,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
-from conftest import node, pod, run_cli, snapshot_list
+from conftest import node, pod, run_cli
 from test_apply_live import cordon, detach, plan_doc, podact, taint
 
 from kubectl_evict.apply.document import parse_plan, plan_from_document
-from kubectl_evict.apply.executor import ApplySettings, Executor, Response, Stop, _Ctx
+from kubectl_evict.apply.executor import ApplySettings, Executor, Response, Stop
 from kubectl_evict.apply.preconditions import check, normalize_server, reads_for
 from kubectl_evict.apply.progress import Progress
 from kubectl_evict.errors import InputError

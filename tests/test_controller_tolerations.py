@@ -5,7 +5,6 @@ NoExecute taint is not tolerated, at +55s + the smallest used tolerationSeconds 
 never when tolerated without seconds."""
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -8,7 +8,6 @@ table and filters.go), never from this tool's output.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest

@@ -3,7 +3,6 @@ writes when a node's grace runs out) and `doNoScheduleTaintingPass` (condition -
 taint), plus the Lease and version rules of spec C1/C2."""
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest import node, pod, run_cli, snapshot_list  # noqa: E402
+from conftest import node, pod, run_cli  # noqa: E402
 
 from kubectl_evict.eviction.manager import ManagerState, admits, eviction_grace, synchronize  # noqa: E402
 from kubectl_evict.eviction.observe import pod_usages  # noqa: E402

@@ -4,7 +4,6 @@ validation), checked both at the function level and through a whole `shutdown` p
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest

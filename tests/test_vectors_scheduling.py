@@ -7,7 +7,7 @@ component-helpers nodeaffinity_test.go, core/v1 toleration_test.go, taintevictio
 import pytest
 
 from conftest import load_vectors, vector_id
-from kubectl_evict.model import Node, NodeSelector, Taint, Toleration
+from kubectl_evict.model import NodeSelector, Taint, Toleration
 from kubectl_evict.scheduling.labels import selector_string
 from kubectl_evict.scheduling.nodeaffinity import (node_matches_pod, node_selector_construction_errors,
                                                    node_selector_matches, preferred_score)

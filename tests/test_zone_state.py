@@ -6,7 +6,6 @@ Upstream zone keys are `region + ":\\x00:" + zone`; ours print as `region/zone`
 """
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -11,35 +11,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from pyrsistent import pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.source.files import read_bytes
 from kubectl_evict.plan import ACTION_TYPES, POD_ACTIONS, Action, Entry, Plan
+from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.timeutil import parse_time
 
 API_VERSION = "evictplan/v1alpha1"
 KIND = "EvictionPlan"
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
 
 
 def read_plan_file(path: str) -> Tuple[Plan, str]:
     """Read and validate PATH (`-` for stdin); returns the plan and its digest (see `plan_digest`)."""
     label = "<stdin>" if path == "-" else path
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    except FileNotFoundError:
-        raise InputError("no such file or directory", source=label) from None
-    except IsADirectoryError:
-        raise InputError("is a directory (give the plan file)", source=label) from None
-    except OSError as e:
-        raise InputError(e.strerror or str(e), source=label) from None
+    data = read_bytes(path)
     plan = parse_plan(data, label)
     return plan, plan_digest(plan)
 
@@ -140,8 +130,8 @@ def _action(d: Any, i: int, source: str) -> Action:
         kw["key"] = _str(d, "key", where, source)
         kw["value"] = _str(d, "value", where, source, required=False)
         kw["effect"] = _str(d, "effect", where, source)
-        if kw["effect"] not in TAINT_EFFECTS:
-            raise InputError("unsupported taint effect %r (expected one of: %s)" % (kw["effect"], ", ".join(TAINT_EFFECTS)),
+        if kw["effect"] not in EFFECTS:
+            raise InputError("unsupported taint effect %r (expected one of: %s)" % (kw["effect"], ", ".join(EFFECTS)),
                              source=source, field=where + ".effect")
     elif typ == "detach":
         kw["volume_attachment"] = _str(d, "volumeAttachment", where, source)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from kubectl_evict.plan import POD_ACTIONS, Action
+from kubectl_evict.plan import Action
 from kubectl_evict.render import action_dict, action_object, to_json, to_yaml
 
 DONE = "done"

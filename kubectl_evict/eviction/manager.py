@@ -10,7 +10,7 @@ period follow the same file.
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, NamedTuple, Sequence, Set, Tuple
+from typing import Dict, List, Mapping, NamedTuple, Sequence, Tuple
 
 from kubectl_evict.eviction.ranking import is_critical
 from kubectl_evict.eviction.thresholds import SIGNAL_CONDITION, Observation, Threshold, thresholds_met

@@ -11,13 +11,12 @@ kubelets before priority-based eviction (OpenShift 3.x, Kubernetes <= 1.8): QoS 
 
 from __future__ import annotations
 
-from typing import Callable, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, List, Mapping, Sequence
 
 from kubectl_evict.eviction.observe import PodUsage, fs_stats_to_measure, pod_disk_usage, usage_for
 from kubectl_evict.eviction.thresholds import PID, SIGNAL_RESOURCE
-from kubectl_evict.model import Pod
+from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Pod
 
-SYSTEM_CRITICAL_PRIORITY = 2000000000
 QOS_RANK = {"BestEffort": 0, "Burstable": 1, "Guaranteed": 2}
 RANKINGS = ("priority", "qos")
 

@@ -17,16 +17,16 @@ Models, for the nodes an edit changes (or, with no edits, for every node):
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence
+from typing import Optional
 
 from pyrsistent import PClass, field
 
 from kubectl_evict.model import Node, Pod, Snapshot
 from kubectl_evict.plan import Plan, PlanBuilder
-from kubectl_evict.rules.whatif import NodeEdit, apply_edits
+from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
 from kubectl_evict.scheduling.placement import Placer
-from kubectl_evict.scheduling.tolerations import no_execute_decision
+from kubectl_evict.scheduling.tolerations import no_execute_decision, taints_text
 
 RULE = "affinity"
 
@@ -35,15 +35,6 @@ class AffinitySettings(PClass):
     edits = field(type=tuple, initial=())            # NodeEdit values, in command-line order
     enforce_ignored_during_execution = field(type=bool, initial=False)
 
-
-def _recreated(pod: Pod) -> bool:
-    """Does a controller bring this pod back somewhere else?"""
-    kind = pod.controller_kind
-    return kind not in ("", "DaemonSet", "Node") and not (kind == "Job" and pod.is_terminal)
-
-
-def _taint_text(taints: Iterable) -> str:
-    return ", ".join(str(t) for t in taints)
 
 
 def _scheduled_deletion(pod: Pod, node: Node, now: float) -> Optional[float]:
@@ -74,7 +65,6 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
         else:
             b.note("node/%s: %s %s%s" % (e.node, "label" if e.op == "label" else "remove label", e.key,
                                          "=" + e.value if e.op == "label" else ""))
-    leaving: List[Pod] = []
     decisions = []
     for name in nodes:
         old, new = before.node(name), after.node(name)
@@ -96,7 +86,7 @@ def _decide(b: PlanBuilder, placer: Placer, pod: Pod, old: Node, new: Node, now:
     if will is not None and (was is None or will < was):
         d = no_execute_decision(new.taints, pod.tolerations)
         if d.action == "delete-now" and d.untolerated:
-            why = "does not tolerate NoExecute taint %s" % _taint_text(d.untolerated)
+            why = "does not tolerate NoExecute taint %s" % taints_text(d.untolerated)
         elif will == 0:
             why = "tolerates NoExecute taints for 0s"
         else:
@@ -106,7 +96,7 @@ def _decide(b: PlanBuilder, placer: Placer, pod: Pod, old: Node, new: Node, now:
     if was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
             no_execute_decision(new.taints, pod.tolerations).action == "forever" and \
             any(t.effect == "NoExecute" and t.time_added == now for t in new.taints):
-        b.skip(pod, "tolerates NoExecute taint %s forever" % _taint_text(t for t in new.taints if t.effect == "NoExecute"))
+        b.skip(pod, "tolerates NoExecute taint %s forever" % taints_text(t for t in new.taints if t.effect == "NoExecute"))
     # 2. Node affinity against the new labels.
     if pod.is_mirror:
         return
@@ -134,7 +124,7 @@ def _decide(b: PlanBuilder, placer: Placer, pod: Pod, old: Node, new: Node, now:
 
 def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reason: str) -> None:
     target = None
-    if _recreated(pod):
+    if pod.recreated_elsewhere:
         target = placer.place(pod).node
         b.action("delete", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, target=target, rule=RULE,
@@ -145,7 +135,7 @@ def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reas
 
 
 def _evict(b: PlanBuilder, placer: Placer, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
-    if _recreated(pod):
+    if pod.recreated_elsewhere:
         placed = placer.place(pod)
         if placed.node is None:
             if need_target:

@@ -56,12 +56,6 @@ def resolve_failures(snapshot: Snapshot, fail: Sequence[str], fail_zones: Sequen
     return out
 
 
-def _recreated(pod: Pod) -> bool:
-    """Does a controller bring this pod back somewhere else?"""
-    kind = pod.controller_kind
-    return kind not in ("", "DaemonSet", "Node")
-
-
 def _pdb_text(snapshot: Snapshot, pod: Pod) -> str:
     pdbs = pdbs_for_pod(snapshot, pod)
     if not pdbs:
@@ -156,7 +150,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     order = {n: i for i, n in enumerate(sorted(snapshot.nodes))}
     deletions.sort(key=lambda f: (f.at, order.get(f.node, 0), f.pod.namespace, f.pod.name))
     placer: Optional[Placer] = None
-    if any(_recreated(f.pod) for f in deletions):
+    if any(f.pod.recreated_elsewhere for f in deletions):
         placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down,
                              leaving=[f.pod for f in deletions])
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
@@ -171,7 +165,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             b.action("delete", namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=None, rule=RULE,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
-        elif _recreated(p):
+        elif p.recreated_elsewhere:
             assert placer is not None
             placed = placer.place(p)
             if placed.node is None:

@@ -63,13 +63,6 @@ def resolve_nodes(snapshot: Snapshot, names: Sequence[str], selector: Optional[L
     return tuple(out)
 
 
-def _recreated(pod: Pod) -> bool:
-    """Does a controller bring a replacement up elsewhere? Not for pods without a controller,
-    DaemonSet or static pods, nor for finished pods (their controller is done with them)."""
-    kind = pod.controller_kind
-    return kind not in ("", "DaemonSet", "Node") and not pod.is_terminal
-
-
 def _plural(n: int, one: str, many: str) -> str:
     return "%d %s" % (n, one if n == 1 else many)
 
@@ -232,7 +225,7 @@ class _Drain:
     def land(self, pod: Pod) -> Tuple[Optional[str], str]:
         """Place the replacement of `pod`: (target, problem). Problem "" when placed or when
         nothing recreates the pod."""
-        if not _recreated(pod):
+        if not pod.recreated_elsewhere:
             return None, ""
         placed = self.placer.place(pod)
         if placed.node is None:
@@ -249,7 +242,7 @@ class _Drain:
         stats = self.node_stats[pod.node_name]
         stats["evicted"] += 1
         stats["waves"].add(wave)
-        if not _recreated(pod):
+        if not pod.recreated_elsewhere:
             if pod.is_terminal:
                 why = "it has finished (%s): nothing recreates it" % pod.phase
             elif pod.controller is None:

@@ -23,14 +23,14 @@ from __future__ import annotations
 import math
 import re
 import struct
-from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from pyrsistent import PClass, field
 
 from kubectl_evict.model import Condition, Node, Pod, Snapshot, Taint, Toleration
 from kubectl_evict.scheduling.tolerations import (DISK_PRESSURE, MEMORY_PRESSURE, NETWORK_UNAVAILABLE, NOT_READY,
                                                   PID_PRESSURE, UNREACHABLE, UNSCHEDULABLE, default_toleration_seconds,
-                                                  no_execute_decision)
+                                                  no_execute_decision, taints_text)
 
 # --- settings ----------------------------------------------------------------------------------
 
@@ -651,9 +651,6 @@ def effective_tolerations(pod: Pod, settings: ControllerSettings,
     return hit
 
 
-def _taints_text(taints: Iterable[Taint]) -> str:
-    return ", ".join("%s%s:%s" % (t.key, "=" + t.value if t.value else "", t.effect) for t in taints)
-
 
 def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequence[Toleration],
                             history: Sequence[Tuple[float, Tuple[Taint, ...]]], now: float
@@ -681,9 +678,9 @@ def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequenc
             continue
         if d.action == "delete-now":
             if d.untolerated:
-                why = "does not tolerate NoExecute taint %s" % _taints_text(d.untolerated)
+                why = "does not tolerate NoExecute taint %s" % taints_text(d.untolerated)
             else:
-                why = "tolerates NoExecute taint %s for 0s" % _taints_text(noexec)
+                why = "tolerates NoExecute taint %s for 0s" % taints_text(noexec)
             if i == 0:
                 why += " (in the snapshot: deletion is due now)"
             return "delete", t, why
@@ -691,12 +688,12 @@ def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequenc
             if sched is not None:
                 cancelled = ""
             sched = None
-            forever = "tolerates NoExecute taint %s forever (no tolerationSeconds)" % _taints_text(noexec)
+            forever = "tolerates NoExecute taint %s forever (no tolerationSeconds)" % taints_text(noexec)
             continue
         secs = d.seconds
         used = [tol for tol in tolerations if tol.seconds == secs and tol.effect in ("", "NoExecute")]
         added = bool(used) and all(u not in original for u in used)
-        why = "tolerates NoExecute taint %s for %ds%s" % (_taints_text(noexec), secs,
+        why = "tolerates NoExecute taint %s for %ds%s" % (taints_text(noexec), secs,
                                                           " (default toleration added at admission)" if added else "")
         if i == 0:
             starts = [x.time_added - now for x in noexec if x.time_added is not None]

@@ -25,23 +25,22 @@ from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Seq
 from pyrsistent import PClass, field, pmap
 
 from kubectl_evict.errors import InputError
-from kubectl_evict.eviction.observe import (LAYOUT_TEXT, ContainerUsage, PodUsage, disk_layout,
-                                            fs_stats_to_measure, non_pod_memory, observations,
-                                            pod_disk_usage, pod_usages, usage_for)
+from kubectl_evict.eviction.observe import (LAYOUT_TEXT, PodUsage, disk_layout, fs_stats_to_measure,
+                                            non_pod_memory, observations, pod_disk_usage,
+                                            pod_usages, usage_for)
 from kubectl_evict.eviction.manager import ManagerState, admits, eviction_grace, synchronize
 from kubectl_evict.eviction.oom import oom_order
 from kubectl_evict.eviction.ranking import is_critical, rank
 from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICTION_HARD, DEFAULT_MAX_POD_GRACE_PERIOD,
-                                               DEFAULT_PRESSURE_TRANSITION_PERIOD, MEMORY, MONITORING_INTERVAL, PID,
-                                               SIGNAL_CONDITION, SIGNAL_RESOURCE, Observation, Threshold,
-                                               ThresholdError, eviction_priority_order, parse_duration_go,
-                                               parse_threshold_config, threshold_quantity, thresholds_met,
-                                               update_containerfs_thresholds)
+                                               DEFAULT_PRESSURE_TRANSITION_PERIOD, MEMORY, MONITORING_INTERVAL, SIGNAL_CONDITION,
+                                               SIGNAL_RESOURCE, Observation, Threshold, ThresholdError,
+                                               eviction_priority_order, parse_duration_go, parse_threshold_config,
+                                               threshold_quantity, thresholds_met, update_containerfs_thresholds)
 from kubectl_evict.kubeletconfig import kubelet_config_for
-from kubectl_evict.model import Node, Pod, Snapshot, Taint
+from kubectl_evict.model import Node, Pod, Snapshot
 from kubectl_evict.plan import Plan, PlanBuilder
 from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
-from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE, tolerates
+from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE
 from kubectl_evict.timeutil import format_offset, format_seconds
 
 RULE = "pressure"

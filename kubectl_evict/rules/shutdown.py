@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tup
 from pyrsistent import PClass, field, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
-from kubectl_evict.model import Node, Pod, Snapshot, Taint
+from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
 from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, noexecute_timeline
 from kubectl_evict.plan import Plan, PlanBuilder
 from kubectl_evict.scheduling.placement import Placer
@@ -39,7 +39,6 @@ RULE = "shutdown"
 CONTROLLER = "controller"
 
 DEFAULT_PRIORITY = 0                   # scheduling.DefaultPriorityWhenNoDefaultClassExists
-SYSTEM_CRITICAL_PRIORITY = 2000000000  # scheduling.SystemCriticalPriority
 INT32 = (-2 ** 31, 2 ** 31 - 1)
 
 SHUTDOWN_MESSAGE = "Pod was terminated in response to imminent node shutdown."
@@ -342,11 +341,6 @@ def _report(reports: List[Dict[str, Any]]) -> Any:
     return pvector(reports)
 
 
-def _recreated(pod: Pod) -> bool:
-    kind = pod.controller_kind
-    return kind not in ("", "DaemonSet", "Node") and not (kind == "Job" and pod.is_terminal)
-
-
 def _taint_deletion(pod: Pod, taints: Sequence[Taint], start: float) -> Tuple[Optional[float], str]:
     """When the taint-eviction controller deletes `pod` once NoExecute `taints` are in place at
     `start`, and why (None: tolerated forever or no NoExecute taint)."""
@@ -617,7 +611,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it: it tolerates the "
                        "out-of-service taint but not the node's other NoExecute taints" % reason)
             kw: Dict[str, Any] = {}
-            if _recreated(pod) and not (pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"):
+            if pod.recreated_elsewhere and not (pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"):
                 placed = placer.place(pod)
                 kw["target"] = placed.node
                 if pod.controller_kind == "StatefulSet":

@@ -3,7 +3,6 @@ frozen snapshot as a new value. Shared by every command that offers them."""
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, List, NamedTuple, Optional, Tuple
 
 from kubectl_evict.errors import InputError

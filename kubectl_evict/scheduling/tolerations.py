@@ -25,6 +25,11 @@ OUT_OF_SERVICE = "node.kubernetes.io/out-of-service"
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
+def taints_text(taints: Iterable[Taint]) -> str:
+    """`key=value:Effect, ...` as kubectl prints taints."""
+    return ", ".join(str(t) for t in taints)
+
+
 def tolerates(tol: Toleration, taint: Taint, *, comparison_operators: bool = False) -> bool:
     """`Toleration.ToleratesTaint`.
 

@@ -16,7 +16,8 @@ _EXTENSIONS = (".json", ".yaml", ".yml")
 DEMO_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "demo", "cluster.json")
 
 
-def _read(path: str) -> bytes:
+def read_bytes(path: str) -> bytes:
+    """A file's bytes (`-`: stdin; the demo path: the packaged demo), or an InputError naming it."""
     if path == "-":
         return sys.stdin.buffer.read()
     if path == DEMO_PATH:
@@ -54,7 +55,7 @@ def read_documents(paths: Sequence[str]) -> Iterator[Doc]:
     """Every object in the given files, in order (later files override earlier ones)."""
     for path in expand_paths(paths):
         label = "<stdin>" if path == "-" else ("demo cluster" if path == DEMO_PATH else path)
-        data = _read(path)
+        data = read_bytes(path)
         for doc in parse_text(data, label):
             yield from expand(doc, label)
 
