@@ -20,7 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from apiserver import ApiServer  # noqa: E402
 
 KUBECTL = shutil.which("kubectl")
-needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl not on PATH")
+
+
+def test_kubectl_and_openssl_are_on_path():
+    """The real-client tests below need both; a machine without them must fail, not skip."""
+    assert KUBECTL, "kubectl must be on PATH"
+    assert shutil.which("openssl"), "openssl must be on PATH (TLS tests)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,7 +211,6 @@ def test_discovery(srv, path, check):
 # real kubectl
 # --------------------------------------------------------------------------------------------
 
-@needs_kubectl
 def test_kubectl_get_nodes_and_pods(srv, kubeconfig):
     r = kubectl(kubeconfig, "get", "nodes")
     assert r.returncode == 0, r.stderr
@@ -223,7 +227,6 @@ def test_kubectl_get_nodes_and_pods(srv, kubeconfig):
     assert "Terminating" in r.stdout
 
 
-@needs_kubectl
 def test_kubectl_get_json_in_chunks(srv, kubeconfig):
     r = kubectl(kubeconfig, "get", "pods", "-A", "-o", "json", "--chunk-size=2")
     assert r.returncode == 0, r.stderr
@@ -234,7 +237,6 @@ def test_kubectl_get_json_in_chunks(srv, kubeconfig):
     assert all("limit=2" in p for p in lists) and all("continue=" in p for p in lists[1:])
 
 
-@needs_kubectl
 def test_kubectl_cordon_and_taint_patch_the_node(srv, kubeconfig):
     assert kubectl(kubeconfig, "cordon", "n2").returncode == 0
     r = kubectl(kubeconfig, "taint", "nodes", "n2", "k=v:NoSchedule")
@@ -247,7 +249,6 @@ def test_kubectl_cordon_and_taint_patch_the_node(srv, kubeconfig):
     assert "SchedulingDisabled" not in kubectl(kubeconfig, "get", "nodes").stdout
 
 
-@needs_kubectl
 def test_kubectl_drain_evicts_through_the_eviction_api(srv, kubeconfig):
     r = kubectl(kubeconfig, "drain", "n1", "--ignore-daemonsets", "--delete-emptydir-data", "--force",
                 "--timeout=20s")
@@ -264,7 +265,6 @@ def test_kubectl_drain_evicts_through_the_eviction_api(srv, kubeconfig):
     assert any("fieldSelector=spec.nodeName=n1" in p for m, p in srv.requests if m == "GET")
 
 
-@needs_kubectl
 def test_kubectl_drain_reports_pdb_block(srv, kubeconfig):
     r = kubectl(kubeconfig, "drain", "n2", "--ignore-daemonsets", "--force", "--pod-selector=app=db",
                 "--timeout=2s")
@@ -562,7 +562,6 @@ def test_node_proxy(srv, path, code, check):
     assert got == code and check(body), body
 
 
-@needs_kubectl
 def test_kubectl_get_raw_configz(srv, kubeconfig):
     r = kubectl(kubeconfig, "get", "--raw", "/api/v1/nodes/n1/proxy/configz")
     assert r.returncode == 0 and json.loads(r.stdout)["kubeletconfig"]["evictionHard"]
@@ -596,7 +595,6 @@ def test_auth(snapshot, token, method, path, body, code):
             assert resp["reason"] == "Forbidden" and "is forbidden: User" in resp["message"]
 
 
-@needs_kubectl
 def test_kubectl_readonly_token_cannot_cordon(snapshot, tmp_path):
     # kubectl sends credentials only over TLS
     with ApiServer(snapshot, tokens={"ro": "readonly"}, tls=True) as s:
@@ -614,7 +612,6 @@ def test_kubectl_readonly_token_cannot_cordon(snapshot, tmp_path):
 # TLS
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not on PATH")
 def test_https_with_kubectl_and_client(snapshot, tmp_path):
     with ApiServer(snapshot, tokens={"t": "admin"}, tls=True) as s:
         assert s.url.startswith("https://127.0.0.1:")
@@ -682,7 +679,6 @@ def test_fault_close_mid_list(srv, tmp_path):
     assert len(again.items) == 4
 
 
-@needs_kubectl
 def test_kubectl_sees_a_broken_list(srv, kubeconfig):
     srv.faults.add(method="GET", path_regex=r"^/api/v1/pods$", partial=True, skip=1, times=None)
     r = kubectl(kubeconfig, "get", "pods", "-A", "-o", "name", "--chunk-size=3")

@@ -287,7 +287,7 @@ def test_detach_is_never_sent_and_retry_after_is_honoured():
     (["apply", "{tmp}/bad.json", "--dry-run=client"], "error: --dry-run: 'client' is not supported: use none or "
                                                       "server (a plan is already the client-side dry run)"),
     (["apply", "{tmp}/bad.json", "--timeout", "5 minutes"], "error: --timeout: invalid duration '5 minutes'"),
-    (["apply", "{tmp}/bad.json", "--timeout=-1s"], "error: --timeout: '-1s' must not be negative"),
+    (["apply", "{tmp}/bad.json", "--timeout=-1s"], "error: --timeout: must not be negative, got '-1s'"),
     (["--demo", "apply", "{tmp}/bad.json"], "error: --demo: apply reads the plan from PLAN_FILE"),
     (["--demo", "affinity", "--yes"], "error: --yes: only with --apply (or the apply command)"),
     (["--demo", "affinity", "--dry-run=server"], "error: --dry-run: only with --apply"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.errors import InputError
 
 DRY_RUN_VALUES = ("none", "server")
 DEFAULT_TIMEOUT = "5m"
@@ -19,18 +19,12 @@ DEFAULT_TIMEOUT = "5m"
 def settings_from_options(opts: Any) -> Any:
     """Validate --dry-run/--timeout/--yes/--force-stale/--follow-timeline into ApplySettings."""
     from kubectl_evict.apply.executor import ApplySettings
-    from kubectl_evict.timeutil import parse_duration
     dry = opts.dry_run if opts.dry_run is not None else "none"
     if dry not in DRY_RUN_VALUES:
         hint = " (a plan is already the client-side dry run)" if dry == "client" else ""
         raise InputError("%r is not supported: use none or server%s" % (dry, hint), field="--dry-run")
-    text = opts.timeout if opts.timeout is not None else DEFAULT_TIMEOUT
-    try:
-        timeout = parse_duration(text)
-    except ValueParseError as e:
-        raise InputError(str(e), field="--timeout") from None
-    if timeout < 0:
-        raise InputError("%r must not be negative (0 waits without limit)" % text, field="--timeout")
+    from kubectl_evict.commands._run import duration_flag
+    timeout = duration_flag("--timeout", opts.timeout if opts.timeout is not None else DEFAULT_TIMEOUT)
     return ApplySettings(dry_run=dry == "server", timeout=timeout, force_stale=bool(opts.force_stale),
                          follow_timeline=bool(opts.follow_timeline), assume_yes=bool(opts.yes))
 

@@ -13,7 +13,7 @@ from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
 from kubectl_evict.plan import Plan
 from kubectl_evict.render import render
-from kubectl_evict.timeutil import parse_time
+from kubectl_evict.timeutil import parse_duration, parse_time
 
 
 def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
@@ -91,6 +91,23 @@ def _apply_settings(opts: GlobalOptions) -> "Optional[object]":
     if opts.demo:
         raise InputError("the demo cluster is not a live cluster: there is nothing to apply to", field="--apply")
     return settings_from_options(opts)
+
+
+def duration_flag(flag: str, text: Optional[str], *, positive: bool = False,
+                  negative_ok: bool = False) -> Optional[float]:
+    """A Go-duration flag value in seconds (None when the flag was not given), or an InputError
+    naming the flag. Durations are zero or more unless `positive` (or `negative_ok`)."""
+    if text is None:
+        return None
+    try:
+        v = parse_duration(text)
+    except ValueParseError as e:
+        raise InputError(str(e), field=flag) from None
+    if positive and v <= 0:
+        raise InputError("must be positive, got %r" % text, field=flag)
+    if v < 0 and not negative_ok:
+        raise InputError("must not be negative, got %r" % text, field=flag)
+    return v
 
 
 def bad_flag(flag: str, value: str, problem: str) -> click.BadParameter:

@@ -6,24 +6,13 @@ from typing import Any, Optional
 
 import click
 
-from kubectl_evict.commands._run import run
-from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.commands._run import duration_flag, run
+from kubectl_evict.errors import InputError
 from kubectl_evict.options import global_options, pop_global
 from kubectl_evict.rules.controller import ControllerPlanSettings, plan_controller
 from kubectl_evict.rules.nodelifecycle import ControllerSettings
-from kubectl_evict.timeutil import parse_duration
 
 
-def _duration(flag: str, text: Optional[str], *, positive: bool = False) -> Optional[float]:
-    if text is None:
-        return None
-    try:
-        v = parse_duration(text)
-    except ValueParseError as e:
-        raise InputError(str(e), field=flag) from None
-    if v < 0 or (positive and v == 0):
-        raise InputError("must be %s, got %r" % ("positive" if positive else "zero or positive", text), field=flag)
-    return v
 
 
 def _number(flag: str, text: Optional[str], *, lo: float = 0.0, hi: Optional[float] = None) -> Optional[float]:
@@ -96,16 +85,16 @@ def command(ctx: click.Context, fail: Any, fail_zones: Any, node_monitor_grace_p
     opts = pop_global(ctx, kw)
     c: dict = {}
     for key, flag, val, fn in (
-            ("node_monitor_grace_period", "--node-monitor-grace-period", node_monitor_grace_period, _duration),
-            ("node_startup_grace_period", "--node-startup-grace-period", node_startup_grace_period, _duration),
-            ("pod_eviction_timeout", "--pod-eviction-timeout", pod_eviction_timeout, _duration)):
+            ("node_monitor_grace_period", "--node-monitor-grace-period", node_monitor_grace_period, duration_flag),
+            ("node_startup_grace_period", "--node-startup-grace-period", node_startup_grace_period, duration_flag),
+            ("pod_eviction_timeout", "--pod-eviction-timeout", pod_eviction_timeout, duration_flag)):
         v = fn(flag, val)
         if v is not None:
             c[key] = v
-    v = _duration("--node-monitor-period", node_monitor_period, positive=True)
+    v = duration_flag("--node-monitor-period", node_monitor_period, positive=True)
     if v is not None:
         c["node_monitor_period"] = v
-    v = _duration("--horizon", horizon, positive=True)
+    v = duration_flag("--horizon", horizon, positive=True)
     if v is not None:
         c["horizon"] = v
     for key, flag, val in (("node_eviction_rate", "--node-eviction-rate", node_eviction_rate),

@@ -6,15 +6,14 @@ from typing import Any, Optional, Tuple
 
 import click
 
-from kubectl_evict.commands._run import run
-from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.commands._run import duration_flag, run
+from kubectl_evict.errors import InputError
 from kubectl_evict.model import LabelSelector, Snapshot
 from kubectl_evict.options import global_options, pop_global
 from kubectl_evict.plan import Plan
 from kubectl_evict.rules.drain import DrainSettings, plan_drain, resolve_nodes
 from kubectl_evict.rules.drain_filters import FilterFlags
 from kubectl_evict.scheduling.labels import label_selector_errors, parse_selector_string
-from kubectl_evict.timeutil import parse_duration
 
 
 def _selector(flag: str, text: Optional[str]) -> Optional[LabelSelector]:
@@ -42,14 +41,6 @@ def _int(flag: str, text: Optional[str], default: int, minimum: int) -> int:
     return value
 
 
-def _duration(flag: str, text: str) -> float:
-    try:
-        value = parse_duration(text)
-    except ValueParseError as e:
-        raise InputError(str(e), field=flag) from None
-    if value <= 0:
-        raise InputError("%r must be a positive duration" % text, field=flag)
-    return value
 
 
 @click.command("drain", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -96,7 +87,7 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     node_selector = _selector("--selector", selector)
     grace = _int("--grace-period", grace_period, -1, -1)
     skip = _int("--skip-wait-for-delete-timeout", skip_wait_for_delete_timeout, 0, 0)
-    startup = _duration("--pod-startup", pod_startup)
+    startup = duration_flag("--pod-startup", pod_startup, positive=True)
     pods = _selector("--pod-selector", pod_selector)
     flags = FilterFlags(force=force, ignore_daemonsets=ignore_daemonsets, delete_emptydir_data=delete_emptydir_data,
                         skip_wait_for_delete_timeout=skip)

@@ -6,20 +6,13 @@ from typing import Any, Optional, Tuple
 
 import click
 
-from kubectl_evict.commands._run import run
+from kubectl_evict.commands._run import duration_flag, run
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.options import global_options, pop_global
 from kubectl_evict.rules.shutdown import INT32, Group, ShutdownConfig, ShutdownSettings, config_from_kubelet, plan_shutdown
 from kubectl_evict.timeutil import parse_duration
 
 
-def _duration(value: Optional[str], flag: str) -> Optional[float]:
-    if value is None:
-        return None
-    try:
-        return parse_duration(value)
-    except ValueParseError as e:
-        raise InputError(str(e), field=flag) from None
 
 
 def parse_by_priority_flag(values: Tuple[str, ...]) -> Optional[Tuple[Group, ...]]:
@@ -93,12 +86,10 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], grace_period: Optional[s
       kubectl evictplan --demo shutdown worker-c2 --non-graceful
     """
     opts = pop_global(ctx, kw)
-    grace = _duration(grace_period, "--grace-period")
-    critical = _duration(critical_grace_period, "--critical-grace-period")
+    grace = duration_flag("--grace-period", grace_period, negative_ok=True)
+    critical = duration_flag("--critical-grace-period", critical_grace_period, negative_ok=True)
     groups = parse_by_priority_flag(by_priority)
-    inhibit = _duration(inhibit_delay_max, "--inhibit-delay-max")
-    if inhibit is not None and inhibit < 0:
-        raise InputError("must not be negative", field="--inhibit-delay-max")
+    inhibit = duration_flag("--inhibit-delay-max", inhibit_delay_max)
     if non_graceful and (grace is not None or critical is not None or groups is not None or kubelet_config):
         raise click.UsageError("--non-graceful plans nodes that are already down: the graceful shutdown settings "
                                "(--grace-period, --critical-grace-period, --by-priority, --kubelet-config) do not apply")
