@@ -250,12 +250,7 @@ class ShutdownSettings(PClass):
     non_graceful = field(type=bool, initial=False)
     inhibit_delay_max = field(initial=30.0)                     # logind InhibitDelayMaxSec (seconds)
     disable_force_detach_on_timeout = field(type=bool, initial=False)
-    node_monitor_period = field(initial=5.0)
-    node_monitor_grace_period = field(initial=50.0)
-    node_eviction_rate = field(initial=0.1)
-    secondary_node_eviction_rate = field(initial=0.01)
-    unhealthy_zone_threshold = field(initial=0.55)
-    large_cluster_size_threshold = field(type=int, initial=50)
+    controller = field(initial=ControllerSettings())            # the node lifecycle controller's flags
 
 
 def resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) -> ShutdownConfig:
@@ -283,6 +278,7 @@ class NodeSide(NamedTuple):
     no_execute_at: Optional[float]
     key: str                 # not-ready or unreachable
     why_not: str = ""        # when no_execute_at is None
+    grace: float = 50.0      # --node-monitor-grace-period in force (40s before v1.32)
 
 
 def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str, float]],
@@ -294,12 +290,7 @@ def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str,
     posting: Unknown after --node-monitor-grace-period). The timeline itself, zone states and
     rate limits included, is the controller rule's (`rules.nodelifecycle.noexecute_timeline`).
     """
-    cs = ControllerSettings(node_monitor_grace_period=settings.node_monitor_grace_period,
-                            node_monitor_period=settings.node_monitor_period,
-                            node_eviction_rate=settings.node_eviction_rate,
-                            secondary_node_eviction_rate=settings.secondary_node_eviction_rate,
-                            unhealthy_zone_threshold=settings.unhealthy_zone_threshold,
-                            large_cluster_size_threshold=settings.large_cluster_size_threshold)
+    cs = settings.controller
     failures = {name: NodeFailure(at=start, status="False" if key == "not-ready" else "Unknown")
                 for name, (key, start) in failing.items()}
     tl = noexecute_timeline(snapshot, now, failures, cs)
@@ -321,10 +312,10 @@ def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str,
             elif zt is not None and zt.states and zt.states[-1].state == "PartialDisruption":
                 why = ("zone %s is in PartialDisruption with %d nodes (not more than --large-cluster-size-threshold "
                        "%d): the controller stops NoExecute tainting there"
-                       % (zone or '""', zt.size, settings.large_cluster_size_threshold))
+                       % (zone or '""', zt.size, cs.large_cluster_size_threshold))
             else:
                 why = "the controller's zone queue does not reach it"
-        out[name] = NodeSide(no_schedule, no_execute, key, why)
+        out[name] = NodeSide(no_schedule, no_execute, key, why, tl.grace)
     return out
 
 
@@ -501,7 +492,7 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
         first = "the kubelet reports Ready=False (\"node is shutting down\")"
     else:
         first = ("the kubelet stops with the node and posts no more status: Ready=Unknown after "
-                 "--node-monitor-grace-period %s" % format_seconds(settings.node_monitor_grace_period))
+                 "--node-monitor-grace-period %s" % format_seconds(side.grace))
     if not any(t.key == key and t.effect == "NoSchedule" for t in node.taints):
         b.action("taint", node=name, key=key, value="", effect="NoSchedule", at=side.no_schedule_at, rule=CONTROLLER,
                  reason="node lifecycle controller: %s; no new pods are scheduled here" % first)
@@ -513,7 +504,7 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
     b.action("taint", node=name, key=key, value="", effect="NoExecute", at=side.no_execute_at, rule=CONTROLLER,
              reason="node lifecycle controller: queued one --node-monitor-period after Ready left True; nodes of "
                     "one zone are tainted %s apart (--node-eviction-rate %s)"
-                    % (format_seconds(1.0 / settings.node_eviction_rate), settings.node_eviction_rate))
+                    % (format_seconds(1.0 / settings.controller.node_eviction_rate), settings.controller.node_eviction_rate))
     taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
     stopped = 0
     for pod in pods:
