@@ -55,8 +55,8 @@ def read_documents(paths: Sequence[str]) -> Iterator[Doc]:
     """Every object in the given files, in order (later files override earlier ones)."""
     for path in expand_paths(paths):
         label = "<stdin>" if path == "-" else ("demo cluster" if path == DEMO_PATH else path)
-        data = read_bytes(path)
-        for doc in parse_text(data, label):
+        docs = parse_text(read_bytes(path), label)   # the file's bytes are released here
+        for doc in docs:
             yield from expand(doc, label)
 
 

@@ -29,6 +29,12 @@ from kubectl_evict.scheduling.topology import zone_key
 from kubectl_evict.source.documents import Doc, infer_kind
 from kubectl_evict.timeutil import parse_time
 
+try:  # the fast loader hands repeated pod subtrees over as raw JSON bytes (see fastjson.py)
+    from kubectl_evict.source.fastjson import decode_raw
+except ImportError:  # pragma: no cover - the pure-Python bundle never produces bytes
+    import json as _json
+    decode_raw = _json.loads
+
 OWNER_KINDS = ("DaemonSet", "ReplicaSet", "StatefulSet", "Deployment", "Job", "ReplicationController")
 EVICTPLAN_API = "evictplan/v1alpha1"
 # Annotations the rules read; everything else (last-applied-configuration...) is dropped.
@@ -51,6 +57,20 @@ class _Loc:
         return InputError(problem, source=self.source, obj=self.label, field=field)
 
 
+class _PodLoc(_Loc):
+    """A pod's location; its label ("Pod ns/name") is only formatted for an error."""
+    __slots__ = ("ns", "name")
+
+    def __init__(self, source: str, ns: str, name: str) -> None:
+        self.source = source
+        self.ns = ns
+        self.name = name
+
+    @property  # type: ignore[override]
+    def label(self) -> str:
+        return "Pod %s/%s" % (self.ns, self.name)
+
+
 def _type_name(v: Any) -> str:
     if v is None:
         return "null"
@@ -67,10 +87,17 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
+def _value(v: Any) -> Any:
+    """A field's value; a raw JSON subtree from the fast loader (bytes) is decoded here."""
+    return decode_raw(v) if v.__class__ is bytes else v
+
+
 def _map(loc: _Loc, d: dict, key: str, path: str) -> dict:
     v = d.get(key)
     if v is None:
         return {}
+    if v.__class__ is bytes:
+        v = decode_raw(v)
     if not isinstance(v, dict):
         raise loc.error(path, "expected an object, found %s" % _type_name(v))
     return v
@@ -80,6 +107,10 @@ def _seq(loc: _Loc, d: dict, key: str, path: str) -> list:
     v = d.get(key)
     if v is None:
         return []
+    if v.__class__ is bytes:
+        v = decode_raw(v)
+        if v is None:
+            return []
     if not isinstance(v, list):
         raise loc.error(path, "expected a list, found %s" % _type_name(v))
     return v
@@ -131,15 +162,46 @@ def _time(loc: _Loc, d: dict, key: str, path: str) -> Optional[float]:
 
 
 class _Interner:
-    """Share identical leaf values between objects (pods of one template are alike)."""
+    """Share identical leaf values between objects (pods of one template are alike).
+
+    Subtrees that reach the freezer as raw JSON bytes (pods read by the fast loader) are
+    projected once per distinct text: `cached` keys on the bytes. Other values are keyed on
+    their contents where that is cheap (string maps, resource maps, container lists)."""
 
     def __init__(self) -> None:
         self.strmaps: Dict[Any, Any] = {}
         self.resources: Dict[Any, Any] = {}
         self.leaves: Dict[Any, Any] = {}
+        self.times: Dict[str, Optional[float]] = {}
+        self.annotations: Dict[bytes, Any] = {}
+        self.owner_refs: Dict[bytes, Any] = {}
+        self.tolerations: Dict[bytes, Any] = {}
+        self.affinities: Dict[bytes, Any] = {}
+        self.volume_items: Dict[Any, Volume] = {}
+        self.templates: Dict[Any, Any] = {}
+        self.ds_tolerations: Dict[Any, Any] = {}
+
+    def cached(self, cache: Dict[bytes, Any], loc: _Loc, d: dict, key: str, project: Any) -> Any:
+        """`project(loc, d, self)`, once per distinct raw text of `d[key]` (bytes) and once for an
+        absent `d[key]`; every time for other values (dicts and lists from the stdlib path)."""
+        v = d.get(key)
+        if v is None or v.__class__ is bytes:
+            hit = cache.get(v)
+            if hit is None:
+                hit = cache[v] = project(loc, d, self)
+            return hit
+        return project(loc, d, self)
 
     def strmap(self, loc: _Loc, d: dict, key: str, path: str, what: str) -> Any:
-        raw = _map(loc, d, key, path)
+        text = d.get(key)
+        if text.__class__ is bytes:
+            hit = self.strmaps.get(text)
+            if hit is None:
+                hit = self.strmaps[text] = self._strmap(loc, _map(loc, d, key, path), path, what)
+            return hit
+        return self._strmap(loc, _map(loc, d, key, path), path, what)
+
+    def _strmap(self, loc: _Loc, raw: dict, path: str, what: str) -> Any:
         if not raw:
             return _EMPTY
         try:
@@ -159,7 +221,15 @@ class _Interner:
         return frozen
 
     def resource_map(self, loc: _Loc, d: dict, key: str, path: str) -> Any:
-        raw = _map(loc, d, key, path)
+        text = d.get(key)
+        if text.__class__ is bytes:
+            hit = self.resources.get(text)
+            if hit is None:
+                hit = self.resources[text] = self._resource_map(loc, _map(loc, d, key, path), path)
+            return hit
+        return self._resource_map(loc, _map(loc, d, key, path), path)
+
+    def _resource_map(self, loc: _Loc, raw: dict, path: str) -> Any:
         if not raw:
             return _EMPTY
         try:
@@ -178,6 +248,18 @@ class _Interner:
         frozen = pmap(out)
         self.resources[k] = frozen
         return frozen
+
+    def time(self, loc: _Loc, d: dict, key: str, path: str) -> Optional[float]:
+        """`_time`, parsed once per distinct timestamp string."""
+        v = d.get(key)
+        if v is None:
+            return None
+        if v.__class__ is str:
+            t = self.times.get(v)
+            if t is None:
+                t = self.times[v] = _time(loc, d, key, path)
+            return t
+        return _time(loc, d, key, path)
 
     def leaf(self, value: Any) -> Any:
         return self.leaves.setdefault(value, value)
@@ -273,7 +355,7 @@ class Freezer:
 
         pods: List[Pod] = []
         for ns, name, src, obj in each("Pod"):
-            pods.append(_project_pod(_Loc(src, "Pod %s/%s" % (ns, name)), obj, ns, name, pcs, default_pc, self.it))
+            pods.append(_project_pod(_PodLoc(src, ns, name), obj, ns, name, pcs, default_pc, self.it))
 
         pdbs = {}
         for ns, name, src, obj in each("PodDisruptionBudget"):
@@ -492,57 +574,60 @@ def _tolerations(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Toleration, ...]
 
 def _volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
     out = []
+    cache = it.volume_items
     for i, v in enumerate(_seq(loc, spec, "volumes", "spec.volumes")):
-        p = "spec.volumes[%d]" % i
-        v = _item_map(loc, v, p)
-        name = _str(loc, v, "name", p + ".name")
-        kind = next((k for k in _VOLUME_KINDS if v.get(k) is not None), "")
-        if not kind:
-            kind = next((k for k in v if k != "name"), "")
-        if kind == "emptyDir":
-            ed = _map(loc, v, "emptyDir", p + ".emptyDir")
-            limit = None
-            if ed.get("sizeLimit") is not None:
-                try:
-                    limit = to_units("ephemeral-storage", parse_quantity(ed["sizeLimit"]))
-                except ValueParseError as e:
-                    raise loc.error(p + ".emptyDir.sizeLimit", str(e)) from None
-            out.append(it.leaf(Volume(name, kind, _str(loc, ed, "medium", p + ".emptyDir.medium"), limit)))
-        elif kind == "persistentVolumeClaim":
-            pvc = _map(loc, v, kind, p + "." + kind)
-            out.append(it.leaf(Volume(name, kind, claim_name=_str(loc, pvc, "claimName", p + ".persistentVolumeClaim.claimName"))))
-        else:
-            out.append(it.leaf(Volume(name, kind)))
+        try:  # the fast loader gives {name, <source>: raw bytes}: one record per distinct volume
+            key: Any = tuple(v.items())
+            hit = cache.get(key)
+        except (TypeError, AttributeError):
+            key = hit = None
+        if hit is None:
+            hit = _volume(loc, v, "spec.volumes[%d]" % i, it)
+            if key is not None:
+                cache[key] = hit
+        out.append(hit)
     return tuple(out)
 
 
-def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
-                 default_pc: Optional[PriorityClass], it: _Interner) -> Pod:
-    meta = _map(loc, obj, "metadata", "metadata")
-    spec = _map(loc, obj, "spec", "spec")
-    status = _map(loc, obj, "status", "status")
+def _volume(loc: _Loc, v: Any, p: str, it: _Interner) -> Volume:
+    v = _item_map(loc, v, p)
+    name = _str(loc, v, "name", p + ".name")
+    kind = next((k for k in _VOLUME_KINDS if v.get(k) is not None), "")
+    if not kind:
+        kind = next((k for k in v if k != "name"), "")
+    if kind == "emptyDir":
+        ed = _map(loc, v, "emptyDir", p + ".emptyDir")
+        limit = None
+        if ed.get("sizeLimit") is not None:
+            try:
+                limit = to_units("ephemeral-storage", parse_quantity(ed["sizeLimit"]))
+            except ValueParseError as e:
+                raise loc.error(p + ".emptyDir.sizeLimit", str(e)) from None
+        return it.leaf(Volume(name, kind, _str(loc, ed, "medium", p + ".emptyDir.medium"), limit))
+    if kind == "persistentVolumeClaim":
+        pvc = _map(loc, v, kind, p + "." + kind)
+        return it.leaf(Volume(name, kind, claim_name=_str(loc, pvc, "claimName", p + ".persistentVolumeClaim.claimName")))
+    return it.leaf(Volume(name, kind))
+
+
+def _annotations(loc: _Loc, meta: dict, it: _Interner) -> Any:
+    """The annotations rules read (everything else, e.g. last-applied-configuration, is dropped)."""
     raw_ann = _map(loc, meta, "annotations", "metadata.annotations")
     ann = {k: v for k, v in raw_ann.items() if k.startswith(_KEPT_ANNOTATION_PREFIXES)}
     for k, v in ann.items():
         if not isinstance(v, str):
             raise loc.error("metadata.annotations." + k, "expected a string, found %s" % _type_name(v))
+    return pmap(ann) if ann else _EMPTY
+
+
+def _owners(loc: _Loc, meta: dict, it: _Interner) -> Tuple[Tuple[OwnerRef, ...], Optional[OwnerRef]]:
+    """(owner references, the controller reference or None)."""
     refs = _owner_refs(loc, meta, it)
-    controller = next((r for r in refs if r.controller), None)
-    containers = _containers(loc, spec, "containers", it)
-    inits = _containers(loc, spec, "initContainers", it)
-    overhead = it.resource_map(loc, spec, "overhead", "spec.overhead")
-    pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
-    priority = _int(loc, spec, "priority", "spec.priority")
-    if priority is None:
-        pc = pcs.get(pcname) if pcname else default_pc
-        priority = pc.value if pc is not None else 0
-    pod_res = _map(loc, spec, "resources", "spec.resources")
-    pod_level = None
-    if pod_res:  # PodLevelResources: pod-level values replace the container sums
-        pod_level = Container("", it.resource_map(loc, pod_res, "requests", "spec.resources.requests"),
-                              it.resource_map(loc, pod_res, "limits", "spec.resources.limits"))
-    qos = _str(loc, status, "qosClass", "status.qosClass") or \
-        compute_qos((pod_level,) if pod_level is not None else containers + inits)
+    return refs, next((r for r in refs if r.controller), None)
+
+
+def _affinity(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, Any, Tuple[PreferredTerm, ...], Tuple[PodAffinityTerm, ...]]:
+    """(required, requiredDuringExecution, preferred, required anti-affinity) of spec.affinity."""
     affinity = _map(loc, spec, "affinity", "spec.affinity")
     na = _map(loc, affinity, "nodeAffinity", "spec.affinity.nodeAffinity")
     nap = "spec.affinity.nodeAffinity."
@@ -566,45 +651,101 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
         nss = _seq(loc, t, "namespaces", p + ".namespaces")
         anti.append(it.leaf(PodAffinityTerm(label_selector(loc, t, "labelSelector", p + ".labelSelector", it),
                                             _str(loc, t, "topologyKey", p + ".topologyKey"), tuple(nss))))
-    if ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution" and rde is None:
+    return required, rde, tuple(preferred), tuple(anti)
+
+
+def _containers_key(v: Any) -> Any:
+    """A hashable key for a container list from the fast loader (the fields `_containers` reads)."""
+    if v is None:
+        return None
+    return tuple((c.get("name"), c.get("resources"), c.get("ports"), c.get("restartPolicy")) for c in v)
+
+
+def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
+    """(containers, init containers, overhead, pod-level resources, effective requests, computed QoS).
+
+    Pods of one template share all of it: with the fast loader it is computed once per distinct
+    (containers, initContainers, overhead, resources)."""
+    try:
+        key: Any = (_containers_key(spec.get("containers")), _containers_key(spec.get("initContainers")),
+                    spec.get("overhead"), spec.get("resources"))
+        hit = it.templates.get(key)
+    except (TypeError, KeyError, AttributeError):  # dicts (stdlib path) or malformed: no key
+        key = hit = None
+    if hit is not None:
+        return hit
+    containers = _containers(loc, spec, "containers", it)
+    inits = _containers(loc, spec, "initContainers", it)
+    overhead = it.resource_map(loc, spec, "overhead", "spec.overhead")
+    pod_res = _map(loc, spec, "resources", "spec.resources")
+    pod_level = None
+    if pod_res:  # PodLevelResources: pod-level values replace the container sums
+        pod_level = Container("", it.resource_map(loc, pod_res, "requests", "spec.resources.requests"),
+                              it.resource_map(loc, pod_res, "limits", "spec.resources.limits"))
+    qos = compute_qos((pod_level,) if pod_level is not None else containers + inits)
+    reqs = pod_requests(containers, inits, overhead)
+    if pod_level is not None:
+        for r, q in pod_level.requests.items():
+            reqs[r] = q + overhead.get(r, 0)
+    requests = it.resources.setdefault(("__req__",) + tuple(sorted(reqs.items())), pmap(reqs))
+    out = (containers, inits, overhead, pod_level, requests, qos)
+    if key is not None:
+        it.templates[key] = out
+    return out
+
+
+def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
+                 default_pc: Optional[PriorityClass], it: _Interner) -> Pod:
+    meta = _map(loc, obj, "metadata", "metadata")
+    spec = _map(loc, obj, "spec", "spec")
+    status = _map(loc, obj, "status", "status")
+    ann = it.cached(it.annotations, loc, meta, "annotations", _annotations)
+    refs, controller = it.cached(it.owner_refs, loc, meta, "ownerReferences", _owners)
+    containers, inits, overhead, _, requests, computed_qos = _pod_resources(loc, spec, it)
+    pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
+    priority = _int(loc, spec, "priority", "spec.priority")
+    if priority is None:
+        pc = pcs.get(pcname) if pcname else default_pc
+        priority = pc.value if pc is not None else 0
+    qos = _str(loc, status, "qosClass", "status.qosClass") or computed_qos
+    required, rde, preferred, anti = it.cached(it.affinities, loc, spec, "affinity", _affinity)
+    node_selector = it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector")
+    if rde is None and ann and ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution":
         # The annotation upgrades the IgnoredDuringExecution terms (and nodeSelector) to
         # RequiredDuringExecution, as the original node-affinity design describes.
-        sel_terms = [NodeSelectorTerm(tuple(Requirement(k, "In", (v,)) for k, v in sorted(
-            it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector").items())), ())]
+        sel_terms = [NodeSelectorTerm(tuple(Requirement(k, "In", (v,)) for k, v in sorted(node_selector.items())), ())]
         if required is not None:
             merged = tuple(NodeSelectorTerm(t.match_expressions + sel_terms[0].match_expressions, t.match_fields)
                            for t in required.terms)
             rde = NodeSelector(merged)
         elif sel_terms[0].match_expressions:
             rde = NodeSelector(tuple(sel_terms))
-    tolerations = _tolerations(loc, spec, it)
+    tolerations = it.cached(it.tolerations, loc, spec, "tolerations", _tolerations)
     host_network = _bool(loc, spec, "hostNetwork", "spec.hostNetwork")
     if controller is not None and controller.kind == "DaemonSet":
-        tolerations = it.leaf(with_daemonset_tolerations(tolerations, host_network))
+        key = (tolerations, host_network)
+        ds = it.ds_tolerations.get(key)
+        if ds is None:
+            ds = it.ds_tolerations[key] = it.leaf(with_daemonset_tolerations(tolerations, host_network))
+        tolerations = ds
     ready = False
     for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
         c = _item_map(loc, c, "status.conditions[%d]" % i)
         if c.get("type") == "Ready":
             ready = c.get("status") == "True"
     tgps = _int(loc, spec, "terminationGracePeriodSeconds", "spec.terminationGracePeriodSeconds", 30)
-    reqs = pod_requests(containers, inits, overhead)
-    if pod_level is not None:
-        for r, q in pod_level.requests.items():
-            reqs[r] = q + overhead.get(r, 0)
     return Pod.trusted(namespace=_intern(ns), name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
                node_name=_intern(_str(loc, spec, "nodeName", "spec.nodeName")),
                phase=_intern(_str(loc, status, "phase", "status.phase")), priority=priority,
                priority_class_name=pcname, labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
-               annotations=pmap(ann) if ann else _EMPTY, controller=controller, owner_refs=refs, qos=qos,
+               annotations=ann, controller=controller, owner_refs=refs, qos=qos,
                containers=containers, init_containers=inits, overhead=overhead,
-               requests=it.resources.setdefault(("__req__",) + tuple(sorted(reqs.items())), pmap(reqs)),
-               tolerations=tolerations,
-               node_selector=it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector"),
-               required_affinity=required, preferred_affinity=tuple(preferred), required_during_execution=rde,
-               anti_affinity_required=tuple(anti), volumes=_volumes(loc, spec, it),
-               deletion_timestamp=_time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
+               requests=requests, tolerations=tolerations, node_selector=node_selector,
+               required_affinity=required, preferred_affinity=preferred, required_during_execution=rde,
+               anti_affinity_required=anti, volumes=_volumes(loc, spec, it),
+               deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
                ready=ready, termination_grace_period=tgps, host_network=host_network,
-               creation_timestamp=_time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
+               creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
 
 
 def _int_or_percent(loc: _Loc, d: dict, key: str, path: str) -> Any:
