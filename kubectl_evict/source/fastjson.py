@@ -10,9 +10,10 @@ error message.
 
 Pods are most of a snapshot, and most of a pod's subtrees repeat across the pods of one template
 (labels, tolerations, affinity, container resources). Those subtrees are kept as their raw JSON
-text (`msgspec.Raw`) and handed to the freezer as `bytes`, equal texts shared as one object: the
-freezer projects each distinct text once and reuses the record for every pod that has it. Other
-kinds get those subtrees decoded as plain values, exactly as the stdlib path gives them.
+text (`msgspec.Raw`, a view into the file's bytes: no copy) and handed to the freezer as is: it
+projects each distinct text once and reuses the record for every object that has it. Kinds the
+freezer does not know to expect raw text get those subtrees decoded as plain values, exactly as
+the stdlib path gives them.
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ class _S(msgspec.Struct, omit_defaults=True):
     pass
 
 
-# A subtree kept as raw JSON text (None when absent). Only `Raw` fields listed here become bytes.
-RawField = msgspec.Raw   # default None when absent; `null` arrives as Raw(b"null")
+# A subtree kept as raw JSON text: None when absent, `null` arrives as Raw(b"null").
+Raw = msgspec.Raw
+RawField = msgspec.Raw
+# Kinds whose projection in freeze.py takes raw subtrees (everything else gets plain values).
+RAW_KINDS = frozenset(("Pod", "Node", "PodDisruptionBudget", "DaemonSet", "ReplicaSet", "StatefulSet",
+                       "Deployment", "Job", "ReplicationController"))
 
 
 class Meta(_S):
@@ -55,14 +60,24 @@ class ContainerSpec(_S):
     restartPolicy: Any = None
 
 
+class EmptyDirSource(_S):
+    medium: Any = None
+    sizeLimit: Any = None
+
+
+class ClaimSource(_S):
+    claimName: Any = None
+
+
 class VolumeSpec(_S, forbid_unknown_fields=True):
-    """A pod volume: its name and its source, kept raw. Every v1.33 source is listed (the
-    freezer's own order first, so it detects the same kind); a volume with any other key makes
-    the document take the stdlib path, which keeps the key order the freezer falls back on."""
+    """A pod volume: its name and its source (raw but for the two the freezer reads). Every v1.33
+    source is listed (the freezer's own order first, so it detects the same kind); a volume with
+    any other key makes the document take the stdlib path, which keeps the key order the freezer
+    falls back on."""
     name: Any = None
-    emptyDir: RawField = None
+    emptyDir: Optional[EmptyDirSource] = None
     hostPath: RawField = None
-    persistentVolumeClaim: RawField = None
+    persistentVolumeClaim: Optional[ClaimSource] = None
     configMap: RawField = None
     secret: RawField = None
     projected: RawField = None
@@ -171,7 +186,6 @@ class Doc(_S):
 
 _decoder = msgspec.json.Decoder(Union[Doc, List[Doc]])
 decode_raw = msgspec.json.decode   # the freezer's decoder for raw subtrees (bytes)
-_NULL = b"null"
 
 
 def loads(data: bytes) -> Any:
@@ -187,19 +201,22 @@ def loads(data: bytes) -> Any:
 
 
 _RAW_FIELDS = ("kubeletconfig", "summary")
+_PASS = (msgspec.Raw,)
 
 
 class Converter:
-    """Structs to plain dicts. Raw subtrees of pods become `bytes`, one object per distinct text."""
+    """Structs to plain dicts; raw subtrees stay `msgspec.Raw` for the kinds in RAW_KINDS.
 
-    def __init__(self) -> None:
+    `copy=True` turns them into `bytes` instead (equal texts shared as one object), so that the
+    decoded buffer can be released: the live reader decodes page after page."""
+
+    def __init__(self, copy: bool = False) -> None:
+        self.copy = copy
         self.texts: dict = {}
 
     def _shared_bytes(self, v: Any) -> Any:
         if isinstance(v, msgspec.Raw):
             b = bytes(v)
-            if b == _NULL:
-                return None
             return self.texts.setdefault(b, b)
         raise TypeError("unexpected %s" % type(v).__name__)
 
@@ -218,9 +235,11 @@ class Converter:
                 raw[name] = bytes(value)
             setattr(doc, name, None)
         kind = doc.kind
-        pod = kind == "Pod" or (kind is None and doc.spec is not None and doc.spec.containers is not None)
-        out = msgspec.to_builtins(doc, builtin_types=(bytes,),
-                                  enc_hook=self._shared_bytes if pod else self._decoded)
+        if kind in RAW_KINDS or (kind is None and doc.spec is not None and doc.spec.containers is not None):
+            out = msgspec.to_builtins(doc, builtin_types=(bytes,), enc_hook=self._shared_bytes) if self.copy \
+                else msgspec.to_builtins(doc, builtin_types=_PASS)
+        else:
+            out = msgspec.to_builtins(doc, enc_hook=self._decoded)
         for name in _RAW_FIELDS:
             out.pop(name, None)
         out.update(raw)

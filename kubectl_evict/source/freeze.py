@@ -29,11 +29,22 @@ from kubectl_evict.scheduling.topology import zone_key
 from kubectl_evict.source.documents import Doc, infer_kind
 from kubectl_evict.timeutil import parse_time
 
-try:  # the fast loader hands repeated pod subtrees over as raw JSON bytes (see fastjson.py)
-    from kubectl_evict.source.fastjson import decode_raw
-except ImportError:  # pragma: no cover - the pure-Python bundle never produces bytes
-    import json as _json
-    decode_raw = _json.loads
+try:  # the fast loader hands repeated subtrees over as raw JSON text (see fastjson.py)
+    from kubectl_evict.source.fastjson import Raw as _Raw, decode_raw
+except ImportError:  # pragma: no cover - the pure-Python bundle never produces raw text
+    class _Raw:  # type: ignore[no-redef]
+        """Never instantiated: stands for msgspec.Raw in `v.__class__ is _Raw` tests."""
+    decode_raw = None  # type: ignore[assignment]
+_RAW_NULL = _Raw(b"null") if decode_raw is not None else None
+
+
+def _text(v: Any) -> Any:
+    """A hashable cache key for a raw subtree: its bytes (other values as they are)."""
+    return bytes(v) if v.__class__ is _Raw else v
+
+
+# Raw JSON text arrives as msgspec.Raw (files) or bytes (live pages, see fastjson.Converter).
+_RAW_TYPES = (_Raw, bytes)
 
 OWNER_KINDS = ("DaemonSet", "ReplicaSet", "StatefulSet", "Deployment", "Job", "ReplicationController")
 EVICTPLAN_API = "evictplan/v1alpha1"
@@ -87,17 +98,14 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
-def _value(v: Any) -> Any:
-    """A field's value; a raw JSON subtree from the fast loader (bytes) is decoded here."""
-    return decode_raw(v) if v.__class__ is bytes else v
-
-
 def _map(loc: _Loc, d: dict, key: str, path: str) -> dict:
     v = d.get(key)
     if v is None:
         return {}
-    if v.__class__ is bytes:
+    if v.__class__ in _RAW_TYPES:
         v = decode_raw(v)
+        if v is None:
+            return {}
     if not isinstance(v, dict):
         raise loc.error(path, "expected an object, found %s" % _type_name(v))
     return v
@@ -107,7 +115,7 @@ def _seq(loc: _Loc, d: dict, key: str, path: str) -> list:
     v = d.get(key)
     if v is None:
         return []
-    if v.__class__ is bytes:
+    if v.__class__ in _RAW_TYPES:
         v = decode_raw(v)
         if v is None:
             return []
@@ -164,8 +172,8 @@ def _time(loc: _Loc, d: dict, key: str, path: str) -> Optional[float]:
 class _Interner:
     """Share identical leaf values between objects (pods of one template are alike).
 
-    Subtrees that reach the freezer as raw JSON bytes (pods read by the fast loader) are
-    projected once per distinct text: `cached` keys on the bytes. Other values are keyed on
+    Subtrees that reach the freezer as raw JSON text (from the fast loader) are projected once
+    per distinct text: `cached` keys on its bytes. Other values are keyed on
     their contents where that is cheap (string maps, resource maps, container lists)."""
 
     def __init__(self) -> None:
@@ -177,15 +185,16 @@ class _Interner:
         self.owner_refs: Dict[bytes, Any] = {}
         self.tolerations: Dict[bytes, Any] = {}
         self.affinities: Dict[bytes, Any] = {}
-        self.volume_items: Dict[Any, Volume] = {}
         self.templates: Dict[Any, Any] = {}
         self.ds_tolerations: Dict[Any, Any] = {}
 
     def cached(self, cache: Dict[bytes, Any], loc: _Loc, d: dict, key: str, project: Any) -> Any:
-        """`project(loc, d, self)`, once per distinct raw text of `d[key]` (bytes) and once for an
-        absent `d[key]`; every time for other values (dicts and lists from the stdlib path)."""
+        """`project(loc, d, self)`, once per distinct raw text of `d[key]` and once for an absent
+        `d[key]`; every time for other values (dicts and lists from the stdlib path)."""
         v = d.get(key)
-        if v is None or v.__class__ is bytes:
+        if v is None or v.__class__ in _RAW_TYPES:
+            if v.__class__ is _Raw:
+                v = bytes(v)
             hit = cache.get(v)
             if hit is None:
                 hit = cache[v] = project(loc, d, self)
@@ -194,7 +203,8 @@ class _Interner:
 
     def strmap(self, loc: _Loc, d: dict, key: str, path: str, what: str) -> Any:
         text = d.get(key)
-        if text.__class__ is bytes:
+        if text.__class__ in _RAW_TYPES:
+            text = _text(text)
             hit = self.strmaps.get(text)
             if hit is None:
                 hit = self.strmaps[text] = self._strmap(loc, _map(loc, d, key, path), path, what)
@@ -222,7 +232,8 @@ class _Interner:
 
     def resource_map(self, loc: _Loc, d: dict, key: str, path: str) -> Any:
         text = d.get(key)
-        if text.__class__ is bytes:
+        if text.__class__ in _RAW_TYPES:
+            text = _text(text)
             hit = self.resources.get(text)
             if hit is None:
                 hit = self.resources[text] = self._resource_map(loc, _map(loc, d, key, path), path)
@@ -573,26 +584,14 @@ def _tolerations(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Toleration, ...]
 
 
 def _volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
-    out = []
-    cache = it.volume_items
-    for i, v in enumerate(_seq(loc, spec, "volumes", "spec.volumes")):
-        try:  # the fast loader gives {name, <source>: raw bytes}: one record per distinct volume
-            key: Any = tuple(v.items())
-            hit = cache.get(key)
-        except (TypeError, AttributeError):
-            key = hit = None
-        if hit is None:
-            hit = _volume(loc, v, "spec.volumes[%d]" % i, it)
-            if key is not None:
-                cache[key] = hit
-        out.append(hit)
-    return tuple(out)
+    return tuple(_volume(loc, v, "spec.volumes[%d]" % i, it)
+                 for i, v in enumerate(_seq(loc, spec, "volumes", "spec.volumes")))
 
 
 def _volume(loc: _Loc, v: Any, p: str, it: _Interner) -> Volume:
     v = _item_map(loc, v, p)
     name = _str(loc, v, "name", p + ".name")
-    kind = next((k for k in _VOLUME_KINDS if v.get(k) is not None), "")
+    kind = next((k for k in _VOLUME_KINDS if v.get(k) is not None and v[k] != _RAW_NULL), "")
     if not kind:
         kind = next((k for k in v if k != "name"), "")
     if kind == "emptyDir":
@@ -658,7 +657,7 @@ def _containers_key(v: Any) -> Any:
     """A hashable key for a container list from the fast loader (the fields `_containers` reads)."""
     if v is None:
         return None
-    return tuple((c.get("name"), c.get("resources"), c.get("ports"), c.get("restartPolicy")) for c in v)
+    return tuple((c.get("name"), _text(c.get("resources")), _text(c.get("ports")), c.get("restartPolicy")) for c in v)
 
 
 def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:

@@ -324,7 +324,7 @@ def decode_page(data: bytes, mode: str) -> Tuple[dict, list]:
                     "remainingItemCount": m.remainingItemCount} if m is not None else {}
             items = page.items or []
             if mode == "pruned":
-                conv = fastjson.Converter()
+                conv = fastjson.Converter(copy=True)
                 items = [fastjson.to_builtins(i, conv) for i in items]
             elif mode == "raw":
                 items = [bytes(i) for i in items]
