@@ -171,12 +171,16 @@ class Record(PClass):
     immutable slots directly. Everything else (`.set()`, equality, pickling) is plain PClass.
     """
 
-    @classmethod
-    def trusted(cls, **values: Any) -> Any:
-        build = _TRUSTED.get(cls)
-        if build is None:
-            build = _TRUSTED[cls] = _trusted_constructor(cls)
-        return build(**values)
+    class _Trusted:
+        """`Cls.trusted(**fields)`: the class's generated constructor (see `_trusted_constructor`)."""
+
+        def __get__(self, obj: Any, cls: type) -> Any:
+            build = _TRUSTED.get(cls)
+            if build is None:
+                build = _TRUSTED[cls] = _trusted_constructor(cls)
+            return build
+
+    trusted = _Trusted()
 
 
 _TRUSTED: dict = {}

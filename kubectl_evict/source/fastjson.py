@@ -47,10 +47,8 @@ class Meta(_S):
     annotations: RawField = None
     ownerReferences: RawField = None
     deletionTimestamp: Any = None
-    deletionGracePeriodSeconds: Any = None
     creationTimestamp: Any = None
     generation: Any = None
-    resourceVersion: Any = None
 
 
 class ContainerSpec(_S):
@@ -122,14 +120,13 @@ class Spec(_S):
     priorityClassName: Any = None
     terminationGracePeriodSeconds: Any = None
     hostNetwork: Any = None
-    schedulerName: Any = None
     # Node
     taints: Any = None
     unschedulable: Any = None
     providerID: Any = None
     podCIDR: Any = None
     # PDB and workloads
-    selector: Any = None
+    selector: RawField = None
     minAvailable: Any = None
     maxUnavailable: Any = None
     unhealthyPodEvictionPolicy: Any = None

@@ -72,7 +72,7 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
         freezer = Freezer()
         for path in expand_paths(paths):
             freezer.add(read_documents([path]))
-        return freezer.build()
+        return freezer.build(consume=True)
     finally:
         if was_enabled:
             gc.enable()

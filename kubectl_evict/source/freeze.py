@@ -53,6 +53,7 @@ _KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-
 AFFINITY_ANNOTATION = "evictplan.io/node-affinity"
 _VOLUME_KINDS = ("emptyDir", "hostPath", "persistentVolumeClaim", "configMap", "secret", "projected",
                  "downwardAPI", "ephemeral", "csi", "nfs", "gitRepo")
+_VOLUME_RANK = {k: i for i, k in enumerate(_VOLUME_KINDS)}
 _intern = sys.intern
 
 
@@ -187,6 +188,7 @@ class _Interner:
         self.affinities: Dict[bytes, Any] = {}
         self.templates: Dict[Any, Any] = {}
         self.ds_tolerations: Dict[Any, Any] = {}
+        self.selectors: Dict[Any, Any] = {}
 
     def cached(self, cache: Dict[bytes, Any], loc: _Loc, d: dict, key: str, project: Any) -> Any:
         """`project(loc, d, self)`, once per distinct raw text of `d[key]` and once for an absent
@@ -335,25 +337,33 @@ class Freezer:
 
     # -- building -------------------------------------------------------------------------
 
-    def build(self) -> Snapshot:
+    def build(self, consume: bool = False) -> Snapshot:
+        """The Snapshot of everything added. `consume=True` lets go of each raw object as soon as
+        it is projected (the freezer is then empty): the records replace the raw dicts in memory
+        instead of adding to them."""
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._build()
+            return self._build(consume)
         finally:
             if was_enabled:
                 gc.enable()
 
-    def _build(self) -> Snapshot:
+    def _build(self, consume: bool = False) -> Snapshot:
         by_kind: Dict[str, list] = {}
         for (kind, ns, name), (src, obj) in self.objects.items():
             by_kind.setdefault(kind, []).append((ns, name, src, obj))
+        if consume:
+            self.objects = {}
         for lst in by_kind.values():
             lst.sort(key=lambda t: (t[0], t[1]))
 
         def each(kind: str):
-            for ns, name, src, obj in by_kind.get(kind, ()):
-                yield ns, name, src, obj
+            lst = by_kind.get(kind, ())
+            for i in range(len(lst)):
+                yield lst[i]
+                if consume:
+                    lst[i] = None
 
         pcs = {}
         for ns, name, src, obj in each("PriorityClass"):
@@ -535,6 +545,8 @@ def _node_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Op
 
 def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Optional[LabelSelector]:
     raw = d.get(key)
+    if raw.__class__ in _RAW_TYPES:
+        raw = decode_raw(raw)
     if raw is None:
         return None
     raw = _item_map(loc, raw, path)
@@ -591,7 +603,11 @@ def _volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
 def _volume(loc: _Loc, v: Any, p: str, it: _Interner) -> Volume:
     v = _item_map(loc, v, p)
     name = _str(loc, v, "name", p + ".name")
-    kind = next((k for k in _VOLUME_KINDS if v.get(k) is not None and v[k] != _RAW_NULL), "")
+    kind, rank = "", len(_VOLUME_KINDS)
+    for k in v:  # the first of _VOLUME_KINDS that is set (a volume has one source)
+        r = _VOLUME_RANK.get(k)
+        if r is not None and r < rank and v[k] is not None and v[k] != _RAW_NULL:
+            kind, rank = k, r
     if not kind:
         kind = next((k for k in v if k != "name"), "")
     if kind == "emptyDir":
@@ -651,6 +667,10 @@ def _affinity(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, Any, Tuple[Pre
         anti.append(it.leaf(PodAffinityTerm(label_selector(loc, t, "labelSelector", p + ".labelSelector", it),
                                             _str(loc, t, "topologyKey", p + ".topologyKey"), tuple(nss))))
     return required, rde, tuple(preferred), tuple(anti)
+
+
+def _spec_selector(loc: _Loc, spec: dict, it: _Interner) -> Optional[LabelSelector]:
+    return label_selector(loc, spec, "selector", "spec.selector", it)
 
 
 def _containers_key(v: Any) -> Any:
@@ -729,7 +749,8 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
         tolerations = ds
     ready = False
     for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
-        c = _item_map(loc, c, "status.conditions[%d]" % i)
+        if c.__class__ is not dict:
+            c = _item_map(loc, c, "status.conditions[%d]" % i)
         if c.get("type") == "Ready":
             ready = c.get("status") == "True"
     tgps = _int(loc, spec, "terminationGracePeriodSeconds", "spec.terminationGracePeriodSeconds", 30)
@@ -790,12 +811,12 @@ def _project_pdb(loc: _Loc, obj: dict, ns: str, name: str, it: _Interner) -> Pod
 def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Interner) -> Owner:
     meta = _map(loc, obj, "metadata", "metadata")
     spec = _map(loc, obj, "spec", "spec")
-    refs = _owner_refs(loc, meta, it)
+    refs, controller = it.cached(it.owner_refs, loc, meta, "ownerReferences", _owners)
     if kind == "ReplicationController":
         sel = it.strmap(loc, spec, "selector", "spec.selector", "selector")
         selector = LabelSelector(tuple(sorted(sel.items())), ())
     else:
-        selector = label_selector(loc, spec, "selector", "spec.selector", it)
+        selector = it.cached(it.selectors, loc, spec, "selector", _spec_selector)
     if kind == "DaemonSet":
         replicas = None
     elif kind == "Job":
@@ -803,7 +824,7 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
     else:
         replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
-                 controller=next((r for r in refs if r.controller), None), selector=selector)
+                 controller=controller, selector=selector)
 
 
 def _project_priority_class(loc: _Loc, obj: dict, name: str) -> PriorityClass:
