@@ -596,13 +596,15 @@ def _tolerations(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Toleration, ...]
 
 
 def _volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
-    return tuple(_volume(loc, v, "spec.volumes[%d]" % i, it)
-                 for i, v in enumerate(_seq(loc, spec, "volumes", "spec.volumes")))
+    return tuple([_volume(loc, v, i, it) for i, v in enumerate(_seq(loc, spec, "volumes", "spec.volumes"))])
 
 
-def _volume(loc: _Loc, v: Any, p: str, it: _Interner) -> Volume:
-    v = _item_map(loc, v, p)
-    name = _str(loc, v, "name", p + ".name")
+def _volume(loc: _Loc, v: Any, i: int, it: _Interner) -> Volume:
+    if v.__class__ is not dict:
+        v = _item_map(loc, v, "spec.volumes[%d]" % i)
+    name = v.get("name")
+    if name.__class__ is not str:
+        name = _str(loc, v, "name", "spec.volumes[%d].name" % i)
     kind, rank = "", len(_VOLUME_KINDS)
     for k in v:  # the first of _VOLUME_KINDS that is set (a volume has one source)
         r = _VOLUME_RANK.get(k)
@@ -611,6 +613,7 @@ def _volume(loc: _Loc, v: Any, p: str, it: _Interner) -> Volume:
     if not kind:
         kind = next((k for k in v if k != "name"), "")
     if kind == "emptyDir":
+        p = "spec.volumes[%d]" % i
         ed = _map(loc, v, "emptyDir", p + ".emptyDir")
         limit = None
         if ed.get("sizeLimit") is not None:
@@ -620,6 +623,7 @@ def _volume(loc: _Loc, v: Any, p: str, it: _Interner) -> Volume:
                 raise loc.error(p + ".emptyDir.sizeLimit", str(e)) from None
         return it.leaf(Volume(name, kind, _str(loc, ed, "medium", p + ".emptyDir.medium"), limit))
     if kind == "persistentVolumeClaim":
+        p = "spec.volumes[%d]" % i
         pvc = _map(loc, v, kind, p + "." + kind)
         return it.leaf(Volume(name, kind, claim_name=_str(loc, pvc, "claimName", p + ".persistentVolumeClaim.claimName")))
     return it.leaf(Volume(name, kind))
@@ -715,19 +719,34 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
 
 def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
                  default_pc: Optional[PriorityClass], it: _Interner) -> Pod:
-    meta = _map(loc, obj, "metadata", "metadata")
-    spec = _map(loc, obj, "spec", "spec")
-    status = _map(loc, obj, "status", "status")
-    ann = it.cached(it.annotations, loc, meta, "annotations", _annotations)
-    refs, controller = it.cached(it.owner_refs, loc, meta, "ownerReferences", _owners)
+    """One Pod record. Subtrees pods of one template share are projected once (`it.cached`,
+    `_pod_resources`); string fields are read inline and go through `_str` (and its error) only
+    when they are not strings. Numeric and other checks go through their helpers."""
+    meta = obj.get("metadata")
+    if meta.__class__ is not dict:
+        meta = _map(loc, obj, "metadata", "metadata")
+    spec = obj.get("spec")
+    if spec.__class__ is not dict:
+        spec = _map(loc, obj, "spec", "spec")
+    status = obj.get("status")
+    if status.__class__ is not dict:
+        status = _map(loc, obj, "status", "status")
+    cached = it.cached
+    ann = cached(it.annotations, loc, meta, "annotations", _annotations)
+    refs, controller = cached(it.owner_refs, loc, meta, "ownerReferences", _owners)
     containers, inits, overhead, _, requests, computed_qos = _pod_resources(loc, spec, it)
-    pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
+    pcname = spec.get("priorityClassName")
+    if pcname.__class__ is not str:
+        pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
     priority = _int(loc, spec, "priority", "spec.priority")
     if priority is None:
         pc = pcs.get(pcname) if pcname else default_pc
         priority = pc.value if pc is not None else 0
-    qos = _str(loc, status, "qosClass", "status.qosClass") or computed_qos
-    required, rde, preferred, anti = it.cached(it.affinities, loc, spec, "affinity", _affinity)
+    qos = status.get("qosClass")
+    if qos.__class__ is not str:
+        qos = _str(loc, status, "qosClass", "status.qosClass")
+    qos = qos or computed_qos
+    required, rde, preferred, anti = cached(it.affinities, loc, spec, "affinity", _affinity)
     node_selector = it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector")
     if rde is None and ann and ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution":
         # The annotation upgrades the IgnoredDuringExecution terms (and nodeSelector) to
@@ -739,7 +758,7 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
             rde = NodeSelector(merged)
         elif sel_terms[0].match_expressions:
             rde = NodeSelector(tuple(sel_terms))
-    tolerations = it.cached(it.tolerations, loc, spec, "tolerations", _tolerations)
+    tolerations = cached(it.tolerations, loc, spec, "tolerations", _tolerations)
     host_network = _bool(loc, spec, "hostNetwork", "spec.hostNetwork")
     if controller is not None and controller.kind == "DaemonSet":
         key = (tolerations, host_network)
@@ -748,24 +767,35 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
             ds = it.ds_tolerations[key] = it.leaf(with_daemonset_tolerations(tolerations, host_network))
         tolerations = ds
     ready = False
-    for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
+    conditions = status.get("conditions")
+    if conditions.__class__ is not list:
+        conditions = _seq(loc, status, "conditions", "status.conditions")
+    for i, c in enumerate(conditions):
         if c.__class__ is not dict:
             c = _item_map(loc, c, "status.conditions[%d]" % i)
         if c.get("type") == "Ready":
             ready = c.get("status") == "True"
     tgps = _int(loc, spec, "terminationGracePeriodSeconds", "spec.terminationGracePeriodSeconds", 30)
-    return Pod.trusted(namespace=_intern(ns), name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
-               node_name=_intern(_str(loc, spec, "nodeName", "spec.nodeName")),
-               phase=_intern(_str(loc, status, "phase", "status.phase")), priority=priority,
-               priority_class_name=pcname, labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
-               annotations=ann, controller=controller, owner_refs=refs, qos=qos,
-               containers=containers, init_containers=inits, overhead=overhead,
-               requests=requests, tolerations=tolerations, node_selector=node_selector,
-               required_affinity=required, preferred_affinity=preferred, required_during_execution=rde,
-               anti_affinity_required=anti, volumes=_volumes(loc, spec, it),
-               deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
-               ready=ready, termination_grace_period=tgps, host_network=host_network,
-               creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
+    uid = meta.get("uid")
+    if uid.__class__ is not str:
+        uid = _str(loc, meta, "uid", "metadata.uid")
+    node_name = spec.get("nodeName")
+    if node_name.__class__ is not str:
+        node_name = _str(loc, spec, "nodeName", "spec.nodeName")
+    phase = status.get("phase")
+    if phase.__class__ is not str:
+        phase = _str(loc, status, "phase", "status.phase")
+    return Pod.trusted(namespace=_intern(ns), name=name, uid=uid, node_name=_intern(node_name),
+                       phase=_intern(phase), priority=priority, priority_class_name=pcname,
+                       labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
+                       annotations=ann, controller=controller, owner_refs=refs, qos=qos,
+                       containers=containers, init_containers=inits, overhead=overhead,
+                       requests=requests, tolerations=tolerations, node_selector=node_selector,
+                       required_affinity=required, preferred_affinity=preferred, required_during_execution=rde,
+                       anti_affinity_required=anti, volumes=_volumes(loc, spec, it),
+                       deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
+                       ready=ready, termination_grace_period=tgps, host_network=host_network,
+                       creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
 
 
 def _int_or_percent(loc: _Loc, d: dict, key: str, path: str) -> Any:
