@@ -691,7 +691,7 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
     (containers, initContainers, overhead, resources)."""
     try:
         key: Any = (_containers_key(spec.get("containers")), _containers_key(spec.get("initContainers")),
-                    spec.get("overhead"), spec.get("resources"))
+                    _text(spec.get("overhead")), spec.get("resources"))
         hit = it.templates.get(key)
     except (TypeError, KeyError, AttributeError):  # dicts (stdlib path) or malformed: no key
         key = hit = None
