@@ -142,7 +142,7 @@ class Spec(_S):
 
 class Status(_S):
     phase: Any = None
-    conditions: Any = None
+    conditions: RawField = None   # pods carry five, with timestamps: 2 KB a pod as dicts
     capacity: Any = None
     allocatable: Any = None
     qosClass: Any = None
