@@ -176,7 +176,27 @@ BAD = [
      ["Pod shop/web-b", "metadata.ownerReferences[0].name", "expected a string"]),
     (lambda p: p["spec"].update(nodeName=["n1"]), ["Pod shop/web-b", "spec.nodeName", "expected a string"]),
     (lambda p: p["status"].update(conditions=[5]), ["Pod shop/web-b", "status.conditions[0]", "expected an object"]),
+    (lambda p: p["metadata"].update(creationTimestamp="2026-11-20T24:00:00Z"),
+     ["Pod shop/web-b", "metadata.creationTimestamp", "2026-11-20T24:00:00Z"]),
+    (lambda p: p["metadata"].update(creationTimestamp="2023-02-29T10:00:00Z"),
+     ["Pod shop/web-b", "metadata.creationTimestamp", "2023-02-29"]),
 ]
+
+
+def test_timestamps_read_the_same_either_way(tmp_path, monkeypatch):
+    stamps = ["2026-11-20T18:34:01Z", "2024-02-29T23:59:59Z", "2026-11-20t18:34:01Z", "2026-11-20T18:34:01.25Z",
+              "2026-11-20T18:34:01+02:00", "1970-01-01T00:00:00Z"]
+    pods = []
+    for i, ts in enumerate(stamps):
+        p = pod("p%d" % i, "n1")
+        p["metadata"]["creationTimestamp"] = ts
+        pods.append(p)
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(node("n1"), *pods)))
+    fast, slow = _both([str(f)], monkeypatch)
+    assert fast == slow
+    assert [p.creation_timestamp for p in fast.pods] == [
+        1795199641.0, 1709251199.0, 1795199641.0, 1795199641.25, 1795199641.0 - 7200, 0.0]
 
 
 @pytest.mark.parametrize("mutate,fragments", BAD)

@@ -182,6 +182,7 @@ class _Interner:
         self.resources: Dict[Any, Any] = {}
         self.leaves: Dict[Any, Any] = {}
         self.times: Dict[str, Optional[float]] = {}
+        self.days: Dict[str, float] = {}
         self.annotations: Dict[bytes, Any] = {}
         self.owner_refs: Dict[bytes, Any] = {}
         self.tolerations: Dict[bytes, Any] = {}
@@ -263,16 +264,39 @@ class _Interner:
         return frozen
 
     def time(self, loc: _Loc, d: dict, key: str, path: str) -> Optional[float]:
-        """`_time`, parsed once per distinct timestamp string."""
+        """`_time`, parsed once per distinct timestamp string.
+
+        The API server writes `YYYY-MM-DDTHH:MM:SSZ`; such a timestamp is its day (parsed once
+        per day) plus the time of day. Anything else, or anything out of range, goes through
+        `parse_time` (and its error)."""
         v = d.get(key)
         if v is None:
             return None
         if v.__class__ is str:
             t = self.times.get(v)
             if t is None:
-                t = self.times[v] = _time(loc, d, key, path)
+                t = self.times[v] = self._clock(v)
+                if t is None:
+                    t = self.times[v] = _time(loc, d, key, path)
             return t
         return _time(loc, d, key, path)
+
+    def _clock(self, v: str) -> Optional[float]:
+        if len(v) != 20 or v[10] != "T" or v[19] != "Z" or v[13] != ":" or v[16] != ":":
+            return None
+        hms = v[11:13] + v[14:16] + v[17:19]
+        if not (hms.isascii() and hms.isdigit()):
+            return None
+        h, m, sec = int(hms[0:2]), int(hms[2:4]), int(hms[4:6])
+        if h > 23 or m > 59 or sec > 59:
+            return None
+        day = self.days.get(v[:10])
+        if day is None:
+            try:
+                day = self.days[v[:10]] = parse_time(v[:10] + "T00:00:00Z")
+            except ValueParseError:
+                return None
+        return day + (h * 3600 + m * 60 + sec)
 
     def leaf(self, value: Any) -> Any:
         return self.leaves.setdefault(value, value)
@@ -483,7 +507,7 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
         key = _str(loc, t, "key", p + ".key")
         if not key:
             raise loc.error(p + ".key", "taint without a key")
-        taints.append(Taint(key, _str(loc, t, "value", p + ".value"), effect, _time(loc, t, "timeAdded", p + ".timeAdded")))
+        taints.append(Taint(key, _str(loc, t, "value", p + ".value"), effect, it.time(loc, t, "timeAdded", p + ".timeAdded")))
     conditions = {}
     for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
         p = "status.conditions[%d]" % i
@@ -491,14 +515,14 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
         ctype = _str(loc, c, "type", p + ".type")
         conditions[ctype] = Condition(ctype, _str(loc, c, "status", p + ".status"), _str(loc, c, "reason", p + ".reason"),
                                       _str(loc, c, "message", p + ".message"),
-                                      _time(loc, c, "lastHeartbeatTime", p + ".lastHeartbeatTime"),
-                                      _time(loc, c, "lastTransitionTime", p + ".lastTransitionTime"))
+                                      it.time(loc, c, "lastHeartbeatTime", p + ".lastHeartbeatTime"),
+                                      it.time(loc, c, "lastTransitionTime", p + ".lastTransitionTime"))
     return Node.trusted(name=name, uid=_str(loc, meta, "uid", "metadata.uid"), labels=labels, taints=tuple(taints),
                 unschedulable=_bool(loc, spec, "unschedulable", "spec.unschedulable"),
                 conditions=pmap(conditions),
                 capacity=it.resource_map(loc, status, "capacity", "status.capacity"),
                 allocatable=it.resource_map(loc, status, "allocatable", "status.allocatable"),
-                zone=zone_key(labels), creation_timestamp=_time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
+                zone=zone_key(labels), creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
                 excluded_from_disruption="node.kubernetes.io/exclude-disruption" in labels)
 
 
@@ -605,13 +629,19 @@ def _volume(loc: _Loc, v: Any, i: int, it: _Interner) -> Volume:
     name = v.get("name")
     if name.__class__ is not str:
         name = _str(loc, v, "name", "spec.volumes[%d].name" % i)
-    kind, rank = "", len(_VOLUME_KINDS)
-    for k in v:  # the first of _VOLUME_KINDS that is set (a volume has one source)
-        r = _VOLUME_RANK.get(k)
-        if r is not None and r < rank and v[k] is not None and v[k] != _RAW_NULL:
-            kind, rank = k, r
-    if not kind:
-        kind = next((k for k in v if k != "name"), "")
+    kind = ""
+    if len(v) == 2 and "name" in v:  # a name and one source: that source, whatever its value
+        for k in v:
+            if k != "name":
+                kind = k
+    else:
+        rank = len(_VOLUME_KINDS)
+        for k in v:  # the first of _VOLUME_KINDS that is set
+            r = _VOLUME_RANK.get(k)
+            if r is not None and r < rank and v[k] is not None and v[k] != _RAW_NULL:
+                kind, rank = k, r
+        if not kind:
+            kind = next((k for k in v if k != "name"), "")
     if kind == "emptyDir":
         p = "spec.volumes[%d]" % i
         ed = _map(loc, v, "emptyDir", p + ".emptyDir")
