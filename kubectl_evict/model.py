@@ -18,6 +18,12 @@ from typing import Any, Iterator, Mapping, NamedTuple, Optional, Tuple
 
 from pyrsistent import PClass, field, pmap, pvector
 
+try:  # kubelet stats summaries are most of a large snapshot's bytes: msgspec reads them ~4x faster
+    from msgspec import DecodeError as _DecodeError
+    from msgspec.json import decode as _fast_decode
+except ImportError:  # pragma: no cover - the pure-Python bundle
+    _fast_decode = None
+
 # --- leaf values ----------------------------------------------------------------------------
 
 
@@ -132,7 +138,7 @@ class LazyJSON(Mapping):
 
     def _get(self) -> dict:
         if self._value is None:
-            v = json.loads(self._data) if self._data else {}
+            v = _decode(self._data) if self._data else {}
             self._value = v if isinstance(v, dict) else {}
         return self._value
 
@@ -155,6 +161,17 @@ class LazyJSON(Mapping):
 
     def __repr__(self) -> str:
         return "LazyJSON(%d keys)" % len(self)
+
+
+def _decode(data: bytes) -> Any:
+    """json.loads, through msgspec when it is there (what it rejects, e.g. NaN, goes to json)."""
+    if _fast_decode is not None:
+        try:
+            return _fast_decode(data)
+        except _DecodeError:
+            pass
+    return json.loads(data)
+
 
 # --- top-level records -----------------------------------------------------------------------
 
