@@ -10,8 +10,15 @@ Models the kubelet eviction manager of Kubernetes v1.30-1.33 (`pkg/kubelet/evict
 - from `now`, in 10 s housekeeping steps: thresholds met (strict `<`), minimum reclaim while
   still met, soft grace periods from first observation, pressure conditions and taints (kept
   for evictionPressureTransitionPeriod after the last observation), local-storage limit
-  evictions, then at most one `kill` per cycle from the ranking, subtracting the victim's usage
-  before the next cycle, until every met threshold is cleared including minimum reclaim.
+  evictions (`localStorageEviction`: emptyDir sizeLimit of any medium, the pod's
+  `resourcehelper.PodLimits`, container limits with rootfs only without a dedicated imagefs),
+  then at most one `kill` per cycle from the ranking, subtracting the victim's usage before the
+  next cycle, until every met threshold is cleared including minimum reclaim (carried over only
+  for thresholds whose grace has passed);
+- soft-eviction grace by the cluster's version (`versions.cluster_version`): capped by the pod's
+  terminationGracePeriodSeconds from v1.32, evictionMaxPodGracePeriod alone before; a note says
+  which rule and version the plan assumed;
+- pressure that outlasts every evictable pod is a `threshold-persists` shortfall (exit code 4).
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
 assumes it frees nothing and says so. Pure: (Snapshot, PressureSettings, now) -> Plan.
@@ -651,7 +658,8 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         if res is not None and (res.kills or res.conditions):
             results.append(res)
             if res.conditions or thresholds_met(thresholds, before, False):
-                _node_note(b, node, cfg, before, thresholds, res, layout)
+                _node_note(b, node, cfg, before, thresholds, res,
+                           LAYOUT_TEXT.get(layout, layout) if summary is not None else "no stats summary")
         if settings.oom and (name in settings.nodes or (res is not None and "MemoryPressure" in res.conditions)):
             # the kubelet uses the machine's memory capacity (cadvisor), i.e. the node's capacity
             cap = node.capacity.get("memory") or (obs[MEMORY].capacity if MEMORY in obs else 0) or 0
@@ -678,7 +686,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
 
 
 def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str, Observation],
-               thresholds: Sequence[Threshold], res: NodeResult, layout: str) -> None:
+               thresholds: Sequence[Threshold], res: NodeResult, layout_text: str) -> None:
     met = thresholds_met(thresholds, obs, False)
     parts = []
     for t in met:
@@ -686,10 +694,11 @@ def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str
         if t.min_reclaim is not None:
             o = obs[t.signal]
             stop = threshold_quantity(t.value, o.capacity) + threshold_quantity(t.min_reclaim, o.capacity)
-            s += ", min reclaim %s: evicts until >= %s" % (t.min_reclaim.text, _fmt_amount(t.signal, stop))
+            s += ", min reclaim %s: evicts until >= %s%s" % (t.min_reclaim.text, _fmt_amount(t.signal, stop),
+                                                            "" if t.hard else " once its grace has passed")
         parts.append(s)
     head = "node/%s: %s" % (node.name, "; ".join(parts) if parts else "no threshold met now")
-    head += " [thresholds from %s; %s]" % (cfg.origin, LAYOUT_TEXT.get(layout, layout))
+    head += " [thresholds from %s; %s]" % (cfg.origin, layout_text)
     b.note(head)
     n = "%d kill%s" % (res.kills, "" if res.kills == 1 else "s")
     if res.exhausted:
