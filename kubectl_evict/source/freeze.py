@@ -4,6 +4,11 @@ Each kind is projected into the typed records of `model.py`, keeping only what t
 validating as it goes: a wrong type or an unparsable quantity is an `InputError` naming the
 file, the object and the field. Leaves shared by many pods (identical tolerations, resource
 maps, containers) are interned so 150,000 pods cost little more than their distinct templates.
+From the fast loader those subtrees arrive as raw JSON text (`msgspec.Raw`, or bytes from the
+live reader): `_Interner.cached` projects each distinct text once, with the same projection
+functions (and so the same checks and error messages) as the plain dicts of the stdlib path.
+Per-field checks belong in those projection functions and the `_str`/`_int`/`_map` helpers; the
+pod path reads string fields inline and calls `_str` only when a value is not a string.
 The garbage collector is paused while building: allocation-heavy immutable construction
 otherwise spends more than half its time in GC (see shared/notes/python-performance.md).
 """
