@@ -103,9 +103,14 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
         level, low, low_at = ready, ready, 0.0
         outage_from: Optional[float] = None
         outage_until: Optional[float] = None
+        levels: List[Tuple[float, int]] = []
         # Losses before gains at the same moment: the lowest point is the honest one.
         for at, delta in sorted(events[key], key=lambda e: (e[0], e[1])):
             level += delta
+            if levels and levels[-1][0] == at:
+                levels[-1] = (at, max(level, 0))
+            else:
+                levels.append((at, max(level, 0)))
             if level < low:
                 low, low_at = level, at
             if level <= 0 < ready and outage_from is None:
@@ -113,7 +118,8 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
             elif level > 0 and outage_from is not None and outage_until is None:
                 outage_until = at
         wl = Workload(kind=kind, namespace=namespace, name=name, ready=ready, ready_min=max(low, 0),
-                      ready_min_at=low_at, ready_after=max(level, 0), pdb=_pdb_ref(snapshot, pods[key]))
+                      ready_min_at=low_at, ready_after=max(level, 0), pdb=_pdb_ref(snapshot, pods[key]),
+                      levels=tuple(levels))
         out.append(wl)
         if outage_from is not None:
             warnings.append(_outage_text(wl, outage_from, outage_until, bypass.get(key, False)))

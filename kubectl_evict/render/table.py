@@ -1,0 +1,141 @@
+"""The default view (`-o table`) and `-o wide`: verdict first, then what happens, in the terminal's
+width.
+
+Top to bottom: the header (command, kind of plan, cluster, now), the verdicts (overall, per node,
+per workload that loses ready replicas), the actions, the blocked / shortfall / skipped pods, the
+warnings (each once, with counts), one summary line. Tables fit `width`: the REASON column is cut
+with an ellipsis (blocked and shortfall reasons wrap instead: they are what someone has to act
+on); when even that leaves it too narrow, the reason moves onto its own indented line. `-o wide`
+never cuts and adds BY, RULE, GRACE and CANDIDATES. Prose lines (notes, warnings) are never cut:
+a terminal wraps them without harm, and scripts grep them whole.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+from kubectl_evict.plan import Plan
+from kubectl_evict.render import text as T
+from kubectl_evict.timeutil import format_offset
+
+GAP = "  "
+MIN_REASON = 24          # below this the reason goes onto its own line
+MIN_SHRINK = 16          # OBJECT / POD cells are never cut below this
+
+
+def layout(headers: Sequence[str], rows: Sequence[Sequence[str]], width: Optional[int], *,
+           wrap_last: bool = False, shrink: Optional[int] = None, ellipsis: str = T.ELLIPSIS) -> List[str]:
+    """Rows as aligned columns. The last column is the flexible one: with a `width`, it is cut
+    (or wrapped, `wrap_last`) to what is left; when less than MIN_REASON is left it goes onto its
+    own indented line below the row, and then column `shrink` is cut in the middle if the row
+    is still too wide. Without a `width` nothing is cut."""
+    ncol = len(headers)
+    widths = [max([len(headers[i])] + [len(r[i]) for r in rows]) for i in range(ncol)]
+    fixed = sum(widths[:-1]) + len(GAP) * (ncol - 1)
+    last_w = widths[-1]
+    stacked = False
+    if width is not None and fixed + last_w > width:
+        if width - fixed >= MIN_REASON:
+            last_w = width - fixed
+        else:
+            stacked = True
+            fixed_only = sum(widths[:-1]) + len(GAP) * (ncol - 2)
+            if fixed_only > width and shrink is not None:
+                widths[shrink] = max(MIN_SHRINK, widths[shrink] - (fixed_only - width))
+    out: List[str] = []
+
+    def line(cells: Sequence[str], last: bool = True) -> str:
+        parts = []
+        n = ncol if (last and not stacked) else ncol - 1
+        for i in range(n):
+            c = cells[i]
+            if shrink is not None and i == shrink and len(c) > widths[i]:
+                c = T.trim_middle(c, widths[i], ellipsis)
+            parts.append(c if i == n - 1 else c.ljust(widths[i]))
+        return GAP.join(parts).rstrip()
+
+    if stacked:
+        out.append(line(headers, last=False) + GAP + headers[-1] + " (below)")
+    else:
+        out.append(line(headers))
+    indent = 4
+    for r in rows:
+        reason = r[-1]
+        if not stacked:
+            if width is None or len(reason) <= last_w:
+                out.append(line(r))
+            elif wrap_last:
+                chunks = T.wrap(reason, last_w)
+                out.append(line(list(r[:-1]) + [chunks[0]]))
+                pad = " " * fixed
+                out.extend(pad + c for c in chunks[1:])
+            else:
+                out.append(line(list(r[:-1]) + [T.trim(reason, last_w, ellipsis)]))
+            continue
+        out.append(line(r, last=False))
+        if not reason:
+            continue
+        room = max(width - indent, 20) if width is not None else None
+        if room is None or len(reason) <= room:
+            out.append(" " * indent + reason)
+        elif wrap_last:
+            out.extend(" " * indent + c for c in T.wrap(reason, room))
+        else:
+            out.append(" " * indent + T.trim(reason, room, ellipsis))
+    return out
+
+
+def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source: str = "",
+             ascii: bool = False) -> str:
+    """The table view. `width` None: no fitting (wide always is)."""
+    ell = "..." if ascii else T.ELLIPSIS
+    if wide:
+        width = None
+    out: List[str] = [T.plan_kind_line(plan), T.where_when_line(plan, source), ""]
+    # the verdicts
+    out.append(T.verdict_line(plan))
+    for node, text in T.node_verdicts(plan):
+        out.append("  node/%s: %s" % (node, text))
+    for note in T.other_notes(plan):
+        out.append("  " + note)
+    risky = T.at_risk(plan)
+    if risky:
+        out.append("")
+        rows = [[w.ref, str(w.ready), T.workload_low(w), str(w.ready_after), w.pdb, T.workload_state(w)]
+                for w in risky]
+        out.extend(layout(["WORKLOAD", "READY", "LOWEST", "AFTER", "PDB", "STATE"], rows, width, ellipsis=ell))
+    # the actions
+    out.append("")
+    no_fit = T.no_fit_pods(plan)
+    if plan.actions:
+        headers = ["AT", "ACTION", "OBJECT", "NODE", "TARGET"]
+        if wide:
+            headers += ["BY", "RULE", "GRACE", "CANDIDATES"]
+        headers.append("REASON")
+        rows = []
+        for a in plan.actions:
+            row = [format_offset(a.at), a.type.upper(), T.action_object(a), a.node, T.target_cell(a, no_fit)]
+            if wide:
+                row += [a.by, a.rule, T.grace_cell(a), ",".join(a.candidates)]
+            row.append(a.reason)
+            rows.append(row)
+        out.extend(layout(headers, rows, width, shrink=2, ellipsis=ell))
+    else:
+        out.append("No actions.")
+    # blocked, shortfall, skipped
+    for title, entries, wrap_reason in (("BLOCKED", plan.blocked, True), ("SHORTFALL", plan.shortfall, True),
+                                        ("SKIPPED", plan.skipped, False)):
+        if not entries:
+            continue
+        out.append("")
+        out.append(title)
+        rows = [[T.entry_object(e), e.node, e.code, e.reason] for e in entries]
+        out.extend(layout(["POD", "NODE", "CODE", "REASON"], rows, width, wrap_last=wrap_reason, shrink=0,
+                          ellipsis=ell))
+    warnings = T.counted_warnings(plan.warnings, names=0 if wide else 3)
+    if warnings:
+        out.append("")
+        out.extend("Warning: " + w for w in warnings)
+    out.append("")
+    out.append(T.summary_line(plan))
+    return "\n".join(out) + "\n"
