@@ -24,7 +24,8 @@ MIN_SHRINK = 16          # OBJECT / POD cells are never cut below this
 
 
 def layout(headers: Sequence[str], rows: Sequence[Sequence[str]], width: Optional[int], *,
-           wrap_last: bool = False, shrink: Optional[int] = None, ellipsis: str = T.ELLIPSIS) -> List[str]:
+           wrap_last: bool = False, shrink: Optional[int] = None, ellipsis: str = T.ELLIPSIS,
+           stack: bool = True) -> List[str]:
     """Rows as aligned columns. The last column is the flexible one: with a `width`, it is cut
     (or wrapped, `wrap_last`) to what is left; when less than MIN_REASON is left it goes onto its
     own indented line below the row, and then column `shrink` is cut in the middle if the row
@@ -35,8 +36,11 @@ def layout(headers: Sequence[str], rows: Sequence[Sequence[str]], width: Optiona
     last_w = widths[-1]
     stacked = False
     if width is not None and fixed + last_w > width:
-        if width - fixed >= MIN_REASON:
-            last_w = width - fixed
+        if width - fixed >= MIN_REASON or not stack:
+            last_w = max(width - fixed, len(headers[-1]))
+            over = fixed + last_w - width
+            if over > 0 and shrink is not None:
+                widths[shrink] = max(MIN_SHRINK, widths[shrink] - over)
         else:
             stacked = True
             fixed_only = sum(widths[:-1]) + len(GAP) * (ncol - 2)
@@ -55,7 +59,8 @@ def layout(headers: Sequence[str], rows: Sequence[Sequence[str]], width: Optiona
         return GAP.join(parts).rstrip()
 
     if stacked:
-        out.append(line(headers, last=False) + GAP + headers[-1] + " (below)")
+        out.append(line(headers, last=False))
+        out.append(" " * 4 + headers[-1])
     else:
         out.append(line(headers))
     indent = 4
@@ -101,9 +106,10 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
     risky = T.at_risk(plan)
     if risky:
         out.append("")
-        rows = [[w.ref, str(w.ready), T.workload_low(w), str(w.ready_after), w.pdb, T.workload_state(w)]
-                for w in risky]
-        out.extend(layout(["WORKLOAD", "READY", "LOWEST", "AFTER", "PDB", "STATE"], rows, width, ellipsis=ell))
+        headers = ["WORKLOAD", "READY", "LOWEST", "AFTER"] + (["PDB"] if wide else []) + ["STATE"]
+        rows = [[w.ref, str(w.ready), T.workload_low(w), str(w.ready_after)] + ([w.pdb] if wide else [])
+                + [T.workload_state(w)] for w in risky]
+        out.extend(layout(headers, rows, width, ellipsis=ell, stack=False, shrink=0))
     # the actions
     out.append("")
     no_fit = T.no_fit_pods(plan)

@@ -217,9 +217,9 @@ def workload_low(w: Workload) -> str:
 
 def workload_state(w: Workload) -> str:
     if w.ready_min == 0 and w.ready > 0:
-        return "OUTAGE" if w.ready_after == 0 else "OUTAGE (recovers)"
+        return "OUTAGE"
     if w.ready_after < w.ready:
-        return "stays short"
+        return "short"
     return ""
 
 
