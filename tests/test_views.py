@@ -89,3 +89,20 @@ def test_repeated_warnings_are_said_once_with_a_count() -> None:
     got = counted_warnings(same + ["other", "other"])
     assert got == ["node/n1: pod <pod> has no stats in the summary (ranked first) (14 times: shop/a-0, shop/a-1, "
                    "shop/a-2, and 11 more)", "other (2 times)"]
+
+
+def test_oom_list_is_whole_and_shows_the_compared_value() -> None:
+    """`pressure --oom` lists every container, in the order of the score the kernel compares
+    (oom_score_adj plus the working set in thousandths of memory), and prints that score."""
+    import json
+    import re
+    doc = json.loads(run_cli("--demo", "-o", "json", "pressure", "--oom").stdout)
+    table = run_cli("--demo", "pressure", "--oom").stdout
+    for node, entries in doc["oom"].items():
+        assert len(entries) > 10
+        rows = re.findall(r"^    (\d+)\. (\S+) score (-?\d+) \(adj (-?\d+) \+ (\d+)\)$", table, re.M)
+        assert [r[1] for r in rows] == ["%s/%s/%s" % (e["namespace"], e["pod"], e["container"]) for e in entries]
+        scores = [int(r[2]) for r in rows]
+        assert scores == sorted(scores, reverse=True)
+        assert all(int(r[2]) == int(r[3]) + int(r[4]) for r in rows)
+        assert " ..." not in table

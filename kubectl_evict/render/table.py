@@ -99,10 +99,7 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
     out: List[str] = [T.plan_kind_line(plan), T.where_when_line(plan, source), ""]
     # the verdicts
     out.append(T.verdict_line(plan))
-    for node, text in T.node_verdicts(plan):
-        out.append("  node/%s: %s" % (node, text))
-    for note in T.other_notes(plan):
-        out.append("  " + note)
+    out.extend("  " + note for note in plan.notes)
     risky = T.at_risk(plan)
     if risky:
         out.append("")

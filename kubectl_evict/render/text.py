@@ -197,18 +197,36 @@ _NODE_NOTE = re.compile(r"node/([^\s:]+): (.*)\Z", re.S)
 
 
 def node_verdicts(plan: Plan) -> List[Tuple[str, str]]:
-    """(node, verdict) pairs: the rules' per-node notes (`node/NAME: ...`), in their order."""
+    """(node, verdict) pairs: the rules' per-node notes (`node/NAME: ...`), in their order, with
+    their indented continuation lines (shutdown phases, the OOM order) joined on."""
     out: List[Tuple[str, str]] = []
+    last_was_node = False
     for n in plan.notes:
         m = _NODE_NOTE.match(n)
         if m:
             out.append((m.group(1), m.group(2)))
+            last_was_node = True
+        elif n.startswith(" ") and last_was_node:
+            node, text = out[-1]
+            out[-1] = (node, "%s; %s" % (text.rstrip(":"), n.strip()))
+        else:
+            last_was_node = False
     return out
 
 
 def other_notes(plan: Plan) -> List[str]:
     """Notes that are not per-node verdicts (settings, zones, per-pod remarks), in their order."""
-    return [n for n in plan.notes if not _NODE_NOTE.match(n)]
+    out: List[str] = []
+    last_was_node = False
+    for n in plan.notes:
+        if _NODE_NOTE.match(n):
+            last_was_node = True
+        elif n.startswith(" ") and last_was_node:
+            continue
+        else:
+            last_was_node = False
+            out.append(n)
+    return out
 
 
 def workload_low(w: Workload) -> str:
