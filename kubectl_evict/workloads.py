@@ -104,8 +104,9 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
         outage_from: Optional[float] = None
         outage_until: Optional[float] = None
         levels: List[Tuple[float, int]] = []
-        # Losses before gains at the same moment: the lowest point is the honest one.
-        for at, delta in sorted(events[key], key=lambda e: (e[0], e[1])):
+        # A replacement Ready at the same moment as a removal counts first: a drain's next wave
+        # starts once the previous wave's replacements are Ready (that is what frees the budget).
+        for at, delta in sorted(events[key], key=lambda e: (e[0], -e[1])):
             level += delta
             if levels and levels[-1][0] == at:
                 levels[-1] = (at, max(level, 0))
