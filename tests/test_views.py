@@ -86,9 +86,17 @@ def test_ascii_only_stdout_never_fails(fmt: str) -> None:
 def test_repeated_warnings_are_said_once_with_a_count() -> None:
     from kubectl_evict.render.text import counted_warnings
     same = ["node/n1: pod shop/a-%d has no stats in the summary (ranked first)" % i for i in range(14)]
-    got = counted_warnings(same + ["other", "other"])
-    assert got == ["node/n1: pod <pod> has no stats in the summary (ranked first) (14 times: shop/a-0, shop/a-1, "
-                   "shop/a-2, and 11 more)", "other (2 times)"]
+    lists = ["ignoring DaemonSet-managed Pods: kube-system/p-%d, logging/q-%d" % (i, i) for i in range(3)]
+    got = counted_warnings(same + ["other", "other"] + lists)
+    assert got == ["node/n1: pod shop/a-0, shop/a-1, shop/a-2 and 11 more has no stats in the summary (ranked first) "
+                   "(14 times)",
+                   "other (2 times)",
+                   "ignoring DaemonSet-managed Pods: kube-system/p-0, logging/q-0, kube-system/p-1 and 3 more (3 times)"]
+    assert counted_warnings(lists, names=0) == [
+        "ignoring DaemonSet-managed Pods: kube-system/p-0, logging/q-0, kube-system/p-1, logging/q-1, "
+        "kube-system/p-2, logging/q-2 (3 times)"]
+    # different nodes, different numbers: different warnings
+    assert len(counted_warnings(["node/a: x 1", "node/b: x 1", "node/a: x 2"])) == 3
 
 
 def test_oom_list_is_whole_and_shows_the_compared_value() -> None:

@@ -12,6 +12,7 @@ a terminal wraps them without harm, and scripts grep them whole.
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional, Sequence
 
 from kubectl_evict.plan import Plan
@@ -19,8 +20,11 @@ from kubectl_evict.render import text as T
 from kubectl_evict.timeutil import format_offset
 
 GAP = "  "
+_POD_NOTE = re.compile(r"(?!node/)[a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*: ")
 MIN_REASON = 24          # below this the reason goes onto its own line
 MIN_SHRINK = 16          # OBJECT / POD cells are never cut below this
+MAX_POD_NOTES = 5        # more notes about single pods than this are counted (wide lists them)
+MAX_SKIPPED = 20         # more skipped pods than this are counted by code (wide lists them all)
 
 
 def layout(headers: Sequence[str], rows: Sequence[Sequence[str]], width: Optional[int], *,
@@ -90,6 +94,15 @@ def layout(headers: Sequence[str], rows: Sequence[Sequence[str]], width: Optiona
     return out
 
 
+def _skipped_by_code(entries: Sequence) -> List[List[str]]:
+    groups: dict = {}
+    for e in entries:
+        g = groups.setdefault(e.code, [0, set(), e.reason])
+        g[0] += 1
+        g[1].add(e.node)
+    return [[code, str(n), str(len(nodes)), reason] for code, (n, nodes, reason) in groups.items()]
+
+
 def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source: str = "",
              ascii: bool = False) -> str:
     """The table view. `width` None: no fitting (wide always is)."""
@@ -99,7 +112,12 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
     out: List[str] = [T.plan_kind_line(plan), T.where_when_line(plan, source), ""]
     # the verdicts
     out.append(T.verdict_line(plan))
-    out.extend("  " + note for note in plan.notes)
+    pod_notes = [n for n in plan.notes if _POD_NOTE.match(n)]
+    out.extend("  " + note for note in plan.notes if not _POD_NOTE.match(note))
+    if wide or len(pod_notes) <= MAX_POD_NOTES:
+        out.extend("  " + note for note in pod_notes)
+    else:
+        out.append("  ... and %d notes about single pods (-o wide lists them)" % len(pod_notes))
     risky = T.at_risk(plan)
     if risky:
         out.append("")
@@ -131,6 +149,11 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
         if not entries:
             continue
         out.append("")
+        if title == "SKIPPED" and not wide and len(entries) > MAX_SKIPPED:
+            out.append("SKIPPED: %s, by code (-o wide lists each pod)" % T.plural(len(entries), "pod"))
+            out.extend(layout(["CODE", "PODS", "NODES", "REASON (first)"], _skipped_by_code(entries), width,
+                              ellipsis=ell))
+            continue
         out.append(title)
         rows = [[T.entry_object(e), e.node, e.code, e.reason] for e in entries]
         out.extend(layout(["POD", "NODE", "CODE", "REASON"], rows, width, wrap_last=wrap_reason, shrink=0,

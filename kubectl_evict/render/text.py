@@ -171,8 +171,9 @@ def verdict(plan: Plan) -> Tuple[str, str]:
         tail = "; %s at 0 ready replicas" % plural(outages, "workload")
     if code == 3:
         nodes = sorted({e.node for e in plan.blocked if e.node})
-        return "BLOCKED", "it will not finish: %s on %s%s" % (
-            plural(len(plan.blocked), "blocked pod"), ", ".join(nodes) or "-", tail)
+        where = ", ".join(nodes[:3]) + (" and %s" % plural(len(nodes) - 3, "more node") if len(nodes) > 3 else "")
+        return "BLOCKED", "it will not finish: %s on %s%s" % (plural(len(plan.blocked), "blocked pod"), where or "-",
+                                                              tail)
     if code == 4:
         pods = sum(1 for e in plan.shortfall if e.pod)
         nodes = sum(1 for e in plan.shortfall if not e.pod)
@@ -243,34 +244,42 @@ def workload_state(w: Workload) -> str:
 
 # --- warnings said once ---------------------------------------------------------------------------------
 
-_POD_REF = re.compile(r"\bpod ([a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*)")
+_REF = r"(?<![\w./-])(?!node/)[a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*"
+_REFS = re.compile(r"%s(?:, %s)*" % (_REF, _REF))
+_ONE_REF = re.compile(_REF)
 
 
 def counted_warnings(warnings: Sequence[str], names: int = 3) -> List[str]:
-    """Each warning once: warnings that differ only in the pod they name become one line with a
-    count and the first `names` pods (all of them when `names` is 0); exact repeats are counted."""
+    """Each warning once. Warnings that differ only in the pods or workloads they name
+    (`namespace/name`, or a list of them) become one line naming the first `names` of them (all
+    when `names` is 0) and saying how many times it was said; exact repeats are counted too."""
     first: Dict[str, str] = {}
     refs: Dict[str, List[str]] = {}
     counts: Dict[str, int] = {}
     for w in warnings:
-        key = _POD_REF.sub("pod <pod>", w)
+        key = _REFS.sub("\x00", w)
         if key not in first:
             first[key], refs[key], counts[key] = w, [], 0
         counts[key] += 1
-        m = _POD_REF.search(w)
-        if m and m.group(1) not in refs[key]:
-            refs[key].append(m.group(1))
+        seen = set(refs[key])
+        for r in _ONE_REF.findall(w):
+            if r not in seen:
+                seen.add(r)
+                refs[key].append(r)
     out: List[str] = []
     for key, w in first.items():
         n = counts[key]
         if n == 1:
             out.append(w)
-        elif len(refs[key]) <= 1:
+            continue
+        listed = refs[key]
+        if key.count("\x00") != 1 or len(listed) <= 1:
             out.append("%s (%d times)" % (w, n))
-        else:
-            shown = refs[key] if not names or len(refs[key]) <= names else refs[key][:names]
-            more = len(refs[key]) - len(shown)
-            out.append("%s (%d times: %s%s)" % (key, n, ", ".join(shown), ", and %d more" % more if more else ""))
+            continue
+        shown = listed if not names or len(listed) <= names else listed[:names]
+        more = len(listed) - len(shown)
+        out.append("%s (%d times)" % (key.replace("\x00", ", ".join(shown) + (" and %d more" % more if more else "")),
+                                      n))
     return out
 
 

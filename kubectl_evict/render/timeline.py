@@ -163,12 +163,13 @@ def to_timeline(plan: Plan, width: int = 120, source: str = "") -> str:
     out.append("%s%s" % (pad, "".join(ruler)))
     used = set()
 
-    def row(label: str, cells: str) -> None:
+    def row(label: str, cells: str, end: bool = False) -> None:
         used.update(cells)
-        out.append("%s  %s" % (T.trim_middle(label, label_w).ljust(label_w), cells.rstrip()))
+        cut = T.trim(label, label_w) if end else T.trim_middle(label, label_w)
+        out.append("%s  %s" % (cut.ljust(label_w), cells.rstrip()))
 
-    for n in nodes:
-        row("node/" + n, _node_cells(by_node[n], cols, step))
+    for n in nodes:  # node names share their domain suffix: keep their unique start
+        row("node/" + n, _node_cells(by_node[n], cols, step), end=True)
     for z in zones:
         row("zone " + str(z.get("zone", "")), _zone_cells(z.get("states", ()), cols, step))
     for w in risky:
