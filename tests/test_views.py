@@ -114,3 +114,19 @@ def test_oom_list_is_whole_and_shows_the_compared_value() -> None:
         assert scores == sorted(scores, reverse=True)
         assert all(int(r[2]) == int(r[3]) + int(r[4]) for r in rows)
         assert " ..." not in table
+
+
+def test_target_says_why_there_is_no_node() -> None:
+    """TARGET tells "nothing recreates it" apart from "its replacement fits no node"."""
+    import re
+    out = run_cli("--demo", *COMMANDS["drain"][0], env={"COLUMNS": "160"}).stdout
+    assert re.search(r"EVICT +analytics/spark-driver-\S+ +worker-a1 +\(no node fits\) ", out)
+    assert re.search(r"EVICT +default/debug-shell +worker-a1 +\(not recreated\) ", out)
+    assert re.search(r"EVICT +data/cache-\S+ +worker-a1 +worker-\w+ ", out)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_machine_formats_exit_like_the_views(command: str) -> None:
+    args, code = COMMANDS[command]
+    for fmt in ("json", "yaml"):
+        assert run_cli("--demo", "-o", fmt, *args).returncode == code
