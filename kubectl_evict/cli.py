@@ -164,7 +164,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         prog = completion.EXECUTABLE
     if not (sys.argv[1:] if argv is None else argv) and not os.environ.get(completion.COMPLETE_VAR):
         # bare `kubectl evictplan`: the help, and success (click would call it a usage error)
-        with click.Context(cli, info_name=prog) as ctx:
+        with click.Context(cli, info_name=prog, **cli.context_settings) as ctx:
             click.echo(cli.get_help(ctx))
         sys.exit(0)
     try:

@@ -300,6 +300,14 @@ def test_krew_installed_plugin_is_discovered_by_kubectl(krew_env):
     helped = _kubectl(krew_env, "evictplan", "--help")
     assert helped.returncode == 0, helped.stderr
     assert helped.stdout.startswith("Usage: kubectl evictplan [OPTIONS] COMMAND")
+    # the bundle's click 8.1: bare invocation is the help, `options` lists the global options
+    bare = _kubectl(krew_env, "evictplan")
+    assert bare.returncode == 0 and bare.stdout == helped.stdout, bare.stderr
+    options = _kubectl(krew_env, "evictplan", "options")
+    assert options.returncode == 0 and "--kubeconfig" in options.stdout, options.stderr
+    drain = _kubectl(krew_env, "evictplan", "drain", "--help")
+    assert drain.returncode == 0 and "evictplan options" in drain.stdout
+    assert "--demo " not in drain.stdout[drain.stdout.index("Options:"):]
 
 
 def test_version_reports_the_bundle_truthfully(krew_env):
