@@ -37,7 +37,7 @@ def render(plan: Plan, fmt: str, *, width: Optional[int] = None, ascii: bool = F
         out = to_markdown(plan, source=source)
     elif fmt == "timeline":
         from kubectl_evict.render.timeline import to_timeline
-        out = to_timeline(plan, width=cols, source=source)
+        out = to_timeline(plan, width=cols, source=source, ascii=ascii)
     else:
         out = to_table(plan, wide=(fmt == "wide"), width=cols, source=source, ascii=ascii)
     if ascii:

@@ -122,7 +122,7 @@ def _node_cells(actions: Sequence, cols: int, step: float) -> str:
     return "".join(cells)
 
 
-def to_timeline(plan: Plan, width: int = 120, source: str = "") -> str:
+def to_timeline(plan: Plan, width: int = 120, source: str = "", ascii: bool = False) -> str:
     rows: List[Tuple[str, str]] = []                      # (label, kind) with the cells computed below
     by_node: Dict[str, List] = {}
     for a in plan.actions:
@@ -165,7 +165,8 @@ def to_timeline(plan: Plan, width: int = 120, source: str = "") -> str:
 
     def row(label: str, cells: str, end: bool = False) -> None:
         used.update(cells)
-        cut = T.trim(label, label_w) if end else T.trim_middle(label, label_w)
+        ell = "..." if ascii else T.ELLIPSIS
+        cut = T.trim(label, label_w, ell) if end else T.trim_middle(label, label_w, ell)
         out.append("%s  %s" % (cut.ljust(label_w), cells.rstrip()))
 
     for n in nodes:  # node names share their domain suffix: keep their unique start
