@@ -24,6 +24,7 @@ _POD_NOTE = re.compile(r"(?!node/)[a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*: ")
 MIN_REASON = 24          # below this the reason goes onto its own line
 MIN_SHRINK = 16          # OBJECT / POD cells are never cut below this
 MAX_POD_NOTES = 5        # more notes about single pods than this are counted (wide lists them)
+MAX_WRAPPED = 10         # up to this many blocked / shortfall pods, their reasons wrap in full
 MAX_SKIPPED = 20         # more skipped pods than this are counted by code (wide lists them all)
 
 
@@ -156,6 +157,8 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
             continue
         out.append(title)
         rows = [[T.entry_object(e), e.node, e.code, e.reason] for e in entries]
+        # a few blockers read in full; a long list keeps one line each (-o wide has every word)
+        wrap_reason = wrap_reason and len(entries) <= MAX_WRAPPED
         out.extend(layout(["POD", "NODE", "CODE", "REASON"], rows, width, wrap_last=wrap_reason, shrink=0,
                           ellipsis=ell))
     warnings = T.counted_warnings(plan.warnings, names=0 if wide else 3)
