@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from pyrsistent import pvector
 
-from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload, exit_code, is_forecast  # noqa: F401
+from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload, exit_code, is_forecast  # noqa: F401 (re-exported)
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 
 ELLIPSIS = "\u2026"

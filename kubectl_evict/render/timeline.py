@@ -123,7 +123,7 @@ def _node_cells(actions: Sequence, cols: int, step: float) -> str:
 
 
 def to_timeline(plan: Plan, width: int = 120, source: str = "", ascii: bool = False) -> str:
-    rows: List[Tuple[str, str]] = []                      # (label, kind) with the cells computed below
+    """The chart in `width` columns: header and verdict, axis, rows, scale and legend, summary."""
     by_node: Dict[str, List] = {}
     for a in plan.actions:
         if a.node:
