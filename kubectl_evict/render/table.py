@@ -141,6 +141,9 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
                 row += [a.by, a.rule, T.grace_cell(a), ",".join(a.candidates)]
             row.append(a.reason)
             rows.append(row)
+        if not wide and not any(r[4] for r in rows):   # nothing is replaced anywhere (kills, taints)
+            headers.pop(4)
+            rows = [r[:4] + r[5:] for r in rows]
         out.extend(layout(headers, rows, width, shrink=2, ellipsis=ell))
     else:
         out.append("No actions.")

@@ -186,7 +186,7 @@ def verdict(plan: Plan) -> Tuple[str, str]:
         return "SHORTFALL", "it happens, but %s%s" % (" and ".join(what), tail)
     if not plan.actions:
         return "OK", "nothing happens" + tail
-    return "OK", "everything happens and every replacement lands" + tail
+    return "OK", "nothing is blocked and no replacement lacks a node" + tail
 
 
 def verdict_line(plan: Plan) -> str:
