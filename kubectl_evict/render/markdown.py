@@ -51,6 +51,14 @@ def to_markdown(plan: Plan, source: str = "") -> str:
     if nodes:
         out += ["", "#### Nodes", ""]
         out += table(["Node", "Verdict"], [[code(n), v] for n, v in nodes])
+    zones = [z for z in plan.extra.get("zones", ()) or ()]
+    if zones:
+        out += ["", "#### Zones", ""]
+        out += table(["Zone", "Nodes", "States"],
+                     [[code(str(z.get("zone", ""))), str(z.get("nodes", "")),
+                       " -> ".join("%s at %s (%s down)" % (st.get("state", ""), format_offset(st.get("at", 0)),
+                                                          st.get("down", 0)) for st in z.get("states", ()))]
+                      for z in zones])
     notes = T.other_notes(plan)
     if notes:
         out += [""] + ["- " + cell(n) for n in notes]
