@@ -73,10 +73,14 @@ def flag_settings(hard: Optional[str], soft: Optional[str], grace: Optional[str]
         out[key] = m
     if max_grace is not None:
         try:
-            out["evictionMaxPodGracePeriod"] = int(max_grace)
+            seconds = int(max_grace)
         except ValueError:
             raise InputError("expected a whole number of seconds, got %r" % max_grace,
                              field="--eviction-max-pod-grace-period") from None
+        if not 0 <= seconds <= 2 ** 31 - 1:   # an int32 of seconds; a negative cap means nothing
+            raise InputError("must be between 0 and 2147483647 seconds, got %r" % max_grace,
+                             field="--eviction-max-pod-grace-period")
+        out["evictionMaxPodGracePeriod"] = seconds
     if transition is not None:
         try:
             seconds = parse_duration_go(transition)

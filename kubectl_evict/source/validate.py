@@ -82,3 +82,43 @@ def label_selector(sel: Any, field: str) -> Any:
 def _num(value: int) -> str:
     text = str(value)
     return text if len(text) <= 24 else "%.3g" % float(value)
+
+
+# --- whole-snapshot checks (warnings, not errors: the objects themselves are valid) -----------
+
+def dangling_node_warning(snapshot: Any, limit: int = 5) -> Optional[str]:
+    """One warning naming the pods, stats and kubelet configs that point at nodes the snapshot
+    lacks (a partial capture: `kubectl get pods -A` without the nodes). Such pods never take part in
+    any plan, so silence would hide that the plan is about less than the user gave."""
+    nodes = snapshot.nodes
+    parts = []
+    missing: dict = {}
+    for name, pods in snapshot.pods_by_node.items():
+        if name and name not in nodes:
+            missing[name] = missing.get(name, 0) + len(pods)
+    if missing:
+        n = sum(missing.values())
+        parts.append("%d pod%s" % (n, "" if n == 1 else "s"))
+    for what, m in (("stats summar%s", snapshot.stats), ("kubelet config%s", snapshot.kubelet_configs)):
+        names = [k for k in m if k not in nodes]
+        if names:
+            for k in names:
+                missing.setdefault(k, 0)
+            parts.append("%d %s" % (len(names), what % (("y" if len(names) == 1 else "ies") if "summar" in what
+                                                        else ("" if len(names) == 1 else "s"))))
+    if not missing:
+        return None
+    names = sorted(missing)
+    shown = ", ".join(names[:limit]) + (" and %d more" % (len(names) - limit) if len(names) > limit else "")
+    return "%s name %d node%s not in the snapshot (%s): they are left out of the plan" % (
+        ", ".join(parts), len(names), "" if len(names) == 1 else "s", shown)
+
+
+def now_warning(now: float, snapshot_time: Optional[float]) -> Optional[str]:
+    """--now far (more than a day) before the time the snapshot itself records: the plan would see
+    objects from the future (heartbeats, creation times), which is almost always a slip."""
+    if snapshot_time is None or not snapshot_time or now >= snapshot_time - 86400:
+        return None
+    days = (snapshot_time - now) / 86400
+    span = "%.0f years" % (days / 365) if days >= 730 else "%.0f days" % days
+    return "--now is %s before the snapshot's own time: objects in it look like they come from the future" % span
