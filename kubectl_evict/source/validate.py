@@ -115,10 +115,11 @@ def dangling_node_warning(snapshot: Any, limit: int = 5) -> Optional[str]:
 
 
 def now_warning(now: float, snapshot_time: Optional[float]) -> Optional[str]:
-    """--now far (more than a day) before the time the snapshot itself records: the plan would see
-    objects from the future (heartbeats, creation times), which is almost always a slip."""
-    if snapshot_time is None or not snapshot_time or now >= snapshot_time - 86400:
+    """--now more than a year before the time the snapshot itself records: the plan would see
+    objects from the future (heartbeats, creation times), which is almost always a slip (planning
+    a little before the capture, to replay an incident, is normal)."""
+    if snapshot_time is None or not snapshot_time or now >= snapshot_time - 365 * 86400:
         return None
     days = (snapshot_time - now) / 86400
-    span = "%.0f years" % (days / 365) if days >= 730 else "%.0f days" % days
+    span = "%.1f years" % (days / 365)
     return "--now is %s before the snapshot's own time: objects in it look like they come from the future" % span
