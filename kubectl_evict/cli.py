@@ -125,6 +125,9 @@ def normalize_bool_flags(args: List[str]) -> List[str]:
     for i, a in enumerate(args):
         if a == "--":
             return out + args[i:]
+        if a.startswith("-v="):      # pflag's `-v=6`; click reads `-v 6`, `-v6` and `--v=6` itself
+            out += ["-v", a[3:]]
+            continue
         if a.startswith("--") and "=" in a:
             if bools is None:
                 bools = _bool_flag_names()

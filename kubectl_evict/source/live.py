@@ -236,11 +236,11 @@ def _choose_entries(loader: Any, opts: GlobalOptions, where: str) -> None:
                                       ("--user", "users", "_user", opts.user)):
         if not name:
             continue
-        entries = loader._config.safe_get(section)
+        entries = loader._config[section] if loader._config.safe_get(section) else None
         entry = entries.get_with_name(name, safe=True) if entries is not None else None
         if not entry:
-            available = [e["name"] for e in (entries.value if entries is not None else []) if isinstance(e, dict)
-                         and "name" in e]
+            raw = [getattr(e, "value", e) for e in (loader._config.safe_get(section) or [])]
+            available = [e["name"] for e in raw if isinstance(e, dict) and isinstance(e.get("name"), str)]
             raise InputError("%s %r not found in the kubeconfig (available: %s)"
                              % (section[:-1], name, ", ".join(available) or "none"), source=where, field=flag)
         setattr(loader, attr, entry[section[:-1]])
@@ -248,10 +248,48 @@ def _choose_entries(loader: Any, opts: GlobalOptions, where: str) -> None:
 
 def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Connection:
     """Apply the connection override flags to the loaded Configuration and build the client."""
+    _override(cfg, opts)
+    hook = getattr(cfg, "refresh_api_key_hook", None)
+    if hook is not None and not opts.token:
+        # the kubeconfig loader's hook re-copies host and TLS files from the kubeconfig before each
+        # request (token refresh), from several threads at once: run it on a scratch object and take
+        # only what the flags do not override, so that no request ever sees the kubeconfig's value
+        overridden = {"host": bool(opts.server), "ssl_ca_cert": bool(opts.certificate_authority or
+                      opts.insecure_skip_tls_verify), "cert_file": bool(opts.client_certificate),
+                      "key_file": bool(opts.client_key), "verify_ssl": opts.insecure_skip_tls_verify}
+
+        def refresh(c: Any, _hook: Any = hook) -> None:
+            scratch = _Scratch()
+            _hook(scratch)
+            c.api_key.update(scratch.api_key)
+            for attr, flag in overridden.items():
+                if not flag and attr in scratch.__dict__:
+                    setattr(c, attr, scratch.__dict__[attr])
+        cfg.refresh_api_key_hook = refresh
+    api = _api_client(kclient, cfg)
+    headers = ([("Impersonate-User", opts.as_user)] if opts.as_user else []) + \
+        [("Impersonate-Group", g) for g in opts.as_groups] + \
+        ([("Impersonate-Uid", opts.as_uid)] if opts.as_uid else [])
+    timeout = request_timeout(opts)
+    if headers or timeout or opts.verbosity >= 6:
+        api.rest_client.pool_manager = _Instrumented(api.rest_client.pool_manager, headers, timeout, opts.verbosity)
+    if not cfg.verify_ssl:
+        _quiet_insecure_warnings()
+    return Connection(api, context, cfg.host)
+
+
+class _Scratch:
+    """Receives what the kubeconfig loader's refresh hook sets."""
+
+    def __init__(self) -> None:
+        self.api_key: Dict[str, Any] = {}
+
+
+def _override(cfg: Any, opts: GlobalOptions) -> None:
     if opts.server:
         cfg.host = opts.server.rstrip("/")
-    if opts.token:
-        cfg.api_key = {"authorization": "Bearer " + opts.token}
+    if opts.token:   # kubectl: --token replaces the kubeconfig user's credentials
+        cfg.api_key = {"BearerToken": "Bearer " + opts.token}
         cfg.api_key_prefix = {}
         cfg.refresh_api_key_hook = None
         cfg.username = cfg.password = None
@@ -264,16 +302,6 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
     if opts.insecure_skip_tls_verify:
         cfg.verify_ssl = False
         cfg.ssl_ca_cert = None
-    api = _api_client(kclient, cfg)
-    headers = ([("Impersonate-User", opts.as_user)] if opts.as_user else []) + \
-        [("Impersonate-Group", g) for g in opts.as_groups] + \
-        ([("Impersonate-Uid", opts.as_uid)] if opts.as_uid else [])
-    timeout = request_timeout(opts)
-    if headers or timeout or opts.verbosity >= 6:
-        api.rest_client.pool_manager = _Instrumented(api.rest_client.pool_manager, headers, timeout, opts.verbosity)
-    if not cfg.verify_ssl:
-        _quiet_insecure_warnings()
-    return Connection(api, context, cfg.host)
 
 
 _SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie")
@@ -334,7 +362,8 @@ class _Instrumented:
                 if str(k).lower() in _SECRET_HEADERS:
                     scheme = str(v).split(" ", 1)[0] if " " in str(v) else ""
                     shown = (scheme + " " if scheme else "") + "<masked>"
-                lines.append("I     %s: %s" % (k, shown))
+                lines.append("I     %s: %s" % (k if k != k.lower() else "-".join(w.capitalize() for w in k.split("-")),
+                                                 shown))
         stream = self._stream if self._stream is not None else sys.stderr
         with self._lock:
             stream.write("\n".join(lines) + "\n")
