@@ -46,6 +46,7 @@ class GlobalOptions:
     request_timeout: Optional[str] = None
     verbosity: int = 0
     command: str = ""            # the subcommand, for messages that depend on it
+    timeout_bounds_run: bool = False   # drain: --timeout bounds the whole drain (kubectl drain's meaning)
 
     def merge(self, kw: dict) -> None:
         if kw.get("kubeconfig"):
