@@ -24,6 +24,10 @@ def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
     if opts.demo and paths:
         raise click.UsageError("--demo and -f contradict each other: --demo is the bundled demo cluster, "
                                "-f reads your snapshot; give one of them")
+    given = opts.connection_flags()
+    if (opts.demo or paths) and given and not opts.apply:
+        raise click.UsageError("%s: connection flags are for a live cluster; %s reads no cluster (drop one of them)"
+                               % (given[0], "--demo" if opts.demo else "-f"))
     if opts.demo:
         paths.insert(0, DEMO_PATH)
     if paths:
