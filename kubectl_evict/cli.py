@@ -75,6 +75,11 @@ def cli(ctx: click.Context, **kw: Any) -> None:
       kubectl evictplan --demo drain worker-a1
       kubectl evictplan -f cluster.json affinity --label worker-b1:disktype=hdd
       kubectl evictplan -f cluster.json -o json drain n1 n2 > plan.json
+      kubectl evictplan --context prod --as admin drain node-1 --ignore-daemonsets
+
+    Plugin form: put every flag after evictplan. kubectl passes no flags to plugins:
+    `kubectl evictplan --context prod ...` works, `kubectl --context prod evictplan ...` is refused
+    by kubectl itself. Boolean flags also take =true / =false.
     """
     pop_global(ctx, kw)
 
