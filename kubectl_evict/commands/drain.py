@@ -142,7 +142,8 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     def rule(snapshot: Snapshot, now: float) -> Plan:
         names = resolve_nodes(snapshot, nodes, node_selector, selector or "")
         settings = DrainSettings(nodes=names, filters=flags, disable_eviction=disable_eviction, grace_period=grace,
-                                 pod_selector=pods, pod_startup=startup, one_at_a_time=one_at_a_time)
+                                 pod_selector=pods, pod_startup=startup, one_at_a_time=one_at_a_time,
+                                 timeout=timeout or None)
         plan = plan_drain(snapshot, settings, now)
         if chunk is not None:
             plan = plan.set(notes=plan.notes.append(
