@@ -127,8 +127,10 @@ def test_drain_grace_period_is_integer_seconds():
 
 
 def test_drain_timeout_without_apply_is_a_plan_parameter_not_an_apply_flag():
-    res = run("--demo", "-o", "json", "drain", "worker-a1", "--timeout", "5m")
-    assert res.returncode in (0, 3, 4), res.stderr
+    short = _plan("--timeout", "10s")
+    assert [e["pod"] for e in short["blocked"] if e["code"] == "drain-timeout"]
+    assert not [e for e in _plan("--timeout", "5m")["blocked"] if e["code"] == "drain-timeout"]
+    assert not [e for e in _plan("--timeout", "0")["blocked"] if e["code"] == "drain-timeout"]
 
 
 # --- shutdown --grace-period: one unit ------------------------------------------------------------
