@@ -486,7 +486,6 @@ class _Drain:
             self.b.note(text)
         self.b.extra["nodes"] = nodes
 
-
     # -- kubectl drain --timeout ------------------------------------------------------------------
 
     def timeout_blocks(self, name: str, st: dict) -> None:
