@@ -222,3 +222,20 @@ def test_apply_without_kubeconfig_hints_what_works(tmp_path):
     assert "--demo" not in line and "-f FILE" not in line
     line = one_error(run("drain", "n1", home=tmp_path))      # planning: a snapshot file is a way out
     assert "-f FILE" in line
+
+
+def test_apply_writes_carry_the_impersonation_and_token(server, kc, tmp_path):
+    made = run("--kubeconfig", kc, *PLAN, home=tmp_path)
+    assert made.returncode in (0, 3, 4), made.stderr
+    plan = tmp_path / "plan.json"
+    plan.write_text(made.stdout)
+    server.clear_requests()
+    res = run("--kubeconfig", kc, "apply", str(plan), "--yes", "--dry-run=server", "--as", "alice",
+              "--as-group", "ops", home=tmp_path)
+    assert res.returncode in (0, 3), res.stdout + res.stderr
+    writes = [(m, p, h) for m, p, h in server.request_headers if m in ("POST", "PATCH", "DELETE")]
+    assert writes, server.requests
+    for _m, _p, hdrs in writes:
+        assert [v for k, v in hdrs if k.lower() == "impersonate-user"] == ["alice"]
+        assert [v for k, v in hdrs if k.lower() == "impersonate-group"] == ["ops"]
+        assert [v for k, v in hdrs if k.lower() == "authorization"] == ["Bearer good-token"]
