@@ -206,6 +206,11 @@ CASES: List[Case] = [
      ["--eviction-max-pod-grace-period", "ten"]),
     ("signal-malformed", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--signal", "n1-memory"], 1,
      ["--signal", "NODE:SIGNAL=QUANTITY"]),
+    ("signal-overflow", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--signal", "n1:memory.available=1e400"], 1,
+     ["--signal", "out of range"]),
+    ("controller-int32", {"c.json": GOOD},
+     ["-f", "c.json", "controller", "--large-cluster-size-threshold", "99999999999999999999"], 1,
+     ["--large-cluster-size-threshold", "2147483647"]),
     ("kubelet-config-missing", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--kubelet-config", "nope.yaml"], 1,
      ["nope.yaml"]),
     # ---- unknown nodes -----------------------------------------------------------------------

@@ -42,6 +42,9 @@ def parse_signal(text: str) -> SignalOverride:
         raise InputError("%s in %r" % (e, text), field="--signal") from None
     if q < 0:
         raise InputError("available amount %r in %r must not be negative" % (value, text), field="--signal")
+    if q > (1 << 63) - 1:   # the kubelet's observations are int64 quantities
+        raise InputError("available amount %r in %r is out of range (above the int64 maximum)" % (value, text),
+                         field="--signal")
     return SignalOverride(node, signal, to_units("memory", q), None, text)
 
 
