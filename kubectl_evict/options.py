@@ -1,8 +1,9 @@
 """Global options shared by every command, accepted before or after the command name.
 
 kubectl passes no flags to a plugin (`kubectl -n x evictplan` is refused by kubectl itself), so
-the plugin owns `--kubeconfig`, `--context` and the snapshot options. Each option is declared on
-the group and on every command; values given after the command win, `-f` values add up.
+the plugin owns `--kubeconfig`, `--context`, kubectl's other connection flags (`--as`, `--token`,
+`--server`, ... applied in `source/live.py`) and the snapshot options. Each option is declared on
+the group and on every command; values given after the command win, `-f` and `--as-group` add up.
 """
 
 from __future__ import annotations
