@@ -114,6 +114,7 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
                     raise InputError("no Kubernetes objects found", source=_label(path))
             if is_dir and new and not found[0]:
                 raise InputError("no Kubernetes objects found in any of its files", source=given)
+        _collapse_duplicate_objects(freezer.warnings)
         if repeated:
             freezer.warnings.append("%d file%s given more than once (the same file or directory named twice); "
                                     "each was read once" % (repeated, "" if repeated == 1 else "s"))
@@ -121,6 +122,22 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
     finally:
         if was_enabled:
             gc.enable()
+
+
+_DUPLICATE = " appears more than once ("
+
+
+def _collapse_duplicate_objects(warnings: List[str], shown: int = 5) -> None:
+    """The freezer warns once per object given twice; two overlapping captures would print
+    thousands of lines. More than one such object becomes one warning with the count and names."""
+    dups = [w for w in warnings if _DUPLICATE in w]
+    if len(dups) < 2:
+        return
+    names = [w.split(_DUPLICATE, 1)[0] for w in dups]
+    warnings[:] = [w for w in warnings if _DUPLICATE not in w]
+    more = " and %d more" % (len(names) - shown) if len(names) > shown else ""
+    warnings.insert(0, "%d objects appear more than once (%s%s); for each, the later one wins"
+                    % (len(names), ", ".join(names[:shown]), more))
 
 
 def _label(path: str) -> str:
