@@ -26,6 +26,39 @@ class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted(self.commands)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list with each command's whole first sentence (click cuts it at 45 columns)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=300)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+GLOBAL_EPILOG = ("Global options (-f, --demo, --context, --kubeconfig, --now, -o, --apply ...) go before or after "
+                 "the command: see 'kubectl evictplan options'.")
+
+
+def _global_names() -> set:
+    from kubectl_evict.options import _NAMES
+    return set(_NAMES)
+
+
+def _hide_global_options(cmd: click.Command) -> None:
+    """Global options are documented once (`options`, `--help` of the group), as kubectl does: a
+    subcommand still accepts them, but its help shows only its own flags and examples."""
+    names = _global_names()
+    if cmd.name == "apply":  # its own flags: what to send, to which cluster, how to report
+        names -= {"yes", "dry_run", "timeout", "force_stale", "follow_timeline", "kubeconfig", "context", "output"}
+    for p in cmd.params:
+        if p.name in names and isinstance(p, click.Option):
+            p.hidden = True
+    if not cmd.epilog:
+        cmd.epilog = GLOBAL_EPILOG
+
 
 def _version_text() -> str:
     """Version, interpreter, install kind and which fast paths are really in use (they are optional:
@@ -75,6 +108,11 @@ def cli(ctx: click.Context, **kw: Any) -> None:
       kubectl evictplan --demo drain worker-a1
       kubectl evictplan -f cluster.json affinity --label worker-b1:disktype=hdd
       kubectl evictplan -f cluster.json -o json drain n1 n2 > plan.json
+      kubectl evictplan --context prod --as admin drain node-1 --ignore-daemonsets
+
+    Plugin form: put every flag after evictplan. kubectl passes no flags to plugins:
+    `kubectl evictplan --context prod ...` works, `kubectl --context prod evictplan ...` is refused
+    by kubectl itself. Boolean flags also take =true / =false.
     """
     pop_global(ctx, kw)
 
@@ -85,6 +123,20 @@ def version_cmd() -> None:
     click.echo(_version_text())
 
 
+@cli.command("options", context_settings=CONTEXT_SETTINGS)
+@click.pass_context
+def options_cmd(ctx: click.Context) -> None:
+    """Print the global options, which every command accepts (before or after its name)."""
+    root = ctx.find_root()
+    formatter = root.make_formatter()
+    formatter.write_text("The following options can be passed to any command:")
+    rows = [rv for p in cli.get_params(root) if isinstance(p, click.Option) and p.name != "help"
+            for rv in [p.get_help_record(root)] if rv]
+    with formatter.section("Global options"):
+        formatter.write_dl(rows)
+    click.echo(formatter.getvalue().rstrip("\n"))
+
+
 def _discover() -> None:
     import kubectl_evict.commands as pkg
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
@@ -93,10 +145,73 @@ def _discover() -> None:
         mod = importlib.import_module("kubectl_evict.commands." + info.name)
         cmd = getattr(mod, "command", None)
         if isinstance(cmd, click.Command):
+            _hide_global_options(cmd)
             cli.add_command(cmd)
 
 
 _discover()
+
+
+# --- kubectl's flag conventions -----------------------------------------------------------------
+
+# Go's strconv.ParseBool, which pflag uses for `--flag=VALUE` on boolean flags.
+_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+# Flags that make the tool write to a cluster: never offered as a typo correction.
+WRITE_FLAGS = frozenset(("--apply", "--yes", "-y"))
+
+
+def _bool_flag_names() -> set:
+    names = set()
+    for cmd in [cli] + list(cli.commands.values()):
+        for p in cmd.params:
+            if isinstance(p, click.Option) and p.is_flag and not p.count and not p.is_eager:
+                names.update(o for o in p.opts if o.startswith("--"))
+    return names
+
+
+def normalize_bool_flags(args: List[str]) -> List[str]:
+    """Accept `--flag=true` / `--flag=false` (any strconv.ParseBool spelling) on every boolean flag,
+    as kubectl does: rewritten to `--flag` or to nothing (the last occurrence wins)."""
+    bools = None
+    out: List[str] = []
+    for i, a in enumerate(args):
+        if a == "--":
+            return out + args[i:]
+        if a.startswith("-v="):      # pflag's `-v=6`; click reads `-v 6`, `-v6` and `--v=6` itself
+            out += ["-v", a[3:]]
+            continue
+        if a.startswith("--") and "=" in a:
+            if bools is None:
+                bools = _bool_flag_names()
+            name, _, value = a.partition("=")
+            if name in bools:
+                if value in _TRUE:
+                    out.append(name)
+                    continue
+                if value in _FALSE:
+                    out = [x for x in out if x != name]
+                    continue
+                raise click.UsageError('invalid argument "%s" for "%s" flag: strconv.ParseBool: parsing "%s": '
+                                       "invalid syntax (use %s, %s=true or %s=false)"
+                                       % (value, name, value, name, name, name))
+        out.append(a)
+    return out
+
+
+def _no_such_option(e: "click.NoSuchOption") -> str:
+    """click suggests any close flag of the parser, even one that writes or means something else
+    (`--as` -> `--yes`). Suggest only a close spelling of the same command's own flags, never a
+    flag that writes."""
+    import difflib
+    msg = "No such option '%s'." % e.option_name
+    cmd = e.ctx.command if e.ctx is not None else None
+    if cmd is None:
+        return msg
+    own = sorted({o for p in cmd.params if isinstance(p, click.Option) for o in p.opts + p.secondary_opts
+                  if o.startswith("--") and o not in WRITE_FLAGS})
+    close = difflib.get_close_matches(e.option_name, own, n=1, cutoff=0.8)
+    return msg + (" Did you mean '%s'?" % close[0] if close else "")
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -114,10 +229,20 @@ def main(argv: Optional[List[str]] = None) -> None:
     prog = "kubectl evictplan" if invoked_as.startswith("kubectl-") else completion.EXECUTABLE
     if os.environ.get(completion.COMPLETE_VAR):
         prog = completion.EXECUTABLE
+    if not (sys.argv[1:] if argv is None else argv) and not os.environ.get(completion.COMPLETE_VAR):
+        # bare `kubectl evictplan`: the help, and success (click would call it a usage error)
+        with click.Context(cli, info_name=prog, **cli.context_settings) as ctx:
+            click.echo(cli.get_help(ctx))
+        sys.exit(0)
     try:
-        rv = cli.main(args=argv, prog_name=prog, complete_var=completion.COMPLETE_VAR, standalone_mode=False)
+        args = normalize_bool_flags(list(sys.argv[1:] if argv is None else argv))
     except click.UsageError as e:
-        msg = e.format_message()
+        sys.stderr.write("error: %s\n" % e.format_message())
+        sys.exit(2)
+    try:
+        rv = cli.main(args=args, prog_name=prog, complete_var=completion.COMPLETE_VAR, standalone_mode=False)
+    except click.UsageError as e:
+        msg = _no_such_option(e) if isinstance(e, click.NoSuchOption) else e.format_message()
         hint = ""
         if e.ctx is not None:
             hint = " (see '%s --help')" % e.ctx.command_path
