@@ -72,7 +72,7 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
             if pod.is_terminal:
                 continue
             decisions.append((pod, old, new))
-    placer = Placer(after.nodes.values(), after.pods_by_node)
+    placer = Placer(after.nodes.values(), after.pods_by_node, snapshot=after)
     for pod, old, new in decisions:
         _decide(b, placer, pod, old, new, now, settings)
     return b.build()

@@ -151,7 +151,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     deletions.sort(key=lambda f: (f.at, order.get(f.node, 0), f.pod.namespace, f.pod.name))
     placer: Optional[Placer] = None
     if any(f.pod.recreated_elsewhere for f in deletions):
-        placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down,
+        placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down, snapshot=snapshot,
                              leaving=[f.pod for f in deletions])
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
     for f in deletions:

@@ -109,7 +109,7 @@ class _Drain:
         self.b = PlanBuilder("drain", now)
         self.budgets: Dict[Tuple[str, str], _BudgetState] = {}
         self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node,
-                             excluded=() if settings.one_at_a_time else settings.nodes)
+                             excluded=() if settings.one_at_a_time else settings.nodes, snapshot=snapshot)
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
                                                 "start": 0}
                                             for n in settings.nodes}

@@ -567,7 +567,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
     b.warn("add the %s taint only once the node is really powered off: pods are force-deleted and their volumes "
            "detached while a still-running node may keep writing to them (data corruption)" % OUT_OF_SERVICE)
     leaving = [p for n in nodes for p in snapshot.pods_on(n)]
-    placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=nodes, leaving=leaving)
+    placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=nodes, leaving=leaving, snapshot=snapshot)
     oos = Taint(OUT_OF_SERVICE, OUT_OF_SERVICE_VALUE, "NoExecute")
     reports = []
     for name in nodes:

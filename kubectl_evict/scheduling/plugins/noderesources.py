@@ -1,0 +1,103 @@
+"""NodeResourcesFit and NodeResourcesBalancedAllocation
+(`pkg/scheduler/framework/plugins/noderesources/{fit.go, least_allocated.go,
+balanced_allocation.go, resource_allocation.go}`).
+
+Filter: the pod count, then every requested resource against allocatable minus what the
+node's pods request (a resource the node does not list has 0). Score: LeastAllocated over cpu
+and memory with the scheduler's non-zero defaults (100m / 200Mi for a container that requests
+none), and BalancedAllocation over the real requests."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from kubectl_evict.model import Node, Pod
+from kubectl_evict.scheduling.framework import OK, ClusterState, Plugin, Status, unschedulable
+
+TOO_MANY_PODS = "Too many pods"
+DEFAULT_MILLI_CPU = 100
+DEFAULT_MEMORY = 200 * 1024 * 1024
+
+
+def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False) -> List[str]:
+    """`fitsRequest`: every reason, in upstream's order (pods, cpu, memory, ephemeral, scalar)."""
+    out: List[str] = []
+    alloc = cs.alloc[name]
+    if "pods" in alloc and cs.count[name] + 1 > alloc["pods"]:
+        out.append(TOO_MANY_PODS)
+        if first_only:
+            return out
+    free = cs.free[name]
+    items = cs.items(pod)
+    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
+    for r, q in sorted(items, key=lambda rq: (order.get(rq[0], 3), rq[0])):
+        if r == "pods":
+            continue
+        if r not in alloc or q > free.get(r, 0):
+            out.append("Insufficient %s" % r)
+            if first_only:
+                return out
+    return out
+
+
+class NodeResourcesFit(Plugin):
+    name = "NodeResourcesFit"
+
+    def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
+        return OK, None
+
+    def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
+        why = insufficient(cs, pod, node.name)
+        return unschedulable(*why) if why else None
+
+
+def non_zero_requests(pod: Pod) -> Tuple[int, int]:
+    """(milli-cpu, memory) with `NonMissingContainerRequests`' defaults, as the score sees them."""
+    def one(containers: Sequence[Any]) -> Tuple[int, int]:
+        cpu = mem = 0
+        for c in containers:
+            cpu += c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
+            mem += c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
+        return cpu, mem
+    cpu, mem = one(pod.containers)
+    for c in pod.init_containers:
+        icpu = c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
+        imem = c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
+        if c.restart_policy == "Always":
+            cpu, mem = cpu + icpu, mem + imem
+        else:
+            cpu, mem = max(cpu, icpu), max(mem, imem)
+    cpu += pod.overhead.get("cpu", 0)
+    mem += pod.overhead.get("memory", 0)
+    return cpu, mem
+
+
+def least_allocated(alloc: Mapping[str, int], requested: Mapping[str, int]) -> int:
+    """`leastResourceScorer` with cpu and memory, weight 1 each."""
+    total = weights = 0
+    for r in ("cpu", "memory"):
+        a = alloc.get(r, 0)
+        if a == 0:
+            continue
+        req = requested.get(r, 0)
+        total += 0 if req > a else (a - req) * 100 // a
+        weights += 1
+    return total // weights if weights else 0
+
+
+def balanced_allocation(alloc: Mapping[str, int], requested: Mapping[str, int]) -> int:
+    """`balancedResourceScorer` over cpu and memory: `(1 - std) * 100`."""
+    fractions = []
+    for r in ("cpu", "memory"):
+        a = alloc.get(r, 0)
+        if a == 0:
+            continue
+        fractions.append(min(1.0, requested.get(r, 0) / a))
+    if len(fractions) == 2:
+        std = abs(fractions[0] - fractions[1]) / 2
+    elif len(fractions) > 2:
+        mean = sum(fractions) / len(fractions)
+        std = (sum((f - mean) ** 2 for f in fractions) / len(fractions)) ** 0.5
+    else:
+        std = 0.0
+    return int((1 - std) * 100)

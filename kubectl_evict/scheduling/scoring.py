@@ -1,0 +1,208 @@
+"""Score: kube-scheduler v1.33's default score plugins, normalised, weighted and summed
+(`pkg/scheduler/framework/runtime/framework.go` RunScorePlugins, `schedule_one.go` selectHost).
+
+Weights (`apis/config/v1/default_plugins.go`): TaintToleration 3, NodeAffinity 2,
+NodeResourcesFit 1 (LeastAllocated), PodTopologySpread 2, InterPodAffinity 2,
+NodeResourcesBalancedAllocation 1, ImageLocality 1 (node images are not read: 0 everywhere,
+as on nodes that report none). Upstream breaks ties at random; the plan takes the first by
+name and reports every tied node.
+
+PodTopologySpread's default constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway)
+select pods with the selector of the pod's ReplicaSet / StatefulSet / ReplicationController
+(Services are not read: README divergences).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from kubectl_evict.model import LabelSelector, Pod, SpreadConstraint
+from kubectl_evict.scheduling.labels import label_selector_matches
+from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
+from kubectl_evict.scheduling.plugins import tainttoleration
+from kubectl_evict.scheduling.plugins.interpodaffinity import existing_term_matches, term_namespaces
+from kubectl_evict.scheduling.plugins.noderesources import balanced_allocation, least_allocated, non_zero_requests
+from kubectl_evict.scheduling.plugins.podtopologyspread import constraint_selector, node_passes_policies
+
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+MAX = 100
+WEIGHTS = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "PodTopologySpread": 2,
+           "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+HARD_POD_AFFINITY_WEIGHT = 1
+
+
+def _taint_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
+    counts = {n: tainttoleration.prefer_no_schedule_count(placer.class_taints(n), pod.tolerations) for n in names}
+    top = max(counts.values(), default=0)
+    return {n: MAX if top == 0 else MAX - MAX * c // top for n, c in counts.items()}
+
+
+def _affinity_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
+    if not pod.preferred_affinity:
+        return {n: 0 for n in names}
+    raw = {n: na_plugin.preferred_score(pod.preferred_affinity, placer.nodes[n])[0] for n in names}
+    top = max(raw.values(), default=0)
+    return {n: (s * MAX // top if top else 0) for n, s in raw.items()}
+
+
+def _resource_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Tuple[Dict[str, int], Dict[str, int]]:
+    cs = placer.cs
+    pcpu, pmem = non_zero_requests(pod)
+    real = dict(cs.items(pod))
+    skip_balanced = not any(q > 0 for r, q in real.items() if r in ("cpu", "memory"))
+    least, balanced = {}, {}
+    for n in names:
+        alloc = cs.alloc[n]
+        ncpu = nmem = 0
+        for p in cs.residents[n]:
+            c, m = non_zero_requests(p)
+            ncpu += c
+            nmem += m
+        least[n] = least_allocated(alloc, {"cpu": ncpu + pcpu, "memory": nmem + pmem})
+        if skip_balanced:
+            balanced[n] = 0
+        else:
+            used = {r: alloc.get(r, 0) - cs.free[n].get(r, 0) + real.get(r, 0) for r in ("cpu", "memory")}
+            balanced[n] = balanced_allocation(alloc, used)
+    return least, balanced
+
+
+def default_selector(placer: Any, pod: Pod) -> Optional[LabelSelector]:
+    """`helper.DefaultSelector`, from the controllers the plan knows (not Services)."""
+    snap = placer.snapshot
+    if snap is None or pod.controller is None:
+        return None
+    owner = snap.owners_by_uid.get(pod.controller.uid)
+    if owner is None or owner.kind not in ("ReplicaSet", "StatefulSet", "ReplicationController"):
+        return None
+    sel = owner.selector
+    if sel is None or (not sel.match_labels and not sel.match_expressions):
+        return None
+    return sel
+
+
+def _spread_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
+    cs = placer.cs
+    if pod.spread_constraints:
+        cons = [c for c in pod.spread_constraints if c.when_unsatisfiable == "ScheduleAnyway"]
+        system = False
+    else:
+        sel = default_selector(placer, pod)
+        cons = [SpreadConstraint(3, HOSTNAME, "ScheduleAnyway", sel), SpreadConstraint(5, ZONE, "ScheduleAnyway", sel)] \
+            if sel is not None else []
+        system = True
+    if not cons:
+        return {n: 0 for n in names}
+    sels = [c.selector if system else constraint_selector(c, pod) for c in cons]
+    ignored = set()
+    if not system:
+        ignored = {n for n in names if any(c.topology_key not in placer.nodes[n].labels for c in cons)}
+    sizes, values = [], []
+    for c in cons:
+        if c.topology_key == HOSTNAME:
+            sizes.append(len(names) - len(ignored))
+            values.append(None)
+            continue
+        vals = {placer.nodes[n].labels[c.topology_key] for n in names
+                if n not in ignored and c.topology_key in placer.nodes[n].labels}
+        sizes.append(len(vals))
+        values.append(vals)
+
+    def count_on(node_name: str, sel: Optional[LabelSelector]) -> int:
+        return sum(1 for p in cs.residents[node_name] if p.namespace == pod.namespace and p.deletion_timestamp is None
+                   and label_selector_matches(sel, p.labels))
+    domain_counts: List[Dict[str, int]] = []
+    for c, sel, vals in zip(cons, sels, values):
+        counts: Dict[str, int] = {}
+        if vals is not None:
+            for n, node in placer.nodes.items():
+                if not system and any(k.topology_key not in node.labels for k in cons):
+                    continue
+                v = node.labels.get(c.topology_key)
+                if v is None or v not in vals or not node_passes_policies(cs, pod, c, node):
+                    continue
+                counts[v] = counts.get(v, 0) + count_on(n, sel)
+        domain_counts.append(counts)
+    raw: Dict[str, int] = {}
+    for n in names:
+        if n in ignored:
+            continue
+        score = 0.0
+        labels = placer.nodes[n].labels
+        for i, (c, sel) in enumerate(zip(cons, sels)):
+            if c.topology_key not in labels:
+                continue
+            cnt = count_on(n, sel) if c.topology_key == HOSTNAME else domain_counts[i].get(labels[c.topology_key], 0)
+            score += cnt * math.log(sizes[i] + 2) + (c.max_skew - 1)
+        raw[n] = int(round(score))
+    lo = min(raw.values(), default=0)
+    hi = max(raw.values(), default=0)
+    out = {}
+    for n in names:
+        if n in ignored:
+            out[n] = 0
+        elif hi == 0:
+            out[n] = MAX
+        else:
+            out[n] = MAX * (hi + lo - raw[n]) // hi
+    return out
+
+
+def _interpod_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
+    cs = placer.cs
+    topo: Dict[Tuple[str, str], int] = {}
+
+    def add(key: str, node_name: str, w: int) -> None:
+        v = placer.nodes[node_name].labels.get(key)
+        if v is not None:
+            topo[(key, v)] = topo.get((key, v), 0) + w
+    mine = [(t.weight, t.term) for t in pod.affinity_preferred] + [(-t.weight, t.term) for t in pod.anti_affinity_preferred]
+    mine_ns = [(w, t, term_namespaces(cs, t, pod.namespace)) for w, t in mine]
+    for node_name, residents in cs.residents.items():
+        for p in residents:
+            for w, t, nss in mine_ns:
+                if (nss is None or p.namespace in nss) and label_selector_matches(t.selector, p.labels):
+                    add(t.topology_key, node_name, w)
+            if p.affinity_required or p.affinity_preferred or p.anti_affinity_preferred:
+                for t in p.affinity_required:
+                    if existing_term_matches(cs, t, p.namespace, pod):
+                        add(t.topology_key, node_name, HARD_POD_AFFINITY_WEIGHT)
+                for wt in p.affinity_preferred:
+                    if existing_term_matches(cs, wt.term, p.namespace, pod):
+                        add(wt.term.topology_key, node_name, wt.weight)
+                for wt in p.anti_affinity_preferred:
+                    if existing_term_matches(cs, wt.term, p.namespace, pod):
+                        add(wt.term.topology_key, node_name, -wt.weight)
+    if not topo:
+        return {n: 0 for n in names}
+    raw = {}
+    for n in names:
+        labels = placer.nodes[n].labels
+        raw[n] = sum(w for (k, v), w in topo.items() if labels.get(k) == v)
+    lo, hi = min(raw.values()), max(raw.values())
+    return {n: int(MAX * (s - lo) / (hi - lo)) if hi > lo else 0 for n, s in raw.items()}
+
+
+def scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, Dict[str, int]]:
+    """Weighted score per plugin per node (as the real scheduler's `plugin_scores`)."""
+    least, balanced = _resource_scores(placer, pod, names)
+    parts = {"TaintToleration": _taint_scores(placer, pod, names),
+             "NodeAffinity": _affinity_scores(placer, pod, names),
+             "NodeResourcesFit": least, "NodeResourcesBalancedAllocation": balanced,
+             "PodTopologySpread": _spread_scores(placer, pod, names),
+             "InterPodAffinity": _interpod_scores(placer, pod, names)}
+    return {n: {p: WEIGHTS[p] * s[n] for p, s in parts.items()} for n in names}
+
+
+def pick(placer: Any, pod: Pod, feasible: Sequence[str]) -> Tuple[Optional[str], Tuple[str, ...]]:
+    """(chosen node, nodes tied at the top score when more than one). One feasible node is
+    chosen without scoring, as upstream does."""
+    if len(feasible) == 1:
+        return feasible[0], ()
+    table = scores(placer, pod, feasible)
+    totals = {n: sum(s.values()) for n, s in table.items()}
+    top = max(totals.values())
+    tied = tuple(sorted(n for n, t in totals.items() if t == top))
+    return tied[0], (tied if len(tied) > 1 else ())
