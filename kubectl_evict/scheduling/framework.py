@@ -168,7 +168,7 @@ class ClusterState:
         self.counters: Dict[Any, DomainCounter] = {}
         self.anti_groups: Optional[Dict[Tuple[str, Any], DomainCounter]] = None
         self._ports: Dict[str, Set[Tuple[int, str, str]]] = {}
-        self._volumes: Dict[str, Dict[str, Set[str]]] = {}
+        self._volumes: Dict[str, Any] = {}
         self.cache: Dict[Any, Any] = {}                              # plugins' per-plan memo
 
     # -- storage and namespaces (empty without a snapshot) ---------------------------------------
@@ -267,23 +267,26 @@ class ClusterState:
             self._ports[name] = used
         return used
 
-    def attached_volumes(self, name: str, handle: Callable[[Pod, str], Optional[Tuple[str, str]]]) -> Dict[str, Set[str]]:
-        """driver -> volume handles in use on node `name` (its pods' PVCs and its VolumeAttachments)."""
+    def attached_volumes(self, name: str, handle: Callable[[Pod, str], Optional[Tuple[str, str]]]
+                         ) -> Tuple[Dict[str, Set[str]], Dict[str, Set[str]]]:
+        """(driver -> volume handles used by the node's pods, driver -> handles of the node's
+        VolumeAttachments). New volumes are de-duplicated against the first only, as upstream."""
         vols = self._volumes.get(name)
         if vols is None:
-            vols = {}
+            pods: Dict[str, Set[str]] = {}
             for p in self.residents[name]:
                 for claim, _ in claim_names(p):
                     h = handle(p, claim)
                     if h is not None:
-                        vols.setdefault(h[0], set()).add(h[1])
+                        pods.setdefault(h[0], set()).add(h[1])
+            vas: Dict[str, Set[str]] = {}
             if self.snapshot is not None:
                 for va in self.snapshot.volume_attachments:
                     if va.node_name == name and va.attacher:
                         pv = self.pvs.get(va.pv_name)
                         if pv is not None and pv.csi_handle:
-                            vols.setdefault(va.attacher, set()).add(pv.csi_handle)
-            self._volumes[name] = vols
+                            vas.setdefault(va.attacher, set()).add(pv.csi_handle)
+            vols = self._volumes[name] = (pods, vas)
         return vols
 
     # -- domain counters ---------------------------------------------------------------------

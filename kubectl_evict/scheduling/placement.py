@@ -117,8 +117,11 @@ class Placer:
 
     def __init__(self, nodes: Iterable[Node], pods_by_node: Dict[str, Sequence[Pod]],
                  excluded: Iterable[str] = (), leaving: Iterable[Pod] = (),
-                 snapshot: Optional[Snapshot] = None, preempt: bool = False) -> None:
+                 snapshot: Optional[Snapshot] = None, preempt: bool = False,
+                 filters: Sequence[Any] = FILTERS) -> None:
         self.cs = ClusterState(nodes, pods_by_node, leaving, snapshot)
+        self.filters = tuple(filters)
+        self._check_resources = any(isinstance(p, NodeResourcesFit) for p in self.filters)
         self.nodes: Dict[str, Node] = self.cs.nodes
         self.names = self.cs.names
         self.excluded: Set[str] = set(excluded)
@@ -237,7 +240,7 @@ class Placer:
         """Run the dynamic plugins' PreFilter for `pod` against the state as it is now."""
         active = []
         domains = False
-        for plugin in FILTERS:
+        for plugin in self.filters:
             st, data = plugin.pre_filter(self.cs, pod)
             if st.code == framework.SKIP:
                 continue
@@ -269,13 +272,14 @@ class Placer:
 
     def _fits(self, pod: Pod, items: Tuple[Tuple[str, int], ...], name: str, cyc: Cycle) -> bool:
         """Feasibility on one node: resources first (plain dict reads), then the other plugins."""
-        alloc = self.alloc[name]
-        free = self.free[name]
-        for r, q in items:
-            if r != "pods" and (r not in alloc or q > free.get(r, 0)):
+        if self._check_resources:
+            alloc = self.alloc[name]
+            free = self.free[name]
+            for r, q in items:
+                if r != "pods" and (r not in alloc or q > free.get(r, 0)):
+                    return False
+            if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
                 return False
-        if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
-            return False
         node = self.nodes[name]
         for plugin, data in cyc.active:
             if isinstance(plugin, NodeResourcesFit):

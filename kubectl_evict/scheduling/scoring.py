@@ -22,7 +22,8 @@ from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
 from kubectl_evict.scheduling.plugins import tainttoleration
 from kubectl_evict.scheduling.plugins.interpodaffinity import existing_term_matches, term_namespaces
-from kubectl_evict.scheduling.plugins.noderesources import balanced_allocation, least_allocated, non_zero_requests
+from kubectl_evict.scheduling.plugins.noderesources import (DEFAULT_RESOURCES, balanced_allocation, least_allocated,
+                                                            non_zero_requests)
 from kubectl_evict.scheduling.plugins.podtopologyspread import constraint_selector, node_passes_policies
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -33,7 +34,7 @@ WEIGHTS = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1, "PodT
 HARD_POD_AFFINITY_WEIGHT = 1
 
 
-def _taint_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
+def taint_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
     counts = {n: tainttoleration.prefer_no_schedule_count(placer.class_taints(n), pod.tolerations) for n in names}
     top = max(counts.values(), default=0)
     return {n: MAX if top == 0 else MAX - MAX * c // top for n, c in counts.items()}
@@ -47,12 +48,17 @@ def _affinity_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, i
     return {n: (s * MAX // top if top else 0) for n, s in raw.items()}
 
 
-def _resource_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Tuple[Dict[str, int], Dict[str, int]]:
+def resource_scores(placer: Any, pod: Pod, names: Sequence[str],
+                    least_resources: Sequence[Tuple[str, int]] = DEFAULT_RESOURCES,
+                    balanced_resources: Sequence[Tuple[str, int]] = DEFAULT_RESOURCES
+                    ) -> Tuple[Dict[str, int], Optional[Dict[str, int]]]:
+    """(LeastAllocated, BalancedAllocation or None when its PreScore skips), unweighted.
+    LeastAllocated sees cpu/memory with the non-zero defaults; BalancedAllocation real requests."""
     cs = placer.cs
     pcpu, pmem = non_zero_requests(pod)
     real = dict(cs.items(pod))
-    skip_balanced = not any(q > 0 for r, q in real.items() if r in ("cpu", "memory"))
-    least, balanced = {}, {}
+    least: Dict[str, int] = {}
+    balanced: Optional[Dict[str, int]] = None if not any(q > 0 for q in real.values()) else {}
     for n in names:
         alloc = cs.alloc[n]
         ncpu = nmem = 0
@@ -60,12 +66,12 @@ def _resource_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Tuple[Dict[
             c, m = non_zero_requests(p)
             ncpu += c
             nmem += m
-        least[n] = least_allocated(alloc, {"cpu": ncpu + pcpu, "memory": nmem + pmem})
-        if skip_balanced:
-            balanced[n] = 0
-        else:
-            used = {r: alloc.get(r, 0) - cs.free[n].get(r, 0) + real.get(r, 0) for r in ("cpu", "memory")}
-            balanced[n] = balanced_allocation(alloc, used)
+        used = {r: alloc.get(r, 0) - cs.free[n].get(r, 0) for r in set(alloc) | set(cs.free[n])}
+        with_pod = {r: used.get(r, 0) + real.get(r, 0) for r in set(used) | set(real)}
+        nz = dict(with_pod, cpu=ncpu + pcpu, memory=nmem + pmem)
+        least[n] = least_allocated(alloc, nz, least_resources, real)
+        if balanced is not None:
+            balanced[n] = balanced_allocation(alloc, with_pod, balanced_resources, real)
     return least, balanced
 
 
@@ -187,8 +193,10 @@ def _interpod_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, i
 
 def scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, Dict[str, int]]:
     """Weighted score per plugin per node (as the real scheduler's `plugin_scores`)."""
-    least, balanced = _resource_scores(placer, pod, names)
-    parts = {"TaintToleration": _taint_scores(placer, pod, names),
+    least, balanced = resource_scores(placer, pod, names)
+    if balanced is None:
+        balanced = {n: 0 for n in names}
+    parts = {"TaintToleration": taint_scores(placer, pod, names),
              "NodeAffinity": _affinity_scores(placer, pod, names),
              "NodeResourcesFit": least, "NodeResourcesBalancedAllocation": balanced,
              "PodTopologySpread": _spread_scores(placer, pod, names),

@@ -16,7 +16,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 from kubectl_evict.model import Node, Pod, PodAffinityTerm
 from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
                                                 unresolvable, unschedulable)
-from kubectl_evict.scheduling.labels import label_selector_matches
+from kubectl_evict.scheduling.labels import label_selector_matches, label_value_errors
 
 AFFINITY = "node(s) didn't match pod affinity rules"
 ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
@@ -79,10 +79,32 @@ def affinity_counter(cs: ClusterState, pod: Pod, terms: Tuple[PodAffinityTerm, .
     return cs.counter(("ipa", resolved, keys), keys, _matcher(resolved), lambda n: True, _all_ns(resolved))
 
 
+def parse_error(pod: Pod) -> str:
+    """`framework.NewPodInfo`'s error for a required term whose selector values are not valid
+    label values (`labels.NewRequirement`), as PreFilter reports it."""
+    for what, terms in (("requiredAffinityTerms", pod.affinity_required),
+                        ("requiredAntiAffinityTerms", pod.anti_affinity_required)):
+        for t in terms:
+            if t.selector is None:
+                continue
+            for req in t.selector.match_expressions:
+                if req.operator not in ("In", "NotIn"):
+                    continue
+                for i, v in enumerate(req.values):
+                    errs = label_value_errors(v)
+                    if errs:
+                        return "parsing pod: %s: values[%d][%s]: Invalid value: \"%s\": %s" % (
+                            what, i, req.key, v, "; ".join(errs))
+    return ""
+
+
 class InterPodAffinity(Plugin):
     name = "InterPodAffinity"
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
+        bad = parse_error(pod)
+        if bad:
+            return unresolvable(bad), None
         st = State()
         for (ns, term), counter in cs.anti_affinity_groups().items():
             if counter.counts and existing_term_matches(cs, term, ns, pod):

@@ -72,27 +72,39 @@ def non_zero_requests(pod: Pod) -> Tuple[int, int]:
     return cpu, mem
 
 
-def least_allocated(alloc: Mapping[str, int], requested: Mapping[str, int]) -> int:
-    """`leastResourceScorer` with cpu and memory, weight 1 each."""
-    total = weights = 0
-    for r in ("cpu", "memory"):
-        a = alloc.get(r, 0)
-        if a == 0:
+DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
+
+
+def _counted(resources: Sequence[Tuple[str, int]], alloc: Mapping[str, int], pod_requests: Mapping[str, int]):
+    """`calculateResourceAllocatableRequest`: a resource the node lacks is skipped, and an
+    extended resource counts only when the pod requests it."""
+    for r, w in resources:
+        if alloc.get(r, 0) == 0:
             continue
+        if r not in ("cpu", "memory", "ephemeral-storage") and pod_requests.get(r, 0) == 0:
+            continue
+        yield r, w
+
+
+def least_allocated(alloc: Mapping[str, int], requested: Mapping[str, int],
+                    resources: Sequence[Tuple[str, int]] = DEFAULT_RESOURCES,
+                    pod_requests: Mapping[str, int] = {}) -> int:
+    """`leastResourceScorer`: `sum((alloc - req) * 100 // alloc * w) // sum(w)`, 0 for an
+    over-committed resource."""
+    total = weights = 0
+    for r, w in _counted(resources, alloc, pod_requests):
+        a = alloc[r]
         req = requested.get(r, 0)
-        total += 0 if req > a else (a - req) * 100 // a
-        weights += 1
+        total += (0 if req > a else (a - req) * 100 // a) * w
+        weights += w
     return total // weights if weights else 0
 
 
-def balanced_allocation(alloc: Mapping[str, int], requested: Mapping[str, int]) -> int:
-    """`balancedResourceScorer` over cpu and memory: `(1 - std) * 100`."""
-    fractions = []
-    for r in ("cpu", "memory"):
-        a = alloc.get(r, 0)
-        if a == 0:
-            continue
-        fractions.append(min(1.0, requested.get(r, 0) / a))
+def balanced_allocation(alloc: Mapping[str, int], requested: Mapping[str, int],
+                        resources: Sequence[Tuple[str, int]] = DEFAULT_RESOURCES,
+                        pod_requests: Mapping[str, int] = {}) -> int:
+    """`balancedResourceScorer`: `(1 - std) * 100` over the requested fractions (capped at 1)."""
+    fractions = [min(1.0, requested.get(r, 0) / alloc[r]) for r, _ in _counted(resources, alloc, pod_requests)]
     if len(fractions) == 2:
         std = abs(fractions[0] - fractions[1]) / 2
     elif len(fractions) > 2:

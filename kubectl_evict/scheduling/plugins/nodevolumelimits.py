@@ -61,7 +61,7 @@ class NodeVolumeLimits(Plugin):
             if pvc is None:
                 return unresolvable('looking up PVC %s/%s: persistentvolumeclaims "%s" not found'
                                     % (pod.namespace, claim, claim))
-            if vol.kind == "ephemeral" and not any(r.controller and r.uid == pod.uid and r.kind == "Pod"
+            if vol.kind == "ephemeral" and not any(r.controller and r.uid == pod.uid
                                                    for r in pvc.owner_refs):
                 return Status("Error", ("PVC %s/%s was not created for pod %s/%s (pod is not owner)"
                                         % (pod.namespace, claim, pod.namespace, pod.name),))
@@ -70,12 +70,13 @@ class NodeVolumeLimits(Plugin):
                 new.setdefault(h[0], set()).add(h[1])
         if not new or csinode is None:
             return None
-        attached = cs.attached_volumes(node.name, lambda p, c: volume_handle(cs, csinode, p.namespace, c))
+        attached, by_va = cs.attached_volumes(node.name, lambda p, c: volume_handle(cs, csinode, p.namespace, c))
         for driver, handles in new.items():
             limit = csinode.drivers.get(driver)
             if limit is None:
                 continue
             have = attached.get(driver, set())
-            if len(have) + len(handles - have) > limit:
+            extra = by_va.get(driver, set()) - have     # VolumeAttachments without a pod here
+            if len(have) + len(extra) + len(handles - have) > limit:
                 return unschedulable(MAX_VOLUMES)
         return None

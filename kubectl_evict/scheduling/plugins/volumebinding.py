@@ -41,7 +41,7 @@ def pod_claims(cs: ClusterState, pod: Pod) -> Tuple[Optional[str], Optional[Clai
         pvc = cs.pvcs.get((pod.namespace, claim))
         if pvc is None:
             return 'persistentvolumeclaim "%s" not found' % claim, None
-        if vol.kind == "ephemeral" and not any(r.controller and r.uid == pod.uid and r.kind == "Pod"
+        if vol.kind == "ephemeral" and not any(r.controller and r.uid == pod.uid
                                                for r in pvc.owner_refs):
             return "PVC %s/%s was not created for pod %s/%s (pod is not owner)" % (
                 pod.namespace, claim, pod.namespace, pod.name), None

@@ -29,7 +29,7 @@ class VolumeRestrictions(Plugin):
                 return unresolvable('persistentvolumeclaim "%s" not found' % claim), None
             if "ReadWriteOncePod" in pvc.access_modes and cs.pvc_users.get((pod.namespace, claim), 0) > 0:
                 conflict = True
-        return OK, conflict
+        return (OK, True) if conflict else (SKIPPED, None)
 
     def filter(self, cs: ClusterState, pod: Pod, conflict: Any, node: Node) -> Optional[Status]:
         return unschedulable(RWOP_CONFLICT) if conflict else None
