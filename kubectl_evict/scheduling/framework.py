@@ -170,6 +170,33 @@ class ClusterState:
         self._ports: Dict[str, Set[Tuple[int, str, str]]] = {}
         self._volumes: Dict[str, Any] = {}
         self.cache: Dict[Any, Any] = {}                              # plugins' per-plan memo
+        self._nz: Dict[str, Tuple[int, int]] = {}                    # node -> non-zero (cpu, memory) requested
+        self._nz_pod: Dict[int, Tuple[int, int]] = {}
+        self.term_groups: Optional[Dict[Any, DomainCounter]] = None
+
+    # -- non-zero requests (the score's view) -------------------------------------------------
+
+    def pod_nonzero(self, pod: Pod) -> Tuple[int, int]:
+        """(milli-cpu, memory) with the scheduler's defaults for containers that request none,
+        cached per (shared) container tuple."""
+        from kubectl_evict.scheduling.plugins.noderesources import non_zero_requests
+        k = id(pod.containers)
+        hit = self._nz_pod.get(k)
+        if hit is None or hit[2] is not pod.containers or hit[3] is not pod.init_containers:
+            v = non_zero_requests(pod)
+            hit = self._nz_pod[k] = (v[0], v[1], pod.containers, pod.init_containers)
+        return hit[0], hit[1]
+
+    def node_nonzero(self, name: str) -> Tuple[int, int]:
+        v = self._nz.get(name)
+        if v is None:
+            cpu = mem = 0
+            for p in self.residents[name]:
+                c, m = self.pod_nonzero(p)
+                cpu += c
+                mem += m
+            v = self._nz[name] = (cpu, mem)
+        return v
 
     # -- storage and namespaces (empty without a snapshot) ---------------------------------------
 
@@ -247,12 +274,19 @@ class ClusterState:
         self._index(pod, name, delta)
         self._ports.pop(name, None)
         self._volumes.pop(name, None)
+        nz = self._nz.get(name)
+        if nz is not None:
+            c, m = self.pod_nonzero(pod)
+            self._nz[name] = (nz[0] + delta * c, nz[1] + delta * m)
         node = self.nodes[name]
         for c in self.counters.values():
             c.update(pod, node, delta)
         if self.anti_groups is not None and pod.anti_affinity_required:
             for term in pod.anti_affinity_required:
                 self._anti_group(pod.namespace, term).update(pod, node, delta)
+        if self.term_groups is not None:
+            for gkey in _term_group_keys(pod):
+                self._term_group(gkey).update(pod, node, delta)
 
     # -- per-node facts ----------------------------------------------------------------------
 
@@ -313,6 +347,18 @@ class ClusterState:
             c = groups[(ns, term)] = DomainCounter((term.topology_key,), lambda p: True, lambda n: True, None)
         return c
 
+    def _term_group(self, gkey: Any) -> DomainCounter:
+        c = self.term_groups.get(gkey)
+        if c is None:
+            c = self.term_groups[gkey] = DomainCounter((gkey[2].topology_key,), lambda p: True, lambda n: True, None)
+        return c
+
+    def scoring_term_groups(self) -> Dict[Any, DomainCounter]:
+        """(namespace, hard|affinity|anti, term, weight) of existing pods' terms -> where such pods sit."""
+        if self.term_groups is None:
+            _term_groups_init(self)
+        return self.term_groups
+
     def anti_affinity_groups(self) -> Dict[Tuple[str, Any], DomainCounter]:
         """(namespace, required anti-affinity term) of existing pods -> where such pods sit."""
         if self.anti_groups is None:
@@ -322,6 +368,27 @@ class ClusterState:
                 for term in pod.anti_affinity_required:
                     self._anti_group(pod.namespace, term).update(pod, node, 1)
         return self.anti_groups
+
+
+def _term_group_keys(pod: Pod) -> List[Tuple[str, str, Any, int]]:
+    """(namespace, kind, term, weight) of the terms an existing pod scores incoming pods with."""
+    out = []
+    for t in pod.affinity_required:
+        out.append((pod.namespace, "hard", t, 1))
+    for wt in pod.affinity_preferred:
+        out.append((pod.namespace, "affinity", wt.term, wt.weight))
+    for wt in pod.anti_affinity_preferred:
+        out.append((pod.namespace, "anti", wt.term, wt.weight))
+    return out
+
+
+def _term_groups_init(cs: "ClusterState") -> None:
+    cs.term_groups = {}
+    for pkey, pod in cs.pod_of.items():
+        if pod.affinity_required or pod.affinity_preferred or pod.anti_affinity_preferred:
+            node = cs.nodes[cs.by_ns[pod.namespace][pkey]]
+            for gkey in _term_group_keys(pod):
+                cs._term_group(gkey).update(pod, node, 1)
 
 
 class Plugin:

@@ -430,7 +430,9 @@ class Placer:
             return
         cs.remove(pod, old)
         if pod.controller_kind != "StatefulSet" and pod.deletion_timestamp is None:
-            cs.add(pod.set(deletion_timestamp=pod.creation_timestamp or 0.0), old)
+            values = {f: getattr(pod, f) for f in Pod._pclass_fields}
+            values["deletion_timestamp"] = pod.creation_timestamp or 0.0
+            cs.add(Pod.trusted(**values), old)
         self._reorder(old)
 
     def commit(self, pod: Pod, name: str) -> None:

@@ -21,10 +21,10 @@ from kubectl_evict.model import LabelSelector, Pod, SpreadConstraint
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
 from kubectl_evict.scheduling.plugins import tainttoleration
-from kubectl_evict.scheduling.plugins.interpodaffinity import existing_term_matches, term_namespaces
+from kubectl_evict.scheduling.plugins.interpodaffinity import affinity_counter, existing_term_matches
 from kubectl_evict.scheduling.plugins.noderesources import (DEFAULT_RESOURCES, balanced_allocation, least_allocated,
                                                             non_zero_requests)
-from kubectl_evict.scheduling.plugins.podtopologyspread import constraint_selector, node_passes_policies
+from kubectl_evict.scheduling.plugins.podtopologyspread import counted_items
 
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -55,17 +55,13 @@ def resource_scores(placer: Any, pod: Pod, names: Sequence[str],
     """(LeastAllocated, BalancedAllocation or None when its PreScore skips), unweighted.
     LeastAllocated sees cpu/memory with the non-zero defaults; BalancedAllocation real requests."""
     cs = placer.cs
-    pcpu, pmem = non_zero_requests(pod)
+    pcpu, pmem = cs.pod_nonzero(pod)
     real = dict(cs.items(pod))
     least: Dict[str, int] = {}
     balanced: Optional[Dict[str, int]] = None if not any(q > 0 for q in real.values()) else {}
     for n in names:
         alloc = cs.alloc[n]
-        ncpu = nmem = 0
-        for p in cs.residents[n]:
-            c, m = non_zero_requests(p)
-            ncpu += c
-            nmem += m
+        ncpu, nmem = cs.node_nonzero(n)
         used = {r: alloc.get(r, 0) - cs.free[n].get(r, 0) for r in set(alloc) | set(cs.free[n])}
         with_pod = {r: used.get(r, 0) + real.get(r, 0) for r in set(used) | set(real)}
         nz = dict(with_pod, cpu=ncpu + pcpu, memory=nmem + pmem)
@@ -90,58 +86,41 @@ def default_selector(placer: Any, pod: Pod) -> Optional[LabelSelector]:
 
 
 def _spread_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
+    """PodTopologySpread's Score (`scoring.go`): per constraint `count * ln(domains + 2) +
+    maxSkew - 1`, summed and rounded, then `100 * (max + min - score) / max`."""
     cs = placer.cs
     if pod.spread_constraints:
-        cons = [c for c in pod.spread_constraints if c.when_unsatisfiable == "ScheduleAnyway"]
+        cons = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == "ScheduleAnyway")
         system = False
     else:
         sel = default_selector(placer, pod)
-        cons = [SpreadConstraint(3, HOSTNAME, "ScheduleAnyway", sel), SpreadConstraint(5, ZONE, "ScheduleAnyway", sel)] \
-            if sel is not None else []
+        cons = (SpreadConstraint(3, HOSTNAME, "ScheduleAnyway", sel), SpreadConstraint(5, ZONE, "ScheduleAnyway", sel)) \
+            if sel is not None else ()
         system = True
     if not cons:
         return {n: 0 for n in names}
-    sels = [c.selector if system else constraint_selector(c, pod) for c in cons]
+    items = counted_items(cs, pod, cons, require_all_keys=not system)
     ignored = set()
     if not system:
         ignored = {n for n in names if any(c.topology_key not in placer.nodes[n].labels for c in cons)}
-    sizes, values = [], []
+    sizes = []
     for c in cons:
         if c.topology_key == HOSTNAME:
             sizes.append(len(names) - len(ignored))
-            values.append(None)
-            continue
-        vals = {placer.nodes[n].labels[c.topology_key] for n in names
-                if n not in ignored and c.topology_key in placer.nodes[n].labels}
-        sizes.append(len(vals))
-        values.append(vals)
-
-    def count_on(node_name: str, sel: Optional[LabelSelector]) -> int:
-        return sum(1 for p in cs.residents[node_name] if p.namespace == pod.namespace and p.deletion_timestamp is None
-                   and label_selector_matches(sel, p.labels))
-    domain_counts: List[Dict[str, int]] = []
-    for c, sel, vals in zip(cons, sels, values):
-        counts: Dict[str, int] = {}
-        if vals is not None:
-            for n, node in placer.nodes.items():
-                if not system and any(k.topology_key not in node.labels for k in cons):
-                    continue
-                v = node.labels.get(c.topology_key)
-                if v is None or v not in vals or not node_passes_policies(cs, pod, c, node):
-                    continue
-                counts[v] = counts.get(v, 0) + count_on(n, sel)
-        domain_counts.append(counts)
+        else:
+            sizes.append(len({placer.nodes[n].labels[c.topology_key] for n in names
+                              if n not in ignored and c.topology_key in placer.nodes[n].labels}))
     raw: Dict[str, int] = {}
     for n in names:
         if n in ignored:
             continue
         score = 0.0
         labels = placer.nodes[n].labels
-        for i, (c, sel) in enumerate(zip(cons, sels)):
-            if c.topology_key not in labels:
+        for size, item in zip(sizes, items):
+            key = item.constraint.topology_key
+            if key not in labels:
                 continue
-            cnt = count_on(n, sel) if c.topology_key == HOSTNAME else domain_counts[i].get(labels[c.topology_key], 0)
-            score += cnt * math.log(sizes[i] + 2) + (c.max_skew - 1)
+            score += item.counter.get(key, labels[key]) * math.log(size + 2) + (item.constraint.max_skew - 1)
         raw[n] = int(round(score))
     lo = min(raw.values(), default=0)
     hi = max(raw.values(), default=0)
@@ -157,30 +136,20 @@ def _spread_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int
 
 
 def _interpod_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
+    """InterPodAffinity's Score (`scoring.go`): weights summed per topology domain, min-max normalised."""
     cs = placer.cs
     topo: Dict[Tuple[str, str], int] = {}
 
-    def add(key: str, node_name: str, w: int) -> None:
-        v = placer.nodes[node_name].labels.get(key)
-        if v is not None:
-            topo[(key, v)] = topo.get((key, v), 0) + w
-    mine = [(t.weight, t.term) for t in pod.affinity_preferred] + [(-t.weight, t.term) for t in pod.anti_affinity_preferred]
-    mine_ns = [(w, t, term_namespaces(cs, t, pod.namespace)) for w, t in mine]
-    for node_name, residents in cs.residents.items():
-        for p in residents:
-            for w, t, nss in mine_ns:
-                if (nss is None or p.namespace in nss) and label_selector_matches(t.selector, p.labels):
-                    add(t.topology_key, node_name, w)
-            if p.affinity_required or p.affinity_preferred or p.anti_affinity_preferred:
-                for t in p.affinity_required:
-                    if existing_term_matches(cs, t, p.namespace, pod):
-                        add(t.topology_key, node_name, HARD_POD_AFFINITY_WEIGHT)
-                for wt in p.affinity_preferred:
-                    if existing_term_matches(cs, wt.term, p.namespace, pod):
-                        add(wt.term.topology_key, node_name, wt.weight)
-                for wt in p.anti_affinity_preferred:
-                    if existing_term_matches(cs, wt.term, p.namespace, pod):
-                        add(wt.term.topology_key, node_name, -wt.weight)
+    def add(counter: Any, w: int) -> None:
+        for kv, n in counter.counts.items():
+            topo[kv] = topo.get(kv, 0) + w * n
+    for wt in pod.affinity_preferred:
+        add(affinity_counter(cs, pod, (wt.term,)), wt.weight)
+    for wt in pod.anti_affinity_preferred:
+        add(affinity_counter(cs, pod, (wt.term,)), -wt.weight)
+    for (ns, kind, term, weight), counter in cs.scoring_term_groups().items():
+        if counter.counts and existing_term_matches(cs, term, ns, pod):
+            add(counter, -weight if kind == "anti" else weight * (HARD_POD_AFFINITY_WEIGHT if kind == "hard" else 1))
     if not topo:
         return {n: 0 for n in names}
     raw = {}

@@ -65,8 +65,12 @@ def counted_items(cs: ClusterState, pod: Pod, constraints: Tuple[SpreadConstrain
         memo = cs.cache.get(cache_key)
         if memo is None:
             need = keys if require_all_keys else (c.topology_key,)
-            ok = {n for n, node in cs.nodes.items()
-                  if all(k in node.labels for k in need) and node_passes_policies(cs, pod, c, node)}
+            nodes_key = ("pts-nodes",) + cache_key[4:]
+            ok = cs.cache.get(nodes_key)
+            if ok is None:    # shared by every selector with the same keys and policies
+                ok = cs.cache[nodes_key] = frozenset(
+                    n for n, node in cs.nodes.items()
+                    if all(k in node.labels for k in need) and node_passes_policies(cs, pod, c, node))
             domains = tuple(sorted({cs.nodes[n].labels[c.topology_key] for n in ok}))
             ns = pod.namespace
 
