@@ -18,7 +18,7 @@ them in the order given, each starting once the previous node's replacements are
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
 
@@ -31,6 +31,7 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, effect
                                                  pdbs_for_pod, selected_pods, status_is_current)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.statefulset import lower_ordinal_holding, queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds
 
 RULE = "drain"
@@ -115,6 +116,8 @@ class _Drain:
                                             for n in settings.nodes}
         self.removed: List[Tuple[Pod, float, Optional[float]]] = []  # (pod, at, replacement ready at)
         self.landed_later: Dict[Tuple[str, str], int] = {}
+        self.sts_pending: Set[Tuple[str, str]] = set()     # StatefulSet pods whose replacement stays Pending
+        self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -227,8 +230,17 @@ class _Drain:
         nothing recreates the pod."""
         if not pod.recreated_elsewhere:
             return None, ""
+        holder = lower_ordinal_holding(self.s, pod, self.sts_pending, self.leaving)
+        if holder is not None:
+            self.sts_pending.add(pod.key)
+            return None, ("StatefulSet %s/%s is OrderedReady: it recreates %s only once %s is Running and Ready, "
+                          "and %s" % (pod.namespace, pod.controller.name, pod.name, holder.name,
+                                      "its replacement stays Pending" if holder.key in self.sts_pending
+                                      else "it is not"))
         placed = self.placer.place(pod)
         if placed.node is None:
+            if pod.controller_kind == "StatefulSet":
+                self.sts_pending.add(pod.key)
             return None, placed.reason
         if self.cfg.one_at_a_time and placed.node in self.node_stats and placed.node not in self.placer.excluded:
             key = (pod.node_name, placed.node)
@@ -301,9 +313,15 @@ class _Drain:
         pdb_cache: Dict[Tuple[str, str], Tuple[PodDisruptionBudget, ...]] = {}
         while pending:
             deferred: List[Pod] = []
+            # kubectl evicts concurrently; the scheduler's queue then takes the replacements by
+            # priority (StatefulSet ones once their old pod is gone): place them in that order.
+            pending = [p for _, p in sorted(((queue_key(p, i), p) for i, p in enumerate(pending)), key=lambda t: t[0])]
+            self.placer.terminate(pending)      # evicted together: terminating while replacements land
+            removed: Set[Tuple[str, str]] = set()
             for pod in pending:
                 if self.cfg.disable_eviction:
                     self.remove(pod, wave, "--disable-eviction: plain DELETE, PodDisruptionBudgets bypassed", None)
+                    removed.add(pod.key)
                     last = wave
                     continue
                 pdbs = pdb_cache.get(pod.key)
@@ -339,6 +357,7 @@ class _Drain:
                         state.healthy -= 1
                         state.spent += 1
                     self.remove(pod, wave, reason, state if decision.spends_budget else None)
+                    removed.add(pod.key)
                     last = wave
                     continue
                 if decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None \
@@ -351,6 +370,7 @@ class _Drain:
                     self.block(pod, self.budget_block_reason(pod, state, decision.text), "pdb")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            self.placer.restore(p for p in pending if p.key not in removed)
             if not deferred:
                 break
             nxt = [self.budget(pdb_cache[p.key][0]).pending_after(wave) for p in deferred]

@@ -134,6 +134,8 @@ class Placer:
         self._build_classes()
         self._static: Dict[tuple, Tuple[Tuple[_Entry, ...], Counter]] = {}
         self._nofit: Set[tuple] = set()
+        self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
+        self._gone: Dict[Tuple[str, str], str] = {}
 
     def _items(self, pod: Pod) -> Tuple[Tuple[str, int], ...]:
         return self.cs.items(pod)
@@ -423,17 +425,52 @@ class Placer:
             return Placement(result.node, "", (), result.victims)
         return Placement(None, fit_error(total, why, postfilter=result.message))
 
-    def _retire(self, pod: Pod) -> None:
+    def terminate(self, pods: Iterable[Pod]) -> None:
+        """`pods` were just evicted or deleted: until they are gone they still hold their node's
+        resources and count for inter-pod affinity, but no longer for topology spread."""
         cs = self.cs
-        old = pod.node_name
-        if not old or old not in cs.residents or cs.pod_of.get((pod.namespace, pod.name)) is not pod:
-            return
-        cs.remove(pod, old)
-        if pod.controller_kind != "StatefulSet" and pod.deletion_timestamp is None:
-            values = {f: getattr(pod, f) for f in Pod._pclass_fields}
-            values["deletion_timestamp"] = pod.creation_timestamp or 0.0
-            cs.add(Pod.trusted(**values), old)
-        self._reorder(old)
+        for pod in pods:
+            key = (pod.namespace, pod.name)
+            old = pod.node_name
+            if key in self._terminating or not old or old not in cs.residents or cs.pod_of.get(key) is not pod:
+                continue
+            cs.remove(pod, old)
+            if pod.deletion_timestamp is None:
+                values = {f: getattr(pod, f) for f in Pod._pclass_fields}
+                values["deletion_timestamp"] = pod.creation_timestamp or 0.0
+                pod = Pod.trusted(**values)
+            cs.add(pod, old)
+            self._terminating[key] = (pod, old)
+            self._reorder(old)
+
+    def restore(self, pods: Iterable[Pod]) -> None:
+        """Undo `terminate` for `pods` that were not removed after all (a PDB refused them)."""
+        for pod in pods:
+            key = (pod.namespace, pod.name)
+            if key in self._terminating:
+                copy, node = self._terminating.pop(key)
+                self.cs.remove(copy, node)
+                self.cs.add(pod, node)
+                self._reorder(node)
+            elif key in self._gone:
+                node = self._gone.pop(key)
+                self.cs.add(pod, node)
+                self._reorder(node)
+
+    def _retire(self, pod: Pod) -> None:
+        """Before placing `pod`'s replacement: a StatefulSet creates it only once the old pod is
+        gone, and by then the pods evicted with it are gone too; any other controller creates it
+        while the old pod terminates."""
+        if pod.controller_kind == "StatefulSet":
+            self.terminate((pod,))
+            for key, (p, node) in sorted(self._terminating.items()):
+                self.cs.remove(p, node)
+                self._reorder(node)
+                self._gone[key] = node
+            self._terminating.clear()
+            self._nofit.clear()
+        else:
+            self.terminate((pod,))
 
     def commit(self, pod: Pod, name: str) -> None:
         """Reserve `pod`'s requests, pod slot, host ports, volumes and domains on node `name`."""
