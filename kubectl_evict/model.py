@@ -215,6 +215,7 @@ class Node(Record):
     zone = field(type=str, initial="")          # GetZoneKey(node)
     creation_timestamp = field(initial=None)
     excluded_from_disruption = field(type=bool, initial=False)
+    kubelet_version = field(type=str, initial="")     # status.nodeInfo.kubeletVersion
 
     def condition(self, ctype: str) -> Optional[Condition]:
         return self.conditions.get(ctype)

@@ -1,6 +1,13 @@
-"""The plan: an immutable, ordered list of actions plus what is blocked, skipped and worth a
-warning. Rules build one with `PlanBuilder` (a local, throw-away accumulator) and return the
-frozen `Plan`; renderers and `apply` only read it.
+"""The plan: an immutable, ordered list of actions plus what is blocked, short, skipped and
+worth a warning. Rules build one with `PlanBuilder` (a local, throw-away accumulator) and return
+the frozen `Plan`; renderers and `apply` only read it.
+
+Every action says who carries it out (`by`). Only `by: user` actions are the operator's to do,
+and only they are ever applied; a plan without any is a forecast of what Kubernetes does by
+itself, and `apply` refuses it. Three outcomes are kept apart, each pod in at most one:
+`blocked` (the operation will not finish), `shortfall` (it finishes, but a replacement has
+nowhere to land or never starts; the pod's removal stays in `actions`), `skipped` (left on
+purpose). Each entry carries a stable kebab-case `code` from `CODES`.
 """
 
 from __future__ import annotations
@@ -9,12 +16,60 @@ from typing import Any, List, Optional
 
 from pyrsistent import PClass, field, pmap, pvector
 
-ACTION_TYPES = ("cordon", "taint", "untaint", "evict", "delete", "kill", "detach")
+ACTION_TYPES = ("cordon", "taint", "untaint", "label", "unlabel", "evict", "delete", "kill", "detach")
 POD_ACTIONS = ("evict", "delete", "kill")
+
+# Who carries an action out. `user` is the operator (and what `apply` executes); the rest are
+# the components that act by themselves.
+USER = "user"
+KUBELET = "kubelet"
+NODE_LIFECYCLE = "node-lifecycle-controller"
+TAINT_EVICTION = "taint-eviction-controller"
+DAEMONSET_CONTROLLER = "daemonset-controller"
+POD_GC = "pod-gc"
+ATTACH_DETACH = "attach-detach-controller"
+SCHEDULER = "scheduler"
+ACTORS = (USER, KUBELET, NODE_LIFECYCLE, TAINT_EVICTION, DAEMONSET_CONTROLLER, POD_GC, ATTACH_DETACH, SCHEDULER)
+
+# Stable codes of `blocked`, `shortfall` and `skipped` entries (contract: scripts match on them).
+CODES = {
+    # blocked: the operation will not finish
+    "pdb-budget": "blocked: a PodDisruptionBudget allows no more disruptions and no replacement will restore it",
+    "pdb-multiple": "blocked: more than one PodDisruptionBudget covers the pod; the Eviction API refuses it",
+    "drain-filter": "blocked: a kubectl drain filter refuses the pod (bare pod without --force, emptyDir "
+                    "without --delete-emptydir-data, DaemonSet pod without --ignore-daemonsets), or "
+                    "another pod of the node does",
+    "nowhere-to-move": "blocked: --enforce-ignored-during-execution would evict the pod, but no other node fits, "
+                       "so it is left running (the descheduler's NodeFit check)",
+    "node-unreachable": "blocked: the node is NotReady/Unknown, so nothing confirms the pod's deletion and it "
+                        "stays Terminating",
+    # shortfall: it happens, but the replacement has nowhere to go or never starts
+    "no-node-fits": "shortfall: the replacement fits no node (the scheduler's FailedScheduling text)",
+    "waits-for-old-pod": "shortfall: a StatefulSet replacement keeps the pod's name and cannot start until "
+                         "the old pod is gone",
+    "ordered-ready": "shortfall: an OrderedReady StatefulSet creates this ordinal only after every lower one "
+                     "is Running and Ready",
+    "threshold-persists": "shortfall: node pressure persists after every pod the kubelet may evict is gone",
+    # skipped: left on purpose
+    "daemonset": "skipped: a DaemonSet pod (kubectl drain --ignore-daemonsets, or the DaemonSet "
+                 "controller tolerates the taint)",
+    "mirror-pod": "skipped: a mirror pod of a static pod; only the kubelet's manifest removes it",
+    "completed": "skipped: the pod has already finished (Succeeded or Failed)",
+    "tolerates-forever": "skipped: the pod tolerates the NoExecute taint without tolerationSeconds",
+    "not-selected": "skipped: not matched by drain --pod-selector",
+    "already-terminating": "skipped: already being deleted",
+    "critical-pod": "skipped: a static or mirror critical pod the kubelet never evicts",
+    "eviction-cancelled": "skipped: a scheduled taint-based deletion is cancelled because the taint goes away "
+                          "before tolerationSeconds run out",
+    "stays-running": "skipped: the change does not affect the running pod (IgnoredDuringExecution)",
+}
+BLOCKED_CODES = ("pdb-budget", "pdb-multiple", "drain-filter", "node-unreachable", "nowhere-to-move")
+SHORTFALL_CODES = ("no-node-fits", "waits-for-old-pod", "ordered-ready", "threshold-persists")
 
 
 class Action(PClass):
     type = field(type=str, mandatory=True)
+    by = field(type=str, initial=USER)         # who carries it out: one of ACTORS
     node = field(type=str, initial="")
     at = field(initial=0)                       # seconds after `now` (int or float)
     rule = field(type=str, initial="")
@@ -33,10 +88,15 @@ class Action(PClass):
     force = field(type=bool, initial=False)
     # detach
     volume_attachment = field(type=str, initial="")
+    # evict/delete: nodes tied at the top score with `target` (the pick among them is by name)
+    candidates = field(type=tuple, initial=())
+    # label/unlabel: the node's current value of `key` (None: not set), for the apply precondition
+    previous = field(initial=None)
 
 
 class Entry(PClass):
-    """A pod in `blocked` or `skipped`."""
+    """A pod in `blocked`, `shortfall` or `skipped`."""
+    code = field(type=str, initial="")
     namespace = field(type=str, initial="")
     pod = field(type=str, initial="")
     node = field(type=str, initial="")
@@ -49,12 +109,46 @@ class Plan(PClass):
     now = field(initial=0.0)                    # epoch seconds
     actions = field(initial=pvector())
     blocked = field(initial=pvector())
+    shortfall = field(initial=pvector())
     skipped = field(initial=pvector())
+    workloads = field(initial=pvector())       # Workload records (kubectl_evict/workloads.py)
     warnings = field(initial=pvector())
     notes = field(initial=pvector())            # verdicts, zone timelines: printed after the table
     context = field(type=str, initial="")
     server = field(type=str, initial="")
     extra = field(initial=pmap())               # rule-specific fields for -o json/yaml
+    version = field(type=str, initial="")      # the Kubernetes version whose defaults the plan assumed
+    version_source = field(type=str, initial="")
+
+
+class Workload(PClass):
+    """A workload the plan touches: ready replicas now, at the lowest point (and when), after."""
+    kind = field(type=str, mandatory=True)
+    namespace = field(type=str, mandatory=True)
+    name = field(type=str, mandatory=True)
+    ready = field(type=int, initial=0)
+    ready_min = field(type=int, initial=0)
+    ready_min_at = field(initial=0)
+    ready_after = field(type=int, initial=0)
+    pdb = field(type=str, initial="")          # namespace/name of a PDB covering its pods, if any
+
+    @property
+    def ref(self) -> str:
+        return "%s %s/%s" % (self.kind, self.namespace, self.name)
+
+
+def is_forecast(plan: Plan) -> bool:
+    """True when nothing in the plan is the operator's to do: Kubernetes does it all by itself."""
+    return not any(a.by == USER for a in plan.actions)
+
+
+def exit_code(plan: Plan) -> int:
+    """The contract's exit code of a computed plan: 3 blocked, else 4 shortfall, else 0."""
+    if plan.blocked:
+        return 3
+    if plan.shortfall:
+        return 4
+    return 0
 
 
 def number(x: Any) -> Any:
@@ -78,13 +172,16 @@ class PlanBuilder:
         self.server = server
         self.actions: List[Action] = []
         self.blocked: List[Entry] = []
+        self.shortfalls: List[Entry] = []
         self.skipped: List[Entry] = []
         self.warnings: List[str] = []
         self.notes: List[str] = []
         self.extra: dict = {}
 
-    def action(self, type: str, **kw: Any) -> Action:
+    def action(self, type: str, *, by: str, **kw: Any) -> Action:
         assert type in ACTION_TYPES, type
+        assert by in ACTORS, by
+        kw["by"] = by
         if "at" in kw:
             kw["at"] = number(kw["at"])
         if "target" in kw:
@@ -93,13 +190,28 @@ class PlanBuilder:
         self.actions.append(a)
         return a
 
-    def block(self, pod: Any, reason: str, node: Optional[str] = None) -> None:
-        self.blocked.append(Entry(namespace=pod.namespace, pod=pod.name, node=node if node is not None else pod.node_name,
-                                  reason=reason, uid=pod.uid))
+    @staticmethod
+    def _entry(pod: Any, code: str, reason: str, node: Optional[str]) -> Entry:
+        assert code in CODES, code
+        return Entry(code=code, namespace=pod.namespace, pod=pod.name,
+                     node=node if node is not None else pod.node_name, reason=reason, uid=pod.uid)
 
-    def skip(self, pod: Any, reason: str, node: Optional[str] = None) -> None:
-        self.skipped.append(Entry(namespace=pod.namespace, pod=pod.name, node=node if node is not None else pod.node_name,
-                                  reason=reason, uid=pod.uid))
+    def block(self, pod: Any, code: str, reason: str, node: Optional[str] = None) -> None:
+        """The operation will not finish because of this pod."""
+        self.blocked.append(self._entry(pod, code, reason, node))
+
+    def shortfall(self, pod: Any, code: str, reason: str, node: Optional[str] = None) -> None:
+        """The pod goes (its action stays in `actions`), but its replacement never runs."""
+        self.shortfalls.append(self._entry(pod, code, reason, node))
+
+    def node_shortfall(self, node: str, code: str, reason: str) -> None:
+        """A shortfall of a whole node rather than of one pod (pressure that never clears)."""
+        assert code in CODES, code
+        self.shortfalls.append(Entry(code=code, node=node, reason=reason))
+
+    def skip(self, pod: Any, code: str, reason: str, node: Optional[str] = None) -> None:
+        """The pod is deliberately left where it is."""
+        self.skipped.append(self._entry(pod, code, reason, node))
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -111,6 +223,15 @@ class PlanBuilder:
     def build(self) -> Plan:
         # Stable sort: equal `at` keeps the rule's own order (for example the kubelet's ranking).
         ordered = sorted(self.actions, key=lambda a: a.at)
-        return Plan(command=self.command, now=self.now, actions=pvector(ordered), blocked=pvector(self.blocked),
-                    skipped=pvector(self.skipped), warnings=pvector(self.warnings), notes=pvector(self.notes),
+        # A pod is in at most one of blocked, shortfall and skipped: blocked wins, then shortfall.
+        seen = set()
+        kept: dict = {"blocked": [], "shortfall": [], "skipped": []}
+        for name, entries in (("blocked", self.blocked), ("shortfall", self.shortfalls), ("skipped", self.skipped)):
+            for e in entries:
+                k = (e.namespace, e.pod) if e.pod else ("node", e.node, e.code)
+                if k not in seen:
+                    seen.add(k)
+                    kept[name].append(e)
+        return Plan(command=self.command, now=self.now, actions=pvector(ordered), blocked=pvector(kept["blocked"]),
+                    shortfall=pvector(kept["shortfall"]), skipped=pvector(kept["skipped"]), warnings=pvector(self.warnings), notes=pvector(self.notes),
                     context=self.context, server=self.server, extra=pmap(self.extra))

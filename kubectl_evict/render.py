@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List
 
-from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, number
+from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload, is_forecast, number
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 
 FORMATS = ("table", "wide", "json", "yaml")
@@ -19,8 +19,17 @@ def action_dict(a: Action) -> Dict[str, Any]:
                  gracePeriodSeconds=number(a.grace_period_seconds))
         if a.type == "evict" or a.has_target:
             d["target"] = a.target
+            if a.candidates:
+                d["candidates"] = list(a.candidates)
         if a.type == "delete":
             d["force"] = a.force
+    elif a.type in ("label", "unlabel"):
+        d.update(node=a.node, key=a.key)
+        if a.type == "label":
+            d["value"] = a.value
+        if a.uid:
+            d["uid"] = a.uid
+        d.update(previous=a.previous, at=number(a.at))
     elif a.type in ("taint", "untaint"):
         d.update(node=a.node, key=a.key)
         if a.type == "taint" or a.value:
@@ -30,12 +39,20 @@ def action_dict(a: Action) -> Dict[str, Any]:
         d.update(volumeAttachment=a.volume_attachment, node=a.node, at=number(a.at))
     else:
         d.update(node=a.node, at=number(a.at))
-    d.update(rule=a.rule, reason=a.reason)
+    d.update(by=a.by, rule=a.rule, reason=a.reason)
     return d
 
 
 def _entry_dict(e: Entry) -> Dict[str, Any]:
-    return {"namespace": e.namespace, "pod": e.pod, "node": e.node, "reason": e.reason}
+    return {"namespace": e.namespace, "pod": e.pod, "node": e.node, "code": e.code, "reason": e.reason}
+
+
+def workload_dict(w: Workload) -> Dict[str, Any]:
+    d: Dict[str, Any] = {"kind": w.kind, "namespace": w.namespace, "name": w.name, "ready": w.ready,
+                         "readyMin": w.ready_min, "readyMinAt": number(w.ready_min_at), "readyAfter": w.ready_after}
+    if w.pdb:
+        d["pdb"] = w.pdb
+    return d
 
 
 def plan_document(plan: Plan) -> Dict[str, Any]:
@@ -46,9 +63,14 @@ def plan_document(plan: Plan) -> Dict[str, Any]:
         "now": format_time(plan.now),
         "actions": [action_dict(a) for a in plan.actions],
         "blocked": [_entry_dict(e) for e in plan.blocked],
+        "shortfall": [_entry_dict(e) for e in plan.shortfall],
         "skipped": [_entry_dict(e) for e in plan.skipped],
+        "workloads": [workload_dict(w) for w in plan.workloads],
         "warnings": list(plan.warnings),
+        "forecast": is_forecast(plan),
     }
+    if plan.version:
+        doc["assumedVersion"] = {"version": plan.version, "source": plan.version_source}
     if plan.notes:
         doc["notes"] = list(plan.notes)
     if plan.context or plan.server:
@@ -85,6 +107,10 @@ def action_object(a: Action) -> str:
         return "%s/%s" % (a.namespace, a.pod)
     if a.type in ("taint", "untaint"):
         return "%s%s:%s" % (a.key, "=" + a.value if a.value else "", a.effect)
+    if a.type == "label":
+        return "label %s=%s" % (a.key, a.value)
+    if a.type == "unlabel":
+        return "label %s-" % a.key
     if a.type == "detach":
         return "volumeattachment/" + a.volume_attachment
     return ""
@@ -100,6 +126,7 @@ def _grace_cell(a: Action) -> str:
 
 def summary_line(plan: Plan) -> str:
     names = [("cordon", "cordon", "cordons"), ("taint", "taint", "taints"), ("untaint", "untaint", "untaints"),
+             ("label", "label", "labels"), ("unlabel", "label removal", "label removals"),
              ("evict", "eviction", "evictions"), ("delete", "deletion", "deletions"), ("kill", "kill", "kills"),
              ("detach", "detach", "detaches")]
     counts = {t: 0 for t, _, _ in names}
@@ -116,12 +143,36 @@ def summary_line(plan: Plan) -> str:
         head += " on %d node%s" % (len(nodes), "" if len(nodes) == 1 else "s")
         if last > 0:
             head += " over %s" % format_seconds(last)
-    return "%s; %d blocked; %d skipped" % (head, len(plan.blocked), len(plan.skipped))
+    tail = []
+    short = len(plan.shortfall)
+    if short:
+        tail.append("%d replacement%s without a node" % (short, "" if short == 1 else "s"))
+    tail.append("%d blocked" % len(plan.blocked))
+    tail.append("%d skipped" % len(plan.skipped))
+    return "%s; %s" % (head, "; ".join(tail))
+
+
+def plan_kind_line(plan: Plan) -> str:
+    """Which kind of plan this is: the operator's (apply can carry out its `by: user` actions) or a
+    forecast of what Kubernetes does by itself (nothing to apply)."""
+    mine = sum(1 for a in plan.actions if a.by == "user")
+    others = len(plan.actions) - mine
+    if is_forecast(plan):
+        text = "FORECAST (%s): what Kubernetes does by itself; nothing here is applied" % plan.command
+    else:
+        text = "PLAN (%s): %d action%s by you (what apply carries out)" % (plan.command, mine, "" if mine == 1 else "s")
+        if others:
+            text += ", %d forecast%s of what Kubernetes then does by itself" % (others, "" if others == 1 else "s")
+    if plan.version:
+        text += "; defaults of Kubernetes %s" % (
+            plan.version + (" (from %s)" % plan.version_source if plan.version_source != "default"
+                            else " (newest modelled: the snapshot records no version)"))
+    return text
 
 
 def to_table(plan: Plan, wide: bool = False) -> str:
     from tabulate import tabulate
-    out: List[str] = []
+    out: List[str] = [plan_kind_line(plan), ""]
     headers = ["AT", "ACTION", "NODE", "POD", "REASON"]
     if wide:
         headers += ["RULE", "GRACE", "TARGET"]
@@ -138,12 +189,13 @@ def to_table(plan: Plan, wide: bool = False) -> str:
         out.append(tabulate(rows, headers=headers, tablefmt="plain", disable_numparse=True))
     else:
         out.append("No actions.")
-    for title, entries in (("BLOCKED", plan.blocked), ("SKIPPED", plan.skipped)):
+    for title, entries in (("BLOCKED", plan.blocked), ("SHORTFALL", plan.shortfall), ("SKIPPED", plan.skipped)):
         if entries:
             out.append("")
             out.append(title)
-            out.append(tabulate([["%s/%s" % (e.namespace, e.pod), e.node, e.reason] for e in entries],
-                                headers=["POD", "NODE", "REASON"], tablefmt="plain", disable_numparse=True))
+            out.append(tabulate([["%s/%s" % (e.namespace, e.pod) if e.pod else "node/" + e.node, e.node, e.code,
+                                  e.reason] for e in entries],
+                                headers=["POD", "NODE", "CODE", "REASON"], tablefmt="plain", disable_numparse=True))
     if plan.notes:
         out.append("")
         out.extend(plan.notes)

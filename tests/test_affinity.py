@@ -29,7 +29,7 @@ def _plan(items, edits, enforce=False):
 
 
 def _actions(plan):
-    return [(a.type, a.pod, a.at, a.target) for a in plan.actions if a.type not in ("taint", "untaint")]
+    return [(a.type, a.pod, a.at, a.target) for a in plan.actions if a.type not in ("taint", "untaint", "label", "unlabel")]
 
 
 CLUSTER = [node("n1", labels={"disktype": "ssd"}), node("n2", labels={"disktype": "ssd"}), node("n3")]

@@ -58,31 +58,32 @@ def uid(name: str, ns: str = "default") -> str:
 
 
 def cordon(n: str, at: float = 0) -> dict:
-    return {"type": "cordon", "node": n, "at": at, "rule": "drain", "reason": "test"}
+    return {"type": "cordon", "node": n, "at": at, "by": "user", "rule": "drain", "reason": "test"}
 
 
 def taint(n: str, key: str, value: str, effect: str, at: float = 0, remove: bool = False) -> dict:
     d: Dict[str, Any] = {"type": "untaint" if remove else "taint", "node": n, "key": key}
     if value or not remove:
         d["value"] = value
-    d.update(effect=effect, at=at, rule="controller", reason="test")
+    d.update(effect=effect, at=at, by="user", rule="controller", reason="test")
     return d
 
 
 def podact(typ: str, name: str, n: str, at: float = 0, grace: Optional[int] = None, force: bool = False,
-           ns: str = "default") -> dict:
+           ns: str = "default", by: str = "user") -> dict:
     d: Dict[str, Any] = {"type": typ, "namespace": ns, "pod": name, "uid": uid(name, ns), "node": n, "at": at,
                          "gracePeriodSeconds": grace}
     if typ == "evict":
         d["target"] = None
     if typ == "delete":
         d["force"] = force
-    d.update(rule="drain", reason="test")
+    d.update(by=by, rule="drain", reason="test")
     return d
 
 
 def detach(va: str, n: str) -> dict:
-    return {"type": "detach", "volumeAttachment": va, "node": n, "at": 0, "rule": "shutdown", "reason": "test"}
+    return {"type": "detach", "volumeAttachment": va, "node": n, "at": 0, "by": "attach-detach-controller",
+            "rule": "shutdown", "reason": "test"}
 
 
 def plan_doc(actions: List[dict], server: Optional[str], context: str = "test") -> dict:

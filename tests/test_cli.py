@@ -1,6 +1,7 @@
 """The command line as users and scripts see it: formats, determinism, exit codes, inputs."""
 
 import json
+import re
 
 import pytest
 import yaml
@@ -12,18 +13,23 @@ def test_json_plan_matches_contract_shape():
     res = run_cli("--demo", "-o", "json", "affinity", "--taint", "worker-a2:maintenance=true:NoExecute")
     assert res.returncode in (0, 3), res.stderr
     doc = json.loads(res.stdout)
-    assert list(doc)[:8] == ["apiVersion", "kind", "command", "now", "actions", "blocked", "skipped", "warnings"]
+    assert list(doc)[:10] == ["apiVersion", "kind", "command", "now", "actions", "blocked", "shortfall", "skipped",
+                              "workloads", "warnings"]
     assert doc["apiVersion"] == "evictplan/v1alpha1" and doc["kind"] == "EvictionPlan"
     assert doc["command"] == "affinity" and doc["now"] == "2026-11-21T12:00:00Z"
     deletes = [a for a in doc["actions"] if a["type"] == "delete"]
     assert deletes
     for a in deletes:
-        assert set(["namespace", "pod", "uid", "node", "at", "gracePeriodSeconds", "force", "rule", "reason"]) <= set(a)
+        assert set(["namespace", "pod", "uid", "node", "at", "gracePeriodSeconds", "force", "by", "rule", "reason"]) <= set(a)
         assert isinstance(a["at"], (int, float)) and a["rule"] == "affinity" and a["force"] is False
+        assert a["by"] == "taint-eviction-controller"           # the controller deletes them, not apply
+    [taint] = [a for a in doc["actions"] if a["type"] == "taint"]
+    assert taint["by"] == "user"                                 # the operator's own change
     ats = [a["at"] for a in doc["actions"]]
     assert ats == sorted(ats)
-    for e in doc["skipped"] + doc["blocked"]:
-        assert set(e) == {"namespace", "pod", "node", "reason"}
+    for e in doc["skipped"] + doc["blocked"] + doc["shortfall"]:
+        assert set(e) == {"namespace", "pod", "node", "code", "reason"}
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", e["code"])
 
 
 def test_yaml_equals_json():
@@ -48,16 +54,20 @@ def test_options_before_or_after_command():
 def test_table_sections_and_summary():
     res = run_cli("--demo", "affinity", "--taint", "worker-a2:maintenance=true:NoExecute", "--unlabel", "worker-b1:disktype")
     out = res.stdout
-    header = out.splitlines()[0].split()
-    assert header == ["AT", "ACTION", "NODE", "POD", "REASON"]
+    kind, blank, columns = out.splitlines()[:3]
+    # the taint, the label removal and the RequiredDuringExecution eviction evictplan adds
+    assert kind.startswith("PLAN (affinity): 3 actions by you (what apply carries out), ")
+    assert "forecasts of what Kubernetes then does by itself" in kind
+    assert columns.split() == ["AT", "ACTION", "NODE", "POD", "REASON"]
     assert "\nSKIPPED\n" in out
     last = out.rstrip().splitlines()[-1]
-    assert last.startswith("1 taint, 1 eviction, ") and "deletions on 2 nodes" in last and last.endswith("skipped")
+    assert last.startswith("1 taint, 1 label removal, 1 eviction, ") and "deletions on 2 nodes" in last
+    assert last.endswith("skipped")
 
 
 def test_wide_adds_rule_grace_target():
     res = run_cli("--demo", "-o", "wide", "affinity", "--unlabel", "worker-b1:disktype")
-    assert res.stdout.splitlines()[0].split() == ["AT", "ACTION", "NODE", "POD", "REASON", "RULE", "GRACE", "TARGET"]
+    assert res.stdout.splitlines()[2].split() == ["AT", "ACTION", "NODE", "POD", "REASON", "RULE", "GRACE", "TARGET"]
 
 
 def test_stdin_and_directory_inputs(tmp_path):

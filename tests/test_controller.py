@@ -180,11 +180,13 @@ def test_pdb_is_not_consulted_and_said_so():
     assert "PodDisruptionBudget default/web is not consulted" in plan.actions[-1].reason
 
 
-def test_replacement_with_nowhere_to_go_is_blocked():
+def test_replacement_with_nowhere_to_go_is_a_shortfall():
     items = zone("n", 2, "z1", cpu="1") + [pod("big-1", "n1", cpu="800m"), pod("big-2", "n2", cpu="800m")]
     plan = _plan(items, fail=["n1"])
-    assert _deletes(plan) == [("big-1", 355, None)]
-    assert [e.pod for e in plan.blocked] == ["big-1"] and "Insufficient cpu" in plan.blocked[0].reason
+    assert _deletes(plan) == [("big-1", 355, None)]          # the deletion happens ...
+    assert not plan.blocked                                 # ... so nothing is blocked, but it runs short
+    assert [(e.pod, e.code) for e in plan.shortfall] == [("big-1", "no-node-fits")]
+    assert "Insufficient cpu" in plan.shortfall[0].reason
 
 
 def test_same_input_gives_the_same_plan():
@@ -216,18 +218,20 @@ def test_cli_json(cluster):
     assert doc["command"] == "controller"
     taint = next(a for a in doc["actions"] if a["type"] == "taint" and a["effect"] == "NoExecute")
     assert taint == {"type": "taint", "node": "n1", "key": UNREACH, "value": "", "effect": "NoExecute", "at": 55,
-                     "rule": "controller", "reason": taint["reason"]}
+                     "by": "node-lifecycle-controller", "rule": "controller", "reason": taint["reason"]}
     delete = next(a for a in doc["actions"] if a["type"] == "delete")
     # Every other node is empty: equal scores, so the tie goes by name.
     assert (delete["pod"], delete["at"], delete["target"], delete["force"]) == ("web-1", 355, "m1", False)
+    assert delete["by"] == "taint-eviction-controller"
 
 
-def test_cli_exit_code_three_when_a_replacement_has_nowhere_to_go(write_snapshot):
+def test_cli_exit_code_four_when_a_replacement_has_nowhere_to_go(write_snapshot):
     path = write_snapshot(node("n1", cpu="1"), node("n2", cpu="1"), pod("big-1", "n1", cpu="800m"),
                           pod("big-2", "n2", cpu="800m"))
     r = run_cli("-f", path, "controller", "--fail", "n1")
-    assert r.returncode == 3, r.stderr
-    assert "BLOCKED" in r.stdout
+    assert r.returncode == 4, r.stderr
+    assert "SHORTFALL" in r.stdout and "BLOCKED" not in r.stdout
+    assert "1 replacement without a node; 0 blocked" in r.stdout
 
 
 @pytest.mark.parametrize("args, flag", [
@@ -252,7 +256,7 @@ def test_cli_bad_flags(cluster, args, flag):
 
 def test_cli_demo_zone_failure():
     r = run_cli("--demo", "controller", "--fail-zone", "eu-west-1b")
-    assert r.returncode in (0, 3), r.stderr
+    assert r.returncode == 4, r.stderr          # two replacements find no node
     assert "zone eu-west-1/eu-west-1b (4 nodes): Normal (0/4 down) → FullDisruption at +50s (4/4 down)" in r.stdout
 
 

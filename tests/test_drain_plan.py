@@ -91,6 +91,12 @@ def blocked(plan: Any) -> Dict[str, str]:
     return {e.pod: e.reason for e in plan.blocked}
 
 
+def shortfall(plan: Any) -> Dict[str, str]:
+    """Pods that are evicted but whose replacement has nowhere to go: never also blocked."""
+    assert not {e.pod for e in plan.shortfall} & {e.pod for e in plan.blocked}
+    return {e.pod: e.reason for e in plan.shortfall}
+
+
 # -- placement ------------------------------------------------------------------------------------
 
 def test_capacity_is_deducted_as_pods_land() -> None:
@@ -102,11 +108,12 @@ def test_capacity_is_deducted_as_pods_land() -> None:
     assert ev["web-0"] == (0, "a")      # equal free fraction: name decides
     assert ev["web-1"] == (0, "b")
     assert ev["web-2"] == (0, None)
-    assert blocked(plan) == {"web-2": "evicted, but its replacement has nowhere to go: 0/3 nodes are available: "
-                                      "1 node(s) were unschedulable, 2 Insufficient cpu. preemption: "
-                                      "0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
-                                      "2 No preemption victims found for incoming pod."}
-    assert plan.notes[-1] == "node/src: blocked: 1 pod has nowhere to go"
+    assert shortfall(plan) == {"web-2": "evicted, but its replacement has nowhere to go: 0/3 nodes are available: "
+                                        "1 node(s) were unschedulable, 2 Insufficient cpu. preemption: "
+                                        "0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
+                                        "2 No preemption victims found for incoming pod."}
+    assert [e.code for e in plan.shortfall] == ["no-node-fits"] and not plan.blocked
+    assert plan.notes[-1] == "node/src: can be drained, but 1 replacement stays Pending in 1 wave (~30s)"
 
 
 def test_least_allocated_node_wins() -> None:
@@ -139,8 +146,8 @@ def test_scheduler_filters(case: str, target_spec: dict, pod_spec: dict, expect_
     plan = drain(snap, "src")
     assert evictions(plan)["web-1"] == (0, expect_target)
     if expect_target is None:
-        assert reason in blocked(plan)["web-1"]
-        assert blocked(plan)["web-1"].startswith("evicted, but its replacement has nowhere to go: 0/2 nodes are available: ")
+        assert reason in shortfall(plan)["web-1"]
+        assert shortfall(plan)["web-1"].startswith("evicted, but its replacement has nowhere to go: 0/2 nodes are available: ")
     else:
         assert not plan.blocked
 
@@ -152,8 +159,8 @@ def test_extended_resources_are_counted() -> None:
                     deployment("ml", 2), [pod("ml-%d" % i, "src", requests=gpu) for i in range(2)])
     plan = drain(snap, "src")
     assert evictions(plan) == {"ml-0": (0, "g"), "ml-1": (0, None)}
-    assert "2 Insufficient nvidia.com/gpu" in blocked(plan)["ml-1"]   # g is full, plain has none
-    assert "1 node(s) were unschedulable" in blocked(plan)["ml-1"]
+    assert "2 Insufficient nvidia.com/gpu" in shortfall(plan)["ml-1"]   # g is full, plain has none
+    assert "1 node(s) were unschedulable" in shortfall(plan)["ml-1"]
 
 
 def test_effective_requests_include_init_containers_and_overhead() -> None:
@@ -176,7 +183,7 @@ def test_hostname_anti_affinity() -> None:
     assert ev["db-1"] == (0, "b")
     assert ev["db-2"] == (0, "c")
     snap = snapshot(node("src"), node("a"), deployment("db", 3), pod("db-0", "a", spec=anti), pod("db-1", "src", spec=anti))
-    reason = blocked(drain(snap, "src"))["db-1"]
+    reason = shortfall(drain(snap, "src"))["db-1"]
     assert "1 node(s) didn't match pod anti-affinity rules" in reason
 
 
@@ -262,7 +269,7 @@ def test_single_replica_under_zero_budget() -> None:
         "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget pay needs 1 healthy "
         "pods and has 1 currently (PDB default/pay): single-replica Deployment default/pay under a PDB that allows 0 "
         "disruptions: scale it to 2 replicas (or relax the PDB) before draining")
-    assert plan.notes[-1] == "node/src: blocked: 1 pod is held by its PodDisruptionBudget"
+    assert plan.notes[-1] == "node/src: will not finish: 1 pod is held by its PodDisruptionBudget"
 
 
 def test_blocked_reason_names_the_unhealthy_pods() -> None:
@@ -328,7 +335,7 @@ def test_window_nodes_are_never_targets() -> None:
     snap = snapshot(node("n1"), node("n2", cpu="64"), node("small", cpu="1"), deployment("web", 1), pod("web-0", "n1", cpu="2"))
     plan = drain(snap, "n1", "n2")
     assert evictions(plan) == {"web-0": (0, None)}
-    assert "2 node(s) were unschedulable" in blocked(plan)["web-0"]
+    assert "2 node(s) were unschedulable" in shortfall(plan)["web-0"]
 
 
 def test_one_at_a_time_sequences_nodes() -> None:
@@ -343,7 +350,7 @@ def test_one_at_a_time_sequences_nodes() -> None:
     assert cordons == [("n1", 0), ("n2", 60)]
     assert ev["api-0"] == (60, None)          # n1 stays cordoned, small is too small
     assert "2 pods evicted from node/n1 land on node/n2, which is drained later: they move twice" in plan.warnings
-    assert plan.notes[-1].startswith("node/n2: blocked: 1 pod has nowhere to go (starts at +1m)")
+    assert plan.notes[-1] == "node/n2: can be drained, but 1 replacement stays Pending in 1 wave (~30s) (starts at +1m)"
 
 
 def test_already_cordoned_node() -> None:
@@ -359,15 +366,18 @@ def test_disable_eviction_deletes_and_warns_about_lost_workloads() -> None:
     [act] = [a for a in plan.actions if a.pod]
     assert (act.type, act.grace_period_seconds, act.target, act.force) == ("delete", 10, "a", False)
     assert not plan.blocked
-    assert ("Deployment default/pay loses its only ready replica (--disable-eviction deletes it): down from +0s "
-            "until its replacement is ready at +30s") in plan.warnings
+    assert ("outage: Deployment default/pay has 0 of 1 ready replicas from +0s until +30s (plain deletions bypass "
+            "PDB default/pay)") in plan.warnings
+    [wl] = plan.workloads
+    assert (wl.ref, wl.ready, wl.ready_min, wl.ready_min_at, wl.ready_after) == ("Deployment default/pay", 1, 0, 0, 1)
 
 
 def test_multi_node_drain_warns_when_a_workload_loses_all_ready_replicas() -> None:
     snap = snapshot(node("n1"), node("n2"), node("spare"), deployment("web", 2), pod("web-0", "n1"), pod("web-1", "n2"))
     plan = drain(snap, "n1", "n2")
-    assert ("Deployment default/web loses all 2 ready replicas (the drain evicts them): down from +0s until the first "
-            "replacement is ready at +30s") in plan.warnings
+    assert "outage: Deployment default/web has 0 of 2 ready replicas from +0s until +30s" in plan.warnings
+    [wl] = plan.workloads
+    assert (wl.ready, wl.ready_min, wl.ready_min_at, wl.ready_after) == (2, 0, 0, 2)
 
 
 def test_plans_are_deterministic() -> None:
@@ -392,7 +402,8 @@ def test_demo_drain_shows_wave_blocked_and_skipped_daemonset() -> None:
     ats = sorted({a["at"] for a in doc["actions"] if a["type"] == "evict"})
     assert ats == [0, 30]
     assert any("disruption budget" in b["reason"] for b in doc["blocked"])
-    assert any("nowhere to go" in b["reason"] for b in doc["blocked"])
+    assert any("nowhere to go" in b["reason"] and b["code"] == "no-node-fits" for b in doc["shortfall"])
+    assert {b["code"] for b in doc["blocked"]} <= {"pdb-budget", "pdb-multiple", "drain-filter", "node-unreachable"}
     assert any(s["reason"] == "ignoring DaemonSet-managed Pods" for s in doc["skipped"])
     assert doc["nodes"][0]["node"] == "worker-a1" and not doc["nodes"][0]["drainable"]
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from kubectl_evict.model import SnapshotInfo
+from kubectl_evict.model import Node, Snapshot, SnapshotInfo
+from kubectl_evict.versions import cluster_version
 from kubectl_evict.rules.nodelifecycle import (ControllerSettings, condition_taint_keys, monitor_grace, observe_node,
                                                unknown_conditions)
 from kubectl_evict.source.freeze import freeze
@@ -78,4 +79,19 @@ def test_leases_count_as_heartbeats(lease, leases_known, healthy):
     ("", None, 50.0), ("v1.28.7", 90.0, 90.0)])
 def test_monitor_grace_default_follows_server_version(version, flag, grace):
     settings = ControllerSettings(node_monitor_grace_period=flag)
-    assert monitor_grace(settings, SnapshotInfo(server_version=version).server_version) == grace
+    assert monitor_grace(settings, cluster_version(Snapshot(info=SnapshotInfo(server_version=version)))) == grace
+
+
+@pytest.mark.parametrize("server, kubelets, want", [
+    # serverVersion wins: the control plane's version decides the controller's defaults
+    ("v1.31.2", ["v1.33.0"], ("v1.31.2", "serverVersion", 40.0)),
+    # no serverVersion: the newest kubelet (the control plane is at least as new as any kubelet)
+    ("", ["v1.29.4", "v1.31.9+k3s1"], ("v1.31.9+k3s1", "kubeletVersion of node n2", 40.0)),
+    ("", ["v1.32.1-eks-abc", "v1.31.0"], ("v1.32.1-eks-abc", "kubeletVersion of node n1", 50.0)),
+    # nothing recorded: the newest behaviour modelled
+    ("", ["", "garbage"], ("v1.33", "default", 50.0)),
+])
+def test_version_rule_for_defaults(server, kubelets, want):
+    nodes = {"n%d" % (i + 1): Node(name="n%d" % (i + 1), kubelet_version=v) for i, v in enumerate(kubelets)}
+    v = cluster_version(Snapshot(nodes=nodes, info=SnapshotInfo(server_version=server)))
+    assert (v.text, v.source, monitor_grace(ControllerSettings(), v)) == want

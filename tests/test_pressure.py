@@ -177,7 +177,9 @@ def test_signal_override_and_critical_pods_are_never_killed(write_snapshot):
     killed = [k[0] for k in _kills(doc)]
     assert "etcd" not in killed and set(killed) == {"hog", "mid", "small", "calm"}
     assert any(s["pod"] == "etcd" and "critical" in s["reason"] for s in doc["skipped"])
-    assert any("no evictable pods left" in w for w in doc["warnings"])
+    [short] = doc["shortfall"]
+    assert (short["node"], short["code"], short["pod"]) == ("n1", "threshold-persists", "")
+    assert "no evictable pods left" in short["reason"]
 
 
 def test_percentage_signal_override(write_snapshot):

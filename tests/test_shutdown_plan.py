@@ -271,26 +271,29 @@ def test_non_graceful_plan_with_volume_attachments() -> None:
     doc = plan_document(plan)
     acts = doc["actions"]
     assert acts[0] == {"type": "taint", "node": "dead", "key": "node.kubernetes.io/out-of-service",
-                       "value": "nodeshutdown", "effect": "NoExecute", "at": 0, "rule": "shutdown",
+                       "value": "nodeshutdown", "effect": "NoExecute", "at": 0, "by": "user", "rule": "shutdown",
                        "reason": acts[0]["reason"]}
     deletes = {a["pod"]: a for a in acts if a["type"] == "delete"}
     assert set(deletes) == {"db-0", "api-1", "agent-1"}          # any-1 tolerates every taint
     assert all(a["force"] and a["gracePeriodSeconds"] == 0 and a["at"] == 0 for a in deletes.values())
+    assert {a["by"] for a in deletes.values()} == {"pod-gc"}      # forecasts: apply never sends them
     assert deletes["db-0"]["target"] in ("n2", "n3")             # the StatefulSet pod starts elsewhere
     assert deletes["api-1"]["target"] in ("n2", "n3")
     assert "target" not in deletes["agent-1"]
     assert sorted(a["volumeAttachment"] for a in acts if a["type"] == "detach") == ["csi-a", "csi-b"]
+    assert {a["by"] for a in acts if a["type"] == "detach"} == {"attach-detach-controller"}
     assert [s["pod"] for s in doc["skipped"]] == ["any-1"]
     assert any("only once the node is really powered off" in w for w in doc["warnings"])
     assert any("data/db-0 -> " in n for n in doc["notes"])
     assert doc["blocked"] == []
 
 
-def test_non_graceful_statefulset_pod_that_fits_nowhere_is_blocked() -> None:
+def test_non_graceful_statefulset_pod_that_fits_nowhere_is_a_shortfall() -> None:
     docs = [d for d in DEAD if d["metadata"]["name"] not in ("n2", "n3")]
     plan = plan_shutdown(snap(*docs), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
-    assert {e.pod for e in plan.blocked} == {"db-0", "api-1"}
-    assert all("0/1 nodes are available" in e.reason for e in plan.blocked)
+    assert not plan.blocked
+    assert {(e.pod, e.code) for e in plan.shortfall} == {("db-0", "no-node-fits"), ("api-1", "no-node-fits")}
+    assert all("0/1 nodes are available" in e.reason for e in plan.shortfall)
 
 
 def test_non_graceful_on_a_ready_node_warns() -> None:

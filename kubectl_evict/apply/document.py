@@ -17,7 +17,7 @@ from pyrsistent import pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.source.files import read_bytes
-from kubectl_evict.plan import ACTION_TYPES, POD_ACTIONS, Action, Entry, Plan
+from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Plan
 from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.timeutil import parse_time
 
@@ -106,7 +106,11 @@ def _action(d: Any, i: int, source: str) -> Action:
         raise InputError("unknown action type %r (expected one of: %s)" % (typ, ", ".join(ACTION_TYPES)),
                          source=source, field=where + ".type")
     at = _number(d, "at", where, source, nullable=True)
-    kw: Dict[str, Any] = {"type": typ, "at": 0 if at is None else at,
+    by = _str(d, "by", where, source)
+    if by not in ACTORS:
+        raise InputError("unknown actor %r (expected one of: %s)" % (by, ", ".join(ACTORS)), source=source,
+                         field=where + ".by")
+    kw: Dict[str, Any] = {"type": typ, "by": by, "at": 0 if at is None else at,
                           "rule": _str(d, "rule", where, source, required=False),
                           "reason": _str(d, "reason", where, source, required=False)}
     if typ in POD_ACTIONS:
@@ -133,6 +137,16 @@ def _action(d: Any, i: int, source: str) -> Action:
         if kw["effect"] not in EFFECTS:
             raise InputError("unsupported taint effect %r (expected one of: %s)" % (kw["effect"], ", ".join(EFFECTS)),
                              source=source, field=where + ".effect")
+    elif typ in ("label", "unlabel"):
+        kw["node"] = _str(d, "node", where, source)
+        kw["key"] = _str(d, "key", where, source)
+        kw["value"] = _str(d, "value", where, source, required=typ == "label", nonempty=False)
+        kw["uid"] = _str(d, "uid", where, source, required=False)
+        prev = d.get("previous")
+        if prev is not None and not isinstance(prev, str):
+            raise InputError("must be a string or null, not %s" % _type(prev), source=source,
+                             field=where + ".previous")
+        kw["previous"] = prev
     elif typ == "detach":
         kw["volume_attachment"] = _str(d, "volumeAttachment", where, source)
         kw["node"] = _str(d, "node", where, source, required=False)
@@ -149,8 +163,10 @@ def _entries(doc: Dict[str, Any], key: str, source: str) -> List[Entry]:
     for i, e in enumerate(raw):
         if not isinstance(e, dict):
             raise InputError("must be a mapping, not %s" % _type(e), source=source, field="%s[%d]" % (key, i))
-        out.append(Entry(namespace=str(e.get("namespace") or ""), pod=str(e.get("pod") or ""),
-                         node=str(e.get("node") or ""), reason=str(e.get("reason") or "")))
+        code = e.get("code")
+        out.append(Entry(code=code if isinstance(code, str) else "", namespace=str(e.get("namespace") or ""),
+                         pod=str(e.get("pod") or ""), node=str(e.get("node") or ""),
+                         reason=str(e.get("reason") or "")))
     return out
 
 
@@ -185,6 +201,7 @@ def plan_from_document(doc: Any, source: str) -> Plan:
     command = doc.get("command")
     return Plan(command=command if isinstance(command, str) and command else "apply", now=now,
                 actions=pvector(parsed), blocked=pvector(_entries(doc, "blocked", source)),
+                shortfall=pvector(_entries(doc, "shortfall", source)),
                 skipped=pvector(_entries(doc, "skipped", source)), warnings=pvector(str(w) for w in warnings),
                 context=context, server=server)
 
@@ -196,8 +213,12 @@ def action_identity(a: Action) -> Dict[str, Any]:
         d.update(namespace=a.namespace, pod=a.pod, uid=a.uid, grace=a.grace_period_seconds, force=a.force)
     elif a.type in ("taint", "untaint"):
         d.update(key=a.key, value=a.value, effect=a.effect)
+    elif a.type in ("label", "unlabel"):
+        d.update(key=a.key, value=a.value, previous=a.previous)
     elif a.type == "detach":
         d["volumeAttachment"] = a.volume_attachment
+    if a.by != "user":
+        d["by"] = a.by
     return d
 
 
@@ -214,6 +235,10 @@ def describe(a: Action) -> str:
         return "%s pod %s/%s%s" % (a.type, a.namespace, a.pod, " on " + a.node if a.node else "")
     if a.type in ("taint", "untaint"):
         return "%s node %s %s%s:%s" % (a.type, a.node, a.key, "=" + a.value if a.value else "", a.effect)
+    if a.type == "label":
+        return "label node %s %s=%s" % (a.node, a.key, a.value)
+    if a.type == "unlabel":
+        return "label node %s %s-" % (a.node, a.key)
     if a.type == "detach":
         return "detach volumeattachment %s" % a.volume_attachment
     return "%s node %s" % (a.type, a.node)

@@ -34,7 +34,7 @@ from kubectl_evict.apply.progress import Progress
 from kubectl_evict.apply.report import (ALREADY, BLOCKED, CLUSTER_JOB, DONE, FAILED, NOT_RUN, SKIPPED, Report,
                                         Result, render_report)
 from kubectl_evict.errors import ClusterAccessError, EvictPlanError
-from kubectl_evict.plan import POD_ACTIONS, Action, Plan
+from kubectl_evict.plan import POD_ACTIONS, USER, Action, Plan, is_forecast
 from kubectl_evict.timeutil import format_seconds, format_time
 
 JSON = "application/json"
@@ -260,9 +260,8 @@ class Executor:
             n, what = i + 1, describe(a)
             if i in already:
                 r = Result(i, a, ALREADY, "done by an earlier run of this plan (journal)")
-            elif a.type == "detach":
-                r = Result(i, a, CLUSTER_JOB, "the attach/detach controller detaches it once its pods are gone; "
-                                              "apply does not")
+            elif a.by != USER:
+                r = Result(i, a, CLUSTER_JOB, "a forecast: the %s does this by itself; apply does not" % a.by)
             elif i in skips:
                 r = Result(i, a, SKIPPED, skips[i])
             elif self.stop.is_set():
@@ -298,6 +297,8 @@ class Executor:
             return self._cordon(i, a, ctx)
         if a.type in ("taint", "untaint"):
             return self._taint(i, a, ctx)
+        if a.type in ("label", "unlabel"):
+            return self._label(i, a, ctx)
         if a.type == "evict":
             return self._evict(i, a, ctx)
         return self._delete(i, a, ctx)
@@ -366,6 +367,49 @@ class Executor:
             resp = self.call(ctx, "PATCH", self._node_path(a.node), body=patch, content_type=MERGE_PATCH)
             if resp.ok:
                 return self._done(i, a, ctx, "tainted" if adding else "taint removed")
+            if resp.status != 409:
+                return self._failed(i, a, ctx, resp, "the node no longer exists" if resp.status == 404 else "")
+            last = resp
+            remaining = ctx.remaining()
+            if remaining is not None and remaining <= 0:
+                break
+            self.progress.event(ctx.n, ctx.what, "the node changed meanwhile (409 Conflict): re-reading it")
+        assert last is not None
+        return self._failed(i, a, ctx, last, "the node kept changing (409 Conflict on every attempt)")
+
+    def _label(self, i: int, a: Action, ctx: _Ctx) -> Result:
+        """Set or remove one node label, only if the node is the planned one (uid) and the label still
+        has the value the plan saw (`previous`); resourceVersion makes the check and the write atomic."""
+        adding = a.type == "label"
+        last: Optional[Response] = None
+        for _ in range(MAX_CONFLICTS):
+            resp = self.call(ctx, "GET", self._node_path(a.node))
+            if resp.status == 404:
+                return self._failed(i, a, ctx, resp, "the node no longer exists")
+            if not resp.ok or not isinstance(resp.body, dict):
+                return self._failed(i, a, ctx, resp, "cannot read the node")
+            md = resp.body.get("metadata") or {}
+            labels = md.get("labels") or {}
+            current = labels.get(a.key)
+            if a.uid and md.get("uid") != a.uid:
+                return self._failed(i, a, ctx, resp, "the node was replaced since the plan was made (planned uid %s, "
+                                                     "now %s)" % (a.uid, md.get("uid") or "<none>"))
+            if (adding and current == a.value) or (not adding and current is None):
+                if ctx.lost_write:
+                    return self._done(i, a, ctx, "labeled" if adding else "label removed")
+                return Result(i, a, ALREADY, "the node already has this label" if adding else
+                              "the node does not have this label", attempts=ctx.attempts)
+            if current != a.previous:
+                return Result(i, a, FAILED, "label %s changed since the plan was made (planned %s, now %s): make a "
+                              "new plan" % (a.key, _label_text(a.previous), _label_text(current)),
+                              attempts=ctx.attempts)
+            meta: Dict[str, Any] = {"resourceVersion": md.get("resourceVersion"),
+                                    "labels": {a.key: a.value if adding else None}}
+            if a.uid:
+                meta["uid"] = a.uid
+            resp = self.call(ctx, "PATCH", self._node_path(a.node), body={"metadata": meta}, content_type=MERGE_PATCH)
+            if resp.ok:
+                return self._done(i, a, ctx, "labeled" if adding else "label removed")
             if resp.status != 409:
                 return self._failed(i, a, ctx, resp, "the node no longer exists" if resp.status == 404 else "")
             last = resp
@@ -475,10 +519,14 @@ def read_objects(ex: Executor, plan: Plan, done: Set[int]) -> Tuple[Dict[str, Op
     return nodes, pods
 
 
+def _label_text(v: Optional[str]) -> str:
+    return "not set" if v is None else repr(v)
+
+
 # --- the whole of `apply` ---------------------------------------------------------------------------
 
 def _confirm(plan: Plan, count: int, context: str, server: str, show_plan: bool, stdin: Any, stderr: Any) -> None:
-    from kubectl_evict.render import summary_line, to_table
+    from kubectl_evict.render import plan_kind_line, summary_line, to_table
     isatty = getattr(stdin, "isatty", None)
     if not (isatty and isatty()):
         raise EvictPlanError("refusing to apply %d action%s to cluster %s without confirmation: stdin is not a "
@@ -486,7 +534,11 @@ def _confirm(plan: Plan, count: int, context: str, server: str, show_plan: bool,
     if show_plan:
         stderr.write(to_table(plan))
     else:
-        stderr.write(summary_line(plan) + "\n")
+        stderr.write(plan_kind_line(plan) + "\n" + summary_line(plan) + "\n")
+    forecasts = sum(1 for a in plan.actions if a.by != USER)
+    if forecasts:
+        stderr.write("Only your own actions are sent; the %d forecast action%s (what Kubernetes does by itself) "
+                     "%s not.\n" % (forecasts, "" if forecasts == 1 else "s", "is" if forecasts == 1 else "are"))
     stderr.write("Cluster: context %s, server %s\n" % (context or "<none>", server))
     stderr.write("Apply %d action%s to cluster %s? [y/N] " % (count, "" if count == 1 else "s", context or server))
     stderr.flush()
@@ -507,12 +559,16 @@ def apply_plan(plan: Plan, *, source: str, opts: Any, settings: ApplySettings, f
     stderr = stderr if stderr is not None else sys.stderr
     if connect is None:
         from kubectl_evict.source.live import connect
+    if is_forecast(plan):
+        # Checked before connecting: a forecast never turns into a single request.
+        raise EvictPlanError("this plan is a forecast of what Kubernetes does by itself (%s); there is nothing to "
+                             "apply" % plan.command)
     conn = connect(opts)
     from kubectl_evict.apply.document import plan_digest
     journal = Journal.open(journal_path, plan, digest or plan_digest(plan), conn.server)
     already = journal.done()
     stop = Stop()
-    runnable = [i for i, a in enumerate(plan.actions) if a.type != "detach" and i not in already]
+    runnable = [i for i, a in enumerate(plan.actions) if a.by == USER and i not in already]
     progress = Progress(len(plan.actions), stream=stderr)
     ex = Executor(KubeTransport(conn), settings, progress=progress, stop=stop)
     notes: List[str] = []

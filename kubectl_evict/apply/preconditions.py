@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import AbstractSet, Dict, List, Mapping, Optional, Set, Tuple
 from urllib.parse import urlsplit
 
-from kubectl_evict.plan import POD_ACTIONS, Plan
+from kubectl_evict.plan import POD_ACTIONS, USER, Plan
+from kubectl_evict.scheduling.tolerations import OUT_OF_SERVICE
 
 PodKey = Tuple[str, str]
 
@@ -46,11 +47,11 @@ class Verdict:
 
 
 def reads_for(plan: Plan, done: AbstractSet[int] = frozenset()) -> Reads:
-    """Every node and pod named by an action still to run (detach is informational: not read)."""
+    """Every node and pod named by an action `apply` will run (forecast actions are not read)."""
     nodes: Set[str] = set()
     pods: Set[PodKey] = set()
     for i, a in enumerate(plan.actions):
-        if i in done or a.type == "detach":
+        if i in done or a.by != USER:
             continue
         if a.type in POD_ACTIONS:
             pods.add((a.namespace, a.pod))
@@ -106,7 +107,14 @@ def check(plan: Plan, *, server: str, context: str, nodes: Mapping[str, Optional
     for name in sorted(n for n in nodes if nodes[n] is None):
         v.refusals.append("node %s no longer exists" % name)
     for i, a in enumerate(plan.actions):
-        if i in done or a.type not in POD_ACTIONS:
+        if i in done or a.by != USER:
+            continue
+        if a.type == "taint" and a.key == OUT_OF_SERVICE:
+            why = _powered_on(a.node, nodes.get(a.node))
+            if why:
+                v.refusals.append(why)
+            continue
+        if a.type not in POD_ACTIONS:
             continue
         obj = pods.get((a.namespace, a.pod))
         if obj is None:
@@ -128,6 +136,23 @@ def check(plan: Plan, *, server: str, context: str, nodes: Mapping[str, Optional
         else:
             v.refusals.append(why)
     return v
+
+
+def _powered_on(name: str, node: Optional[dict]) -> Optional[str]:
+    """The out-of-service taint force-deletes pods and detaches volumes: only for a node whose
+    Ready condition says it is down (False/Unknown) right now."""
+    if node is None:
+        return None
+    for c in (node.get("status") or {}).get("conditions") or []:
+        if isinstance(c, dict) and c.get("type") == "Ready":
+            status = c.get("status")
+            if status in ("False", "Unknown"):
+                return None
+            return ("node %s is Ready=%s (%s since %s): the %s taint is only for a node that is shut down; "
+                    "power it off first" % (name, status, c.get("reason") or "no reason",
+                                            c.get("lastTransitionTime") or "?", OUT_OF_SERVICE))
+    return "node %s has no Ready condition: cannot tell that it is shut down; not adding the %s taint" % (
+        name, OUT_OF_SERVICE)
 
 
 def refusal_message(v: Verdict, limit: int = 5) -> str:

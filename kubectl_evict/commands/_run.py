@@ -1,4 +1,4 @@
-"""What every planning command does: load the snapshot, run the rule, print, exit 0 or 3."""
+"""What every planning command does: load the snapshot, run the rule, print, exit 0, 3 or 4."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import click
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
-from kubectl_evict.plan import Plan
+from kubectl_evict.plan import Plan, exit_code
 from kubectl_evict.render import render
 from kubectl_evict.timeutil import parse_duration, parse_time
+from kubectl_evict.versions import cluster_version
 
 
 def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
@@ -52,7 +53,8 @@ def plan_time(opts: GlobalOptions, snapshot: Snapshot) -> float:
 
 
 def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Optional[list] = None) -> int:
-    """Load, plan, print. Returns the exit code (0, or 3 when something is blocked).
+    """Load, plan, print. Returns the exit code (0; 3 when something is blocked; else 4 when there
+    is a shortfall).
 
     With --apply: the plan is printed first, then executed by `kubectl_evict.apply` (which
     confirms, checks staleness and prints its report); the exit code is the worse of the two."""
@@ -67,8 +69,10 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
         plan = plan.set(warnings=plan.warnings.extend(w for w in snapshot.warnings if w not in plan.warnings))
     if snapshot.info.context or snapshot.info.server:
         plan = plan.set(context=snapshot.info.context, server=snapshot.info.server)
+    version = cluster_version(snapshot)
+    plan = plan.set(version=version.text, version_source=version.source)
     sys.stdout.write(render(plan, opts.output))
-    code = 3 if plan.blocked else 0
+    code = exit_code(plan)
     if settings is not None:
         from kubectl_evict.apply.executor import apply_plan
         if opts.output == "yaml":

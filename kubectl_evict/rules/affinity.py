@@ -22,11 +22,14 @@ from typing import Optional
 from pyrsistent import PClass, field
 
 from kubectl_evict.model import Node, Pod, Snapshot
-from kubectl_evict.plan import Plan, PlanBuilder
+from kubectl_evict.workloads import attach
+from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
+from kubectl_evict.scheduling.disruption import effective_budget, pdbs_for_pod
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import no_execute_decision, taints_text
+from kubectl_evict.timeutil import format_offset
 
 RULE = "affinity"
 
@@ -56,15 +59,21 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
     before = snapshot
     after, changed = apply_edits(snapshot, settings.edits, now)
     nodes = changed if settings.edits else sorted(after.nodes)
+    # The edits themselves are the operator's part of the plan: `apply` makes them, and only them.
+    current = {}
     for e in settings.edits:
         if e.op in ("taint", "untaint"):
-            # The taint itself is part of the plan: `apply` adds (or removes) it.
             kw = {"value": e.value} if e.op == "taint" else {}
-            b.action(e.op, node=e.node, key=e.key, effect=e.effect, at=0, rule=RULE,
-                     reason="what-if taint requested with --taint", **kw)
+            b.action(e.op, by=USER, node=e.node, key=e.key, effect=e.effect, at=0, rule=RULE,
+                     reason="%s requested with --%s" % ("taint" if e.op == "taint" else "taint removal", e.op), **kw)
         else:
-            b.note("node/%s: %s %s%s" % (e.node, "label" if e.op == "label" else "remove label", e.key,
-                                         "=" + e.value if e.op == "label" else ""))
+            labels = current.setdefault(e.node, before.node(e.node).labels)
+            previous = labels.get(e.key)
+            b.action(e.op, by=USER, node=e.node, key=e.key, value=e.value if e.op == "label" else "", at=0,
+                     rule=RULE, previous=previous, uid=before.node(e.node).uid,
+                     reason="label change requested with --%s (now %s)" % (
+                         e.op, "%s=%s" % (e.key, previous) if previous is not None else "not set"))
+            current[e.node] = labels.set(e.key, e.value) if e.op == "label" else labels.discard(e.key)
     decisions = []
     for name in nodes:
         old, new = before.node(name), after.node(name)
@@ -75,7 +84,28 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
     placer = Placer(after.nodes.values(), after.pods_by_node, snapshot=after)
     for pod, old, new in decisions:
         _decide(b, placer, pod, old, new, now, settings)
-    return b.build()
+    _warn_bypassed_budgets(b, before, now)
+    return attach(snapshot, b.build())
+
+
+def _warn_bypassed_budgets(b: PlanBuilder, snapshot: Snapshot, now: float) -> None:
+    """Taint-based and DaemonSet deletions are plain DELETEs: say where they take more than a
+    PodDisruptionBudget allows (as `drain --disable-eviction` does)."""
+    deleted: dict = {}
+    for a in b.actions:
+        if a.type == "delete":
+            pod = snapshot.pods_by_key.get((a.namespace, a.pod))
+            if pod is not None:
+                for pdb in pdbs_for_pod(snapshot, pod):
+                    deleted.setdefault(pdb.ref, (pdb, []))[1].append(pod)
+    for ref in sorted(deleted):
+        pdb, pods = deleted[ref]
+        healthy = [p for p in pods if p.ready and p.deletion_timestamp is None]
+        allowed = effective_budget(snapshot, pdb, now).disruptions_allowed
+        if len(healthy) > allowed:
+            b.warn("PDB %s allows %d disruption%s, but the taint-eviction controller deletes %d of its healthy pods "
+                   "(plain DELETE, the budget is not consulted): %s" % (
+                       ref, allowed, "" if allowed == 1 else "s", len(healthy), ", ".join(p.ref for p in healthy)))
 
 
 def _decide(b: PlanBuilder, placer: Placer, pod: Pod, old: Node, new: Node, now: float,
@@ -91,19 +121,21 @@ def _decide(b: PlanBuilder, placer: Placer, pod: Pod, old: Node, new: Node, now:
             why = "tolerates NoExecute taints for 0s"
         else:
             why = "tolerates NoExecute taints for %ds" % d.seconds
-        _delete(b, placer, pod, new.name, will, "taint-eviction controller deletes it: %s (plain DELETE, PDBs not consulted)" % why)
+        _delete(b, placer, pod, new.name, will, "taint-eviction controller deletes it: %s (plain DELETE, PDBs not consulted)" % why,
+                TAINT_EVICTION)
         return
     if was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
             no_execute_decision(new.taints, pod.tolerations).action == "forever" and \
             any(t.effect == "NoExecute" and t.time_added == now for t in new.taints):
-        b.skip(pod, "tolerates NoExecute taint %s forever" % taints_text(t for t in new.taints if t.effect == "NoExecute"))
+        b.skip(pod, "tolerates-forever", "tolerates NoExecute taint %s forever" % taints_text(t for t in new.taints if t.effect == "NoExecute"))
     # 2. Node affinity against the new labels.
     if pod.is_mirror:
         return
     if pod.controller_kind == "DaemonSet":
         # The DaemonSet's own selector is the pod's (the controller pins pods with matchFields).
         if not node_matches_pod(pod, new).match and node_matches_pod(pod, old).match:
-            _delete(b, placer, pod, new.name, 0, "DaemonSet controller deletes it: node no longer matches the DaemonSet's node selector/affinity")
+            _delete(b, placer, pod, new.name, 0, "DaemonSet controller deletes it: node no longer matches the DaemonSet's "
+                    "node selector/affinity", DAEMONSET_CONTROLLER)
         return
     rde = pod.required_during_execution
     if rde is not None and not node_selector_matches(rde, new.labels, new.name).match:
@@ -119,18 +151,24 @@ def _decide(b: PlanBuilder, placer: Placer, pod: Pod, old: Node, new: Node, now:
         _evict(b, placer, pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would" % (state, what),
                need_target=True)
     else:
-        b.skip(pod, "node %s %s: Kubernetes leaves it running" % (state, what))
+        b.skip(pod, "stays-running", "node %s %s: Kubernetes leaves it running" % (state, what))
 
 
-def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reason: str) -> None:
-    target = None
-    if pod.recreated_elsewhere:
-        target = placer.place(pod).node
-        b.action("delete", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
-                 grace_period_seconds=None, target=target, rule=RULE,
-                 reason=reason + ("" if target else "; its replacement fits no node"))
+def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reason: str, by: str) -> None:
+    if pod.controller_kind == "DaemonSet":
+        # The DaemonSet controller only creates a pod where the node matches: no replacement here.
+        b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+                 grace_period_seconds=None, rule=RULE, reason=reason)
+    elif pod.recreated_elsewhere:
+        placed = placer.place(pod)
+        if placed.node is None:
+            b.shortfall(pod, "no-node-fits", "deleted at %s, but its replacement fits no node: %s"
+                        % (format_offset(at), placed.reason), node=node)
+        b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+                 grace_period_seconds=None, target=placed.node, rule=RULE,
+                 reason=reason + ("" if placed.node else "; its replacement fits no node"))
     else:
-        b.action("delete", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+        b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, rule=RULE, reason=reason + "; nothing recreates it")
 
 
@@ -139,11 +177,12 @@ def _evict(b: PlanBuilder, placer: Placer, pod: Pod, node: str, reason: str, nee
         placed = placer.place(pod)
         if placed.node is None:
             if need_target:
-                b.block(pod, reason.split(";")[0] + "; not evicted: no other node fits (%s)" % placed.reason)
+                b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits (%s)"
+                        % placed.reason)
                 return
-            b.block(pod, "evicted, but its replacement fits no node: %s" % placed.reason)
-        b.action("evict", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
+            b.shortfall(pod, "no-node-fits", "evicted, but its replacement fits no node: %s" % placed.reason)
+        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
                  grace_period_seconds=None, target=placed.node, rule=RULE, reason=reason)
     else:
-        b.action("evict", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
+        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
                  grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; nothing recreates it")

@@ -18,12 +18,14 @@ from pyrsistent import PClass, field
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
-from kubectl_evict.plan import Plan, PlanBuilder, number
+from kubectl_evict.workloads import attach
+from kubectl_evict.plan import NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, number
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
                                                ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
+from kubectl_evict.versions import cluster_version
 
 RULE = "controller"
 
@@ -121,7 +123,8 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         if e.at > horizon:
             omitted += 1
             continue
-        b.action(e.kind, node=e.node, key=e.key, value="", effect=e.effect, at=e.at, rule=RULE, reason=e.reason)
+        b.action(e.kind, by=NODE_LIFECYCLE, node=e.node, key=e.key, value="", effect=e.effect, at=e.at, rule=RULE,
+                 reason=e.reason)
 
     fates = pod_fates(snapshot, tl, ctl, now)
     down = [n for n, nt in tl.nodes.items() if nt.down_at is not None]
@@ -129,7 +132,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     for f in fates:
         if f.kind == "delete" and f.pod.deletion_timestamp is not None:
             ago = now - f.pod.deletion_timestamp
-            b.skip(f.pod, "already deleted %s (Terminating): the kubelet of a down node cannot confirm it; "
+            b.skip(f.pod, "already-terminating", "already deleted %s (Terminating): the kubelet of a down node cannot confirm it; "
                    "only pod GC with an out-of-service taint or a force delete removes it"
                    % ("%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)), node=f.node)
             continue
@@ -143,9 +146,9 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             relevant = nt.dequeued_at if nt.dequeued_at is not None else (0.0 if nt.noexecute[0][1] else None)
             if relevant is None or relevant > horizon:
                 continue
-            b.skip(f.pod, f.reason, node=f.node)
+            b.skip(f.pod, "tolerates-forever" if f.kind == "forever" else "daemonset", f.reason, node=f.node)
         elif f.kind == "cancelled":
-            b.skip(f.pod, f.reason, node=f.node)
+            b.skip(f.pod, "eviction-cancelled", f.reason, node=f.node)
 
     order = {n: i for i, n in enumerate(sorted(snapshot.nodes))}
     deletions.sort(key=lambda f: (f.at, order.get(f.node, 0), f.pod.namespace, f.pod.name))
@@ -154,28 +157,29 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down, snapshot=snapshot,
                              leaving=[f.pod for f in deletions])
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
+    deleter = NODE_LIFECYCLE if tl.legacy else TAINT_EVICTION
     for f in deletions:
         p = f.pod
         reason = "%s; %s deletes it (%s)" % (f.reason, who, _pdb_text(snapshot, p))
         stuck = p.controller_kind == "StatefulSet" and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
         if stuck:
-            b.block(p, "deleted at %s but stays Terminating: the node is unreachable, so its kubelet never confirms, and "
+            b.shortfall(p, "waits-for-old-pod", "deleted at %s but stays Terminating: the node is unreachable, so its kubelet never confirms, and "
                     "the StatefulSet controller creates the replacement only once the old pod is gone (out-of-service "
                     "taint or force delete needed)" % format_offset(f.at), node=f.node)
-            b.action("delete", namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+            b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=None, rule=RULE,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
         elif p.recreated_elsewhere:
             assert placer is not None
             placed = placer.place(p)
             if placed.node is None:
-                b.block(p, "deleted at %s, but its replacement fits no node: %s" % (format_offset(f.at), placed.reason),
-                        node=f.node)
+                b.shortfall(p, "no-node-fits", "deleted at %s, but its replacement fits no node: %s"
+                            % (format_offset(f.at), placed.reason), node=f.node)
                 reason += "; its replacement fits no node"
-            b.action("delete", namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+            b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=placed.node, rule=RULE, reason=reason)
         else:
-            b.action("delete", namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+            b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, rule=RULE, reason=reason + "; nothing recreates it")
 
     # Notes: settings, zones.
@@ -183,7 +187,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
            "unhealthy-zone-threshold %g, large-cluster-size-threshold %d%s" % (
                format_seconds(tl.grace),
                "" if ctl.node_monitor_grace_period is not None else
-               " (default for %s)" % (snapshot.info.server_version or "v1.32+"),
+               " (default for %s)" % cluster_version(snapshot).describe(),
                format_seconds(float(ctl.node_monitor_period)), rate_text(float(ctl.node_eviction_rate)),
                rate_text(float(ctl.secondary_node_eviction_rate)), float(ctl.unhealthy_zone_threshold),
                ctl.large_cluster_size_threshold,
@@ -214,4 +218,4 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         for zt in tl.zones if zt.size or zt.dequeued or zt.stuck]
     if tl.master_disruption_at is not None:
         b.extra["masterDisruptionAt"] = number(tl.master_disruption_at)
-    return b.build()
+    return attach(snapshot, b.build())

@@ -24,17 +24,23 @@ from pyrsistent import PClass, field
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import LabelSelector, Pod, PodDisruptionBudget, Snapshot
-from kubectl_evict.plan import Plan, PlanBuilder
+from kubectl_evict.plan import USER, Plan, PlanBuilder
 from kubectl_evict.rules.drain_filters import (ERROR, SKIP, WARNING, FilterFlags, aggregate, drain_filter,
                                                error_text, warning_text)
 from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, effective_budget, eviction_decision,
                                                  pdbs_for_pod, selected_pods, status_is_current)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.statefulset import lower_ordinal_holding, queue_key
-from kubectl_evict.timeutil import format_offset, format_seconds
+from kubectl_evict.timeutil import format_offset, format_seconds, format_time
+from kubectl_evict.workloads import attach
 
 RULE = "drain"
+
+# The drain's own reasons for not finishing, as the plan's stable codes.
+_BLOCK_CODES = {"pdb": "pdb-budget", "multiple-pdbs": "pdb-multiple", "filters": "drain-filter",
+                "aborted": "drain-filter", "unreachable": "node-unreachable"}
 
 
 class DrainSettings(PClass):
@@ -110,21 +116,31 @@ class _Drain:
         self.b = PlanBuilder("drain", now)
         self.budgets: Dict[Tuple[str, str], _BudgetState] = {}
         self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node,
-                             excluded=() if settings.one_at_a_time else settings.nodes, snapshot=snapshot)
+                             excluded=() if settings.one_at_a_time else settings.nodes, snapshot=snapshot,
+                             preempt=True)
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
-                                                "start": 0}
+                                                "start": 0, "short": 0}
                                             for n in settings.nodes}
-        self.removed: List[Tuple[Pod, float, Optional[float]]] = []  # (pod, at, replacement ready at)
         self.landed_later: Dict[Tuple[str, str], int] = {}
         self.sts_pending: Set[Tuple[str, str]] = set()     # StatefulSet pods whose replacement stays Pending
+        self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
+        self.candidates: Dict[Tuple[str, str], Tuple[str, ...]] = {}   # nodes tied with the target
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
 
     # -- helpers --------------------------------------------------------------------------------
 
     def block(self, pod: Pod, reason: str, kind: str) -> None:
-        self.b.block(pod, reason)
+        self.b.block(pod, _BLOCK_CODES[kind], reason)
         cats = self.node_stats[pod.node_name]["blocked"]
         cats[kind] = cats.get(kind, 0) + 1
+
+    def short(self, pod: Pod, code: str, reason: str) -> None:
+        self.b.shortfall(pod, code, reason)
+        self.node_stats[pod.node_name]["short"] += 1
+
+    def unreachable(self, name: str) -> bool:
+        """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating."""
+        return self.s.nodes[name].ready_status in ("Unknown", "False")
 
     def budget(self, pdb: PodDisruptionBudget) -> _BudgetState:
         key = (pdb.namespace, pdb.name)
@@ -177,7 +193,7 @@ class _Drain:
             self.b.note("node/%s already cordoned" % name)
             stats["cordon"] = "already cordoned"
         else:
-            self.b.action("cordon", node=name, at=at, rule=RULE,
+            self.b.action("cordon", by=USER, node=name, at=at, rule=RULE,
                           reason="kubectl drain cordons first (spec.unschedulable=true; the node gets the "
                                  "node.kubernetes.io/unschedulable:NoSchedule taint)")
             stats["cordon"] = "cordon"
@@ -187,7 +203,7 @@ class _Drain:
         flags = self.cfg.filters
         for pod in self.s.pods_on(name):
             if self.cfg.pod_selector is not None and not label_selector_matches(self.cfg.pod_selector, pod.labels):
-                self.b.skip(pod, "not selected by --pod-selector: kubectl drain leaves it running")
+                self.b.skip(pod, "not-selected", "not selected by --pod-selector: kubectl drain leaves it running")
                 stats["skipped"] += 1
                 continue
             res = drain_filter(self.s, pod, flags, self.now)
@@ -200,13 +216,13 @@ class _Drain:
             elif res.reason == SKIP:
                 stats["skipped"] += 1
                 if pod.is_mirror:
-                    self.b.skip(pod, "mirror pod (a static pod the kubelet runs): kubectl drain skips it")
+                    self.b.skip(pod, "mirror-pod", "mirror pod (a static pod the kubelet runs): kubectl drain skips it")
                 else:
-                    self.b.skip(pod, "terminating for more than %ds (--skip-wait-for-delete-timeout): kubectl drain "
+                    self.b.skip(pod, "already-terminating", "terminating for more than %ds (--skip-wait-for-delete-timeout): kubectl drain "
                                      "skips it" % flags.skip_wait_for_delete_timeout)
             elif res.reason == WARNING:
                 stats["skipped"] += 1
-                self.b.skip(pod, res.message)
+                self.b.skip(pod, "daemonset" if pod.controller_kind == "DaemonSet" else "drain-filter", res.message)
         if errors:
             groups = aggregate(errors)
             texts = [error_text(msg, refs) for msg, refs in groups]
@@ -225,7 +241,7 @@ class _Drain:
 
     # -- evictions --------------------------------------------------------------------------------
 
-    def land(self, pod: Pod) -> Tuple[Optional[str], str]:
+    def land(self, pod: Pod, at: float) -> Tuple[Optional[str], str]:
         """Place the replacement of `pod`: (target, problem). Problem "" when placed or when
         nothing recreates the pod."""
         if not pod.recreated_elsewhere:
@@ -233,11 +249,13 @@ class _Drain:
         holder = lower_ordinal_holding(self.s, pod, self.sts_pending, self.leaving)
         if holder is not None:
             self.sts_pending.add(pod.key)
+            self.ordered_ready.add(pod.key)
             return None, ("StatefulSet %s/%s is OrderedReady: it recreates %s only once %s is Running and Ready, "
                           "and %s" % (pod.namespace, pod.controller.name, pod.name, holder.name,
                                       "its replacement stays Pending" if holder.key in self.sts_pending
                                       else "it is not"))
-        placed = self.placer.place(pod)
+        placed = place(self.b, self.placer, pod, at, RULE)
+        self.candidates[pod.key] = placed.candidates
         if placed.node is None:
             if pod.controller_kind == "StatefulSet":
                 self.sts_pending.add(pod.key)
@@ -250,7 +268,10 @@ class _Drain:
     def remove(self, pod: Pod, wave: int, reason: str, state: Optional[_BudgetState]) -> None:
         """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget."""
         at = wave * self.cfg.pod_startup
-        target, problem = self.land(pod)
+        if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
+            target, problem = None, ""      # its replacement waits for the old pod to be gone
+        else:
+            target, problem = self.land(pod, at)
         stats = self.node_stats[pod.node_name]
         stats["evicted"] += 1
         stats["waves"].add(wave)
@@ -268,22 +289,53 @@ class _Drain:
             reason += "; its replacement fits no node"
         grace = None if self.cfg.grace_period < 0 else self.cfg.grace_period
         common = dict(namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name, at=at,
-                      grace_period_seconds=grace, target=target, rule=RULE, reason=reason)
+                      grace_period_seconds=grace, target=target, candidates=self.candidates.pop(pod.key, ()),
+                      rule=RULE, reason=reason)
         if self.cfg.disable_eviction:
-            self.b.action("delete", force=grace == 0, **common)
+            self.b.action("delete", by=USER, force=grace == 0, **common)
         else:
-            self.b.action("evict", **common)
-        if problem:
-            self.block(pod, "evicted, but its replacement has nowhere to go: %s" % problem, "nowhere")
-        ready_at = at + self.cfg.pod_startup if target is not None else None
-        if pod.ready and pod.deletion_timestamp is None and pod.phase not in ("Succeeded", "Failed"):
-            self.removed.append((pod, at, ready_at))
+            self.b.action("evict", by=USER, **common)
+        skip_wait = self.cfg.filters.skip_wait_for_delete_timeout
+        if self.unreachable(pod.node_name) and skip_wait <= 0:
+            self.block(pod, self.unreachable_reason(pod, target), "unreachable")
+        elif self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
+            self.short(pod, "waits-for-old-pod", "evicted, but it stays Terminating on the unreachable node, and the "
+                       "StatefulSet creates its replacement (same name) only once it is gone; kubectl drain stops "
+                       "waiting after --skip-wait-for-delete-timeout=%ds" % skip_wait)
+        elif problem and pod.key in self.ordered_ready:
+            self.short(pod, "ordered-ready", "evicted, but its replacement is never created: %s" % problem)
+        elif problem:
+            self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
         if state is not None:
             if target is not None:
                 state.restores[wave + 1] = state.restores.get(wave + 1, 0) + 1
             else:
                 state.lost.append("the replacement of %s (evicted at %s) %s" % (
                     pod.ref, format_offset(at), "has nowhere to go" if problem else "is never created"))
+
+    def unreachable_reason(self, pod: Pod, target: Optional[str]) -> str:
+        node = self.s.nodes[pod.node_name]
+        ready = node.conditions.get("Ready")
+        text = ("node/%s is Ready=%s: the Eviction API accepts the eviction, but no kubelet confirms the deletion, "
+                "so the pod stays Terminating and kubectl drain waits for it until --timeout (default: forever)"
+                % (node.name, ready.status if ready is not None else "?"))
+        if pod.controller_kind == "StatefulSet":
+            text += "; the StatefulSet creates its replacement (same name) only once the old pod is gone"
+        elif target is not None:
+            text += "; its replacement is created at once and lands on node/%s" % target
+        return text
+
+    def unreachable_verdict(self, name: str) -> str:
+        """Since when the node is unreachable, and the two ways out."""
+        ready = self.s.nodes[name].conditions.get("Ready")
+        since = ""
+        if ready is not None and ready.last_transition is not None:
+            since = " since %s (%s ago)" % (format_time(ready.last_transition),
+                                           format_seconds(max(0, round(self.now - ready.last_transition))))
+        return ("node/%s has been Ready=%s%s; ways out: --skip-wait-for-delete-timeout N (kubectl stops waiting "
+                "for pods deleted more than N seconds ago), or, once the node is powered off, "
+                "'kubectl evictplan shutdown %s --non-graceful' (the out-of-service taint lets pod GC remove them)"
+                % (name, ready.status if ready is not None else "Unknown", since, name))
 
     def budget_block_reason(self, pod: Pod, state: _BudgetState, text: str) -> str:
         pdb = state.pdb
@@ -396,7 +448,6 @@ class _Drain:
                 last = self.run(pods, wave)
                 if last >= wave:
                     wave = last + 1
-        self.lost_workloads()
         if self.landed_later:
             for (src, dst), n in sorted(self.landed_later.items()):
                 self.b.warn("%s evicted from node/%s land on node/%s, which is drained later: they move twice"
@@ -408,41 +459,12 @@ class _Drain:
              "currentHealthy": st.budget.current_healthy, "disruptionsAllowed": st.budget.disruptions_allowed,
              "spent": st.spent}
             for _, st in sorted(self.budgets.items())]
-        return self.b.build()
-
-    def lost_workloads(self) -> None:
-        """Warn about workloads all of whose ready replicas are gone at once."""
-        by_workload: Dict[str, List[Tuple[Pod, float, Optional[float]]]] = {}
-        for entry in self.removed:
-            pod = entry[0]
-            if pod.controller is None or pod.controller_kind in ("DaemonSet", "Node"):
-                continue
-            by_workload.setdefault(self.workload(pod), []).append(entry)
-        for wl in sorted(by_workload):
-            entries = by_workload[wl]
-            pod = entries[0][0]
-            siblings = self.s.pods_by_owner.get(pod.controller.uid, ()) if pod.controller.uid else ()
-            ready = sum(1 for p in siblings if p.ready and p.deletion_timestamp is None and not p.is_terminal)
-            if not siblings:
-                continue
-            if len(entries) < ready:
-                continue
-            last_gone = max(at for _, at, _ in entries)
-            back = [r for _, _, r in entries if r is not None]
-            first_back = min(back) if back else None
-            if first_back is not None and first_back <= last_gone:
-                continue
-            how = "--disable-eviction deletes" if self.cfg.disable_eviction else "the drain evicts"
-            what = "its only ready replica" if ready == 1 else "all %d ready replicas" % ready
-            until = ("until %s replacement is ready at %s" % ("its" if ready == 1 else "the first", format_offset(first_back))
-                     if first_back is not None else "and no replacement has a node to run on")
-            self.b.warn("%s loses %s (%s %s): down from %s %s" % (
-                wl, what, how, "it" if ready == 1 else "them", format_offset(last_gone), until))
+        return attach(self.s, self.b.build(), float(cfg.pod_startup))
 
     def verdicts(self) -> None:
         cfg = self.cfg
         nodes = []
-        words = {"nowhere": ("pod has nowhere to go", "pods have nowhere to go"),
+        words = {"unreachable": ("pod stays Terminating", "pods stay Terminating"),
                  "pdb": ("pod is held by its PodDisruptionBudget", "pods are held by their PodDisruptionBudgets"),
                  "multiple-pdbs": ("pod is covered by more than one PodDisruptionBudget",
                                    "pods are covered by more than one PodDisruptionBudget"),
@@ -455,15 +477,23 @@ class _Drain:
             blocked = sum(st["blocked"].values())
             info = {"node": name, "cordon": st.get("cordon", ""), "drainable": blocked == 0,
                     "evicted": st["evicted"], "blocked": blocked, "skipped": st["skipped"]}
+            short = st["short"]
+            info["shortfall"] = short
             if blocked:
                 parts = [_plural(st["blocked"][k], *words[k]) for k in words if st["blocked"].get(k)]
-                text = "node/%s: blocked: %s" % (name, ", ".join(parts))
+                text = "node/%s: will not finish: %s" % (name, ", ".join(parts))
+                if st["blocked"].get("unreachable"):
+                    text += "; " + self.unreachable_verdict(name)
             elif not waves:
                 text = "node/%s: can be drained: nothing to evict" % name
             else:
                 n = waves[-1] - start + 1
                 secs = n * cfg.pod_startup
                 text = "node/%s: can be drained in %s (~%s)" % (name, _plural(n, "wave", "waves"), format_seconds(secs))
+                if short:
+                    text = "node/%s: can be drained, but %s in %s (~%s)" % (
+                        name, _plural(short, "replacement stays Pending", "replacements stay Pending"),
+                        _plural(n, "wave", "waves"), format_seconds(secs))
                 info.update(waves=n, seconds=secs)
             if cfg.one_at_a_time:
                 text += " (starts at %s)" % format_offset(start * cfg.pod_startup)

@@ -21,13 +21,13 @@ Times in a `Timeline` are seconds after `now`.
 from __future__ import annotations
 
 import math
-import re
 import struct
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from pyrsistent import PClass, field
 
 from kubectl_evict.model import Condition, Node, Pod, Snapshot, Taint, Toleration
+from kubectl_evict.versions import ClusterVersion, cluster_version
 from kubectl_evict.scheduling.tolerations import (DISK_PRESSURE, MEMORY_PRESSURE, NETWORK_UNAVAILABLE, NOT_READY,
                                                   PID_PRESSURE, UNREACHABLE, UNSCHEDULABLE, default_toleration_seconds,
                                                   no_execute_decision, taints_text)
@@ -57,18 +57,12 @@ class ControllerSettings(PClass):
     default_unreachable_toleration_seconds = field(type=int, initial=300)
 
 
-_VERSION_RE = re.compile(r"v?(\d+)\.(\d+)")
-
-
-def monitor_grace(settings: ControllerSettings, server_version: str) -> float:
+def monitor_grace(settings: ControllerSettings, version: ClusterVersion) -> float:
     """`--node-monitor-grace-period`: the flag, else 50s (v1.32+, PR #126287), else 40s for an
-    older server. An unknown version gets the current default."""
+    older cluster (the version rule of kubectl_evict/versions.py)."""
     if settings.node_monitor_grace_period is not None:
         return float(settings.node_monitor_grace_period)
-    m = _VERSION_RE.match(server_version or "")
-    if m and (int(m.group(1)), int(m.group(2))) < (1, 32):
-        return 40.0
-    return 50.0
+    return 50.0 if version.at_least(1, 32) else 40.0
 
 
 # --- node health (tryUpdateNodeHealth) -----------------------------------------------------------
@@ -431,7 +425,7 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
     applied, the zones' states, and per-node NoExecute taint histories for `pod_fates`.
     With `settings.legacy_eviction` the zone queues hand out pod deletions instead of taints.
     """
-    grace = monitor_grace(settings, snapshot.info.server_version)
+    grace = monitor_grace(settings, cluster_version(snapshot))
     startup = float(settings.node_startup_grace_period)
     period = float(settings.node_monitor_period)
     legacy = bool(settings.legacy_eviction)

@@ -38,7 +38,8 @@ from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICT
                                                threshold_quantity, thresholds_met, update_containerfs_thresholds)
 from kubectl_evict.kubeletconfig import kubelet_config_for
 from kubectl_evict.model import Node, Pod, Snapshot
-from kubectl_evict.plan import Plan, PlanBuilder
+from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder
+from kubectl_evict.workloads import attach
 from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
 from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -376,14 +377,14 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
             if c in active_conds and c not in cond_on:
                 why = "; ".join(_describe(th, obs) for th in met if SIGNAL_CONDITION[th.signal] == c)
                 if c not in tainted:
-                    b.action("taint", node=name, key=CONDITION_TAINT[c], value="", effect="NoSchedule", at=t, rule=RULE,
+                    b.action("taint", by=NODE_LIFECYCLE, node=name, key=CONDITION_TAINT[c], value="", effect="NoSchedule", at=t, rule=RULE,
                              reason="kubelet sets %s=True (%s); the node lifecycle controller taints the node" % (c, why))
                     tainted.add(c)
                 cond_on.add(c)
                 set_during.append(c)
             elif c in cond_on and c not in active_conds:
                 if c in tainted:
-                    b.action("untaint", node=name, key=CONDITION_TAINT[c], effect="NoSchedule", at=t, rule=RULE,
+                    b.action("untaint", by=NODE_LIFECYCLE, node=name, key=CONDITION_TAINT[c], effect="NoSchedule", at=t, rule=RULE,
                              reason="%s=False: not observed for evictionPressureTransitionPeriod (%s)"
                                     % (c, format_seconds(cfg.transition_period)))
                     tainted.discard(c)
@@ -397,7 +398,7 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
                     continue
                 why = local_storage_violation(p, u, layout)
                 if why:
-                    b.action("kill", namespace=p.namespace, pod=p.name, uid=p.uid, node=name, at=t,
+                    b.action("kill", by=KUBELET, namespace=p.namespace, pod=p.name, uid=p.uid, node=name, at=t,
                              grace_period_seconds=HARD_GRACE, rule=RULE, reason=why.rstrip())
                     alive.remove(p)
                     _free(obs, p, u, layout)
@@ -433,18 +434,19 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
             if is_critical(p):
                 if p.key not in skipped_critical:
                     skipped_critical.add(p.key)
-                    b.skip(p, "critical pod (%s): the eviction manager never evicts it" % (
+                    b.skip(p, "critical-pod", "critical pod (%s): the eviction manager never evicts it" % (
                         "static" if p.is_static else "mirror" if p.is_mirror else "priority %d" % p.priority))
                 continue
             victim = p
             break
         if victim is None:
             exhausted = True
-            b.warn("node/%s: no evictable pods left and %s is still met: the node stays under pressure" % (name, _describe(th, obs)))
+            b.node_shortfall(name, "threshold-persists", "no evictable pods left and %s is still met: the node stays "
+                             "under pressure" % _describe(th, obs))
             break
         u = usage_for(usages, victim)
         grace = eviction_grace(th, cfg.max_pod_grace, victim)
-        b.action("kill", namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=name, at=t,
+        b.action("kill", by=KUBELET, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=name, at=t,
                  grace_period_seconds=grace, rule=RULE, reason=eviction_message(resource, victim, u).rstrip())
         if u is None:
             b.warn("node/%s: pod %s has no stats in the summary (ranked first, as the kubelet does); "
@@ -634,7 +636,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         b.extra["oom"] = oom
     if not results and not b.warnings:
         b.note("no node is under pressure or over a local-storage limit")
-    return b.build()
+    return attach(snapshot, b.build())
 
 
 def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str, Observation],

@@ -30,7 +30,9 @@ from pyrsistent import PClass, field, pvector
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
 from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, noexecute_timeline
-from kubectl_evict.plan import Plan, PlanBuilder
+from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
+                                PlanBuilder)
+from kubectl_evict.workloads import attach
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, no_execute_decision
 from kubectl_evict.timeutil import format_go_duration, format_seconds, format_time, parse_duration
@@ -368,7 +370,7 @@ def plan_shutdown(snapshot: Snapshot, settings: ShutdownSettings, now: float) ->
         _plan_non_graceful(b, snapshot, settings, nodes, now)
     else:
         _plan_graceful(b, snapshot, settings, nodes, now)
-    return b.build()
+    return attach(snapshot, b.build())
 
 
 def _since(t: Optional[float], now: float) -> str:
@@ -403,7 +405,7 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
     pods = []
     for pod in snapshot.pods_on(name):
         if pod.is_terminal:
-            b.skip(pod, "already %s: the kubelet only stops active pods" % pod.phase)
+            b.skip(pod, "completed", "already %s: the kubelet only stops active pods" % pod.phase)
         else:
             pods.append(pod)
     report: Dict[str, Any] = {"node": name, "mode": "graceful", "configSource": cfg.source}
@@ -420,7 +422,7 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                "(no preStop hooks, terminationGracePeriodSeconds ignored)"
                % (name, cfg.source, format_go_duration(cfg.grace or 0.0), len(pods)))
         for pod in pods:
-            b.action("kill", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=0,
+            b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=0,
                      grace_period_seconds=0, rule=RULE,
                      reason="graceful shutdown disabled: the OS stops the containers with the node; the pod object "
                             "stays Running until the controllers act")
@@ -453,7 +455,7 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                 if grace == 0:
                     why += " (the pod worker still gives it at least 1s)"
                 why += "; ends %s/Terminated" % shutdown_pod_status(pod.phase)["phase"]
-                b.action("kill", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=t,
+                b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=t,
                          grace_period_seconds=grace, rule=RULE, reason=why)
                 kill_end[pod.key] = (t, t + grace)
             phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": t,
@@ -494,14 +496,16 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
         first = ("the kubelet stops with the node and posts no more status: Ready=Unknown after "
                  "--node-monitor-grace-period %s" % format_seconds(side.grace))
     if not any(t.key == key and t.effect == "NoSchedule" for t in node.taints):
-        b.action("taint", node=name, key=key, value="", effect="NoSchedule", at=side.no_schedule_at, rule=CONTROLLER,
+        b.action("taint", by=NODE_LIFECYCLE, node=name, key=key, value="", effect="NoSchedule", at=side.no_schedule_at,
+                 rule=CONTROLLER,
                  reason="node lifecycle controller: %s; no new pods are scheduled here" % first)
     report["noScheduleTaintAt"] = side.no_schedule_at
     report["noExecuteTaintAt"] = side.no_execute_at
     if side.no_execute_at is None:
         b.note("node/%s: no %s:NoExecute taint: %s" % (name, key, side.why_not))
         return
-    b.action("taint", node=name, key=key, value="", effect="NoExecute", at=side.no_execute_at, rule=CONTROLLER,
+    b.action("taint", by=NODE_LIFECYCLE, node=name, key=key, value="", effect="NoExecute", at=side.no_execute_at,
+             rule=CONTROLLER,
              reason="node lifecycle controller: queued one --node-monitor-period after Ready left True; nodes of "
                     "one zone are tainted %s apart (--node-eviction-rate %s)"
                     % (format_seconds(1.0 / settings.controller.node_eviction_rate), settings.controller.node_eviction_rate))
@@ -522,7 +526,7 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
             tail = "before its shutdown phase starts at +%s: deleted out of priority order" % format_seconds(start)
         else:
             tail = "the kubelet is still stopping it"
-        b.action("delete", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
+        b.action("delete", by=TAINT_EVICTION, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                  grace_period_seconds=None, rule=CONTROLLER,
                  reason="taint-eviction controller: %s for %s:NoExecute; %s" % (why, key, tail))
     if stopped:
@@ -576,7 +580,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
             b.warn("node/%s is Ready in the snapshot: it is running. Do not add the out-of-service taint to it "
                    "(pod GC only force-deletes pods on NotReady nodes; the taint-eviction controller still deletes "
                    "them)" % name)
-        b.action("taint", node=name, key=OUT_OF_SERVICE, value=OUT_OF_SERVICE_VALUE, effect="NoExecute", at=0,
+        b.action("taint", by=USER, node=name, key=OUT_OF_SERVICE, value=OUT_OF_SERVICE_VALUE, effect="NoExecute", at=0,
                  rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off")
         deleted = []
         sts_targets = []
@@ -596,7 +600,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 start = max((t.time_added for t in noexec if t.time_added is not None), default=now)
                 when, reason = _taint_deletion(pod, noexec, start) if noexec else (None, "")
                 if when is None:
-                    b.skip(pod, "tolerates %s: stays bound to the powered-off node" % (str(oos),))
+                    b.skip(pod, "tolerates-forever", "tolerates %s: stays bound to the powered-off node" % (str(oos),))
                     continue
                 at = max(0.0, when - now)
                 why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it: it tolerates the "
@@ -613,15 +617,15 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                         why += "; StatefulSet cannot start it elsewhere"
                         sts_targets.append("%s -> nowhere" % pod.ref)
                 if placed.node is None:
-                    b.block(pod, "force-deleted, but its replacement fits no node: %s" % placed.reason)
+                    b.shortfall(pod, "no-node-fits", "force-deleted, but its replacement fits no node: %s" % placed.reason)
             elif pod.controller_kind == "DaemonSet":
                 why += "; the DaemonSet does not recreate it here (it does not tolerate the taint)"
-            b.action("delete", namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
+            b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                      grace_period_seconds=0, force=True, rule=RULE, reason=why, **kw)
             deleted.append(pod.ref)
         vas = [va for va in snapshot.volume_attachments if va.node_name == name]
         for va in sorted(vas, key=lambda v: v.name):
-            b.action("detach", volume_attachment=va.name, node=name, at=0, rule=RULE,
+            b.action("detach", by=ATTACH_DETACH, volume_attachment=va.name, node=name, at=0, rule=RULE,
                      reason="attach/detach controller detaches %s (%s) at once: the node has the out-of-service "
                             "taint, no %s wait for unmount" % (va.pv_name or "the volume", va.attacher or "?",
                                                                format_seconds(MAX_WAIT_FOR_UNMOUNT)))

@@ -61,6 +61,7 @@ class Placement(NamedTuple):
     reason: str                               # why nothing fits (the FailedScheduling text), "" when placed
     candidates: Tuple[str, ...] = ()          # nodes tied at the top score (empty: no tie)
     preemptions: Tuple[Tuple[Pod, str], ...] = ()   # (victim, its node) deleted by the scheduler to make room
+    pdb_violations: int = 0                   # PodDisruptionBudgets those deletions violate
 
 
 def _selector_keys(sel: Optional[NodeSelector]) -> Tuple[Set[str], bool]:
@@ -422,7 +423,7 @@ class Placer:
             for victim, node in result.victims:
                 self.remove(victim, node)
             self.commit(pod, result.node)
-            return Placement(result.node, "", (), result.victims)
+            return Placement(result.node, "", (), result.victims, result.pdb_violations)
         return Placement(None, fit_error(total, why, postfilter=result.message))
 
     def terminate(self, pods: Iterable[Pod]) -> None:

@@ -397,7 +397,15 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
                 capacity=it.resource_map(loc, status, "capacity", "status.capacity"),
                 allocatable=it.resource_map(loc, status, "allocatable", "status.allocatable"),
                 zone=zone_key(labels), creation_timestamp=_time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
-                excluded_from_disruption="node.kubernetes.io/exclude-disruption" in labels)
+                excluded_from_disruption="node.kubernetes.io/exclude-disruption" in labels,
+                kubelet_version=_kubelet_version(status))
+
+
+def _kubelet_version(status: dict) -> str:
+    """status.nodeInfo.kubeletVersion, or "" (it only informs the version rule, never an error)."""
+    info = status.get("nodeInfo")
+    v = info.get("kubeletVersion") if isinstance(info, dict) else None
+    return v if isinstance(v, str) else ""
 
 
 def _owner_refs(loc: _Loc, meta: dict, it: _Interner) -> Tuple[OwnerRef, ...]:

@@ -1,0 +1,145 @@
+"""Ready replicas per workload over the course of a plan: now, at the lowest point, after.
+
+Operators do not think in pods but in workloads: "does shop/payments keep serving while I
+drain?". Every rule's plan removes pods at known times (`at` of evict/delete/kill actions) and
+says where a replacement lands (`target`); a replacement counts as Ready `startup` seconds after
+its pod is gone, the same assumption drain's waves make (`--pod-startup`). A pod that is already
+not Ready or already terminating takes no ready replica away, and a terminating pod's
+replacement already exists, so it adds none.
+
+Pods are grouped by their top-level owner as `kubectl rollout status` would name it: a
+ReplicaSet owned by a Deployment counts as the Deployment (across all of its ReplicaSets).
+A workload whose ready replicas reach 0 is an outage, and every command warns about it.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from pyrsistent import pvector
+
+from kubectl_evict.model import Pod, Snapshot
+from kubectl_evict.plan import POD_ACTIONS, Action, Workload
+from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.timeutil import format_offset
+
+KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "ReplicationController")
+DEFAULT_STARTUP = 30.0
+
+WorkloadKey = Tuple[str, str, str]          # (kind, namespace, name)
+
+
+def workload_of(snapshot: Snapshot, pod: Pod) -> Optional[WorkloadKey]:
+    """The workload a pod belongs to: (kind, namespace, name), ReplicaSets folded into their
+    Deployment; None for bare and static pods."""
+    ref = pod.controller
+    if ref is None or ref.kind not in KINDS:
+        return None
+    if ref.kind == "ReplicaSet":
+        owner = snapshot.owners.get(("ReplicaSet", pod.namespace, ref.name))
+        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
+            return ("Deployment", pod.namespace, owner.controller.name)
+    return (ref.kind, pod.namespace, ref.name)
+
+
+def _counts_ready(pod: Pod) -> bool:
+    return pod.ready and pod.deletion_timestamp is None and not pod.is_terminal
+
+
+def _replicasets_by_deployment(snapshot: Snapshot) -> Dict[WorkloadKey, List[str]]:
+    """Deployment -> the uids of its ReplicaSets: one pass over the owners."""
+    out: Dict[WorkloadKey, List[str]] = {}
+    for (kind, namespace, _), owner in snapshot.owners.items():
+        if kind == "ReplicaSet" and owner.controller is not None and owner.controller.kind == "Deployment":
+            out.setdefault(("Deployment", namespace, owner.controller.name), []).append(owner.uid)
+    return out
+
+
+def _members(snapshot: Snapshot, key: WorkloadKey, rs_index: Dict[WorkloadKey, List[str]]) -> List[Pod]:
+    """The pods of a workload, through the owner index (never a scan of every pod)."""
+    if key[0] == "Deployment":
+        uids = rs_index.get(key, [])
+    else:
+        owner = snapshot.owners.get(key)
+        uids = [owner.uid] if owner is not None else []
+    out: List[Pod] = []
+    for uid in uids:
+        out.extend(snapshot.pods_by_owner.get(uid, ()))
+    return out
+
+
+def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DEFAULT_STARTUP
+              ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...]]:
+    """The `workloads` of a plan and its outage warnings, from its pod actions."""
+    events: Dict[WorkloadKey, List[Tuple[float, int]]] = {}
+    bypass: Dict[WorkloadKey, bool] = {}
+    pods: Dict[WorkloadKey, List[Pod]] = {}
+    for a in actions:
+        if a.type not in POD_ACTIONS:
+            continue
+        pod = snapshot.pods_by_key.get((a.namespace, a.pod))
+        if pod is None:
+            continue
+        key = workload_of(snapshot, pod)
+        if key is None:
+            continue
+        ev = events.setdefault(key, [])
+        pods.setdefault(key, []).append(pod)
+        if _counts_ready(pod):
+            ev.append((float(a.at), -1))
+        if a.target is not None and pod.deletion_timestamp is None:
+            ev.append((float(a.at) + startup, +1))
+        if a.type != "evict":
+            bypass[key] = True
+    if not events:
+        return (), ()
+    rs_index = _replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in events) else {}
+    out: List[Workload] = []
+    warnings: List[str] = []
+    for key in sorted(events):
+        kind, namespace, name = key
+        members = _members(snapshot, key, rs_index) or pods[key]
+        ready = sum(1 for p in members if _counts_ready(p))
+        level, low, low_at = ready, ready, 0.0
+        outage_from: Optional[float] = None
+        outage_until: Optional[float] = None
+        # Losses before gains at the same moment: the lowest point is the honest one.
+        for at, delta in sorted(events[key], key=lambda e: (e[0], e[1])):
+            level += delta
+            if level < low:
+                low, low_at = level, at
+            if level <= 0 < ready and outage_from is None:
+                outage_from = at
+            elif level > 0 and outage_from is not None and outage_until is None:
+                outage_until = at
+        wl = Workload(kind=kind, namespace=namespace, name=name, ready=ready, ready_min=max(low, 0),
+                      ready_min_at=low_at, ready_after=max(level, 0), pdb=_pdb_ref(snapshot, pods[key]))
+        out.append(wl)
+        if outage_from is not None:
+            warnings.append(_outage_text(wl, outage_from, outage_until, bypass.get(key, False)))
+    return tuple(out), tuple(warnings)
+
+
+def _pdb_ref(snapshot: Snapshot, pods: Sequence[Pod]) -> str:
+    for pod in pods:
+        covering = pdbs_for_pod(snapshot, pod)
+        if covering:
+            return covering[0].ref
+    return ""
+
+
+def _outage_text(wl: Workload, start: float, end: Optional[float], bypassed: bool) -> str:
+    window = ("from %s until %s" % (format_offset(start), format_offset(end)) if end is not None
+              else "from %s on: no replacement becomes Ready" % format_offset(start))
+    text = "outage: %s has 0 of %d ready replicas %s" % (wl.ref, wl.ready, window)
+    if wl.pdb:
+        text += (" (plain deletions bypass PDB %s)" % wl.pdb if bypassed
+                 else " (PDB %s allows it)" % wl.pdb)
+    return text
+
+
+def attach(snapshot: Snapshot, plan: "object", startup: float = DEFAULT_STARTUP) -> "object":
+    """The plan with its `workloads` and outage warnings filled in."""
+    workloads, warnings = summarize(snapshot, plan.actions, startup)
+    extra = [w for w in warnings if w not in plan.warnings]
+    return plan.set(workloads=pvector(workloads), warnings=plan.warnings.extend(extra))
