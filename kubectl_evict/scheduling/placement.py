@@ -395,6 +395,15 @@ class Placer:
         the old pod is still terminating (it still counts for inter-pod affinity, no longer for
         topology spread)."""
         self._retire(pod)
+        placed = self._place(pod)
+        if placed.node is None and self._terminating:
+            # The scheduler retries when pods go away: once the evicted pods are gone (their
+            # inter-pod terms, resources and volumes with them) the replacement may fit.
+            self._forget_terminating()
+            placed = self._place(pod)
+        return placed
+
+    def _place(self, pod: Pod) -> Placement:
         entries, static_why = self._static_feasible(pod)
         cyc = self.cycle(pod)
         total = len(self.names)
@@ -462,16 +471,18 @@ class Placer:
         """Before placing `pod`'s replacement: a StatefulSet creates it only once the old pod is
         gone, and by then the pods evicted with it are gone too; any other controller creates it
         while the old pod terminates."""
+        self.terminate((pod,))
         if pod.controller_kind == "StatefulSet":
-            self.terminate((pod,))
-            for key, (p, node) in sorted(self._terminating.items()):
-                self.cs.remove(p, node)
-                self._reorder(node)
-                self._gone[key] = node
-            self._terminating.clear()
-            self._nofit.clear()
-        else:
-            self.terminate((pod,))
+            self._forget_terminating()
+
+    def _forget_terminating(self) -> None:
+        """The terminating pods are gone."""
+        for key, (p, node) in sorted(self._terminating.items()):
+            self.cs.remove(p, node)
+            self._reorder(node)
+            self._gone[key] = node
+        self._terminating.clear()
+        self._nofit.clear()
 
     def commit(self, pod: Pod, name: str) -> None:
         """Reserve `pod`'s requests, pod slot, host ports, volumes and domains on node `name`."""

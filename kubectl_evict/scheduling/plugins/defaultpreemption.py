@@ -70,6 +70,7 @@ def select_victims(placer: Any, pod: Pod, name: str, lower: List[Pod]) -> Tuple[
     """`SelectVictimsOnNode` as a dry run: the state is restored before returning."""
     cs = placer.cs
     lower = sorted(lower, key=importance_key)
+    out = {id(p): p for p in lower}           # removed from the node right now
     for p in lower:
         cs.remove(p, name)
     items = cs.items(pod)
@@ -85,19 +86,19 @@ def select_victims(placer: Any, pod: Pod, name: str, lower: List[Pod]) -> Tuple[
         for group, is_violating in ((violating, True), (fine, False)):
             for p in group:
                 cs.add(p, name)
+                del out[id(p)]
                 cyc = placer.cycle(pod)
                 if cyc.rejected is not None or not placer._fits(pod, items, name, cyc):
                     cs.remove(p, name)
+                    out[id(p)] = p
                     victims.append(p)
                     if is_violating:
                         violations += 1
         victims.sort(key=importance_key)
         return Candidate(name, tuple(victims), violations), None
     finally:
-        back = {id(v) for v in victims}
-        for p in lower:
-            if id(p) in back:
-                cs.add(p, name)
+        for p in out.values():                # a dry run: put back what is still out
+            cs.add(p, name)
 
 
 def pick_node(candidates: Sequence[Candidate]) -> Candidate:
