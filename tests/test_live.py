@@ -274,7 +274,7 @@ def test_expired_continue_token(tmp_path, expiries, outcome):
 def test_too_many_requests_with_retry_after_is_retried(demo, demo_kc):
     demo.faults.add("GET", r"^/api/v1/pods$", status=429, retry_after=1, times=1)
     data = live.read_live(GlobalOptions(kubeconfig=demo_kc), "pruned", kubelet=False)
-    assert len(data.items["Pod"]) == 155
+    assert len(data.items["Pod"]) == 157
 
 
 # --- kubelets -----------------------------------------------------------------------------------
@@ -402,7 +402,7 @@ def test_progress_line_only_on_a_terminal(demo, demo_kc):
     on_tty = main("--kubeconfig", demo_kc, "--now", NOW, "affinity", tty=True)
     piped = main("--kubeconfig", demo_kc, "--now", NOW, "affinity")
     assert on_tty.returncode == 0 and piped.returncode == 0
-    assert "\r\033[Kreading cluster: nodes 12" in on_tty.stderr and "pods 155" in on_tty.stderr
+    assert "\r\033[Kreading cluster: nodes 12" in on_tty.stderr and "pods 157" in on_tty.stderr
     assert "reading cluster" not in piped.stderr and "\r" not in piped.stderr
     assert on_tty.stdout == piped.stdout
 
@@ -506,6 +506,6 @@ def test_readonly_clusterrole_is_enough(tmp_path, with_proxy, warned):
     with ApiServer(DEMO_PATH, tokens={"t": _rbac_role(with_proxy)}) as srv:
         kc = str(srv.write_kubeconfig(tmp_path / "kc", token="t"))
         data = live.read_live(GlobalOptions(kubeconfig=kc), "pruned", nodes=["worker-a1"])
-    assert len(data.items["Pod"]) == 155 and len(data.items["Lease"]) == 12
+    assert len(data.items["Pod"]) == 157 and len(data.items["Lease"]) == 12
     assert ("worker-a1" in data.kubelet_configs) is with_proxy
     assert bool(data.warnings) is warned
