@@ -103,8 +103,9 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
         level, low, low_at = ready, ready, 0.0
         outage_from: Optional[float] = None
         outage_until: Optional[float] = None
-        # Losses before gains at the same moment: the lowest point is the honest one.
-        for at, delta in sorted(events[key], key=lambda e: (e[0], e[1])):
+        # A replacement Ready at the same moment as a removal counts first: a drain's next wave
+        # starts once the previous wave's replacements are Ready (that is what frees the budget).
+        for at, delta in sorted(events[key], key=lambda e: (e[0], -e[1])):
             level += delta
             if level < low:
                 low, low_at = level, at

@@ -26,7 +26,7 @@ from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
-from kubectl_evict.versions import cluster_version
+from kubectl_evict.versions import ClusterVersion, cluster_version
 
 RULE = "controller"
 
@@ -98,6 +98,10 @@ def _zone_note(zt: ZoneTimeline, tl: Timeline, horizon: float, threshold: int) -
         text += "; %d node%s queued but never %s" % (len(zt.stuck), "" if len(zt.stuck) == 1 else "s",
                                                      "tainted" if not tl.legacy else "emptied")
     return text
+
+
+def _version_text(v: ClusterVersion) -> str:
+    return v.text if v.source != "default" else "%s, the newest modelled: the snapshot records no version" % v.text
 
 
 def plan_controller(snapshot: Snapshot, settings: ControllerPlanSettings, now: float) -> Plan:
@@ -189,7 +193,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
            "unhealthy-zone-threshold %g, large-cluster-size-threshold %d%s" % (
                format_seconds(tl.grace),
                "" if ctl.node_monitor_grace_period is not None else
-               " (default for %s)" % cluster_version(snapshot).describe(),
+               " (default for %s)" % _version_text(cluster_version(snapshot)),
                format_seconds(float(ctl.node_monitor_period)), rate_text(float(ctl.node_eviction_rate)),
                rate_text(float(ctl.secondary_node_eviction_rate)), float(ctl.unhealthy_zone_threshold),
                ctl.large_cluster_size_threshold,

@@ -217,9 +217,15 @@ class _Drain:
                 stats["skipped"] += 1
                 if pod.is_mirror:
                     self.b.skip(pod, "mirror-pod", "mirror pod (a static pod the kubelet runs): kubectl drain skips it")
+                elif pod.controller_kind == "StatefulSet" and self.unreachable(name):
+                    self.short(pod, "waits-for-old-pod", "terminating for more than %ds: kubectl drain skips it "
+                               "(--skip-wait-for-delete-timeout), but it stays Terminating on the unreachable node, "
+                               "and the StatefulSet creates its replacement (same name) only once it is gone"
+                               % flags.skip_wait_for_delete_timeout)
                 else:
-                    self.b.skip(pod, "already-terminating", "terminating for more than %ds (--skip-wait-for-delete-timeout): kubectl drain "
-                                     "skips it" % flags.skip_wait_for_delete_timeout)
+                    self.b.skip(pod, "already-terminating", "terminating for more than %ds "
+                                "(--skip-wait-for-delete-timeout): kubectl drain skips it"
+                                % flags.skip_wait_for_delete_timeout)
             elif res.reason == WARNING:
                 stats["skipped"] += 1
                 self.b.skip(pod, "daemonset" if pod.controller_kind == "DaemonSet" else "drain-filter", res.message)

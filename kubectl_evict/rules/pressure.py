@@ -10,8 +10,15 @@ Models the kubelet eviction manager of Kubernetes v1.30-1.33 (`pkg/kubelet/evict
 - from `now`, in 10 s housekeeping steps: thresholds met (strict `<`), minimum reclaim while
   still met, soft grace periods from first observation, pressure conditions and taints (kept
   for evictionPressureTransitionPeriod after the last observation), local-storage limit
-  evictions, then at most one `kill` per cycle from the ranking, subtracting the victim's usage
-  before the next cycle, until every met threshold is cleared including minimum reclaim.
+  evictions (`localStorageEviction`: emptyDir sizeLimit of any medium, the pod's
+  `resourcehelper.PodLimits`, container limits with rootfs only without a dedicated imagefs),
+  then at most one `kill` per cycle from the ranking, subtracting the victim's usage before the
+  next cycle, until every met threshold is cleared including minimum reclaim (carried over only
+  for thresholds whose grace has passed);
+- soft-eviction grace by the cluster's version (`versions.cluster_version`): capped by the pod's
+  terminationGracePeriodSeconds from v1.32, evictionMaxPodGracePeriod alone before; a note says
+  which rule and version the plan assumed;
+- pressure that outlasts every evictable pod is a `threshold-persists` shortfall (exit code 4).
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
 assumes it frees nothing and says so. Pure: (Snapshot, PressureSettings, now) -> Plan.
@@ -25,10 +32,10 @@ from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Seq
 from pyrsistent import PClass, field, pmap
 
 from kubectl_evict.errors import InputError
-from kubectl_evict.eviction.observe import (LAYOUT_TEXT, PodUsage, disk_layout, fs_stats_to_measure,
+from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, PodUsage, disk_layout, fs_stats_to_measure,
                                             non_pod_memory, observations, pod_disk_usage,
                                             pod_usages, usage_for)
-from kubectl_evict.eviction.manager import ManagerState, admits, eviction_grace, synchronize
+from kubectl_evict.eviction.manager import ManagerState, admits, caps_soft_grace, eviction_grace, synchronize
 from kubectl_evict.eviction.oom import oom_order
 from kubectl_evict.eviction.ranking import is_critical, rank
 from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICTION_HARD, DEFAULT_MAX_POD_GRACE_PERIOD,
@@ -41,13 +48,16 @@ from kubectl_evict.model import Node, Pod, Snapshot
 from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder
 from kubectl_evict.workloads import attach
 from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
+from kubectl_evict.scheduling.resources import pod_limits
 from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE
 from kubectl_evict.timeutil import format_offset, format_seconds
+from kubectl_evict.versions import cluster_version
 
 RULE = "pressure"
 CONDITION_TAINT = {"MemoryPressure": MEMORY_PRESSURE, "DiskPressure": DISK_PRESSURE, "PIDPressure": PID_PRESSURE}
 CONDITION_ORDER = ("MemoryPressure", "DiskPressure", "PIDPressure")
 HARD_GRACE = 1                  # immediateEvictionGracePeriodSeconds
+EPHEMERAL = "ephemeral-storage"
 MAX_CYCLES = 5000               # safety net: a simulation never runs longer than this
 MAX_HORIZON = 24 * 3600.0
 EVICTION_FIELDS = ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim",
@@ -264,38 +274,41 @@ def eviction_message(resource: str, pod: Pod, u: Optional[PodUsage]) -> str:
 
 # --- local storage limits (eviction_manager.go localStorageEviction) ------------------------------
 
-def _container_limit(c: Any) -> Optional[int]:
-    return c.limits.get("ephemeral-storage")
-
-
 def local_storage_violation(pod: Pod, u: PodUsage, layout: str) -> Optional[str]:
-    """The kubelet's local-storage-limit message for `pod`, or None when within limits."""
+    """The kubelet's local-storage-limit message for `pod`, or None when within limits: the
+    first of `emptyDirLimitEviction`, `podEphemeralStorageLimitEviction` and
+    `containerEphemeralStorageLimitEviction` that fires."""
+    # emptyDirLimitEviction: every emptyDir with a positive sizeLimit, whatever its medium
+    # (a memory-backed one counts its tmpfs usage against sizeLimit too)
     for v in pod.volumes:
-        if v.kind == "emptyDir" and v.size_limit and v.size_limit > 0 and v.medium != "Memory":
+        if v.kind == "emptyDir" and v.size_limit and v.size_limit > 0:
             used = u.volumes.get(v.name)
             if used is not None and used[0] > v.size_limit:
                 return 'Usage of EmptyDir volume "%s" exceeds the limit "%s". ' % (v.name, format_go_quantity(v.size_limit))
-    limits = [_container_limit(c) for c in pod.containers]
-    if pod.containers and all(x is not None for x in limits) and u.ephemeral is not None:
-        total = sum(limits)  # podLimits: only when every container sets a limit (v1resource.PodLimits)
-        if u.ephemeral > total:
-            return "Pod ephemeral local storage usage exceeds the total limit of containers %s. " % format_go_quantity(total)
-    by_name = {c.name: c for c in u.containers}
-    for c in pod.containers:
-        lim = _container_limit(c)
-        cs = by_name.get(c.name)
-        if lim is None or cs is None:
+    # podEphemeralStorageLimitEviction: resourcehelper.PodLimits, so the pod has a limit as soon
+    # as any container (regular, sidecar or init) sets one; no usage reported counts as 0
+    total = pod_limits(pod.containers, pod.init_containers, pod.overhead).get(EPHEMERAL)
+    if total is not None and (u.ephemeral or 0) > total:
+        return "Pod ephemeral local storage usage exceeds the total limit of containers %s. " % format_go_quantity(total)
+    # containerEphemeralStorageLimitEviction: regular containers with a non-zero limit, in the
+    # summary's container order; rootfs counts only without a dedicated image filesystem
+    # (`!*m.dedicatedImageFs`: the single-filesystem layout, not the imagefs or split ones)
+    limits = {c.name: c.limits.get(EPHEMERAL) for c in pod.containers if c.limits.get(EPHEMERAL)}
+    for cs in u.containers:
+        lim = limits.get(cs.name)
+        if lim is None:
             continue
-        used = (cs.logs_bytes or 0) + ((cs.rootfs_bytes or 0) if layout != "imagefs" else 0)
+        used = (cs.logs_bytes or 0) + ((cs.rootfs_bytes or 0) if layout == SINGLE else 0)
         if used > lim:
-            return 'Container %s exceeded its local ephemeral storage limit "%s". ' % (c.name, format_go_quantity(lim))
+            return 'Container %s exceeded its local ephemeral storage limit "%s". ' % (cs.name, format_go_quantity(lim))
     return None
 
 
 def _has_local_limits(pod: Pod) -> bool:
+    """Could `local_storage_violation` ever fire for this pod? (cheap pre-filter)"""
     if any(v.kind == "emptyDir" and v.size_limit for v in pod.volumes):
         return True
-    return any(c.limits.get("ephemeral-storage") is not None for c in pod.containers)
+    return any(c.limits.get(EPHEMERAL) is not None for c in pod.containers + pod.init_containers)
 
 
 # --- the simulation -----------------------------------------------------------------------------
@@ -306,6 +319,7 @@ class NodeResult(NamedTuple):
     cleared_at: Optional[float]       # when every threshold (incl. min reclaim) stopped being met
     exhausted: bool                   # ranked pods ran out before the signal cleared
     conditions: Tuple[str, ...]       # pressure conditions set during the plan
+    soft_kills: int = 0               # kills for a soft threshold (their grace depends on the version)
 
 
 def _free(obs: Dict[str, Observation], pod: Pod, u: Optional[PodUsage], layout: str) -> None:
@@ -326,10 +340,19 @@ def _free(obs: Dict[str, Observation], pod: Pod, u: Optional[PodUsage], layout: 
 
 
 def _describe(t: Threshold, obs: Mapping[str, Observation]) -> str:
+    """`memory.available 300Mi < 500Mi (hard)`; a threshold met only through its minimum reclaim
+    (thresholdsMet with enforceMinReclaim) shows that bound: `1.3Gi < 1.5Gi (1Gi + minimum
+    reclaim 500Mi)`."""
     o = obs[t.signal]
     q = threshold_quantity(t.value, o.capacity)
-    s = "%s %s < %s%s" % (t.signal, _fmt_amount(t.signal, o.available), _fmt_amount(t.signal, q),
-                          "" if t.value.quantity is not None else " (%s)" % t.value.text)
+    pct = "" if t.value.quantity is not None else " (%s)" % t.value.text
+    if t.min_reclaim is not None and o.available >= q:
+        r = threshold_quantity(t.min_reclaim, o.capacity)
+        s = "%s %s < %s (%s%s + minimum reclaim %s)" % (
+            t.signal, _fmt_amount(t.signal, o.available), _fmt_amount(t.signal, q + r), _fmt_amount(t.signal, q), pct,
+            t.min_reclaim.text)
+    else:
+        s = "%s %s < %s%s" % (t.signal, _fmt_amount(t.signal, o.available), _fmt_amount(t.signal, q), pct)
     return s + (" (hard)" if t.hard else " (soft, grace %s)" % format_seconds(t.grace))
 
 
@@ -340,7 +363,11 @@ def _grid(x: float) -> float:
 
 def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionConfig,
                   obs: Dict[str, Observation], summary: Optional[Mapping[str, Any]],
-                  settings: PressureSettings, layout: str, advice: "Advice") -> Optional[NodeResult]:
+                  settings: PressureSettings, layout: str, advice: "Advice",
+                  cap_soft_grace: bool = True) -> Optional[NodeResult]:
+    """Run the node's eviction manager cycle by cycle from `now`; None when nothing is met,
+    no pod has a local-storage limit and no pressure condition or taint is set.
+    `cap_soft_grace`: the v1.32+ soft grace rule (`manager.caps_soft_grace`)."""
     thresholds, ignored = update_containerfs_thresholds(cfg.thresholds, layout)
     pods = [p for p in snapshot.pods_on(node.name) if not p.is_terminal]
     met0 = thresholds_met(thresholds, obs, False)
@@ -351,6 +378,13 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
         return None
     usages = pod_usages(summary) if summary is not None else {}
     name = node.name
+    if summary is None:
+        # A what-if (--signal) on a node the snapshot has no stats summary for: upstream ranks
+        # pods without stats first (cmpBool(!found)), so every pod ties there and priority alone
+        # orders them. Said once here rather than once per kill.
+        b.warn("node/%s: no NodeStatsSummary in the snapshot: only the --signal values (%s) are observed and every "
+               "pod's usage is unknown, so the kubelet's order is by priority alone and the plan assumes no kill "
+               "frees anything" % (name, ", ".join(sorted(obs)) or "none"))
     for msg in ignored:
         b.warn("node/%s: kubelet ignores configured containerfs thresholds (\"%s\"); they follow %s" %
                (name, msg, "imagefs" if layout == "imagefs" else "nodefs"))
@@ -360,6 +394,7 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
     cond_on: Set[str] = set(existing)
     set_during: List[str] = []
     kills = 0
+    soft_kills = 0
     exhausted = False
     cleared_at: Optional[float] = None
     reclaim_warned = False
@@ -445,18 +480,21 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
                              "under pressure" % _describe(th, obs))
             break
         u = usage_for(usages, victim)
-        grace = eviction_grace(th, cfg.max_pod_grace, victim)
+        grace = eviction_grace(th, cfg.max_pod_grace, victim, cap_soft_grace)
         b.action("kill", by=KUBELET, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=name, at=t,
                  grace_period_seconds=grace, rule=RULE, reason=eviction_message(resource, victim, u).rstrip())
-        if u is None:
+        if u is None and summary is not None:
             b.warn("node/%s: pod %s has no stats in the summary (ranked first, as the kubelet does); "
                    "the plan assumes evicting it frees nothing" % (name, victim.ref))
         alive.remove(victim)
         _free(obs, victim, u, layout)
         advice.gone(victim)
         kills += 1
+        if not th.hard:
+            soft_kills += 1
         t += max(MONITORING_INTERVAL, _grid(min(grace, 30)))
-    res = NodeResult(name, kills, cleared_at, exhausted, tuple(c for c in CONDITION_ORDER if c in set_during or c in existing))
+    res = NodeResult(name, kills, cleared_at, exhausted, tuple(c for c in CONDITION_ORDER if c in set_during or c in existing),
+                     soft_kills)
     _admission_warning(b, snapshot, node, res, advice)
     return res
 
@@ -590,6 +628,8 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         names = list(settings.nodes)
     else:
         names = sorted(set(snapshot.stats) | set(overrides))
+    version = cluster_version(snapshot)
+    cap_soft_grace = caps_soft_grace(version)
     cache: Dict[Any, EvictionConfig] = {}
     advice = Advice()
     results: List[NodeResult] = []
@@ -609,16 +649,17 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
             obs = apply_overrides(obs, node, overrides[name])
         thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)
         missing = tuple(sorted({t.signal for t in thresholds if t.signal not in obs}))
-        if missing:
+        if missing and summary is not None:       # without a summary the no-stats warning says it
             advice.no_observation.setdefault(missing, []).append(name)
         advice.check_config(name, cfg, obs)
         advice.check_node(node, cfg, obs, summary, snapshot.pods_on(name))
         before = dict(obs)
-        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice)
+        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice, cap_soft_grace)
         if res is not None and (res.kills or res.conditions):
             results.append(res)
             if res.conditions or thresholds_met(thresholds, before, False):
-                _node_note(b, node, cfg, before, thresholds, res, layout)
+                _node_note(b, node, cfg, before, thresholds, res,
+                           LAYOUT_TEXT.get(layout, layout) if summary is not None else "no stats summary")
         if settings.oom and (name in settings.nodes or (res is not None and "MemoryPressure" in res.conditions)):
             # the kubelet uses the machine's memory capacity (cadvisor), i.e. the node's capacity
             cap = node.capacity.get("memory") or (obs[MEMORY].capacity if MEMORY in obs else 0) or 0
@@ -630,6 +671,11 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
             b.note("node/%s: if memory runs out before the kubelet acts, the kernel OOM killer takes: %s%s"
                    % (name, shown or "nothing (no containers)", " ..." if len(order) > 10 else ""))
     advice.flush(b)
+    if any(r.soft_kills for r in results):
+        b.note("soft-threshold kills use %s, the kubelet's rule %s (assumed Kubernetes %s)" % (
+            "min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds)" if cap_soft_grace
+            else "evictionMaxPodGracePeriod as the grace period", "from v1.32" if cap_soft_grace else "before v1.32",
+            version.describe()))
     b.extra["pressure"] = [{"node": r.node, "kills": r.kills, "conditions": list(r.conditions),
                             "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]
     if settings.oom:
@@ -640,7 +686,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
 
 
 def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str, Observation],
-               thresholds: Sequence[Threshold], res: NodeResult, layout: str) -> None:
+               thresholds: Sequence[Threshold], res: NodeResult, layout_text: str) -> None:
     met = thresholds_met(thresholds, obs, False)
     parts = []
     for t in met:
@@ -648,10 +694,11 @@ def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str
         if t.min_reclaim is not None:
             o = obs[t.signal]
             stop = threshold_quantity(t.value, o.capacity) + threshold_quantity(t.min_reclaim, o.capacity)
-            s += ", min reclaim %s: evicts until >= %s" % (t.min_reclaim.text, _fmt_amount(t.signal, stop))
+            s += ", min reclaim %s: evicts until >= %s%s" % (t.min_reclaim.text, _fmt_amount(t.signal, stop),
+                                                            "" if t.hard else " once its grace has passed")
         parts.append(s)
     head = "node/%s: %s" % (node.name, "; ".join(parts) if parts else "no threshold met now")
-    head += " [thresholds from %s; %s]" % (cfg.origin, LAYOUT_TEXT.get(layout, layout))
+    head += " [thresholds from %s; %s]" % (cfg.origin, layout_text)
     b.note(head)
     n = "%d kill%s" % (res.kills, "" if res.kills == 1 else "s")
     if res.exhausted:

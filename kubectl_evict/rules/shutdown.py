@@ -496,7 +496,7 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
     else:
         first = ("the kubelet stops with the node and posts no more status: Ready=Unknown after "
                  "--node-monitor-grace-period %s" % format_seconds(side.grace))
-    if not any(t.key == key and t.effect == "NoSchedule" for t in node.taints):
+    if side.no_schedule_at is not None and not any(t.key == key and t.effect == "NoSchedule" for t in node.taints):
         b.action("taint", by=NODE_LIFECYCLE, node=name, key=key, value="", effect="NoSchedule", at=side.no_schedule_at,
                  rule=CONTROLLER,
                  reason="node lifecycle controller: %s; no new pods are scheduled here" % first)

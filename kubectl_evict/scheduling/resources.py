@@ -1,15 +1,17 @@
-"""Pod resource requests as the scheduler counts them.
+"""Pod resource requests as the scheduler counts them, and pod limits as the kubelet does.
 
-Models `k8s.io/component-helpers/resource` `PodRequests` (v1.33): the sum of regular containers,
-restartable (sidecar) init containers added to the running total, each regular init container
-taking the max of itself plus the sidecars started before it; then pod overhead added. The
-kubelet's eviction ranking uses the same effective request (`GetResourceRequestQuantity`), so both
-read `Pod.requests`.
+Models `k8s.io/component-helpers/resource` `PodRequests` and `PodLimits` (v1.33,
+`aggregateContainerResourcesByFn`): the sum of regular containers, restartable (sidecar) init
+containers added to the running total, each regular init container taking the max of itself plus
+the sidecars started before it; then pod overhead added (to limits only where one is set and
+non-zero). The kubelet's eviction ranking uses the same effective request
+(`GetResourceRequestQuantity`), so both read `Pod.requests`; its ephemeral-storage limit eviction
+(`podEphemeralStorageLimitEviction`) reads `pod_limits`.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Mapping, Sequence
+from typing import Callable, Dict, Mapping, Sequence
 
 from kubectl_evict.model import Container
 
@@ -20,28 +22,49 @@ def _add(into: Dict[str, int], other: Mapping[str, int]) -> None:
 
 
 def _max(into: Dict[str, int], other: Mapping[str, int]) -> None:
+    """maxResourceList: the larger value, and any resource `into` lacks."""
     for k, v in other.items():
-        if v > into.get(k, 0):
+        if k not in into or v > into[k]:
             into[k] = v
+
+
+def _aggregate(containers: Sequence[Container], init_containers: Sequence[Container],
+               of: Callable[[Container], Mapping[str, int]]) -> Dict[str, int]:
+    """aggregateContainerResourcesByFn: a resource is in the result as soon as any container
+    (regular, sidecar or init) names it."""
+    out: Dict[str, int] = {}
+    for c in containers:
+        _add(out, of(c))
+    restartable: Dict[str, int] = {}
+    init_max: Dict[str, int] = {}
+    for c in init_containers:
+        if c.restart_policy == "Always":
+            _add(out, of(c))
+            _add(restartable, of(c))
+            candidate = dict(restartable)
+        else:
+            candidate = dict(of(c))
+            _add(candidate, restartable)
+        _max(init_max, candidate)
+    _max(out, init_max)
+    return out
 
 
 def pod_requests(containers: Sequence[Container], init_containers: Sequence[Container],
                  overhead: Mapping[str, int]) -> Dict[str, int]:
     """Effective requests of a pod, in integer units (millicores for cpu)."""
-    reqs: Dict[str, int] = {}
-    for c in containers:
-        _add(reqs, c.requests)
-    restartable: Dict[str, int] = {}
-    init_max: Dict[str, int] = {}
-    for c in init_containers:
-        if c.restart_policy == "Always":
-            _add(reqs, c.requests)
-            _add(restartable, c.requests)
-            candidate = dict(restartable)
-        else:
-            candidate = dict(c.requests)
-            _add(candidate, restartable)
-        _max(init_max, candidate)
-    _max(reqs, init_max)
+    reqs = _aggregate(containers, init_containers, lambda c: c.requests)
     _add(reqs, overhead)
     return reqs
+
+
+def pod_limits(containers: Sequence[Container], init_containers: Sequence[Container],
+               overhead: Mapping[str, int]) -> Dict[str, int]:
+    """PodLimits: the limits that are set, summed (a container without a limit adds nothing, it
+    does not make the pod unlimited), the larger of that and the init containers'; overhead is
+    added to a limit only when that limit is non-zero. A resource no container limits is absent."""
+    limits = _aggregate(containers, init_containers, lambda c: c.limits)
+    for k, v in overhead.items():
+        if limits.get(k):
+            limits[k] += v
+    return limits
