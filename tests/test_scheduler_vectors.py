@@ -252,3 +252,20 @@ def test_default_preemption(v):
     else:                                                  # TestSelectBestCandidate
         got = preempt(placer, pod, {n: Status(UNSCHEDULABLE) for n in placer.names})
         assert got.node in want["chosenNodeOneOf"]
+
+
+def _spread_score_cases() -> List[Any]:
+    # The system-default case selects pods through a Service, which the planner does not read
+    # (README divergences: the default spread uses the pod's controller selector).
+    return [pytest.param(v, id=vector_id(v)) for v in load_vectors("scheduler_podtopologyspread_score.json")
+            if "services" not in v["input"]]
+
+
+@pytest.mark.parametrize("v", _spread_score_cases())
+def test_pod_topology_spread_score(v):
+    from kubectl_evict.scheduling.scoring import spread_scores
+    inp = dict(v["input"])
+    inp["nodes"] = list(inp["candidateNodes"]) + list(inp["failedNodes"])
+    placer, pod = build(inp)
+    names = [n["metadata"]["name"] for n in inp["candidateNodes"]]
+    assert spread_scores(placer, pod, names) == v["expected"]["normalizedScores"]

@@ -85,7 +85,7 @@ def default_selector(placer: Any, pod: Pod) -> Optional[LabelSelector]:
     return sel
 
 
-def _spread_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
+def spread_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
     """PodTopologySpread's Score (`scoring.go`): per constraint `count * ln(domains + 2) +
     maxSkew - 1`, summed and rounded, then `100 * (max + min - score) / max`."""
     cs = placer.cs
@@ -168,7 +168,7 @@ def scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, Dict[str, i
     parts = {"TaintToleration": taint_scores(placer, pod, names),
              "NodeAffinity": _affinity_scores(placer, pod, names),
              "NodeResourcesFit": least, "NodeResourcesBalancedAllocation": balanced,
-             "PodTopologySpread": _spread_scores(placer, pod, names),
+             "PodTopologySpread": spread_scores(placer, pod, names),
              "InterPodAffinity": _interpod_scores(placer, pod, names)}
     return {n: {p: WEIGHTS[p] * s[n] for p, s in parts.items()} for n in names}
 

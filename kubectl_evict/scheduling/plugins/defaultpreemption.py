@@ -21,6 +21,7 @@ from kubectl_evict.model import Pod
 from kubectl_evict.scheduling.framework import (NEVER, NO_VICTIMS, NOT_HELPFUL, UNSCHEDULABLE, Status,
                                                 preemption_message)
 from kubectl_evict.scheduling.labels import label_selector_matches
+from kubectl_evict.scheduling.plugins.noderesources import insufficient_without
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 MIN_CANDIDATE_NODES_ABSOLUTE = 100
@@ -125,6 +126,7 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
     why: Counter = Counter()
     found: List[Candidate] = []
     limit = min(total, max(MIN_CANDIDATE_NODES_ABSOLUTE, total * MIN_CANDIDATE_NODES_PERCENTAGE // 100))
+    no_ports = not any(c.host_ports for c in pod.containers + pod.init_containers)
     for name in placer.names:
         st = statuses.get(name)
         if st is None or st.code != UNSCHEDULABLE:
@@ -136,6 +138,14 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
         if not lower:
             why[NO_VICTIMS] += 1
             continue
+        if no_ports and placer._check_resources:
+            # Without host ports, NodePorts passes once the victims are gone and NodeResourcesFit
+            # is the next filter: when the room is still short, its reasons are the node's.
+            short = insufficient_without(placer.cs, pod, name, lower)
+            if short:
+                for msg in short:
+                    why[msg] += 1
+                continue
         cand, fail = select_victims(placer, pod, name, lower)
         if cand is None:
             for msg in (fail.reasons if fail is not None else ()):

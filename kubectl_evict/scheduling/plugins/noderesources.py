@@ -40,6 +40,23 @@ def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False
     return out
 
 
+def insufficient_without(cs: ClusterState, pod: Pod, name: str, gone: Sequence[Pod]) -> List[str]:
+    """`insufficient` as if `gone` had left the node (preemption's first check, by arithmetic)."""
+    alloc = cs.alloc[name]
+    free = dict(cs.free[name])
+    for p in gone:
+        for r, q in cs.items(p):
+            free[r] = free.get(r, 0) + q
+    out: List[str] = []
+    if "pods" in alloc and cs.count[name] - len(gone) + 1 > alloc["pods"]:
+        out.append(TOO_MANY_PODS)
+    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
+    for r, q in sorted(cs.items(pod), key=lambda rq: (order.get(rq[0], 3), rq[0])):
+        if r != "pods" and (r not in alloc or q > free.get(r, 0)):
+            out.append("Insufficient %s" % r)
+    return out
+
+
 class NodeResourcesFit(Plugin):
     name = "NodeResourcesFit"
 
