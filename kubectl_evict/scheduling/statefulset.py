@@ -47,6 +47,6 @@ def lower_ordinal_holding(snapshot: Snapshot, pod: Pod, pending: AbstractSet[Tup
 def queue_key(pod: Pod, index: int) -> tuple:
     """kube-scheduler's queue order for replacements created in the same wave: higher priority
     first, then earlier creation. StatefulSet replacements are created only once the old pod
-    is gone (a grace period later), so after the others, in ordinal order."""
+    is gone (a grace period later), so after the others (a set's own pods in ordinal order)."""
     sts = pod.controller_kind == "StatefulSet"
-    return (sts, ordinal(pod) or 0 if sts else 0, -pod.priority, index)
+    return (sts, -pod.priority, (ordinal(pod) or 0) if sts else 0, index)
