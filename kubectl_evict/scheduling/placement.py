@@ -134,6 +134,7 @@ class Placer:
         self._key: Dict[str, Tuple[float, str]] = {}
         self._build_classes()
         self._static: Dict[tuple, Tuple[Tuple[_Entry, ...], Counter]] = {}
+        self._live: Dict[int, Tuple[Tuple[_Entry, ...], List[str]]] = {}   # per static result: its nodes
         self._nofit: Set[tuple] = set()
         self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
         self._gone: Dict[Tuple[str, str], str] = {}
@@ -185,6 +186,7 @@ class Placer:
         """Take nodes out of the candidates (cordoned for the plan, or being drained)."""
         self.excluded.update(names)
         self._static.clear()
+        self._live.clear()
 
     # -- static filters (per template and class) ------------------------------------------------
 
@@ -235,6 +237,7 @@ class Placer:
         entries.sort(key=lambda e: -e.pref)
         result = (tuple(entries), why)
         self._static[key] = result
+        self._live[id(result[0])] = (result[0], self._live_names(result[0]))
         return result
 
     # -- dynamic filters (per node) -------------------------------------------------------------
@@ -376,7 +379,7 @@ class Placer:
         """Every node's Filter status (the FitError histogram, and which nodes preemption may try)."""
         why = Counter(static_why)
         statuses: Dict[str, Status] = {}
-        for name in self._live_names(entries):
+        for name in self._live[id(entries)][1]:
             st = self.node_status(pod, cyc, name)
             if st is None:
                 continue
@@ -414,7 +417,7 @@ class Placer:
             if pod.preemption_policy == "Never":
                 post = "preemption: " + post
             return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=post))
-        live = self._live_names(entries)
+        live = self._live[id(entries)][1]
         candidates: Tuple[str, ...] = ()
         if len(live) < EXACT_SCORING_NODES:
             from kubectl_evict.scheduling.scoring import pick
