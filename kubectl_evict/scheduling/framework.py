@@ -150,7 +150,7 @@ class ClusterState:
         self.by_ns: Dict[str, Dict[Tuple[str, str], str]] = {}      # namespace -> pod key -> node
         self.pod_of: Dict[Tuple[str, str], Pod] = {}
         self.with_anti: Dict[Tuple[str, str], Pod] = {}              # residents with required anti-affinity
-        self.pvc_users: Counter = Counter()                          # (namespace, claim) -> pods using it
+        self._pvc_users: Optional[Counter] = None                    # (namespace, claim) -> pods using it
         for name in self.names:
             alloc = self.alloc[name] = dict(self.nodes[name].allocatable)
             free = dict(alloc)
@@ -197,6 +197,17 @@ class ClusterState:
                 mem += m
             v = self._nz[name] = (cpu, mem)
         return v
+
+    @property
+    def pvc_users(self) -> Counter:
+        """(namespace, claim) -> how many pods of the cluster use it (built on first use)."""
+        if self._pvc_users is None:
+            users: Counter = Counter()
+            for pod in self.pod_of.values():
+                for claim, _ in claim_names(pod):
+                    users[(pod.namespace, claim)] += 1
+            self._pvc_users = users
+        return self._pvc_users
 
     # -- storage and namespaces (empty without a snapshot) ---------------------------------------
 
@@ -248,8 +259,9 @@ class ClusterState:
             self.by_ns.get(pod.namespace, {}).pop(key, None)
             self.pod_of.pop(key, None)
             self.with_anti.pop(key, None)
-        for claim, _ in claim_names(pod):
-            self.pvc_users[(pod.namespace, claim)] += delta
+        if self._pvc_users is not None:
+            for claim, _ in claim_names(pod):
+                self._pvc_users[(pod.namespace, claim)] += delta
 
     def add(self, pod: Pod, name: str) -> None:
         """`pod` lands on node `name`: reserve its requests, slot, ports, volumes, domains."""

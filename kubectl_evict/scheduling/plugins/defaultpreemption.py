@@ -125,7 +125,9 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
         return Preemption(None, (), "preemption: " + NEVER)
     why: Counter = Counter()
     found: List[Candidate] = []
-    limit = min(total, max(MIN_CANDIDATE_NODES_ABSOLUTE, total * MIN_CANDIDATE_NODES_PERCENTAGE // 100))
+    # Upstream collects max(100, 10% of the nodes) candidates, starting at a random node; which
+    # ones it finds is chance. The plan takes the first 100 by name, bounding the dry runs.
+    limit = min(total, MIN_CANDIDATE_NODES_ABSOLUTE)
     no_ports = not any(c.host_ports for c in pod.containers + pod.init_containers)
     for name in placer.names:
         st = statuses.get(name)

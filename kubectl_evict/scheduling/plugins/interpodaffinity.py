@@ -106,8 +106,14 @@ class InterPodAffinity(Plugin):
         if bad:
             return unresolvable(bad), None
         st = State()
-        for (ns, term), counter in cs.anti_affinity_groups().items():
-            if counter.counts and existing_term_matches(cs, term, ns, pod):
+        groups = cs.anti_affinity_groups()
+        key = ("ipa-groups", pod.namespace, pod.labels)
+        memo = cs.cache.get(key)
+        if memo is None or memo[0] != len(groups):      # groups only ever get added
+            memo = cs.cache[key] = (len(groups), [(term, counter) for (ns, term), counter in groups.items()
+                                                   if existing_term_matches(cs, term, ns, pod)])
+        for term, counter in memo[1]:
+            if counter.counts:
                 st.forbidden.setdefault(term.topology_key, set()).update(v for (_, v) in counter.counts)
         if not pod.affinity_required and not pod.anti_affinity_required and not st.forbidden:
             return SKIPPED, None
