@@ -25,6 +25,7 @@ from kubectl_evict.scheduling.plugins.noderesources import insufficient_without
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 MIN_CANDIDATE_NODES_ABSOLUTE = 100
+MAX_DRY_RUNS = 300       # per preemption attempt; further nodes keep their Filter reasons
 _FAR_FUTURE = float("inf")
 
 
@@ -128,6 +129,7 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
     # Upstream collects max(100, 10% of the nodes) candidates, starting at a random node; which
     # ones it finds is chance. The plan takes the first 100 by name, bounding the dry runs.
     limit = min(total, MIN_CANDIDATE_NODES_ABSOLUTE)
+    dry_runs = 0
     no_ports = not any(c.host_ports for c in pod.containers + pod.init_containers)
     for name in placer.names:
         st = statuses.get(name)
@@ -135,6 +137,10 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
             why[NOT_HELPFUL] += 1
             continue
         if len(found) >= limit:
+            continue
+        if dry_runs >= MAX_DRY_RUNS:
+            for msg in st.reasons:
+                why[msg] += 1
             continue
         lower = [p for p in placer.residents(name) if p.priority < pod.priority]
         if not lower:
@@ -148,6 +154,7 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
                 for msg in short:
                     why[msg] += 1
                 continue
+        dry_runs += 1
         cand, fail = select_victims(placer, pod, name, lower)
         if cand is None:
             for msg in (fail.reasons if fail is not None else ()):
