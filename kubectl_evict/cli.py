@@ -26,6 +26,39 @@ class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted(self.commands)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list with each command's whole first sentence (click cuts it at 45 columns)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=300)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+GLOBAL_EPILOG = ("Global options (-f, --demo, --context, --kubeconfig, --now, -o, --apply ...) go before or after "
+                 "the command: see 'kubectl evictplan options'.")
+
+
+def _global_names() -> set:
+    from kubectl_evict.options import _NAMES
+    return set(_NAMES)
+
+
+def _hide_global_options(cmd: click.Command) -> None:
+    """Global options are documented once (`options`, `--help` of the group), as kubectl does: a
+    subcommand still accepts them, but its help shows only its own flags and examples."""
+    names = _global_names()
+    if cmd.name == "apply":  # its own flags: what to send, to which cluster, how to report
+        names -= {"yes", "dry_run", "timeout", "force_stale", "follow_timeline", "kubeconfig", "context", "output"}
+    for p in cmd.params:
+        if p.name in names and isinstance(p, click.Option):
+            p.hidden = True
+    if not cmd.epilog:
+        cmd.epilog = GLOBAL_EPILOG
+
 
 def _version_text() -> str:
     """Version, interpreter, install kind and which fast paths are really in use (they are optional:
@@ -85,6 +118,20 @@ def version_cmd() -> None:
     click.echo(_version_text())
 
 
+@cli.command("options", context_settings=CONTEXT_SETTINGS)
+@click.pass_context
+def options_cmd(ctx: click.Context) -> None:
+    """Print the global options, which every command accepts (before or after its name)."""
+    root = ctx.find_root()
+    formatter = root.make_formatter()
+    formatter.write_text("The following options can be passed to any command:")
+    rows = [rv for p in cli.get_params(root) if isinstance(p, click.Option) and p.name != "help"
+            for rv in [p.get_help_record(root)] if rv]
+    with formatter.section("Global options"):
+        formatter.write_dl(rows)
+    click.echo(formatter.getvalue().rstrip("\n"))
+
+
 def _discover() -> None:
     import kubectl_evict.commands as pkg
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
@@ -93,6 +140,7 @@ def _discover() -> None:
         mod = importlib.import_module("kubectl_evict.commands." + info.name)
         cmd = getattr(mod, "command", None)
         if isinstance(cmd, click.Command):
+            _hide_global_options(cmd)
             cli.add_command(cmd)
 
 
@@ -114,6 +162,11 @@ def main(argv: Optional[List[str]] = None) -> None:
     prog = "kubectl evictplan" if invoked_as.startswith("kubectl-") else completion.EXECUTABLE
     if os.environ.get(completion.COMPLETE_VAR):
         prog = completion.EXECUTABLE
+    if not (sys.argv[1:] if argv is None else argv) and not os.environ.get(completion.COMPLETE_VAR):
+        # bare `kubectl evictplan`: the help, and success (click would call it a usage error)
+        with click.Context(cli, info_name=prog, **cli.context_settings) as ctx:
+            click.echo(cli.get_help(ctx))
+        sys.exit(0)
     try:
         rv = cli.main(args=argv, prog_name=prog, complete_var=completion.COMPLETE_VAR, standalone_mode=False)
     except click.UsageError as e:

@@ -131,6 +131,7 @@ class Workload(PClass):
     ready_min_at = field(initial=0)
     ready_after = field(type=int, initial=0)
     pdb = field(type=str, initial="")          # namespace/name of a PDB covering its pods, if any
+    levels = field(initial=())                 # ((at, ready), ...) after each change: the timeline's steps
 
     @property
     def ref(self) -> str:

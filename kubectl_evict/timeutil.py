@@ -76,7 +76,7 @@ def format_time(epoch: float) -> str:
 
 
 def format_offset(seconds: Optional[float]) -> str:
-    """`at` as people read it: `+0s`, `+55s`, `+5m50s`, `+1h2m`."""
+    """`at` as people read it: `+0s`, `+55s`, `+5m50s`, `+1h2m`, `+2d 3h`."""
     if seconds is None:
         return ""
     sign = "-" if seconds < 0 else "+"
@@ -84,7 +84,12 @@ def format_offset(seconds: Optional[float]) -> str:
 
 
 def format_seconds(seconds: float) -> str:
-    """Go-like short duration: `0s`, `1.5s`, `5m50s`, `1h2m`."""
+    """Go-like short duration: `0s`, `1.5s`, `5m50s`, `1h2m`; from a day on `Nd Nh` (`1476d 4h`),
+    because nobody reads `35428h17m9s` as an age."""
+    if seconds >= 86400:
+        d, rest = divmod(int(round(seconds)), 86400)
+        h = rest // 3600
+        return "%dd %dh" % (d, h) if h else "%dd" % d
     if seconds != int(seconds):
         whole = int(seconds)
         if whole < 60:

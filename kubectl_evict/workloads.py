@@ -103,10 +103,15 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
         level, low, low_at = ready, ready, 0.0
         outage_from: Optional[float] = None
         outage_until: Optional[float] = None
+        levels: List[Tuple[float, int]] = []
         # A replacement Ready at the same moment as a removal counts first: a drain's next wave
         # starts once the previous wave's replacements are Ready (that is what frees the budget).
         for at, delta in sorted(events[key], key=lambda e: (e[0], -e[1])):
             level += delta
+            if levels and levels[-1][0] == at:
+                levels[-1] = (at, max(level, 0))
+            else:
+                levels.append((at, max(level, 0)))
             if level < low:
                 low, low_at = level, at
             if level <= 0 < ready and outage_from is None:
@@ -114,7 +119,8 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
             elif level > 0 and outage_from is not None and outage_until is None:
                 outage_until = at
         wl = Workload(kind=kind, namespace=namespace, name=name, ready=ready, ready_min=max(low, 0),
-                      ready_min_at=low_at, ready_after=max(level, 0), pdb=_pdb_ref(snapshot, pods[key]))
+                      ready_min_at=low_at, ready_after=max(level, 0), pdb=_pdb_ref(snapshot, pods[key]),
+                      levels=tuple(levels))
         out.append(wl)
         if outage_from is not None:
             warnings.append(_outage_text(wl, outage_from, outage_until, bypass.get(key, False)))

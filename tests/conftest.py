@@ -27,11 +27,19 @@ def vector_id(v: Dict[str, Any]) -> str:
     return v["source"].split(" ", 1)[-1][:90]
 
 
-def run_cli(*args: str, input: Optional[str] = None, cwd: Optional[Path] = None) -> subprocess.CompletedProcess:
-    """Run `python -m kubectl_evict ARGS` as a user would (a real process, real stdout/stderr)."""
+def run_cli(*args: str, input: Optional[str] = None, cwd: Optional[Path] = None,
+            env: Optional[dict] = None) -> subprocess.CompletedProcess:
+    """Run `python -m kubectl_evict ARGS` as a user would (a real process, real stdout/stderr).
+    `env` adds to (or, with None values, removes from) the inherited environment."""
+    extra = env or {}
     env = dict(os.environ)
     env.pop("EVICTPLAN_DEBUG", None)
     env["PYTHONPATH"] = str(REPO)
+    for k, v in extra.items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = v
     return subprocess.run([sys.executable, "-m", "kubectl_evict", *args], input=input, capture_output=True,
                           text=True, cwd=str(cwd or REPO), env=env, timeout=120)
 

@@ -51,23 +51,36 @@ def test_options_before_or_after_command():
     assert before.returncode == after.returncode and before.stdout == after.stdout
 
 
+def _section(out: str, first_header: str) -> list:
+    """The lines of the table whose header line starts with `first_header`."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:1] == [first_header])
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[start:end]
+
+
 def test_table_sections_and_summary():
     res = run_cli("--demo", "affinity", "--taint", "worker-a2:maintenance=true:NoExecute", "--unlabel", "worker-b1:disktype")
     out = res.stdout
-    kind, blank, columns = out.splitlines()[:3]
+    kind, where = out.splitlines()[:2]
     # the taint, the label removal and the RequiredDuringExecution eviction evictplan adds
     assert kind.startswith("PLAN (affinity): 3 actions by you (what apply carries out), ")
     assert "forecasts of what Kubernetes then does by itself" in kind
-    assert columns.split() == ["AT", "ACTION", "NODE", "POD", "REASON"]
+    assert where == "cluster: context demo (https://demo.evictplan.invalid:6443); now: 2026-11-21T12:00:00Z"
+    # verdict first, then the actions, with where each pod lands
+    assert out.index("VERDICT: ") < out.index("\nAT ")
+    assert _section(out, "AT")[0].split() == ["AT", "ACTION", "OBJECT", "NODE", "TARGET", "REASON"]
     assert "\nSKIPPED\n" in out
     last = out.rstrip().splitlines()[-1]
     assert last.startswith("1 taint, 1 label removal, 1 eviction, ") and "deletions on 2 nodes" in last
     assert last.endswith("skipped")
 
 
-def test_wide_adds_rule_grace_target():
-    res = run_cli("--demo", "-o", "wide", "affinity", "--unlabel", "worker-b1:disktype")
-    assert res.stdout.splitlines()[2].split() == ["AT", "ACTION", "NODE", "POD", "REASON", "RULE", "GRACE", "TARGET"]
+def test_wide_adds_by_rule_grace_candidates_and_never_cuts():
+    res = run_cli("--demo", "-o", "wide", "affinity", "--unlabel", "worker-b1:disktype", env={"COLUMNS": "80"})
+    assert _section(res.stdout, "AT")[0].split() == ["AT", "ACTION", "OBJECT", "NODE", "TARGET", "BY", "RULE", "GRACE",
+                                                     "CANDIDATES", "REASON"]
+    assert "\u2026" not in res.stdout
 
 
 def test_stdin_and_directory_inputs(tmp_path):

@@ -398,13 +398,25 @@ def test_snapshot_refuses_files():
     assert_error(res, "snapshot reads a live cluster")
 
 
-def test_progress_line_only_on_a_terminal(demo, demo_kc):
+def test_progress_line_only_on_a_terminal_and_only_for_slow_reads(demo, demo_kc):
+    quick = main("--kubeconfig", demo_kc, "--now", NOW, "affinity", tty=True)
+    assert quick.returncode == 0 and "reading cluster" not in quick.stderr   # under a second: nothing
+    demo.faults.add("GET", r"^/api/v1/pods$", delay=1.5)
     on_tty = main("--kubeconfig", demo_kc, "--now", NOW, "affinity", tty=True)
+    demo.faults.add("GET", r"^/api/v1/pods$", delay=1.5)
     piped = main("--kubeconfig", demo_kc, "--now", NOW, "affinity")
     assert on_tty.returncode == 0 and piped.returncode == 0
-    assert "\r\033[Kreading cluster: nodes 12" in on_tty.stderr and "pods 157" in on_tty.stderr
+    assert "\r\033[Kreading cluster (" in on_tty.stderr and "kinds): nodes 12" in on_tty.stderr
+    assert on_tty.stderr.endswith("\r\033[K")                                # gone when done
     assert "reading cluster" not in piped.stderr and "\r" not in piped.stderr
-    assert on_tty.stdout == piped.stdout
+    assert on_tty.stdout == piped.stdout == quick.stdout
+
+
+def test_no_progress_on_a_pipe_from_the_real_process(demo, demo_kc):
+    demo.faults.add("GET", r"^/api/v1/pods$", delay=1.5)
+    res = cli("--kubeconfig", demo_kc, "--now", NOW, "affinity")
+    assert res.returncode == 0, res.stderr
+    assert "reading cluster" not in res.stderr and "\r" not in res.stderr and "\033" not in res.stderr
 
 
 # --- plans: live == snapshot file == fixture -----------------------------------------------------

@@ -106,6 +106,7 @@ def test_format_time_round_trips():
     assert format_time(parse_time("2026-11-21T12:00:00Z")) == "2026-11-21T12:00:00Z"
 
 
-@pytest.mark.parametrize("seconds,text", [(0, "+0s"), (55, "+55s"), (350, "+5m50s"), (3720, "+1h2m"), (0.5, "+0.5s")])
+@pytest.mark.parametrize("seconds,text", [(0, "+0s"), (55, "+55s"), (350, "+5m50s"), (3720, "+1h2m"), (0.5, "+0.5s"),
+                          (86399, "+23h59m59s"), (86400, "+1d"), (127542429, "+1476d 4h"), (-90000, "-1d 1h")])
 def test_format_offset(seconds, text):
     assert format_offset(seconds) == text

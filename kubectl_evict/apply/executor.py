@@ -334,8 +334,10 @@ class Executor:
             return self._done(i, a, ctx, "cordoned")
         return self._failed(i, a, ctx, resp, "the node no longer exists" if resp.status == 404 else "")
 
-    def _taint(self, i: int, a: Action, ctx: _Ctx) -> Result:
-        adding = a.type == "taint"
+    def _edit_node(self, i: int, a: Action, ctx: _Ctx,
+                   edit: Callable[[dict], Tuple[Optional[Result], Optional[dict], str]]) -> Result:
+        """Read the node, let `edit` decide (a final Result, or the merge patch and the word for
+        success), and write it guarded by the resourceVersion it read; re-read on 409 Conflict."""
         last: Optional[Response] = None
         for _ in range(MAX_CONFLICTS):
             resp = self.call(ctx, "GET", self._node_path(a.node))
@@ -343,30 +345,15 @@ class Executor:
                 return self._failed(i, a, ctx, resp, "the node no longer exists")
             if not resp.ok or not isinstance(resp.body, dict):
                 return self._failed(i, a, ctx, resp, "cannot read the node")
-            md = resp.body.get("metadata") or {}
-            taints = [t for t in ((resp.body.get("spec") or {}).get("taints") or []) if isinstance(t, dict)]
-            same = [t for t in taints if t.get("key") == a.key and t.get("effect") == a.effect]
-            if adding and same and (same[0].get("value") or "") == a.value:
-                if ctx.lost_write:
-                    return self._done(i, a, ctx, "tainted")
-                return Result(i, a, ALREADY, "the node already has this taint", attempts=ctx.attempts)
-            if not adding and not same:
-                if ctx.lost_write:
-                    return self._done(i, a, ctx, "taint removed")
-                return Result(i, a, ALREADY, "the node does not have this taint", attempts=ctx.attempts)
-            kept = [t for t in taints if not (t.get("key") == a.key and t.get("effect") == a.effect)]
-            if adding:
-                new: Dict[str, Any] = {"key": a.key}
-                if a.value:
-                    new["value"] = a.value
-                new["effect"] = a.effect
-                if a.effect == "NoExecute":  # written only for NoExecute taints, as the controllers do
-                    new["timeAdded"] = format_time(int(self.wall()))
-                kept.append(new)
-            patch = {"metadata": {"resourceVersion": md.get("resourceVersion")}, "spec": {"taints": kept}}
+            result, patch, done = edit(resp.body)
+            if result is not None:
+                return result
+            if patch is None:       # already as planned
+                return self._done(i, a, ctx, done)
+            patch.setdefault("metadata", {})["resourceVersion"] = (resp.body.get("metadata") or {}).get("resourceVersion")
             resp = self.call(ctx, "PATCH", self._node_path(a.node), body=patch, content_type=MERGE_PATCH)
             if resp.ok:
-                return self._done(i, a, ctx, "tainted" if adding else "taint removed")
+                return self._done(i, a, ctx, done)
             if resp.status != 409:
                 return self._failed(i, a, ctx, resp, "the node no longer exists" if resp.status == 404 else "")
             last = resp
@@ -377,48 +364,59 @@ class Executor:
         assert last is not None
         return self._failed(i, a, ctx, last, "the node kept changing (409 Conflict on every attempt)")
 
+    def _already(self, i: int, a: Action, ctx: _Ctx, done: str, why: str) -> Tuple[Optional[Result], None, str]:
+        """The node is already as planned: done if our own write got lost in transit, else ALREADY."""
+        if ctx.lost_write:
+            return None, None, done
+        return Result(i, a, ALREADY, why, attempts=ctx.attempts), None, done
+
+    def _taint(self, i: int, a: Action, ctx: _Ctx) -> Result:
+        adding = a.type == "taint"
+        done = "tainted" if adding else "taint removed"
+
+        def edit(node: dict) -> Tuple[Optional[Result], Optional[dict], str]:
+            taints = [t for t in ((node.get("spec") or {}).get("taints") or []) if isinstance(t, dict)]
+            same = [t for t in taints if t.get("key") == a.key and t.get("effect") == a.effect]
+            if adding and same and (same[0].get("value") or "") == a.value:
+                return self._already(i, a, ctx, done, "the node already has this taint")
+            if not adding and not same:
+                return self._already(i, a, ctx, done, "the node does not have this taint")
+            kept = [t for t in taints if not (t.get("key") == a.key and t.get("effect") == a.effect)]
+            if adding:
+                new: Dict[str, Any] = {"key": a.key}
+                if a.value:
+                    new["value"] = a.value
+                new["effect"] = a.effect
+                if a.effect == "NoExecute":  # written only for NoExecute taints, as the controllers do
+                    new["timeAdded"] = format_time(int(self.wall()))
+                kept.append(new)
+            return None, {"spec": {"taints": kept}}, done
+        return self._edit_node(i, a, ctx, edit)
+
     def _label(self, i: int, a: Action, ctx: _Ctx) -> Result:
         """Set or remove one node label, only if the node is the planned one (uid) and the label still
         has the value the plan saw (`previous`); resourceVersion makes the check and the write atomic."""
         adding = a.type == "label"
-        last: Optional[Response] = None
-        for _ in range(MAX_CONFLICTS):
-            resp = self.call(ctx, "GET", self._node_path(a.node))
-            if resp.status == 404:
-                return self._failed(i, a, ctx, resp, "the node no longer exists")
-            if not resp.ok or not isinstance(resp.body, dict):
-                return self._failed(i, a, ctx, resp, "cannot read the node")
-            md = resp.body.get("metadata") or {}
-            labels = md.get("labels") or {}
-            current = labels.get(a.key)
+        done = "labeled" if adding else "label removed"
+
+        def edit(node: dict) -> Tuple[Optional[Result], Optional[dict], str]:
+            md = node.get("metadata") or {}
+            current = (md.get("labels") or {}).get(a.key)
             if a.uid and md.get("uid") != a.uid:
-                return self._failed(i, a, ctx, resp, "the node was replaced since the plan was made (planned uid %s, "
-                                                     "now %s)" % (a.uid, md.get("uid") or "<none>"))
+                return Result(i, a, FAILED, "the node was replaced since the plan was made (planned uid %s, now %s)"
+                              % (a.uid, md.get("uid") or "<none>"), attempts=ctx.attempts), None, done
             if (adding and current == a.value) or (not adding and current is None):
-                if ctx.lost_write:
-                    return self._done(i, a, ctx, "labeled" if adding else "label removed")
-                return Result(i, a, ALREADY, "the node already has this label" if adding else
-                              "the node does not have this label", attempts=ctx.attempts)
+                return self._already(i, a, ctx, done, "the node already has this label" if adding else
+                                     "the node does not have this label")
             if current != a.previous:
                 return Result(i, a, FAILED, "label %s changed since the plan was made (planned %s, now %s): make a "
                               "new plan" % (a.key, _label_text(a.previous), _label_text(current)),
-                              attempts=ctx.attempts)
-            meta: Dict[str, Any] = {"resourceVersion": md.get("resourceVersion"),
-                                    "labels": {a.key: a.value if adding else None}}
+                              attempts=ctx.attempts), None, done
+            meta: Dict[str, Any] = {"labels": {a.key: a.value if adding else None}}
             if a.uid:
                 meta["uid"] = a.uid
-            resp = self.call(ctx, "PATCH", self._node_path(a.node), body={"metadata": meta}, content_type=MERGE_PATCH)
-            if resp.ok:
-                return self._done(i, a, ctx, "labeled" if adding else "label removed")
-            if resp.status != 409:
-                return self._failed(i, a, ctx, resp, "the node no longer exists" if resp.status == 404 else "")
-            last = resp
-            remaining = ctx.remaining()
-            if remaining is not None and remaining <= 0:
-                break
-            self.progress.event(ctx.n, ctx.what, "the node changed meanwhile (409 Conflict): re-reading it")
-        assert last is not None
-        return self._failed(i, a, ctx, last, "the node kept changing (409 Conflict on every attempt)")
+            return None, {"metadata": meta}, done
+        return self._edit_node(i, a, ctx, edit)
 
     # -- pods --------------------------------------------------------------------------------------
     def _evict(self, i: int, a: Action, ctx: _Ctx) -> Result:

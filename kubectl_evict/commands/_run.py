@@ -13,6 +13,7 @@ from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
 from kubectl_evict.plan import Plan, exit_code
 from kubectl_evict.render import render
+from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.timeutil import parse_duration, parse_time
 from kubectl_evict.versions import cluster_version
 
@@ -30,6 +31,16 @@ def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
     except ImportError:
         raise InputError("no snapshot given: use -f FILE (or --demo for the bundled demo cluster)") from None
     return live.load_live(opts, nodes=nodes)
+
+
+def source_text(opts: GlobalOptions) -> str:
+    """What was read, for the header of a plan whose snapshot names no cluster."""
+    files = list(opts.filenames)
+    if opts.demo:
+        files.insert(0, "the demo cluster")
+    if files:
+        return "file " + ", ".join(files) if not opts.demo or len(files) > 1 else files[0]
+    return "context " + opts.context if opts.context else "the current kubeconfig context"
 
 
 def plan_time(opts: GlobalOptions, snapshot: Snapshot) -> float:
@@ -71,7 +82,8 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
         plan = plan.set(context=snapshot.info.context, server=snapshot.info.server)
     version = cluster_version(snapshot)
     plan = plan.set(version=version.text, version_source=version.source)
-    sys.stdout.write(render(plan, opts.output))
+    sys.stdout.write(render(plan, opts.output, width=terminal_width(streams=(sys.stdout, sys.stderr)),
+                            ascii=ascii_only(sys.stdout), source=source_text(opts)))
     code = exit_code(plan)
     if settings is not None:
         from kubectl_evict.apply.executor import apply_plan

@@ -667,9 +667,14 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
                               pod_usages(summary) if summary is not None else {}, cap)
             oom[name] = [{"namespace": e.namespace, "pod": e.pod, "container": e.container, "oomScoreAdj": e.adj,
                           "workingSetBytes": e.working_set, "estimatedScore": e.score} for e in order]
-            shown = ", ".join("%s/%s/%s (adj %d)" % (e.namespace, e.pod, e.container, e.adj) for e in order[:10])
-            b.note("node/%s: if memory runs out before the kubelet acts, the kernel OOM killer takes: %s%s"
-                   % (name, shown or "nothing (no containers)", " ..." if len(order) > 10 else ""))
+            # the whole list, in the order of the value the kernel compares (oom_badness: oom_score_adj
+            # plus the container's share of memory in thousandths), and that value
+            b.note("node/%s: if memory runs out before the kubelet acts, the kernel OOM killer takes%s"
+                   % (name, " (score = oom_score_adj + working set in thousandths of memory):" if order
+                      else " nothing (no containers)"))
+            for i, e in enumerate(order, 1):
+                b.note("  %d. %s/%s/%s score %d (adj %d + %d)" % (i, e.namespace, e.pod, e.container, e.score, e.adj,
+                                                                 e.score - e.adj))
     advice.flush(b)
     if any(r.soft_kills for r in results):
         b.note("soft-threshold kills use %s, the kubelet's rule %s (assumed Kubernetes %s)" % (

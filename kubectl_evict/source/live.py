@@ -351,9 +351,11 @@ def decode_page(data: bytes, mode: str) -> Tuple[dict, list]:
 
 
 class _Progress:
-    """One self-rewriting line on stderr with counts per kind; only when stderr is a terminal."""
+    """One self-rewriting line on stderr: kinds read, objects so far, kubelet documents. Only when
+    stderr is a terminal, only once the read has taken `delay` seconds (a quick read shows
+    nothing), and erased when done. A timer draws it even while one slow request is all there is."""
 
-    def __init__(self, stream: Any = None) -> None:
+    def __init__(self, stream: Any = None, delay: float = 1.0) -> None:
         self.stream = stream if stream is not None else sys.stderr
         try:
             self.enabled = bool(self.stream.isatty())
@@ -362,9 +364,22 @@ class _Progress:
         self.lock = threading.Lock()
         self.counts: Dict[str, int] = {}
         self.totals: Dict[str, int] = {}
+        self.kinds_done = 0
         self.kubelet = [0, 0]
         self.last = 0.0
         self.shown = False
+        self.finished = False
+        self.show_from = time.monotonic() + delay
+        self.timer: Optional[threading.Timer] = None
+        if self.enabled:
+            self.timer = threading.Timer(delay, self._first)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _first(self) -> None:
+        with self.lock:
+            if not self.finished:
+                self._draw(force=True)
 
     def page(self, kind: str, n: int, remaining: Any, last: bool = False) -> None:
         if not self.enabled:
@@ -373,6 +388,8 @@ class _Progress:
             self.counts[kind] = self.counts.get(kind, 0) + n
             if isinstance(remaining, int):
                 self.totals[kind] = self.counts[kind] + remaining
+            if last:
+                self.kinds_done += 1
             self._draw(force=last and n > 0)
 
     def kubelet_done(self, total: int) -> None:
@@ -384,7 +401,7 @@ class _Progress:
 
     def _draw(self, force: bool = False) -> None:
         now = time.monotonic()
-        if now - self.last < 0.2 and not force:
+        if now < self.show_from or self.finished or (now - self.last < 0.2 and not force):
             return
         self.last = now
         parts = []
@@ -394,14 +411,18 @@ class _Progress:
                 total = self.totals.get(spec.kind)
                 parts.append("%s %d%s" % (spec.resource.split(".")[0], n, "/%d" % total if total and total > n else ""))
         if self.kubelet[1]:
-            parts.append("kubelets %d/%d" % tuple(self.kubelet))
-        self.stream.write("\r\033[Kreading cluster: " + ", ".join(parts))
+            parts.append("kubelet documents %d/%d" % tuple(self.kubelet))
+        self.stream.write("\r\033[Kreading cluster (%d/%d kinds): %s" % (
+            self.kinds_done, len(LISTS), ", ".join(parts) or "waiting for the API server"))
         self.stream.flush()
         self.shown = True
 
     def done(self) -> None:
-        if self.enabled and self.shown:
-            with self.lock:
+        if self.timer is not None:
+            self.timer.cancel()
+        with self.lock:
+            self.finished = True
+            if self.enabled and self.shown:
                 self.stream.write("\r\033[K")
                 self.stream.flush()
 
