@@ -108,6 +108,11 @@ def cli(ctx: click.Context, **kw: Any) -> None:
       kubectl evictplan --demo drain worker-a1
       kubectl evictplan -f cluster.json affinity --label worker-b1:disktype=hdd
       kubectl evictplan -f cluster.json -o json drain n1 n2 > plan.json
+      kubectl evictplan --context prod --as admin drain node-1 --ignore-daemonsets
+
+    Plugin form: put every flag after evictplan. kubectl passes no flags to plugins:
+    `kubectl evictplan --context prod ...` works, `kubectl --context prod evictplan ...` is refused
+    by kubectl itself. Boolean flags also take =true / =false.
     """
     pop_global(ctx, kw)
 
@@ -147,6 +152,68 @@ def _discover() -> None:
 _discover()
 
 
+# --- kubectl's flag conventions -----------------------------------------------------------------
+
+# Go's strconv.ParseBool, which pflag uses for `--flag=VALUE` on boolean flags.
+_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+# Flags that make the tool write to a cluster: never offered as a typo correction.
+WRITE_FLAGS = frozenset(("--apply", "--yes", "-y"))
+
+
+def _bool_flag_names() -> set:
+    names = set()
+    for cmd in [cli] + list(cli.commands.values()):
+        for p in cmd.params:
+            if isinstance(p, click.Option) and p.is_flag and not p.count and not p.is_eager:
+                names.update(o for o in p.opts if o.startswith("--"))
+    return names
+
+
+def normalize_bool_flags(args: List[str]) -> List[str]:
+    """Accept `--flag=true` / `--flag=false` (any strconv.ParseBool spelling) on every boolean flag,
+    as kubectl does: rewritten to `--flag` or to nothing (the last occurrence wins)."""
+    bools = None
+    out: List[str] = []
+    for i, a in enumerate(args):
+        if a == "--":
+            return out + args[i:]
+        if a.startswith("-v="):      # pflag's `-v=6`; click reads `-v 6`, `-v6` and `--v=6` itself
+            out += ["-v", a[3:]]
+            continue
+        if a.startswith("--") and "=" in a:
+            if bools is None:
+                bools = _bool_flag_names()
+            name, _, value = a.partition("=")
+            if name in bools:
+                if value in _TRUE:
+                    out.append(name)
+                    continue
+                if value in _FALSE:
+                    out = [x for x in out if x != name]
+                    continue
+                raise click.UsageError('invalid argument "%s" for "%s" flag: strconv.ParseBool: parsing "%s": '
+                                       "invalid syntax (use %s, %s=true or %s=false)"
+                                       % (value, name, value, name, name, name))
+        out.append(a)
+    return out
+
+
+def _no_such_option(e: "click.NoSuchOption") -> str:
+    """click suggests any close flag of the parser, even one that writes or means something else
+    (`--as` -> `--yes`). Suggest only a close spelling of the same command's own flags, never a
+    flag that writes."""
+    import difflib
+    msg = "No such option '%s'." % e.option_name
+    cmd = e.ctx.command if e.ctx is not None else None
+    if cmd is None:
+        return msg
+    own = sorted({o for p in cmd.params if isinstance(p, click.Option) for o in p.opts + p.secondary_opts
+                  if o.startswith("--") and o not in WRITE_FLAGS})
+    close = difflib.get_close_matches(e.option_name, own, n=1, cutoff=0.8)
+    return msg + (" Did you mean '%s'?" % close[0] if close else "")
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """Console-script entry point: the single error boundary."""
     invoked_as = os.path.basename(sys.argv[0])
@@ -168,9 +235,14 @@ def main(argv: Optional[List[str]] = None) -> None:
             click.echo(cli.get_help(ctx))
         sys.exit(0)
     try:
-        rv = cli.main(args=argv, prog_name=prog, complete_var=completion.COMPLETE_VAR, standalone_mode=False)
+        args = normalize_bool_flags(list(sys.argv[1:] if argv is None else argv))
     except click.UsageError as e:
-        msg = e.format_message()
+        sys.stderr.write("error: %s\n" % e.format_message())
+        sys.exit(2)
+    try:
+        rv = cli.main(args=args, prog_name=prog, complete_var=completion.COMPLETE_VAR, standalone_mode=False)
+    except click.UsageError as e:
+        msg = _no_such_option(e) if isinstance(e, click.NoSuchOption) else e.format_message()
         hint = ""
         if e.ctx is not None:
             hint = " (see '%s --help')" % e.ctx.command_path

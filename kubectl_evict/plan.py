@@ -43,6 +43,8 @@ CODES = {
                        "so it is left running (the descheduler's NodeFit check)",
     "node-unreachable": "blocked: the node is NotReady/Unknown, so nothing confirms the pod's deletion and it "
                         "stays Terminating",
+    "drain-timeout": "blocked: drain --timeout runs out before kubectl drain would evict the pod; kubectl gives "
+                     "up on the node (it stays cordoned) and exits 1",
     # shortfall: it happens, but the replacement has nowhere to go or never starts
     "no-node-fits": "shortfall: the replacement fits no node (the scheduler's FailedScheduling text)",
     "waits-for-old-pod": "shortfall: a StatefulSet replacement keeps the pod's name and cannot start until "
@@ -63,7 +65,7 @@ CODES = {
                           "before tolerationSeconds run out",
     "stays-running": "skipped: the change does not affect the running pod (IgnoredDuringExecution)",
 }
-BLOCKED_CODES = ("pdb-budget", "pdb-multiple", "drain-filter", "node-unreachable", "nowhere-to-move")
+BLOCKED_CODES = ("pdb-budget", "pdb-multiple", "drain-filter", "node-unreachable", "nowhere-to-move", "drain-timeout")
 SHORTFALL_CODES = ("no-node-fits", "waits-for-old-pod", "ordered-ready", "threshold-persists")
 
 

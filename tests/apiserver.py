@@ -1191,7 +1191,7 @@ class _Handler(BaseHTTPRequestHandler):
         # Go's net/http decodes the path (%2F too) before the apiserver routes it: the Python
         # client quotes path parameters, e.g. nodes/NODE/proxy/stats%2Fsummary.
         path, query = unquote(url.path), url.query
-        api._log_request(method, unquote(self.path))
+        api._log_request(method, unquote(self.path), self.headers)
         partial: float | bool = False
         try:
             try:
@@ -1286,6 +1286,7 @@ class ApiServer:
         self.tokens = dict(tokens) if tokens else None
         self.faults = Faults()
         self.requests: list[tuple[str, str]] = []
+        self.request_headers: list[tuple[str, str, list[tuple[str, str]]]] = []
         self.verbose = verbose
         self.tls = tls
         self.ca_file: str | None = None
@@ -1381,13 +1382,22 @@ class ApiServer:
         """Compact: every continue token issued so far now gets 410 Gone (reason Expired)."""
         self.state.compact()
 
-    def _log_request(self, method: str, path: str):
+    def _log_request(self, method: str, path: str, headers: Any = None):
         with self._req_lock:
             self.requests.append((method, path))
+            # every header line as sent (repeated headers such as Impersonate-Group stay separate)
+            self.request_headers.append((method, path, list(headers.items()) if headers is not None else []))
 
     def clear_requests(self):
         with self._req_lock:
             self.requests.clear()
+            self.request_headers.clear()
+
+    def headers_of(self, path_prefix: str, name: str) -> list[list[str]]:
+        """For each recorded request whose path starts with `path_prefix`: the values of header `name`."""
+        with self._req_lock:
+            return [[v for k, v in hdrs if k.lower() == name.lower()]
+                    for _m, p, hdrs in self.request_headers if p.startswith(path_prefix)]
 
     # ---- dispatch ------------------------------------------------------------------------------
     def _authorize(self, handler: _Handler, verb: str, res_name: str, sub: str, ns: str, name: str,

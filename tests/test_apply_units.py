@@ -302,3 +302,16 @@ def test_cli_errors(tmp_path, args, expect):
     assert res.returncode == 1, res.stderr
     assert res.stderr.startswith(expect.replace("{tmp}", str(tmp_path))), res.stderr
     assert len(res.stderr.splitlines()) == 1 and res.stdout == ""
+
+
+def test_drain_timeout_bounds_the_whole_run():
+    """drain --timeout with --apply (kubectl drain's meaning): the first eviction's 429 retries stop at
+    the bound, and the next action is not started; a per-action timeout alone would run both."""
+    evict_b = ("POST", "/api/v1/namespaces/default/pods/b/eviction")
+    acts = [podact("evict", "a", "n1"), podact("evict", "b", "n1")]
+    res, t = execute(acts, {EVICT_A: [PDB_429], evict_b: [OK]}, timeout=20.0, total_timeout=20.0)
+    assert [r.outcome for r in res] == ["blocked", "not run"]
+    assert "drain --timeout 20s reached" in res[1].reason
+    assert evict_b not in [(m, p) for m, p, _, _ in t.sent]
+    res, t = execute(acts, {EVICT_A: [PDB_429], evict_b: [OK]}, timeout=20.0)
+    assert [r.outcome for r in res] == ["blocked", "done"]

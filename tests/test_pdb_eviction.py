@@ -122,7 +122,6 @@ def test_percentages_round_up(value: object, total: int, want: int) -> None:
     ({"matchLabels": {"app": "b"}}, False),
     ({}, False),                      # empty selector: matches nothing for the Eviction API
     (None, False),                    # no selector
-    ({"matchExpressions": [{"key": "app", "operator": "In", "values": []}]}, False),   # invalid
 ])
 def test_pdb_matching(selector: Optional[dict], matches: bool) -> None:
     pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "x", "namespace": "default"},
@@ -133,6 +132,21 @@ def test_pdb_matching(selector: Optional[dict], matches: bool) -> None:
     snap = _snapshot([pdb, other_ns])
     got = pdbs_for_pod(snap, _pod({}))
     assert [p.name for p in got] == (["x"] if matches else [])
+
+
+@pytest.mark.parametrize("expr,field", [
+    ({"key": "app", "operator": "In", "values": []}, "spec.selector.matchExpressions[0].values"),
+    ({"key": "app", "operator": "Within", "values": ["a"]}, "spec.selector.matchExpressions[0].operator"),
+])
+def test_invalid_pdb_selector_is_refused_as_the_api_server_would(expr: dict, field: str) -> None:
+    """ValidateLabelSelector runs on every PDB the API server stores: a selector it refuses cannot
+    be in a real cluster, so it is an input error rather than a PDB that silently covers no pod."""
+    from kubectl_evict.errors import InputError
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "x", "namespace": "default"},
+           "spec": {"minAvailable": 1, "selector": {"matchExpressions": [expr]}}}
+    with pytest.raises(InputError) as e:
+        _snapshot([pdb])
+    assert "PodDisruptionBudget default/x" in str(e.value) and field in str(e.value)
 
 
 def test_two_pdbs_message() -> None:

@@ -64,3 +64,17 @@ def test_krew_launcher_runs_with_users_python3(bin_dir):
     res = _kubectl(bin_dir, "evictplan", "--help", extra_env={"PYTHONPATH": str(REPO)})
     assert res.returncode == 0, res.stderr
     assert "Usage: kubectl evictplan" in res.stdout
+
+
+def test_flags_after_the_plugin_name_reach_it_and_before_it_kubectl_refuses(bin_dir):
+    """The plugin form: kubectl hands everything after `evictplan` to the plugin (kubectl-style
+    booleans and connection flags included) and refuses its own flags before the plugin name."""
+    os.symlink(_installed_script(), bin_dir / "kubectl-evictplan")
+    res = _kubectl(bin_dir, "evictplan", "--demo", "drain", "worker-a1", "--ignore-daemonsets=true", "--force=false")
+    assert res.returncode in (0, 3, 4) and "error" not in res.stderr, res.stderr
+    before = _kubectl(bin_dir, "--context", "prod", "evictplan", "--demo", "drain", "worker-a1")
+    assert before.returncode != 0 and "flags cannot be placed before plugin name: --context" in before.stderr
+    readme = (REPO / "README.md").read_text()
+    assert "flags cannot be placed before plugin name: --context" in readme
+    refused = _kubectl(bin_dir, "evictplan", "--demo", "drain", "worker-a1", "--as", "alice")
+    assert refused.returncode == 2 and refused.stderr.startswith("error: --as:"), refused.stderr

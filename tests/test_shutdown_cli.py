@@ -79,7 +79,7 @@ def test_by_priority_flag(snapshot: str) -> None:
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--grace-period", "30"], "error: --grace-period: invalid duration '30'"),
+    (["--grace-period", "30x"], "error: --grace-period: invalid duration '30x'"),
     (["--critical-grace-period", "abc"], "error: --critical-grace-period: invalid duration 'abc'"),
     (["--by-priority", "high=10s"], "error: --by-priority: priority 'high' in 'high=10s' is not an integer"),
     (["--by-priority", "0=1.5s"], "error: --by-priority: '0=1.5s': shutdownGracePeriodSeconds must be a whole"),

@@ -25,8 +25,12 @@ def settings_from_options(opts: Any) -> Any:
         raise InputError("%r is not supported: use none or server%s" % (dry, hint), field="--dry-run")
     from kubectl_evict.commands._run import duration_flag
     timeout = duration_flag("--timeout", opts.timeout if opts.timeout is not None else DEFAULT_TIMEOUT)
+    # drain --timeout keeps kubectl drain's meaning: it bounds the whole drain (each action's
+    # retries included); elsewhere it is how long each action may retry
+    whole = bool(getattr(opts, "timeout_bounds_run", False)) and opts.timeout is not None
     return ApplySettings(dry_run=dry == "server", timeout=timeout, force_stale=bool(opts.force_stale),
-                         follow_timeline=bool(opts.follow_timeline), assume_yes=bool(opts.yes))
+                         follow_timeline=bool(opts.follow_timeline), assume_yes=bool(opts.yes),
+                         total_timeout=timeout if whole else 0.0)
 
 
 def apply_flags_given(opts: Any) -> list:

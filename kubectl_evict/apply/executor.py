@@ -186,6 +186,7 @@ class ApplySettings:
     force_stale: bool = False
     follow_timeline: bool = False
     assume_yes: bool = False
+    total_timeout: float = 0.0        # drain --timeout with --apply: bounds the whole run; 0: no bound
 
 
 @dataclass
@@ -264,6 +265,9 @@ class Executor:
                 r = Result(i, a, CLUSTER_JOB, "a forecast: the %s does this by itself; apply does not" % a.by)
             elif i in skips:
                 r = Result(i, a, SKIPPED, skips[i])
+            elif self.s.total_timeout > 0 and self.clock() - start >= self.s.total_timeout:
+                r = Result(i, a, NOT_RUN, "drain --timeout %s reached: kubectl drain gives up here too (cordoned "
+                                          "nodes stay cordoned)" % format_seconds(self.s.total_timeout))
             elif self.stop.is_set():
                 r = Result(i, a, NOT_RUN, "interrupted before this action")
             else:
@@ -277,7 +281,10 @@ class Executor:
                             r = Result(i, a, NOT_RUN, "interrupted before this action")
                 if r is None:
                     self.progress.start(n, what)
-                    ctx = _Ctx(n, what, None if self.s.timeout <= 0 else self.clock() + self.s.timeout, self.clock)
+                    deadline = None if self.s.timeout <= 0 else self.clock() + self.s.timeout
+                    if self.s.total_timeout > 0:   # never retry past the whole run's bound
+                        deadline = min(deadline or float("inf"), start + self.s.total_timeout)
+                    ctx = _Ctx(n, what, deadline, self.clock)
                     try:
                         r = self._action(i, a, ctx)
                     except _Interrupted as e:

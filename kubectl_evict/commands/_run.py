@@ -14,6 +14,7 @@ from kubectl_evict.options import GlobalOptions
 from kubectl_evict.plan import Plan, exit_code
 from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
+from kubectl_evict.source import validate
 from kubectl_evict.timeutil import parse_duration, parse_time
 from kubectl_evict.versions import cluster_version
 
@@ -22,6 +23,13 @@ def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
     """The snapshot the options name: files, the demo cluster, or the live cluster."""
     from kubectl_evict.source.files import DEMO_PATH, load_snapshot
     paths = list(opts.filenames)
+    if opts.demo and paths:
+        raise click.UsageError("--demo and -f contradict each other: --demo is the bundled demo cluster, "
+                               "-f reads your snapshot; give one of them")
+    given = opts.connection_flags()
+    if (opts.demo or paths) and given and not opts.apply:
+        raise click.UsageError("%s: connection flags are for a live cluster; %s reads no cluster (drop one of them)"
+                               % (given[0], "--demo" if opts.demo else "-f"))
     if opts.demo:
         paths.insert(0, DEMO_PATH)
     if paths:
@@ -50,6 +58,11 @@ def plan_time(opts: GlobalOptions, snapshot: Snapshot) -> float:
             return parse_time(opts.now)
         except ValueParseError as e:
             raise InputError(str(e), field="--now") from None
+    return snapshot_time(snapshot)
+
+
+def snapshot_time(snapshot: Snapshot) -> float:
+    """The snapshot's time, else the latest time the snapshot itself records (0: none)."""
     if snapshot.info.taken_at is not None:
         return snapshot.info.taken_at
     latest = 0.0
@@ -76,8 +89,13 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
     gc.freeze()
     now = plan_time(opts, snapshot)
     plan = rule(snapshot, now)
-    if snapshot.warnings:
-        plan = plan.set(warnings=plan.warnings.extend(w for w in snapshot.warnings if w not in plan.warnings))
+    extra = list(snapshot.warnings)
+    for w in (validate.dangling_node_warning(snapshot),
+              validate.now_warning(now, snapshot_time(snapshot)) if opts.now else None):
+        if w is not None:
+            extra.append(w)
+    if extra:
+        plan = plan.set(warnings=plan.warnings.extend(w for w in extra if w not in plan.warnings))
     if snapshot.info.context or snapshot.info.server:
         plan = plan.set(context=snapshot.info.context, server=snapshot.info.server)
     version = cluster_version(snapshot)
@@ -109,20 +127,31 @@ def _apply_settings(opts: GlobalOptions) -> "Optional[object]":
     return settings_from_options(opts)
 
 
+MAX_DURATION = 366 * 24 * 3600.0   # a sane bound for every duration flag: a year (and a day)
+
+
 def duration_flag(flag: str, text: Optional[str], *, positive: bool = False,
-                  negative_ok: bool = False) -> Optional[float]:
+                  negative_ok: bool = False, seconds_ok: bool = False) -> Optional[float]:
     """A Go-duration flag value in seconds (None when the flag was not given), or an InputError
-    naming the flag. Durations are zero or more unless `positive` (or `negative_ok`)."""
+    naming the flag. Durations are zero or more unless `positive` (or `negative_ok`), and at most
+    a year: larger values are typing slips that would only print float junk. `seconds_ok`: a plain
+    integer is seconds (kubectl's integer --grace-period), so `30` and `30s` mean the same."""
     if text is None:
         return None
+    stripped = text.strip()
     try:
-        v = parse_duration(text)
+        if seconds_ok and stripped.lstrip("+-").isdigit():
+            v = float(int(stripped))
+        else:
+            v = parse_duration(text)
     except ValueParseError as e:
         raise InputError(str(e), field=flag) from None
     if positive and v <= 0:
         raise InputError("must be positive, got %r" % text, field=flag)
     if v < 0 and not negative_ok:
         raise InputError("must not be negative, got %r" % text, field=flag)
+    if abs(v) > MAX_DURATION:
+        raise InputError("%r is more than a year: refused as a typing slip" % text, field=flag)
     return v
 
 

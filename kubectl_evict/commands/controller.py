@@ -37,6 +37,8 @@ def _int(flag: str, text: Optional[str]) -> Optional[int]:
         raise InputError("expected a whole number, got %r" % text, field=flag) from None
     if v < 0:
         raise InputError("must be 0 or more, got %r" % text, field=flag)
+    if v > 2 ** 31 - 1:   # kube-controller-manager's flag is an int32
+        raise InputError("must be at most 2147483647, got %r" % text, field=flag)
     return v
 
 

@@ -9,7 +9,7 @@ import click
 from kubectl_evict.commands._run import duration_flag, run
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import LabelSelector, Snapshot
-from kubectl_evict.options import global_options, pop_global
+from kubectl_evict.options import GlobalOptions, global_options, pop_global
 from kubectl_evict.plan import Plan
 from kubectl_evict.rules.drain import DrainSettings, plan_drain, resolve_nodes
 from kubectl_evict.rules.drain_filters import FilterFlags
@@ -30,15 +30,58 @@ def _selector(flag: str, text: Optional[str]) -> Optional[LabelSelector]:
 
 
 def _int(flag: str, text: Optional[str], default: int, minimum: int) -> int:
+    """An integer flag, as kubectl drain takes it (--grace-period 30, not 30s), within int32."""
     if text is None:
         return default
     try:
         value = int(text.strip())
     except ValueError:
-        raise InputError("%r is not an integer" % text, field=flag) from None
+        hint = ""
+        try:
+            from kubectl_evict.timeutil import parse_duration
+            secs = parse_duration(text.strip())
+            if secs == int(secs):
+                hint = " (kubectl drain takes whole seconds: %d)" % int(secs)
+        except ValueError:
+            pass
+        raise InputError("%r is not an integer%s" % (text, hint), field=flag) from None
     if value < minimum:
         raise InputError("%r must be %d or more" % (text, minimum), field=flag)
+    if value > 2 ** 31 - 1:
+        raise InputError("%r is out of range (at most 2147483647)" % text, field=flag)
     return value
+
+
+DRY_RUN = ("none", "client", "server")
+
+
+def kubectl_dry_run_and_timeout(ctx: click.Context, opts: GlobalOptions) -> Optional[float]:
+    """kubectl drain's --dry-run and --timeout on top of the plugin's own meanings.
+
+    --dry-run=client: plan only (a plan is kubectl's client-side dry run); server: the same as
+    --apply --dry-run=server; none: kubectl's default, execute only with --apply. --timeout without
+    --apply is a plan parameter (which node's drain would exceed it); with --apply it bounds the
+    whole drain. Returns the plan's timeout in seconds (None: none given; 0: no limit)."""
+    dry = opts.dry_run
+    if dry is not None:
+        if dry not in DRY_RUN:
+            raise InputError("%r: must be none, client or server (as in kubectl drain)" % dry, field="--dry-run")
+        if dry == "client":
+            if opts.apply:
+                raise click.UsageError("--dry-run=client only plans: it contradicts --apply", ctx=ctx)
+            opts.dry_run = None
+        elif dry == "server":
+            opts.apply = True
+        elif not opts.apply:
+            opts.dry_run = None
+    if opts.timeout is None:
+        return None
+    seconds = duration_flag("--timeout", opts.timeout)
+    if opts.apply:
+        opts.timeout_bounds_run = True
+    else:
+        opts.timeout = None    # a plan parameter here, not apply's retry limit
+    return seconds
 
 
 
@@ -61,12 +104,14 @@ def _int(flag: str, text: Optional[str], default: int, minimum: int) -> int:
               help="Time for a replacement pod to become Ready: the spacing of eviction waves.")
 @click.option("--one-at-a-time", is_flag=True, default=False,
               help="Drain the nodes in sequence (the order given), each after the previous one's pods landed.")
+@click.option("--chunk-size", metavar="N", default=None,
+              help="kubectl drain's list page size: accepted, and it does not change the plan.")
 @global_options
 @click.pass_context
 def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str], ignore_daemonsets: bool,
             delete_emptydir_data: bool, force: bool, disable_eviction: bool, grace_period: Optional[str],
             pod_selector: Optional[str], skip_wait_for_delete_timeout: Optional[str], pod_startup: str,
-            one_at_a_time: bool, **kw: Any) -> int:
+            one_at_a_time: bool, chunk_size: Optional[str], **kw: Any) -> int:
     """Plan kubectl drain of NODE...: cordons, evictions (in waves where PodDisruptionBudgets make
     pods wait for replacements), blocked pods and why, and where each evicted pod lands.
 
@@ -80,6 +125,8 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
       kubectl evictplan -f cluster.json -o json drain -l pool=old --ignore-daemonsets --one-at-a-time
     """
     opts = pop_global(ctx, kw)
+    timeout = kubectl_dry_run_and_timeout(ctx, opts)
+    chunk = _int("--chunk-size", chunk_size, 500, 0) if chunk_size is not None else None
     if nodes and selector is not None:
         raise click.UsageError("cannot specify both a node name and a --selector option", ctx=ctx)
     if not nodes and selector is None:
@@ -95,8 +142,23 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     def rule(snapshot: Snapshot, now: float) -> Plan:
         names = resolve_nodes(snapshot, nodes, node_selector, selector or "")
         settings = DrainSettings(nodes=names, filters=flags, disable_eviction=disable_eviction, grace_period=grace,
-                                 pod_selector=pods, pod_startup=startup, one_at_a_time=one_at_a_time)
-        return plan_drain(snapshot, settings, now)
+                                 pod_selector=pods, pod_startup=startup, one_at_a_time=one_at_a_time,
+                                 timeout=timeout or None)
+        plan = plan_drain(snapshot, settings, now)
+        if chunk is not None:
+            plan = plan.set(notes=plan.notes.append(
+                "--chunk-size %d only sets the page size of kubectl's list requests: it does not change the plan"
+                % chunk))
+        return plan
 
     # drain reads no kubelet configz/stats: an empty target list keeps the live loader off them
     return run(opts, rule, nodes=[])
+
+
+for _p in command.params:   # the global --timeout/--dry-run keep kubectl drain's meanings here
+    if _p.name == "timeout":
+        _p.help = ("kubectl drain's --timeout: the plan says which node's drain would take longer and what kubectl "
+                   "then does; with --apply it bounds the whole drain (0: no limit).")
+    elif _p.name == "dry_run":
+        _p.help = "none|client|server: client only plans; server is --apply --dry-run=server."
+        _p.metavar = "none|client|server"

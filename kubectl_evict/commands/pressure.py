@@ -42,6 +42,9 @@ def parse_signal(text: str) -> SignalOverride:
         raise InputError("%s in %r" % (e, text), field="--signal") from None
     if q < 0:
         raise InputError("available amount %r in %r must not be negative" % (value, text), field="--signal")
+    if q > (1 << 63) - 1:   # the kubelet's observations are int64 quantities
+        raise InputError("available amount %r in %r is out of range (above the int64 maximum)" % (value, text),
+                         field="--signal")
     return SignalOverride(node, signal, to_units("memory", q), None, text)
 
 
@@ -73,10 +76,14 @@ def flag_settings(hard: Optional[str], soft: Optional[str], grace: Optional[str]
         out[key] = m
     if max_grace is not None:
         try:
-            out["evictionMaxPodGracePeriod"] = int(max_grace)
+            seconds = int(max_grace)
         except ValueError:
             raise InputError("expected a whole number of seconds, got %r" % max_grace,
                              field="--eviction-max-pod-grace-period") from None
+        if not 0 <= seconds <= 2 ** 31 - 1:   # an int32 of seconds; a negative cap means nothing
+            raise InputError("must be between 0 and 2147483647 seconds, got %r" % max_grace,
+                             field="--eviction-max-pod-grace-period")
+        out["evictionMaxPodGracePeriod"] = seconds
     if transition is not None:
         try:
             seconds = parse_duration_go(transition)

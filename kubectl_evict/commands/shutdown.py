@@ -50,8 +50,9 @@ def parse_by_priority_flag(values: Tuple[str, ...]) -> Optional[Tuple[Group, ...
 
 @click.command("shutdown", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("nodes", nargs=-1, required=True, metavar="NODE...")
-@click.option("--grace-period", metavar="D", help="shutdownGracePeriod (Go duration, e.g. 30s).")
-@click.option("--critical-grace-period", metavar="D", help="shutdownGracePeriodCriticalPods (Go duration).")
+@click.option("--grace-period", metavar="D", help="shutdownGracePeriod: seconds (30) or a Go duration (30s, 1m30s).")
+@click.option("--critical-grace-period", metavar="D",
+              help="shutdownGracePeriodCriticalPods: seconds (10) or a Go duration (10s).")
 @click.option("--by-priority", "by_priority", multiple=True, metavar="PRIORITY=D[,PRIORITY=D...]",
               help="shutdownGracePeriodByPodPriority, e.g. 100000=10s,10000=180s,0=60s.")
 @click.option("--kubelet-config", metavar="FILE",
@@ -86,8 +87,8 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], grace_period: Optional[s
       kubectl evictplan --demo shutdown worker-c2 --non-graceful
     """
     opts = pop_global(ctx, kw)
-    grace = duration_flag("--grace-period", grace_period, negative_ok=True)
-    critical = duration_flag("--critical-grace-period", critical_grace_period, negative_ok=True)
+    grace = duration_flag("--grace-period", grace_period, negative_ok=True, seconds_ok=True)
+    critical = duration_flag("--critical-grace-period", critical_grace_period, negative_ok=True, seconds_ok=True)
     groups = parse_by_priority_flag(by_priority)
     inhibit = duration_flag("--inhibit-delay-max", inhibit_delay_max)
     if non_graceful and (grace is not None or critical is not None or groups is not None or kubelet_config):

@@ -40,7 +40,7 @@ RULE = "drain"
 
 # The drain's own reasons for not finishing, as the plan's stable codes.
 _BLOCK_CODES = {"pdb": "pdb-budget", "multiple-pdbs": "pdb-multiple", "filters": "drain-filter",
-                "aborted": "drain-filter", "unreachable": "node-unreachable"}
+                "aborted": "drain-filter", "unreachable": "node-unreachable", "timeout": "drain-timeout"}
 
 
 class DrainSettings(PClass):
@@ -51,6 +51,7 @@ class DrainSettings(PClass):
     pod_selector = field(initial=None)                    # LabelSelector or None
     pod_startup = field(initial=30.0)                     # seconds until a replacement is Ready
     one_at_a_time = field(type=bool, initial=False)
+    timeout = field(initial=None)                         # kubectl drain --timeout, seconds per node; None/0: none
 
 
 def resolve_nodes(snapshot: Snapshot, names: Sequence[str], selector: Optional[LabelSelector],
@@ -281,6 +282,7 @@ class _Drain:
         stats = self.node_stats[pod.node_name]
         stats["evicted"] += 1
         stats["waves"].add(wave)
+        stats.setdefault("evictions", []).append((pod, at))
         if not pod.recreated_elsewhere:
             if pod.is_terminal:
                 why = "it has finished (%s): nothing recreates it" % pod.phase
@@ -475,10 +477,12 @@ class _Drain:
                  "multiple-pdbs": ("pod is covered by more than one PodDisruptionBudget",
                                    "pods are covered by more than one PodDisruptionBudget"),
                  "filters": ("pod fails kubectl's drain filters", "pods fail kubectl's drain filters"),
-                 "aborted": ("other pod is not evicted", "other pods are not evicted")}
+                 "aborted": ("other pod is not evicted", "other pods are not evicted"),
+                 "timeout": ("pod would be evicted only after --timeout", "pods would be evicted only after --timeout")}
         for name in cfg.nodes:
             st = self.node_stats[name]
             start = st["start"]
+            self.timeout_blocks(name, st)
             waves = sorted(st["waves"])
             blocked = sum(st["blocked"].values())
             info = {"node": name, "cordon": st.get("cordon", ""), "drainable": blocked == 0,
@@ -490,6 +494,8 @@ class _Drain:
                 text = "node/%s: will not finish: %s" % (name, ", ".join(parts))
                 if st["blocked"].get("unreachable"):
                     text += "; " + self.unreachable_verdict(name)
+                if cfg.timeout and any(st["blocked"].get(k) for k in ("pdb", "unreachable", "timeout")):
+                    text += "; " + self.timeout_verdict(name, st)   # kubectl retries these until --timeout
             elif not waves:
                 text = "node/%s: can be drained: nothing to evict" % name
             else:
@@ -501,6 +507,10 @@ class _Drain:
                         name, _plural(short, "replacement stays Pending", "replacements stay Pending"),
                         _plural(n, "wave", "waves"), format_seconds(secs))
                 info.update(waves=n, seconds=secs)
+                if cfg.timeout:
+                    text += ", every eviction within --timeout %s" % _go_duration(cfg.timeout)
+            if cfg.timeout:
+                info["timeout"] = cfg.timeout
             if cfg.one_at_a_time:
                 text += " (starts at %s)" % format_offset(start * cfg.pod_startup)
                 info["startsAt"] = start * cfg.pod_startup
@@ -510,6 +520,43 @@ class _Drain:
             nodes.append(info)
             self.b.note(text)
         self.b.extra["nodes"] = nodes
+
+    # -- kubectl drain --timeout ------------------------------------------------------------------
+
+    def timeout_blocks(self, name: str, st: dict) -> None:
+        """Pods planned for eviction at or after --timeout from the start of their node's drain:
+        kubectl's per-node global timeout (drain.Helper.Timeout) runs out before it evicts them."""
+        limit = self.cfg.timeout
+        if not limit:
+            return
+        begin = st["start"] * self.cfg.pod_startup
+        for pod, at in st.get("evictions", ()):
+            if at - begin >= limit:
+                self.block(pod, "planned for %s, but kubectl drain --timeout %s runs out at %s: kubectl gives up on "
+                           "node/%s before evicting it" % (format_offset(at), _go_duration(limit),
+                                                            format_offset(begin + limit), name), "timeout")
+
+    def timeout_verdict(self, name: str, st: dict) -> str:
+        """What kubectl drain does when --timeout runs out on this node."""
+        limit = _go_duration(self.cfg.timeout)
+        first = min((p for p, at in st.get("evictions", ())
+                     if at - st["start"] * self.cfg.pod_startup >= self.cfg.timeout), key=lambda p: p.key, default=None)
+        pod = ('pods/"%s" -n "%s"' % (first.name, first.namespace)) if first is not None else "pods"
+        return ("kubectl drain --timeout %s gives up on it: 'error: unable to drain node \"%s\" due to error: error "
+                "when evicting %s: global timeout reached: %s, continuing command...'; the node stays cordoned, "
+                "kubectl drains the next node and exits 1" % (limit, name, pod, limit))
+
+
+def _go_duration(seconds: float) -> str:
+    """Go's time.Duration.String() for whole seconds, as kubectl prints --timeout (`1m0s`, `1h0m0s`)."""
+    s = int(seconds)
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    if h:
+        return "%dh%dm%ds" % (h, m, sec)
+    if m:
+        return "%dm%ds" % (m, sec)
+    return "%ds" % sec
 
 
 def plan_drain(snapshot: Snapshot, settings: DrainSettings, now: float) -> Plan:

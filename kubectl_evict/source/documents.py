@@ -29,12 +29,23 @@ def parse_text(data: bytes, source: str) -> List[object]:
             except fastjson.FallBack:
                 pass
         try:
-            return [json.loads(data)]
+            return [json.loads(data, parse_constant=_reject_constant)]
+        except _NotJSON as e:
+            raise InputError("invalid JSON: %s is not valid JSON (JSON has no NaN or Infinity)" % e,
+                             source=source) from None
         except ValueError as e:
             raise InputError("invalid JSON: %s" % e, source=source) from None
         except RecursionError:
             raise InputError("invalid JSON: nested too deeply", source=source) from None
     return _parse_yaml(data, source)
+
+
+class _NotJSON(ValueError):
+    """NaN / Infinity / -Infinity: Python's json accepts them, JSON (and the API server) does not."""
+
+
+def _reject_constant(name: str) -> object:
+    raise _NotJSON(name)
 
 
 def _parse_yaml(data: bytes, source: str) -> List[object]:

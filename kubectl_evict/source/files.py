@@ -57,11 +57,33 @@ def read_documents(paths: Sequence[str]) -> Iterator[Doc]:
         label = "<stdin>" if path == "-" else ("demo cluster" if path == DEMO_PATH else path)
         data = read_bytes(path)
         for doc in parse_text(data, label):
-            yield from expand(doc, label)
+            for item in expand(doc, label):
+                _refuse_raw_configz(item)
+                yield item
+
+
+def _refuse_raw_configz(item: Doc) -> None:
+    """`GET nodes/NODE/proxy/configz` output names no node: it belongs to --kubelet-config (or
+    wrapped in a NodeKubeletConfig that says which node it is)."""
+    source, where, obj = item
+    if "kind" not in obj and "kubeletconfig" in obj and not (obj.get("metadata") or {}).get("name"):
+        raise InputError("a raw /configz document names no node: give it with --kubelet-config FILE (pressure, "
+                         "shutdown), or wrap it as {apiVersion: evictplan/v1alpha1, kind: NodeKubeletConfig, "
+                         "metadata: {name: NODE}, kubeletconfig: ...}", source=source, obj=where or None)
+
+
+def _counted(docs: Iterator[Doc], seen: List[int]) -> Iterator[Doc]:
+    for d in docs:
+        seen[0] += 1
+        yield d
 
 
 def load_snapshot(paths: Sequence[str]) -> Snapshot:
     """Load and freeze snapshot files. Raises InputError naming file, object and field.
+
+    A file (or a directory) that holds no Kubernetes object at all is an error: planning an empty
+    cluster would only report "node not found". A file named twice (the same directory given
+    twice) is read once, with one warning that counts the repeats.
 
     The garbage collector is paused throughout: parsing and freezing allocate millions of
     objects that all stay alive, and each automatic collection would walk all of them.
@@ -70,9 +92,53 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
     gc.disable()
     try:
         freezer = Freezer()
-        for path in expand_paths(paths):
-            freezer.add(read_documents([path]))
+        read: dict = {}
+        repeated = 0
+        for given in paths:
+            is_dir = given != "-" and os.path.isdir(given)
+            files = expand_paths([given])
+            if is_dir and not files:
+                raise InputError("no Kubernetes objects found (no *.json, *.yaml or *.yml files in the directory)",
+                                 source=given)
+            found, new = [0], 0
+            for path in files:
+                key = path if path == "-" else os.path.realpath(path)
+                if key in read:
+                    repeated += 1
+                    continue
+                read[key] = path
+                new += 1
+                before = found[0]
+                freezer.add(_counted(read_documents([path]), found))
+                if found[0] == before and not is_dir:
+                    raise InputError("no Kubernetes objects found", source=_label(path))
+            if is_dir and new and not found[0]:
+                raise InputError("no Kubernetes objects found in any of its files", source=given)
+        _collapse_duplicate_objects(freezer.warnings)
+        if repeated:
+            freezer.warnings.append("%d file%s given more than once (the same file or directory named twice); "
+                                    "each was read once" % (repeated, "" if repeated == 1 else "s"))
         return freezer.build()
     finally:
         if was_enabled:
             gc.enable()
+
+
+_DUPLICATE = " appears more than once ("
+
+
+def _collapse_duplicate_objects(warnings: List[str], shown: int = 5) -> None:
+    """The freezer warns once per object given twice; two overlapping captures would print
+    thousands of lines. More than one such object becomes one warning with the count and names."""
+    dups = [w for w in warnings if _DUPLICATE in w]
+    if len(dups) < 2:
+        return
+    names = [w.split(_DUPLICATE, 1)[0] for w in dups]
+    warnings[:] = [w for w in warnings if _DUPLICATE not in w]
+    more = " and %d more" % (len(names) - shown) if len(names) > shown else ""
+    warnings.insert(0, "%d objects appear more than once (%s%s); for each, the later one wins"
+                    % (len(names), ", ".join(names[:shown]), more))
+
+
+def _label(path: str) -> str:
+    return "<stdin>" if path == "-" else ("demo cluster" if path == DEMO_PATH else path)

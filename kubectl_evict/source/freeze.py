@@ -22,6 +22,7 @@ from kubectl_evict.model import (Condition, Container, ContainerPort, LabelSelec
                                  PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
                                  SnapshotInfo, Taint, Toleration, Volume, VolumeAttachment, LazyJSON)
 from kubectl_evict.quantity import parse_quantity, to_units
+from kubectl_evict.source import validate
 from kubectl_evict.scheduling.qos import compute_qos
 from kubectl_evict.scheduling.resources import pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
@@ -130,6 +131,14 @@ def _time(loc: _Loc, d: dict, key: str, path: str) -> Optional[float]:
         raise loc.error(path, str(e)) from None
 
 
+def _valid(loc: _Loc, check: Any, value: Any, field: str) -> Any:
+    """Apply one of `validate`'s API-server checks, located in this object."""
+    try:
+        return check(value, field)
+    except validate.InvalidValue as e:
+        raise loc.error(e.field, e.problem) from None
+
+
 class _Interner:
     """Share identical leaf values between objects (pods of one template are alike)."""
 
@@ -172,7 +181,7 @@ class _Interner:
         out = {}
         for name, q in raw.items():
             try:
-                out[_intern(name)] = to_units(name, parse_quantity(q))
+                out[_intern(name)] = validate.resource_units(name, q, path)  # >= 0 and fits int64
             except ValueParseError as e:
                 raise loc.error("%s.%s" % (path, name), str(e)) from None
         frozen = pmap(out)
@@ -541,7 +550,7 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     inits = _containers(loc, spec, "initContainers", it)
     overhead = it.resource_map(loc, spec, "overhead", "spec.overhead")
     pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
-    priority = _int(loc, spec, "priority", "spec.priority")
+    priority = _valid(loc, validate.priority, _int(loc, spec, "priority", "spec.priority"), "spec.priority")
     if priority is None:
         pc = pcs.get(pcname) if pcname else default_pc
         priority = pc.value if pc is not None else 0
@@ -586,7 +595,8 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
         c = _item_map(loc, c, "status.conditions[%d]" % i)
         if c.get("type") == "Ready":
             ready = c.get("status") == "True"
-    tgps = _int(loc, spec, "terminationGracePeriodSeconds", "spec.terminationGracePeriodSeconds", 30)
+    tgps = _valid(loc, validate.non_negative, _int(loc, spec, "terminationGracePeriodSeconds",
+                  "spec.terminationGracePeriodSeconds", 30), "spec.terminationGracePeriodSeconds")
     reqs = pod_requests(containers, inits, overhead)
     if pod_level is not None:
         for r, q in pod_level.requests.items():
@@ -635,7 +645,8 @@ def _project_pdb(loc: _Loc, obj: dict, ns: str, name: str, it: _Interner) -> Pod
     return PodDisruptionBudget.trusted(
         namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
         generation=_int(loc, meta, "generation", "metadata.generation", 0),
-        selector=label_selector(loc, spec, "selector", "spec.selector", it),
+        selector=_valid(loc, validate.label_selector, label_selector(loc, spec, "selector", "spec.selector", it),
+                        "spec.selector"),
         min_available=_int_or_percent(loc, spec, "minAvailable", "spec.minAvailable"),
         max_unavailable=_int_or_percent(loc, spec, "maxUnavailable", "spec.maxUnavailable"),
         unhealthy_pod_eviction_policy=_str(loc, spec, "unhealthyPodEvictionPolicy", "spec.unhealthyPodEvictionPolicy"),
@@ -669,7 +680,7 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
 
 
 def _project_priority_class(loc: _Loc, obj: dict, name: str) -> PriorityClass:
-    value = _int(loc, obj, "value", "value")
+    value = _valid(loc, validate.priority, _int(loc, obj, "value", "value"), "value")
     if value is None:
         raise loc.error("value", "a PriorityClass needs a value")
     return PriorityClass(name=name, value=value, global_default=_bool(loc, obj, "globalDefault", "globalDefault"),

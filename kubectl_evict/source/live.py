@@ -132,7 +132,11 @@ def kubeconfig_paths(opts: GlobalOptions) -> List[str]:
 
 
 def connect(opts: GlobalOptions) -> Connection:
-    """Build the client from kubeconfig (or the pod's service account), as kubectl chooses."""
+    """Build the client from kubeconfig (or the pod's service account), as kubectl chooses, then
+    apply kubectl's global connection flags on top (`--user`/`--cluster` pick other kubeconfig
+    entries; `--server`, `--token`, `--certificate-authority`, `--client-certificate`,
+    `--client-key`, `--insecure-skip-tls-verify` override them; `--as*` impersonate;
+    `--request-timeout` bounds each request; `-v 6+` logs each request)."""
     try:
         from kubernetes import client as kclient
         from kubernetes import config as kconfig
@@ -140,6 +144,7 @@ def connect(opts: GlobalOptions) -> Connection:
     except ImportError:
         raise InputError("reading a live cluster needs the `kubernetes` Python package "
                          "(pip install kubernetes); or use -f FILE / --demo") from None
+    _check_connection_flags(opts)
     cfg = kclient.Configuration()
     cfg.connection_pool_maxsize = max(len(LISTS), KUBELET_WORKERS) + 4
     try:  # connect errors: 3 quick retries; a read error (reset before any answer): 1 retry
@@ -153,15 +158,16 @@ def connect(opts: GlobalOptions) -> Connection:
     if opts.kubeconfig and not existing:
         raise InputError("no such file", source=opts.kubeconfig, field="--kubeconfig")
     if not existing:
+        if opts.server:   # kubectl works from flags alone: --server URL [--token T] [...]
+            cfg.host = opts.server
+            return _with_flags(kclient, cfg, opts, "(--server)")
         if os.environ.get("KUBERNETES_SERVICE_HOST") and not opts.context:
             try:
                 kconfig.load_incluster_config(client_configuration=cfg)
             except ConfigException as e:
                 raise InputError("in-cluster configuration: %s" % _one_line(str(e))) from None
-            return Connection(_api_client(kclient, cfg), "(in-cluster)", cfg.host)
-        raise InputError("no cluster to read: no kubeconfig at %s (set --kubeconfig or KUBECONFIG), "
-                         "and not running in a pod; use -f FILE for a snapshot, or --demo"
-                         % ", ".join(paths))
+            return _with_flags(kclient, cfg, opts, "(in-cluster)")
+        raise InputError(_no_cluster_message(opts, paths))
     joined = os.pathsep.join(existing)
     where = existing[0] if len(existing) == 1 else "KUBECONFIG=" + joined
     names, current = _contexts(kconfig, joined, where)
@@ -173,15 +179,216 @@ def connect(opts: GlobalOptions) -> Connection:
         raise InputError("context %r not found (available: %s)" % (context, ", ".join(names) or "none"),
                          source=where, field="--context" if opts.context else "current-context")
     try:
-        api = kconfig.new_client_from_config(config_file=joined, context=context, client_configuration=cfg)
+        # load_kube_config's own steps, with --user/--cluster choosing other entries in between
+        loader = kconfig.kube_config._get_kube_config_loader(filename=joined, active_context=context,
+                                                             persist_config=True)
+        _choose_entries(loader, opts, where)
+        loader.load_and_set(cfg)
+    except InputError:
+        raise
     except ConfigException as e:
         raise InputError("context %s: %s" % (context, _one_line(str(e))), source=where) from None
     except Exception as e:  # exec plugin failures and the like surface as assorted exceptions
         raise InputError("context %s: cannot load credentials: %s: %s" % (context, type(e).__name__,
                          _one_line(str(e))), source=where) from None
+    return _with_flags(kclient, cfg, opts, context)
+
+
+def _no_cluster_message(opts: GlobalOptions, paths: Sequence[str]) -> str:
+    """Where to get a cluster from: apply (and --apply) need a live one, so -f/--demo are no hint there."""
+    head = "no cluster to %s: no kubeconfig at %s, and not running in a pod" % (
+        "apply to" if opts.command == "apply" or opts.apply else "read", ", ".join(paths))
+    if opts.command == "apply" or opts.apply:
+        return head + "; set --kubeconfig PATH or KUBECONFIG, or give --server URL (with --token or client certificates)"
+    return head + ("; set --kubeconfig PATH or KUBECONFIG, or give --server URL; or plan from a snapshot with "
+                   "-f FILE, or try --demo")
+
+
+def _check_connection_flags(opts: GlobalOptions) -> None:
+    """The flag combinations kubectl (client-go) refuses, refused the same way before any request."""
+    if (opts.as_groups or opts.as_uid) and not opts.as_user:
+        raise InputError("impersonating groups or a UID needs a user to impersonate: add --as USER (as kubectl requires)",
+                         field="--as-group" if opts.as_groups else "--as-uid")
+    if opts.insecure_skip_tls_verify and opts.certificate_authority:
+        raise InputError("specifying a root certificates file with the insecure flag is not allowed",
+                         field="--insecure-skip-tls-verify")
+    for flag, path in (("--certificate-authority", opts.certificate_authority),
+                       ("--client-certificate", opts.client_certificate), ("--client-key", opts.client_key)):
+        if path and not os.path.isfile(os.path.expanduser(path)):
+            raise InputError("no such file", source=path, field=flag)
+    request_timeout(opts)
+
+
+def request_timeout(opts: GlobalOptions) -> Optional[float]:
+    """--request-timeout in seconds: a plain integer is seconds, else a Go duration; 0 (or unset): no
+    limit beyond the tool's own per-request timeouts."""
+    text = opts.request_timeout
+    if text is None:
+        return None
+    from kubectl_evict.errors import ValueParseError
+    from kubectl_evict.timeutil import parse_duration
+    t = text.strip()
+    try:
+        value = float(int(t)) if t.isdigit() else parse_duration(t)
+    except ValueParseError:
+        raise InputError("invalid duration %r: use seconds (30) or a Go duration (30s, 1m)" % text,
+                         field="--request-timeout") from None
+    if value < 0:
+        raise InputError("must not be negative, got %r" % text, field="--request-timeout")
+    return value or None
+
+
+def _choose_entries(loader: Any, opts: GlobalOptions, where: str) -> None:
+    """--cluster / --user: the named kubeconfig entries instead of the context's (kubectl's overrides)."""
+    for flag, section, attr, name in (("--cluster", "clusters", "_cluster", opts.cluster),
+                                      ("--user", "users", "_user", opts.user)):
+        if not name:
+            continue
+        entries = loader._config[section] if loader._config.safe_get(section) else None
+        entry = entries.get_with_name(name, safe=True) if entries is not None else None
+        if not entry:
+            raw = [getattr(e, "value", e) for e in (loader._config.safe_get(section) or [])]
+            available = [e["name"] for e in raw if isinstance(e, dict) and isinstance(e.get("name"), str)]
+            raise InputError("%s %r not found in the kubeconfig (available: %s)"
+                             % (section[:-1], name, ", ".join(available) or "none"), source=where, field=flag)
+        setattr(loader, attr, entry[section[:-1]])
+
+
+def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Connection:
+    """Apply the connection override flags to the loaded Configuration and build the client."""
+    _override(cfg, opts)
+    hook = getattr(cfg, "refresh_api_key_hook", None)
+    if hook is not None and not opts.token:
+        # the kubeconfig loader's hook re-copies host and TLS files from the kubeconfig before each
+        # request (token refresh), from several threads at once: run it on a scratch object and take
+        # only what the flags do not override, so that no request ever sees the kubeconfig's value
+        overridden = {"host": bool(opts.server), "ssl_ca_cert": bool(opts.certificate_authority or
+                      opts.insecure_skip_tls_verify), "cert_file": bool(opts.client_certificate),
+                      "key_file": bool(opts.client_key), "verify_ssl": opts.insecure_skip_tls_verify}
+
+        def refresh(c: Any, _hook: Any = hook) -> None:
+            scratch = _Scratch()
+            _hook(scratch)
+            c.api_key.update(scratch.api_key)
+            for attr, flag in overridden.items():
+                if not flag and attr in scratch.__dict__:
+                    setattr(c, attr, scratch.__dict__[attr])
+        cfg.refresh_api_key_hook = refresh
+    api = _api_client(kclient, cfg)
+    headers = ([("Impersonate-User", opts.as_user)] if opts.as_user else []) + \
+        [("Impersonate-Group", g) for g in opts.as_groups] + \
+        ([("Impersonate-Uid", opts.as_uid)] if opts.as_uid else [])
+    timeout = request_timeout(opts)
+    if headers or timeout or opts.verbosity >= 6:
+        api.rest_client.pool_manager = _Instrumented(api.rest_client.pool_manager, headers, timeout, opts.verbosity)
     if not cfg.verify_ssl:
         _quiet_insecure_warnings()
     return Connection(api, context, cfg.host)
+
+
+class _Scratch:
+    """Receives what the kubeconfig loader's refresh hook sets."""
+
+    def __init__(self) -> None:
+        self.api_key: Dict[str, Any] = {}
+
+
+def _override(cfg: Any, opts: GlobalOptions) -> None:
+    if opts.server:
+        cfg.host = opts.server.rstrip("/")
+    if opts.token:   # kubectl: --token replaces the kubeconfig user's credentials
+        cfg.api_key = {"BearerToken": "Bearer " + opts.token}
+        cfg.api_key_prefix = {}
+        cfg.refresh_api_key_hook = None
+        cfg.username = cfg.password = None
+    if opts.certificate_authority:
+        cfg.ssl_ca_cert = os.path.expanduser(opts.certificate_authority)
+    if opts.client_certificate:
+        cfg.cert_file = os.path.expanduser(opts.client_certificate)
+    if opts.client_key:
+        cfg.key_file = os.path.expanduser(opts.client_key)
+    if opts.insecure_skip_tls_verify:
+        cfg.verify_ssl = False
+        cfg.ssl_ca_cert = None
+
+
+_SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie")
+
+
+class _Instrumented:
+    """The client's urllib3 pool manager with kubectl's per-request behaviour added: impersonation
+    headers (one header line per group, as client-go sends them), --request-timeout as a cap on
+    every request's total time, and -v 6+ request logging on stderr with credentials masked."""
+
+    def __init__(self, inner: Any, headers: List[Tuple[str, str]], timeout: Optional[float], verbosity: int,
+                 stream: Any = None) -> None:
+        self._inner = inner
+        self._headers = headers
+        self._timeout = timeout
+        self._verbosity = verbosity
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def request(self, method: str, url: str, *args: Any, **kw: Any) -> Any:
+        import urllib3
+        if self._headers:
+            h = urllib3.HTTPHeaderDict(kw.get("headers") or {})
+            for k, v in self._headers:
+                h.add(k, v)
+            kw["headers"] = h
+        if self._timeout:
+            kw["timeout"] = _capped(kw.get("timeout"), self._timeout)
+        if self._verbosity < 6:
+            return self._inner.request(method, url, *args, **kw)
+        full = url
+        fields = kw.get("fields")
+        if fields and method in ("GET", "HEAD", "DELETE"):
+            from urllib.parse import urlencode
+            full = url + ("&" if "?" in url else "?") + urlencode(list(fields.items()) if isinstance(fields, dict)
+                                                                 else list(fields))
+        start = time.monotonic()
+        try:
+            r = self._inner.request(method, url, *args, **kw)
+        except Exception as e:
+            self._log(method, full, "failed (%s)" % type(e).__name__, start, kw.get("headers"))
+            raise
+        status = getattr(r, "status", 0)
+        self._log(method, full, _status_text(status) if status else "?", start, kw.get("headers"))
+        return r
+
+    def _log(self, method: str, url: str, outcome: str, start: float, headers: Any) -> None:
+        ms = int((time.monotonic() - start) * 1000)
+        lines = ["I %s %s %s in %d milliseconds" % (method, url, outcome, ms)]
+        if self._verbosity >= 7 and headers:
+            lines.append("I Request Headers:")
+            items = headers.items() if hasattr(headers, "items") else headers
+            for k, v in items:
+                shown = v
+                if str(k).lower() in _SECRET_HEADERS:
+                    scheme = str(v).split(" ", 1)[0] if " " in str(v) else ""
+                    shown = (scheme + " " if scheme else "") + "<masked>"
+                lines.append("I     %s: %s" % (k if k != k.lower() else "-".join(w.capitalize() for w in k.split("-")),
+                                                 shown))
+        stream = self._stream if self._stream is not None else sys.stderr
+        with self._lock:
+            stream.write("\n".join(lines) + "\n")
+            stream.flush()
+
+
+def _capped(existing: Any, limit: float) -> Any:
+    """A urllib3 Timeout whose total is at most `limit` (keeping shorter connect/read limits)."""
+    import urllib3
+    if isinstance(existing, urllib3.Timeout):
+        total = existing.total if isinstance(existing.total, (int, float)) and existing.total < limit else limit
+        connect = existing._connect if isinstance(existing._connect, (int, float)) else None
+        read = existing._read if isinstance(existing._read, (int, float)) else None
+        return urllib3.Timeout(total=total, connect=connect, read=read)
+    if isinstance(existing, (int, float)) and existing < limit:
+        return urllib3.Timeout(total=existing)
+    return urllib3.Timeout(total=limit)
 
 
 def _contexts(kconfig: Any, joined: str, where: str) -> Tuple[List[str], str]:
