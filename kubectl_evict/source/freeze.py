@@ -325,9 +325,10 @@ class Freezer:
                                 server=_str(loc, obj, "server", "server"),
                                 server_version=_str(loc, obj, "serverVersion", "serverVersion"))
 
+        storage = project_storage(each, self.it)
         return assemble(nodes=nodes, pods=pods, pdbs=pdbs, priority_classes=pcs, owners=owners,
                         volume_attachments=vas, leases=leases, kubelet_configs=kubelet_configs,
-                        stats=stats, info=info, warnings=self.warnings)
+                        stats=stats, info=info, warnings=self.warnings).set(**storage)
 
 
 def assemble(*, nodes: Dict[str, Node], pods: List[Pod], pdbs: Dict[Tuple[str, str], PodDisruptionBudget],
@@ -574,15 +575,6 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
         pt = _item_map(loc, pt, p)
         preferred.append(PreferredTerm(_int(loc, pt, "weight", p + ".weight", 0),
                                        _term(loc, pt.get("preference") or {}, p + ".preference", it)))
-    anti = []
-    paa = _map(loc, affinity, "podAntiAffinity", "spec.affinity.podAntiAffinity")
-    for i, t in enumerate(_seq(loc, paa, "requiredDuringSchedulingIgnoredDuringExecution",
-                               "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution")):
-        p = "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]" % i
-        t = _item_map(loc, t, p)
-        nss = _seq(loc, t, "namespaces", p + ".namespaces")
-        anti.append(it.leaf(PodAffinityTerm(label_selector(loc, t, "labelSelector", p + ".labelSelector", it),
-                                            _str(loc, t, "topologyKey", p + ".topologyKey"), tuple(nss))))
     if ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution" and rde is None:
         # The annotation upgrades the IgnoredDuringExecution terms (and nodeSelector) to
         # RequiredDuringExecution, as the original node-affinity design describes.
@@ -619,7 +611,8 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
                tolerations=tolerations,
                node_selector=it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector"),
                required_affinity=required, preferred_affinity=tuple(preferred), required_during_execution=rde,
-               anti_affinity_required=tuple(anti), volumes=_volumes(loc, spec, it),
+               volumes=_volumes(loc, spec, it),
+               **pod_scheduling_fields(loc, spec, status, pcs.get(pcname) if pcname else default_pc, it),
                deletion_timestamp=_time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
                ready=ready, termination_grace_period=tgps, host_network=host_network,
                creation_timestamp=_time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
@@ -682,7 +675,8 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
     else:
         replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
-                 controller=next((r for r in refs if r.controller), None), selector=selector)
+                 controller=next((r for r in refs if r.controller), None), selector=selector,
+                 pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"))
 
 
 def _project_priority_class(loc: _Loc, obj: dict, name: str) -> PriorityClass:
@@ -703,8 +697,11 @@ def _project_volume_attachment(loc: _Loc, obj: dict, name: str) -> VolumeAttachm
                             attached=_bool(loc, status, "attached", "status.attached"))
 
 
+from kubectl_evict.source.freeze_storage import STORAGE_KINDS, pod_scheduling_fields, project_storage  # noqa: E402
+
+
 _PROJECTORS = frozenset(("PriorityClass", "Node", "Pod", "PodDisruptionBudget", "VolumeAttachment", "Lease",
-                         "NodeKubeletConfig", "NodeStatsSummary", "SnapshotInfo") + OWNER_KINDS)
+                         "NodeKubeletConfig", "NodeStatsSummary", "SnapshotInfo") + OWNER_KINDS + STORAGE_KINDS)
 
 
 def freeze(docs: Iterable[Doc]) -> Snapshot:
