@@ -77,6 +77,26 @@ class PodAffinityTerm(NamedTuple):
     selector: Optional[LabelSelector]
     topology_key: str
     namespaces: Tuple[str, ...]
+    namespace_selector: Optional[LabelSelector] = None   # None: unset (only `namespaces`/own ns)
+
+
+class WeightedPodAffinityTerm(NamedTuple):
+    """A preferred pod (anti-)affinity term: scoring only."""
+    weight: int
+    term: PodAffinityTerm
+
+
+class SpreadConstraint(NamedTuple):
+    """One `topologySpreadConstraints` entry, with upstream's defaults applied at freeze time
+    (minDomains 1, nodeAffinityPolicy Honor, nodeTaintsPolicy Ignore)."""
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str                 # DoNotSchedule | ScheduleAnyway
+    selector: Optional[LabelSelector]
+    min_domains: int = 1
+    node_affinity_policy: str = "Honor"
+    node_taints_policy: str = "Ignore"
+    match_label_keys: Tuple[str, ...] = ()
 
 
 class ContainerPort(NamedTuple):
@@ -274,6 +294,13 @@ class Pod(Record):
     preferred_affinity = field(type=tuple, initial=())
     required_during_execution = field(initial=None)   # NodeSelector or None
     anti_affinity_required = field(type=tuple, initial=())
+    affinity_required = field(type=tuple, initial=())          # required podAffinity terms
+    affinity_preferred = field(type=tuple, initial=())         # WeightedPodAffinityTerm
+    anti_affinity_preferred = field(type=tuple, initial=())    # WeightedPodAffinityTerm
+    spread_constraints = field(type=tuple, initial=())         # SpreadConstraint
+    preemption_policy = field(type=str, initial="")            # "" = PreemptLowerPriority
+    start_time = field(initial=None)                           # status.startTime, epoch seconds
+    nominated_node_name = field(type=str, initial="")
     volumes = field(type=tuple, initial=())
     deletion_timestamp = field(initial=None)
     ready = field(type=bool, initial=False)
@@ -352,6 +379,7 @@ class Owner(Record):
     replicas = field(initial=None)              # spec.replicas (defaulted to 1), None for DaemonSets
     controller = field(initial=None)            # OwnerRef (ReplicaSet -> Deployment)
     selector = field(initial=None)              # LabelSelector
+    pod_management_policy = field(type=str, initial="")   # StatefulSet: OrderedReady (default) | Parallel
 
     @property
     def ref(self) -> str:
@@ -364,6 +392,70 @@ class VolumeAttachment(Record):
     attacher = field(type=str, initial="")
     pv_name = field(type=str, initial="")
     attached = field(type=bool, initial=False)
+
+
+class PersistentVolumeClaim(Record):
+    """What the volume plugins read of a claim (VolumeBinding, VolumeZone, NodeVolumeLimits,
+    VolumeRestrictions). `storage_class` is None when neither the beta annotation nor
+    `spec.storageClassName` is set (upstream tells "unset" from "")."""
+    namespace = field(type=str, mandatory=True)
+    name = field(type=str, mandatory=True)
+    uid = field(type=str, initial="")
+    volume_name = field(type=str, initial="")
+    storage_class = field(initial=None)
+    access_modes = field(type=tuple, initial=())
+    request = field(type=int, initial=0)        # spec.resources.requests.storage, bytes
+    selector = field(initial=None)              # LabelSelector or None
+    volume_mode = field(type=str, initial="Filesystem")
+    bind_completed = field(type=bool, initial=False)   # annotation pv.kubernetes.io/bind-completed
+    selected_node = field(type=str, initial="")        # annotation volume.kubernetes.io/selected-node
+    phase = field(type=str, initial="")
+    deletion_timestamp = field(initial=None)
+    owner_refs = field(type=tuple, initial=())
+
+    @property
+    def ref(self) -> str:
+        return "%s/%s" % (self.namespace, self.name)
+
+
+class PersistentVolume(Record):
+    name = field(type=str, mandatory=True)
+    labels = field(initial=pmap())
+    node_affinity = field(initial=None)         # NodeSelector (spec.nodeAffinity.required) or None
+    storage_class = field(type=str, initial="")
+    capacity = field(type=int, initial=0)       # bytes
+    access_modes = field(type=tuple, initial=())
+    volume_mode = field(type=str, initial="Filesystem")
+    phase = field(type=str, initial="")
+    claim_ref = field(initial=None)             # (namespace, name, uid) or None
+    csi_driver = field(type=str, initial="")
+    csi_handle = field(type=str, initial="")
+    in_tree = field(type=str, initial="")       # in-tree source plugin (kubernetes.io/aws-ebs...), "" for CSI
+    in_tree_id = field(type=str, initial="")    # its volume id (for CSI migration counting)
+    deletion_timestamp = field(initial=None)
+
+
+class StorageClass(Record):
+    name = field(type=str, mandatory=True)
+    provisioner = field(type=str, initial="")
+    binding_mode = field(type=str, initial="")  # Immediate | WaitForFirstConsumer | "" (unset)
+    allowed_topologies = field(initial=None)    # NodeSelector or None (any node)
+
+
+class CSINode(Record):
+    name = field(type=str, mandatory=True)
+    drivers = field(initial=pmap())             # driver name -> allocatable count (None: no limit)
+    migrated_plugins = field(type=tuple, initial=())
+
+
+class CSIDriver(Record):
+    name = field(type=str, mandatory=True)
+    storage_capacity = field(type=bool, initial=False)
+
+
+class Namespace(Record):
+    name = field(type=str, mandatory=True)
+    labels = field(initial=pmap())
 
 
 class SnapshotInfo(Record):
@@ -394,6 +486,12 @@ class Snapshot(PClass):
     kubelet_configs = field(initial=pmap())     # node name -> LazyJSON kubeletconfig mapping
     stats = field(initial=pmap())               # node name -> LazyJSON stats/summary ({node, pods})
     nodes_by_zone = field(initial=pmap())       # zone key -> tuple[node name]
+    pvcs = field(initial=pmap())                # (namespace, name) -> PersistentVolumeClaim
+    pvs = field(initial=pmap())                 # name -> PersistentVolume
+    storage_classes = field(initial=pmap())     # name -> StorageClass
+    csi_nodes = field(initial=pmap())           # node name -> CSINode
+    csi_drivers = field(initial=pmap())         # name -> CSIDriver
+    namespaces = field(initial=pmap())          # name -> Namespace
     info = field(initial=SnapshotInfo())
     warnings = field(type=tuple, initial=())
 

@@ -153,6 +153,11 @@ RESOURCES = [
              ("all",)),
     Resource("jobs", "Job", "batch", "v1", True, (), ("status",), ("status.successful",), ("all",)),
     Resource("volumeattachments", "VolumeAttachment", "storage.k8s.io", "v1", False),
+    Resource("persistentvolumeclaims", "PersistentVolumeClaim", "", "v1", True, ("pvc",), ("status",)),
+    Resource("persistentvolumes", "PersistentVolume", "", "v1", False, ("pv",), ("status",)),
+    Resource("storageclasses", "StorageClass", "storage.k8s.io", "v1", False, ("sc",), ()),
+    Resource("csinodes", "CSINode", "storage.k8s.io", "v1", False),
+    Resource("csidrivers", "CSIDriver", "storage.k8s.io", "v1", False),
     Resource("leases", "Lease", "coordination.k8s.io", "v1", True, (), ()),
 ]
 BY_KIND = {r.kind: r for r in RESOURCES}

@@ -109,7 +109,9 @@ def test_capacity_is_deducted_as_pods_land() -> None:
     assert ev["web-1"] == (0, "b")
     assert ev["web-2"] == (0, None)
     assert shortfall(plan) == {"web-2": "evicted, but its replacement has nowhere to go: 0/3 nodes are available: "
-                                        "1 node(s) were unschedulable, 2 Insufficient cpu."}
+                                        "1 node(s) were unschedulable, 2 Insufficient cpu. preemption: "
+                                        "0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
+                                        "2 No preemption victims found for incoming pod."}
     assert [e.code for e in plan.shortfall] == ["no-node-fits"] and not plan.blocked
     assert plan.notes[-1] == "node/src: can be drained, but 1 replacement stays Pending in 1 wave (~30s)"
 

@@ -6,7 +6,7 @@ The output is byte-identical on every run: no clock reads, no unseeded randomnes
 uid, name suffix, IP and timestamp is derived from fixed strings.
 
 The snapshot is taken at 2026-11-21T12:00:00Z (``SnapshotInfo.takenAt``). Region eu-west-1,
-three zones, 12 nodes, 155 pods. What each part is there to show:
+three zones, 12 nodes, 157 pods. What each part is there to show:
 
 NODES (zone / instance type / notes)
   cp-1       a  m5.xlarge   control plane: taint node-role.kubernetes.io/control-plane:NoSchedule;
@@ -75,7 +75,9 @@ NODES (zone / instance type / notes)
                             forever). Stale kubelet config + stats summary present.
   worker-c3  c  m5.xlarge   CORDONED (spec.unschedulable + unschedulable:NoSchedule): a drain that
                             stopped at shop/legacy-cron (unmanaged). Only DaemonSets + that pod.
-  worker-c4  c  m5.xlarge   plain worker, busiest node.
+  worker-c4  c  m5.xlarge   plain worker, busiest node. `drain worker-c4`: data/ledger-db-0
+                            (StatefulSet, PV in zone c) can only go to worker-c1, which is full
+                            until the scheduler preempts batch/backfill (batch-low) there.
 
 WORKLOADS / PDBs (namespace/name replicas PDB -> status)
   shop/frontend 10 (+1 terminating) maxUnavailable 25%  -> expected 10 desired 7  allowed 3
@@ -725,6 +727,20 @@ WORKLOADS = [
       [C("cron", IMG + "legacy-cron:0.3.1", {"cpu": "50m", "memory": "64Mi"},
          {"memory": "128Mi"}, ws=(30, 30))],
       labels={"app": "legacy-cron"}, created="2026-11-12T09:30:00Z"),
+
+    # ---- placement showcase (`drain worker-c4`): a StatefulSet pod held by its volume's zone,
+    # and a preemption. data/ledger-db-0's PersistentVolume lives in zone c (node affinity), so
+    # its replacement can only run on worker-c1 (c2 is NotReady, c3 cordoned); worker-c1 has
+    # 3.1Gi left because of batch/backfill (batch-low, priority -10), so the scheduler preempts
+    # backfill (a `delete` by the scheduler) and backfill's own replacement goes to zone a/b.
+    W("data", "ledger-db", "StatefulSet", ["worker-c4"],
+      [C("db", IMG + "ledger-db:3.1.0", {"cpu": "100m", "memory": "4Gi"}, {"memory": "4Gi"},
+         [port("tcp-db", 5432)], ["data"], ws=(2600, 2800))],
+      labels={"app": "ledger-db"}, tgps=60, created="2026-11-15T10:00:00Z"),
+    W("batch", "backfill", "Deployment", ["worker-c1"],
+      [C("backfill", IMG + "backfill:1.0.0", {"cpu": "100m", "memory": "6Gi"}, {"memory": "6Gi"},
+         ws=(4200, 4400))],
+      labels={"app": "backfill"}, pc="batch-low", created="2026-11-20T23:00:00Z"),
 ]
 
 # ---- static (mirror) pods on cp-1

@@ -21,6 +21,8 @@ from kubectl_evict.options import global_options, pop_global
 # Annotations the freezer reads (mirror pods, safe-to-evict, our own): --redact keeps them so that
 # plans from a redacted snapshot stay identical.
 from kubectl_evict.source.freeze import _KEPT_ANNOTATION_PREFIXES as KEPT_ANNOTATION_PREFIXES
+# ... and those placement reads on PersistentVolumeClaims and CSINodes (binding state, selected node).
+from kubectl_evict.source.freeze_storage import STORAGE_ANNOTATIONS
 
 _POD_SPEC_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
@@ -36,7 +38,8 @@ def redact(obj: Any) -> Any:
         meta.pop("managedFields", None)
         ann = meta.get("annotations")
         if isinstance(ann, dict):
-            kept = {k: v for k, v in ann.items() if isinstance(k, str) and k.startswith(KEPT_ANNOTATION_PREFIXES)}
+            kept = {k: v for k, v in ann.items() if isinstance(k, str) and
+                    (k.startswith(KEPT_ANNOTATION_PREFIXES) or k in STORAGE_ANNOTATIONS)}
             if kept:
                 meta["annotations"] = kept
             else:

@@ -27,6 +27,7 @@ from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan,
 from kubectl_evict.scheduling.disruption import effective_budget, pdbs_for_pod
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
+from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import no_execute_decision, taints_text
 from kubectl_evict.timeutil import format_offset
@@ -81,7 +82,7 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
             if pod.is_terminal:
                 continue
             decisions.append((pod, old, new))
-    placer = Placer(after.nodes.values(), after.pods_by_node)
+    placer = Placer(after.nodes.values(), after.pods_by_node, snapshot=after, preempt=True)
     for pod, old, new in decisions:
         _decide(b, placer, pod, old, new, now, settings)
     _warn_bypassed_budgets(b, before, now)
@@ -160,12 +161,12 @@ def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reas
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, rule=RULE, reason=reason)
     elif pod.recreated_elsewhere:
-        placed = placer.place(pod)
+        placed = place(b, placer, pod, at, RULE)
         if placed.node is None:
             b.shortfall(pod, "no-node-fits", "deleted at %s, but its replacement fits no node: %s"
                         % (format_offset(at), placed.reason), node=node)
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
-                 grace_period_seconds=None, target=placed.node, rule=RULE,
+                 grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
                  reason=reason + ("" if placed.node else "; its replacement fits no node"))
     else:
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
@@ -174,7 +175,7 @@ def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reas
 
 def _evict(b: PlanBuilder, placer: Placer, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
     if pod.recreated_elsewhere:
-        placed = placer.place(pod)
+        placed = place(b, placer, pod, 0, RULE)
         if placed.node is None:
             if need_target:
                 b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits (%s)"
@@ -182,7 +183,8 @@ def _evict(b: PlanBuilder, placer: Placer, pod: Pod, node: str, reason: str, nee
                 return
             b.shortfall(pod, "no-node-fits", "evicted, but its replacement fits no node: %s" % placed.reason)
         b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
-                 grace_period_seconds=None, target=placed.node, rule=RULE, reason=reason)
+                 grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
+                 reason=reason)
     else:
         b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
                  grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; nothing recreates it")

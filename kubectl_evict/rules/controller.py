@@ -22,6 +22,7 @@ from kubectl_evict.workloads import attach
 from kubectl_evict.plan import NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, number
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
                                                ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at)
+from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -158,7 +159,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     deletions.sort(key=lambda f: (f.at, order.get(f.node, 0), f.pod.namespace, f.pod.name))
     placer: Optional[Placer] = None
     if any(f.pod.recreated_elsewhere for f in deletions):
-        placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down,
+        placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down, snapshot=snapshot, preempt=True,
                              leaving=[f.pod for f in deletions])
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
     deleter = NODE_LIFECYCLE if tl.legacy else TAINT_EVICTION
@@ -175,13 +176,14 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
         elif p.recreated_elsewhere:
             assert placer is not None
-            placed = placer.place(p)
+            placed = place(b, placer, p, f.at, RULE)
             if placed.node is None:
                 b.shortfall(p, "no-node-fits", "deleted at %s, but its replacement fits no node: %s"
                             % (format_offset(f.at), placed.reason), node=f.node)
                 reason += "; its replacement fits no node"
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
-                     grace_period_seconds=None, target=placed.node, rule=RULE, reason=reason)
+                     grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
+                     reason=reason)
         else:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, rule=RULE, reason=reason + "; nothing recreates it")

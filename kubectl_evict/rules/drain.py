@@ -18,7 +18,7 @@ them in the order given, each starting once the previous node's replacements are
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
 
@@ -31,6 +31,8 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, effect
                                                  pdbs_for_pod, selected_pods, status_is_current)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.rules.scheduling import place
+from kubectl_evict.scheduling.statefulset import lower_ordinal_holding, queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.workloads import attach
 
@@ -115,11 +117,16 @@ class _Drain:
         self.b = PlanBuilder("drain", now)
         self.budgets: Dict[Tuple[str, str], _BudgetState] = {}
         self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node,
-                             excluded=() if settings.one_at_a_time else settings.nodes)
+                             excluded=() if settings.one_at_a_time else settings.nodes, snapshot=snapshot,
+                             preempt=True)
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
                                                 "start": 0, "short": 0}
                                             for n in settings.nodes}
         self.landed_later: Dict[Tuple[str, str], int] = {}
+        self.sts_pending: Set[Tuple[str, str]] = set()     # StatefulSet pods whose replacement stays Pending
+        self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
+        self.candidates: Dict[Tuple[str, str], Tuple[str, ...]] = {}   # nodes tied with the target
+        self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -241,13 +248,24 @@ class _Drain:
 
     # -- evictions --------------------------------------------------------------------------------
 
-    def land(self, pod: Pod) -> Tuple[Optional[str], str]:
+    def land(self, pod: Pod, at: float) -> Tuple[Optional[str], str]:
         """Place the replacement of `pod`: (target, problem). Problem "" when placed or when
         nothing recreates the pod."""
         if not pod.recreated_elsewhere:
             return None, ""
-        placed = self.placer.place(pod)
+        holder = lower_ordinal_holding(self.s, pod, self.sts_pending, self.leaving)
+        if holder is not None:
+            self.sts_pending.add(pod.key)
+            self.ordered_ready.add(pod.key)
+            return None, ("StatefulSet %s/%s is OrderedReady: it recreates %s only once %s is Running and Ready, "
+                          "and %s" % (pod.namespace, pod.controller.name, pod.name, holder.name,
+                                      "its replacement stays Pending" if holder.key in self.sts_pending
+                                      else "it is not"))
+        placed = place(self.b, self.placer, pod, at, RULE)
+        self.candidates[pod.key] = placed.candidates
         if placed.node is None:
+            if pod.controller_kind == "StatefulSet":
+                self.sts_pending.add(pod.key)
             return None, placed.reason
         if self.cfg.one_at_a_time and placed.node in self.node_stats and placed.node not in self.placer.excluded:
             key = (pod.node_name, placed.node)
@@ -260,7 +278,7 @@ class _Drain:
         if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
             target, problem = None, ""      # its replacement waits for the old pod to be gone
         else:
-            target, problem = self.land(pod)
+            target, problem = self.land(pod, at)
         stats = self.node_stats[pod.node_name]
         stats["evicted"] += 1
         stats["waves"].add(wave)
@@ -279,7 +297,8 @@ class _Drain:
             reason += "; its replacement fits no node"
         grace = None if self.cfg.grace_period < 0 else self.cfg.grace_period
         common = dict(namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name, at=at,
-                      grace_period_seconds=grace, target=target, rule=RULE, reason=reason)
+                      grace_period_seconds=grace, target=target, candidates=self.candidates.pop(pod.key, ()),
+                      rule=RULE, reason=reason)
         if self.cfg.disable_eviction:
             self.b.action("delete", by=USER, force=grace == 0, **common)
         else:
@@ -291,6 +310,8 @@ class _Drain:
             self.short(pod, "waits-for-old-pod", "evicted, but it stays Terminating on the unreachable node, and the "
                        "StatefulSet creates its replacement (same name) only once it is gone; kubectl drain stops "
                        "waiting after --skip-wait-for-delete-timeout=%ds" % skip_wait)
+        elif problem and pod.key in self.ordered_ready:
+            self.short(pod, "ordered-ready", "evicted, but its replacement is never created: %s" % problem)
         elif problem:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
         if state is not None:
@@ -352,9 +373,15 @@ class _Drain:
         pdb_cache: Dict[Tuple[str, str], Tuple[PodDisruptionBudget, ...]] = {}
         while pending:
             deferred: List[Pod] = []
+            # kubectl evicts concurrently; the scheduler's queue then takes the replacements by
+            # priority (StatefulSet ones once their old pod is gone): place them in that order.
+            pending = [p for _, p in sorted(((queue_key(p, i), p) for i, p in enumerate(pending)), key=lambda t: t[0])]
+            self.placer.terminate(pending)      # evicted together: terminating while replacements land
+            removed: Set[Tuple[str, str]] = set()
             for pod in pending:
                 if self.cfg.disable_eviction:
                     self.remove(pod, wave, "--disable-eviction: plain DELETE, PodDisruptionBudgets bypassed", None)
+                    removed.add(pod.key)
                     last = wave
                     continue
                 pdbs = pdb_cache.get(pod.key)
@@ -390,6 +417,7 @@ class _Drain:
                         state.healthy -= 1
                         state.spent += 1
                     self.remove(pod, wave, reason, state if decision.spends_budget else None)
+                    removed.add(pod.key)
                     last = wave
                     continue
                 if decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None \
@@ -402,6 +430,7 @@ class _Drain:
                     self.block(pod, self.budget_block_reason(pod, state, decision.text), "pdb")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            self.placer.restore(p for p in pending if p.key not in removed)
             if not deferred:
                 break
             nxt = [self.budget(pdb_cache[p.key][0]).pending_after(wave) for p in deferred]

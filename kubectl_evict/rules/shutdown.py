@@ -33,6 +33,7 @@ from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, n
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import attach
+from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, no_execute_decision
 from kubectl_evict.timeutil import format_go_duration, format_seconds, format_time, parse_duration
@@ -571,7 +572,8 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
     b.warn("add the %s taint only once the node is really powered off: pods are force-deleted and their volumes "
            "detached while a still-running node may keep writing to them (data corruption)" % OUT_OF_SERVICE)
     leaving = [p for n in nodes for p in snapshot.pods_on(n)]
-    placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=nodes, leaving=leaving)
+    placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=nodes, leaving=leaving, snapshot=snapshot,
+                    preempt=True)
     oos = Taint(OUT_OF_SERVICE, OUT_OF_SERVICE_VALUE, "NoExecute")
     reports = []
     for name in nodes:
@@ -607,8 +609,9 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                        "out-of-service taint but not the node's other NoExecute taints" % reason)
             kw: Dict[str, Any] = {}
             if pod.recreated_elsewhere and not (pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"):
-                placed = placer.place(pod)
+                placed = place(b, placer, pod, at, RULE)
                 kw["target"] = placed.node
+                kw["candidates"] = placed.candidates
                 if pod.controller_kind == "StatefulSet":
                     if placed.node:
                         why += "; StatefulSet starts it again on %s" % placed.node

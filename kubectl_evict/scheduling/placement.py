@@ -1,80 +1,67 @@
-"""Where would a replacement pod land? The scheduler's Filter step, then a deterministic pick.
+"""Where would a replacement pod land? kube-scheduler v1.33's scheduling cycle for one pod at a
+time, with the cluster state moving as the plan places pods (`pkg/scheduler/schedule_one.go`).
 
-Models kube-scheduler v1.33's default Filter plugins that matter for evicted pods, in the
-scheduler's order: NodeUnschedulable, TaintToleration (NoSchedule/NoExecute), NodeAffinity
-(nodeSelector and required terms), NodePorts, NodeResourcesFit (pod count, cpu, memory,
-ephemeral-storage, extended resources; effective requests with init containers and overhead),
-and InterPodAffinity for required anti-affinity on `kubernetes.io/hostname` (the incoming pod's
-terms and, symmetrically, the terms of pods already on the node). Nodes that are not Ready carry
-the `not-ready`/`unreachable` NoSchedule taint the node lifecycle controller would put on them.
+Filter plugins, in the default profile's order: NodeUnschedulable, TaintToleration, NodeAffinity
+(static: evaluated once per node class), then NodePorts, NodeResourcesFit, VolumeRestrictions,
+NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity
+(`scheduling/plugins/`). Nodes that are not Ready carry the `not-ready`/`unreachable`
+NoSchedule taint the node lifecycle controller would put on them.
 
-Among feasible nodes the pick is deterministic: highest preferred node-affinity score, then
-least allocated (cpu and memory, the scheduler's default scoring strategy), then node name.
-Upstream picks at random among equal scores; a plan must be reproducible, so ties go by name.
-When nothing fits, the reason is the scheduler's `FitError` text: `0/N nodes are available:
-<count> <reason>, ...` with the parts sorted as strings, as upstream sorts them.
+Choosing among feasible nodes: with fewer than 100 statically feasible nodes (where upstream
+scores every feasible node) the v1.33 default score plugins and weights are summed as
+upstream does (`scheduling/scoring.py`), ties go by node name and the tied nodes are
+reported as `candidates`. On larger clusters upstream scores only a rotating sample, so no
+prediction can be exact; there the pick is the fast one: highest preferred node-affinity
+score, then least allocated (cpu and memory), then name.
+
+When nothing fits, the reason is `FitError` text with the per-node reasons counted and sorted,
+and the DefaultPreemption part v1.33 appends (`scheduling/plugins/defaultpreemption.py`).
 
 Speed (5,000 nodes, thousands of evicted pods): never a pods x nodes loop.
 - Nodes are grouped into classes by the facts that decide static feasibility: labels (minus
   keys with more than 32 distinct values, such as the hostname), effective taints and
   `unschedulable`. Static feasibility and the preferred-affinity score are computed once per
-  (pod template, class). A template that looks at a per-node key (`kubernetes.io/hostname`,
-  `matchFields`) is checked node by node, once per template.
-- Within a class, nodes are kept sorted by free cpu/memory fraction (re-sorted one node at a
-  time as pods land), so the least allocated node that fits is the first one that passes a
-  few dictionary reads.
-- Capacity only ever shrinks while a plan is built, so "this template fits no node of this
-  class" is remembered.
+  (pod template, class). A template that looks at a per-node key is checked node by node.
+- Within a class, nodes are kept sorted by free cpu/memory fraction, so the least allocated
+  node that fits is the first one that passes a few dictionary reads.
+- Without topology-spread or inter-pod terms, capacity only shrinks as pods land, so "this
+  template fits no node of this class" is remembered (until a preemption frees room).
+- Spread and affinity counts per topology domain live in `framework.ClusterState` counters.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections import Counter
-from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from kubectl_evict.model import Node, NodeSelector, Pod, PreferredTerm, Taint
-from kubectl_evict.scheduling.labels import label_selector_matches
-from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, preferred_score
-from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE, UNSCHEDULABLE, first_tolerating
+from kubectl_evict.model import Node, NodeSelector, Pod, PreferredTerm, Snapshot, Taint
+from kubectl_evict.scheduling import framework
+from kubectl_evict.scheduling.framework import (UNRESOLVABLE, UNSCHEDULABLE, ClusterState, Status,
+                                                effective_taints, fit_error)
+from kubectl_evict.scheduling.plugins import FILTERS
+from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
+from kubectl_evict.scheduling.plugins import nodeunschedulable, tainttoleration
+from kubectl_evict.scheduling.plugins.defaultpreemption import Preemption, preempt
+from kubectl_evict.scheduling.plugins.noderesources import NodeResourcesFit, insufficient
+
+__all__ = ["Placer", "Placement", "effective_taints", "fit_error"]
 
 HOSTNAME = "kubernetes.io/hostname"
 _SCORED = ("cpu", "memory")
 _SPLIT_DISTINCT = 32          # a label key with more distinct values than this is "per node"
+EXACT_SCORING_NODES = 100     # below this upstream scores every feasible node
 
-UNSCHEDULABLE_MSG = "node(s) were unschedulable"
-AFFINITY_MSG = "node(s) didn't match Pod's node affinity/selector"
-PORTS_MSG = "node(s) didn't have free ports for the requested pod ports"
-ANTI_AFFINITY_MSG = "node(s) didn't match pod anti-affinity rules"
-EXISTING_ANTI_AFFINITY_MSG = "node(s) didn't satisfy existing pods anti-affinity rules"
-TOO_MANY_PODS = "Too many pods"
-
-
-def effective_taints(node: Node) -> Tuple[Taint, ...]:
-    """The node's taints plus those the node lifecycle controller derives from its state."""
-    taints = list(node.taints)
-    keys = {(t.key, t.effect) for t in taints}
-    status = node.ready_status
-    if status == "False" and (NOT_READY, "NoSchedule") not in keys:
-        taints.append(Taint(NOT_READY, "", "NoSchedule"))
-    elif status in ("Unknown", "") and node.conditions and (UNREACHABLE, "NoSchedule") not in keys:
-        taints.append(Taint(UNREACHABLE, "", "NoSchedule"))
-    return tuple(taints)
+UNSCHEDULABLE_MSG = nodeunschedulable.MESSAGE
+AFFINITY_MSG = na_plugin.MESSAGE
 
 
 class Placement(NamedTuple):
     node: Optional[str]
-    reason: str          # why nothing fits (scheduler-style), "" when placed
-
-
-def _taint_message(t: Taint) -> str:
-    return "node(s) had untolerated taint {%s: %s}" % (t.key, t.value)
-
-
-def fit_error(total: int, reasons: Counter) -> str:
-    """`FitError.Error()`: `0/N nodes are available: <n> <reason>, ...` sorted as strings."""
-    parts = sorted("%d %s" % (n, msg) for msg, n in reasons.items() if n)
-    return "0/%d nodes are available%s." % (total, (": " + ", ".join(parts)) if parts else "")
+    reason: str                               # why nothing fits (the FailedScheduling text), "" when placed
+    candidates: Tuple[str, ...] = ()          # nodes tied at the top score (empty: no tie)
+    preemptions: Tuple[Tuple[Pod, str], ...] = ()   # (victim, its node) deleted by the scheduler to make room
+    pdb_violations: int = 0                   # PodDisruptionBudgets those deletions violate
 
 
 def _selector_keys(sel: Optional[NodeSelector]) -> Tuple[Set[str], bool]:
@@ -116,55 +103,44 @@ class _Entry(NamedTuple):
     subset: Optional[Tuple[Tuple[str, int], ...]]   # per-node templates: (node, preferred score)
 
 
+class Cycle(NamedTuple):
+    """One pod's PreFilter results: the active dynamic plugins and their state."""
+    active: Tuple[Tuple[Any, Any], ...]
+    rejected: Optional[Status]
+    domains: bool            # spread or inter-pod terms active: feasibility can grow as pods move
+
+
 class Placer:
-    """Tracks free capacity as pods are placed; one per plan (it is a local accumulator)."""
+    """Tracks the cluster as pods are placed; one per plan (it is a local accumulator).
+
+    `snapshot` gives the volume, namespace and PDB facts; `preempt` lets a replacement that
+    fits nowhere preempt lower-priority pods (DefaultPreemption) and reports the victims."""
 
     def __init__(self, nodes: Iterable[Node], pods_by_node: Dict[str, Sequence[Pod]],
-                 excluded: Iterable[str] = (), leaving: Iterable[Pod] = ()) -> None:
-        self.nodes: Dict[str, Node] = {n.name: n for n in nodes}
-        self.names = sorted(self.nodes)
+                 excluded: Iterable[str] = (), leaving: Iterable[Pod] = (),
+                 snapshot: Optional[Snapshot] = None, preempt: bool = False,
+                 filters: Sequence[Any] = FILTERS) -> None:
+        self.cs = ClusterState(nodes, pods_by_node, leaving, snapshot)
+        self.filters = tuple(filters)
+        self._check_resources = any(isinstance(p, NodeResourcesFit) for p in self.filters)
+        self.nodes: Dict[str, Node] = self.cs.nodes
+        self.names = self.cs.names
         self.excluded: Set[str] = set(excluded)
-        self._pods_by_node = pods_by_node
-        self._gone = {(p.namespace, p.name) for p in leaving}
-        self.free: Dict[str, Dict[str, int]] = {}
-        self.count: Dict[str, int] = {}
-        gone = self._gone
-        self.alloc: Dict[str, Dict[str, int]] = {}
-        self._req_items: Dict[int, Tuple[Tuple[str, int], ...]] = {}
-        self._keep: list = []
-        req_items = self._req_items
-        # One pass over the resident pods; requests maps are shared between pods of a template.
-        for name in self.names:
-            alloc = self.alloc[name] = dict(self.nodes[name].allocatable)
-            free = dict(alloc)
-            n = 0
-            for p in pods_by_node.get(name, ()):
-                if p.phase in ("Succeeded", "Failed") or (gone and (p.namespace, p.name) in gone):
-                    continue
-                n += 1
-                items = req_items.get(id(p.requests))
-                if items is None:
-                    items = self._items(p)
-                for r, q in items:
-                    free[r] = free.get(r, 0) - q
-            self.free[name] = free
-            self.count[name] = n
-        self._ports: Dict[str, Set[Tuple[int, str, str]]] = {}
-        self._residents: Dict[str, List[Pod]] = {}
-        self._anti: Dict[str, bool] = {}
+        self.snapshot = snapshot
+        self.preempt = preempt
+        self.free = self.cs.free
+        self.count = self.cs.count
+        self.alloc = self.cs.alloc
         self._key: Dict[str, Tuple[float, str]] = {}
         self._build_classes()
         self._static: Dict[tuple, Tuple[Tuple[_Entry, ...], Counter]] = {}
+        self._live: Dict[int, Tuple[Tuple[_Entry, ...], List[str]]] = {}   # per static result: its nodes
         self._nofit: Set[tuple] = set()
+        self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
+        self._gone: Dict[Tuple[str, str], str] = {}
 
     def _items(self, pod: Pod) -> Tuple[Tuple[str, int], ...]:
-        """The pod's non-zero requests as a tuple, cached per (shared) requests map."""
-        reqs = pod.requests
-        items = self._req_items.get(id(reqs))
-        if items is None:
-            items = self._req_items[id(reqs)] = tuple(sorted((r, q) for r, q in reqs.items() if q > 0))
-            self._keep.append(reqs)   # keep the map alive so its id stays unique
-        return items
+        return self.cs.items(pod)
 
     # -- node classes -------------------------------------------------------------------------
 
@@ -190,6 +166,9 @@ class Placer:
             self._class_of[name] = cls
         self.classes: List[_Class] = list(classes.values())
 
+    def class_taints(self, name: str) -> Tuple[Taint, ...]:
+        return self._class_of[name].taints
+
     def _fraction(self, name: str) -> float:
         alloc = self.alloc[name]
         free = self.free[name]
@@ -207,6 +186,7 @@ class Placer:
         """Take nodes out of the candidates (cordoned for the plan, or being drained)."""
         self.excluded.update(names)
         self._static.clear()
+        self._live.clear()
 
     # -- static filters (per template and class) ------------------------------------------------
 
@@ -220,7 +200,7 @@ class Placer:
         pref_keys, pref_fields = _preferred_keys(pod.preferred_affinity)
         per_node_req = req_fields or bool(self.split_keys & (req_keys | set(pod.node_selector)))
         per_node_pref = pref_fields or bool(self.split_keys & pref_keys)
-        unsched_ok = first_tolerating(pod.tolerations, Taint(UNSCHEDULABLE, "", "NoSchedule")) is not None
+        unsched_ok = nodeunschedulable.tolerates_unschedulable(pod.tolerations)
         why: Counter = Counter()
         entries: List[_Entry] = []
         for cls in self.classes:
@@ -233,149 +213,107 @@ class Placer:
             if cls.unschedulable and not unsched_ok:
                 why[UNSCHEDULABLE_MSG] += len(live)
                 continue
-            bad = next((t for t in cls.taints if t.effect in ("NoSchedule", "NoExecute")
-                        and first_tolerating(pod.tolerations, t) is None), None)
+            bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
             if bad is not None:
-                why[_taint_message(bad)] += len(live)
+                why[tainttoleration.message(bad)] += len(live)
                 continue
             if per_node_req or per_node_pref:
                 subset = []
                 for n in live:
                     node = self.nodes[n]
-                    if not node_matches_pod(pod, node).match:
+                    if not na_plugin.node_matches_pod(pod, node).match:
                         why[AFFINITY_MSG] += 1
                         continue
-                    subset.append((n, preferred_score(pod.preferred_affinity, node)[0] if pod.preferred_affinity else 0))
+                    subset.append((n, na_plugin.preferred_score(pod.preferred_affinity, node)[0]
+                                   if pod.preferred_affinity else 0))
                 if subset:
                     entries.append(_Entry(cls, max(s for _, s in subset), tuple(subset)))
                 continue
-            if not node_matches_pod(pod, cls.rep).match:
+            if not na_plugin.node_matches_pod(pod, cls.rep).match:
                 why[AFFINITY_MSG] += len(live)
                 continue
-            pref = preferred_score(pod.preferred_affinity, cls.rep)[0] if pod.preferred_affinity else 0
+            pref = na_plugin.preferred_score(pod.preferred_affinity, cls.rep)[0] if pod.preferred_affinity else 0
             entries.append(_Entry(cls, pref, None))
         entries.sort(key=lambda e: -e.pref)
         result = (tuple(entries), why)
         self._static[key] = result
+        self._live[id(result[0])] = (result[0], self._live_names(result[0]))
         return result
 
     # -- dynamic filters (per node) -------------------------------------------------------------
 
+    def cycle(self, pod: Pod) -> Cycle:
+        """Run the dynamic plugins' PreFilter for `pod` against the state as it is now."""
+        active = []
+        domains = False
+        for plugin in self.filters:
+            st, data = plugin.pre_filter(self.cs, pod)
+            if st.code == framework.SKIP:
+                continue
+            if not st.ok:
+                return Cycle((), st, False)
+            active.append((plugin, data))
+            domains = domains or plugin.name in ("PodTopologySpread", "InterPodAffinity")
+        return Cycle(tuple(active), None, domains)
+
+    def node_status(self, pod: Pod, cyc: Cycle, name: str) -> Optional[Status]:
+        """The first failing dynamic Filter's status on node `name`, None when it passes."""
+        node = self.nodes[name]
+        for plugin, data in cyc.active:
+            st = plugin.filter(self.cs, pod, data, node)
+            if st is not None:
+                return st
+        return None
+
     def residents(self, name: str) -> List[Pod]:
         """Pods on the node as the plan stands: running ones (minus those leaving) plus placed ones."""
-        res = self._residents.get(name)
-        if res is None:
-            gone = self._gone
-            res = [p for p in self._pods_by_node.get(name, ()) if p.phase not in ("Succeeded", "Failed")
-                   and not (gone and (p.namespace, p.name) in gone)]
-            self._residents[name] = res
-        return res
-
-    def _used_ports(self, name: str) -> Set[Tuple[int, str, str]]:
-        used = self._ports.get(name)
-        if used is None:
-            used = set()
-            for p in self.residents(name):
-                for c in p.containers + p.init_containers:
-                    for hp in c.host_ports:
-                        used.add((hp.host_port, hp.protocol, hp.host_ip))
-            self._ports[name] = used
-        return used
-
-    def _port_failure(self, pod: Pod, name: str) -> bool:
-        ports = [hp for c in pod.containers + pod.init_containers for hp in c.host_ports]
-        if not ports:
-            return False
-        used = self._used_ports(name)
-        return any(port == hp.host_port and proto == hp.protocol and
-                   (ip in ("", "0.0.0.0") or hp.host_ip in ("", "0.0.0.0") or ip == hp.host_ip)
-                   for hp in ports for (port, proto, ip) in used)
+        return self.cs.residents[name]
 
     def failures(self, pod: Pod, name: str, first_only: bool = False) -> List[str]:
-        """Why `pod` does not fit on node `name` now (NodePorts, NodeResourcesFit, InterPodAffinity)."""
-        if self._port_failure(pod, name):
-            return [PORTS_MSG]
-        out: List[str] = []
-        alloc = self.alloc[name]
-        if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
-            out.append(TOO_MANY_PODS)
-            if first_only:
-                return out
-        free = self.free[name]
-        for r, q in self._items(pod):
-            if r == "pods":
-                continue
-            if r not in alloc or q > free.get(r, 0):   # absent from allocatable: 0 of it
-                out.append("Insufficient %s" % r)
-                if first_only:
-                    return out
-        if out:
-            return out
-        if pod.anti_affinity_required or self._has_anti_residents(name):
-            msg = self._anti_affinity_failure(pod, name)
-            if msg:
-                out.append(msg)
-        return out
+        """Why `pod` does not fit on node `name` now (the dynamic filters)."""
+        st = self.node_status(pod, self.cycle(pod), name)
+        if st is None:
+            return []
+        return list(st.reasons[:1] if first_only else st.reasons)
 
-    def _has_anti_residents(self, name: str) -> bool:
-        flag = self._anti.get(name)
-        if flag is None:
-            flag = self._anti[name] = any(p.anti_affinity_required for p in self.residents(name))
-        return flag
-
-    def _anti_affinity_failure(self, pod: Pod, name: str) -> str:
-        residents = self.residents(name)
-        for term in pod.anti_affinity_required:
-            if term.topology_key != HOSTNAME:
+    def _fits(self, pod: Pod, items: Tuple[Tuple[str, int], ...], name: str, cyc: Cycle) -> bool:
+        """Feasibility on one node: resources first (plain dict reads), then the other plugins."""
+        if self._check_resources:
+            alloc = self.alloc[name]
+            free = self.free[name]
+            for r, q in items:
+                if r != "pods" and (r not in alloc or q > free.get(r, 0)):
+                    return False
+            if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
+                return False
+        node = self.nodes[name]
+        for plugin, data in cyc.active:
+            if isinstance(plugin, NodeResourcesFit):
                 continue
-            namespaces = term.namespaces or (pod.namespace,)
-            for other in residents:
-                if other.namespace in namespaces and label_selector_matches(term.selector, other.labels):
-                    return ANTI_AFFINITY_MSG
-        for other in residents:
-            for term in other.anti_affinity_required:
-                if term.topology_key != HOSTNAME:
-                    continue
-                namespaces = term.namespaces or (other.namespace,)
-                if pod.namespace in namespaces and label_selector_matches(term.selector, pod.labels):
-                    return EXISTING_ANTI_AFFINITY_MSG
-        return ""
+            if plugin.filter(self.cs, pod, data, node) is not None:
+                return False
+        return True
 
     def _least(self, pod: Pod, name: str) -> float:
-        """LeastAllocated: mean over cpu and memory of free-after-placement / allocatable."""
+        """LeastAllocated (fast pick): mean over cpu and memory of free-after-placement / allocatable."""
         alloc = self.alloc[name]
         free = self.free[name]
         req = dict(self._items(pod))
         parts = [(free.get(r, 0) - req.get(r, 0)) / alloc[r] for r in _SCORED if alloc.get(r, 0) > 0]
         return sum(parts) / len(parts) if parts else 0.0
 
-    def _fits(self, pod: Pod, items: Tuple[Tuple[str, int], ...], name: str) -> bool:
-        """The fast path of `failures`: plain dict reads, first failure wins."""
-        alloc = self.alloc[name]
-        free = self.free[name]
-        for r, q in items:
-            if r != "pods" and (r not in alloc or q > free.get(r, 0)):
-                return False
-        if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
-            return False
-        if self._port_failure(pod, name):
-            return False
-        if (pod.anti_affinity_required or self._has_anti_residents(name)) and self._anti_affinity_failure(pod, name):
-            return False
-        return True
-
     def _offset(self, pod: Pod, node: str) -> float:
-        """mean(request / allocatable) over cpu and memory: free fraction minus this = LeastAllocated."""
         alloc = self.alloc[node]
         req = dict(self._items(pod))
         parts = [req.get(r, 0) / alloc[r] for r in _SCORED if alloc.get(r, 0) > 0]
         return sum(parts) / len(parts) if parts else 0.0
 
-    def _best_in_class(self, pod: Pod, cls: _Class, sched_key: tuple, floor: Optional[float]) -> Optional[str]:
+    def _best_in_class(self, pod: Pod, cls: _Class, sched_key: Optional[tuple], floor: Optional[float],
+                       cyc: Cycle) -> Optional[str]:
         """The least allocated node of `cls` that fits, or None. With `floor`, give up (without
         concluding anything) once no remaining node can score above it."""
-        nofit_key = (sched_key, cls.id)
-        if nofit_key in self._nofit:
+        nofit_key = (sched_key, cls.id) if sched_key is not None else None
+        if nofit_key is not None and nofit_key in self._nofit:
             return None
         items = self._items(pod)
         excluded = self.excluded
@@ -385,27 +323,29 @@ class Placer:
                 return None
             if name in excluded:
                 continue
-            if self._fits(pod, items, name):
+            if self._fits(pod, items, name, cyc):
                 return name
-        self._nofit.add(nofit_key)
+        if nofit_key is not None:
+            self._nofit.add(nofit_key)
         return None
 
-    # -- API ----------------------------------------------------------------------------------
+    def _sched_key(self, pod: Pod, cyc: Cycle) -> Optional[tuple]:
+        if cyc.domains:
+            return None
+        return (pod.tolerations, tuple(sorted(pod.node_selector.items())), pod.required_affinity,
+                pod.preferred_affinity, pod.requests, pod.namespace, pod.labels, pod.volumes,
+                tuple(hp for c in pod.containers + pod.init_containers for hp in c.host_ports))
 
-    def place(self, pod: Pod) -> Placement:
-        """Find the node the scheduler would pick for a replacement of `pod`; reserve it."""
-        entries, static_why = self._static_feasible(pod)
-        sched_key = (pod.tolerations, tuple(sorted(pod.node_selector.items())), pod.required_affinity,
-                     pod.preferred_affinity, pod.requests, pod.namespace, pod.labels,
-                     pod.anti_affinity_required, tuple(hp for c in pod.containers + pod.init_containers
-                                                       for hp in c.host_ports))
+    def _fast_pick(self, pod: Pod, entries: Tuple[_Entry, ...], cyc: Cycle) -> Optional[str]:
+        sched_key = self._sched_key(pod, cyc)
         best: Optional[str] = None
         best_key: Optional[tuple] = None
         ranked = []
+        items = self._items(pod)
         for entry in entries:
             if entry.subset is not None:
                 for name, pref in entry.subset:
-                    if name in self.excluded or not self._fits(pod, self._items(pod), name):
+                    if name in self.excluded or not self._fits(pod, items, name, cyc):
                         continue
                     key = (-pref, -self._least(pod, name), name)
                     if best_key is None or key < best_key:
@@ -419,38 +359,146 @@ class Placer:
             if best_key is not None and (negpref, negbound) > (best_key[0], best_key[1]):
                 break         # sorted by (preferred score, best possible least-allocated)
             floor = -best_key[1] if best_key is not None and negpref == best_key[0] else None
-            name = self._best_in_class(pod, entry.cls, sched_key, floor)
+            name = self._best_in_class(pod, entry.cls, sched_key, floor, cyc)
             if name is None:
                 continue
             key = (negpref, -self._least(pod, name), name)
             if best_key is None or key < best_key:
                 best, best_key = name, key
-        if best is not None:
-            self.commit(pod, best)
-            return Placement(best, "")
-        why = Counter(static_why)
+        return best
+
+    def _live_names(self, entries: Tuple[_Entry, ...]) -> List[str]:
+        out = []
         for entry in entries:
             names = [n for n, _ in entry.subset] if entry.subset is not None else entry.cls.names
-            for name in names:
-                if name in self.excluded:
-                    continue
-                for msg in self.failures(pod, name):
-                    why[msg] += 1
-        return Placement(None, fit_error(len(self.names), why))
+            out.extend(n for n in names if n not in self.excluded)
+        return out
+
+    def diagnose(self, pod: Pod, entries: Tuple[_Entry, ...], static_why: Counter,
+                 cyc: Cycle) -> Tuple[Counter, Dict[str, Status]]:
+        """Every node's Filter status (the FitError histogram, and which nodes preemption may try)."""
+        why = Counter(static_why)
+        statuses: Dict[str, Status] = {}
+        for name in self._live[id(entries)][1]:
+            st = self.node_status(pod, cyc, name)
+            if st is None:
+                continue
+            statuses[name] = st
+            for msg in st.reasons:
+                why[msg] += 1
+        return why, statuses
+
+    # -- API ----------------------------------------------------------------------------------
+
+    def place(self, pod: Pod) -> Placement:
+        """Find the node the scheduler would pick for a replacement of `pod`; reserve it.
+
+        The replacement keeps what its controller gives it: a StatefulSet pod comes back with the
+        same name and claims once the old pod is gone; any other replacement is scheduled while
+        the old pod is still terminating (it still counts for inter-pod affinity, no longer for
+        topology spread)."""
+        self._retire(pod)
+        placed = self._place(pod)
+        if placed.node is None and self._terminating:
+            # The scheduler retries when pods go away: once the evicted pods are gone (their
+            # inter-pod terms, resources and volumes with them) the replacement may fit.
+            self._forget_terminating()
+            placed = self._place(pod)
+        return placed
+
+    def _place(self, pod: Pod) -> Placement:
+        entries, static_why = self._static_feasible(pod)
+        cyc = self.cycle(pod)
+        total = len(self.names)
+        if cyc.rejected is not None:
+            msg = "; ".join(cyc.rejected.reasons)
+            post = framework.NEVER if pod.preemption_policy == "Never" else \
+                framework.preemption_message(total, {framework.NOT_HELPFUL: total})
+            if pod.preemption_policy == "Never":
+                post = "preemption: " + post
+            return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=post))
+        live = self._live[id(entries)][1]
+        candidates: Tuple[str, ...] = ()
+        if len(live) < EXACT_SCORING_NODES:
+            from kubectl_evict.scheduling.scoring import pick
+            items = self._items(pod)
+            feasible = [n for n in live if self._fits(pod, items, n, cyc)]
+            best, candidates = pick(self, pod, feasible) if feasible else (None, ())
+        else:
+            best = self._fast_pick(pod, entries, cyc)
+        if best is not None:
+            self.commit(pod, best)
+            return Placement(best, "", candidates)
+        why, statuses = self.diagnose(pod, entries, static_why, cyc)
+        result: Preemption = preempt(self, pod, statuses)
+        if result.node is not None and self.preempt:
+            for victim, node in result.victims:
+                self.remove(victim, node)
+            self.commit(pod, result.node)
+            return Placement(result.node, "", (), result.victims, result.pdb_violations)
+        return Placement(None, fit_error(total, why, postfilter=result.message))
+
+    def terminate(self, pods: Iterable[Pod]) -> None:
+        """`pods` were just evicted or deleted: until they are gone they still hold their node's
+        resources and count for inter-pod affinity, but no longer for topology spread."""
+        cs = self.cs
+        for pod in pods:
+            key = (pod.namespace, pod.name)
+            old = pod.node_name
+            if key in self._terminating or not old or old not in cs.residents or cs.pod_of.get(key) is not pod:
+                continue
+            cs.remove(pod, old)
+            if pod.deletion_timestamp is None:
+                values = {f: getattr(pod, f) for f in Pod._pclass_fields}
+                values["deletion_timestamp"] = pod.creation_timestamp or 0.0
+                pod = Pod.trusted(**values)
+            cs.add(pod, old)
+            self._terminating[key] = (pod, old)
+            self._reorder(old)
+
+    def restore(self, pods: Iterable[Pod]) -> None:
+        """Undo `terminate` for `pods` that were not removed after all (a PDB refused them)."""
+        for pod in pods:
+            key = (pod.namespace, pod.name)
+            if key in self._terminating:
+                copy, node = self._terminating.pop(key)
+                self.cs.remove(copy, node)
+                self.cs.add(pod, node)
+                self._reorder(node)
+            elif key in self._gone:
+                node = self._gone.pop(key)
+                self.cs.add(pod, node)
+                self._reorder(node)
+
+    def _retire(self, pod: Pod) -> None:
+        """Before placing `pod`'s replacement: a StatefulSet creates it only once the old pod is
+        gone, and by then the pods evicted with it are gone too; any other controller creates it
+        while the old pod terminates."""
+        self.terminate((pod,))
+        if pod.controller_kind == "StatefulSet":
+            self._forget_terminating()
+
+    def _forget_terminating(self) -> None:
+        """The terminating pods are gone."""
+        for key, (p, node) in sorted(self._terminating.items()):
+            self.cs.remove(p, node)
+            self._reorder(node)
+            self._gone[key] = node
+        self._terminating.clear()
+        self._nofit.clear()
 
     def commit(self, pod: Pod, name: str) -> None:
-        """Reserve `pod`'s requests, pod slot and host ports on node `name`."""
-        free = self.free[name]
-        for r, q in self._items(pod):
-            free[r] = free.get(r, 0) - q
-        self.count[name] += 1
-        if name in self._ports:
-            for c in pod.containers + pod.init_containers:
-                for hp in c.host_ports:
-                    self._ports[name].add((hp.host_port, hp.protocol, hp.host_ip))
-        self.residents(name).append(pod)
-        if pod.anti_affinity_required:
-            self._anti[name] = True
+        """Reserve `pod`'s requests, pod slot, host ports, volumes and domains on node `name`."""
+        self.cs.add(pod, name)
+        self._reorder(name)
+
+    def remove(self, pod: Pod, name: str) -> None:
+        """`pod` leaves node `name` (a preemption victim): its room is free again."""
+        self.cs.remove(pod, name)
+        self._nofit.clear()
+        self._reorder(name)
+
+    def _reorder(self, name: str) -> None:
         cls = self._class_of[name]
         if cls.order is not None:
             order = cls.order

@@ -120,6 +120,9 @@ class Spec(_S):
     priorityClassName: Any = None
     terminationGracePeriodSeconds: Any = None
     hostNetwork: Any = None
+    schedulerName: Any = None
+    topologySpreadConstraints: Any = None
+    preemptionPolicy: Any = None
     # Node
     taints: Any = None
     unschedulable: Any = None
@@ -138,6 +141,23 @@ class Spec(_S):
     renewTime: Any = None
     attacher: Any = None
     source: Any = None
+    # StatefulSet, PersistentVolumeClaim, PersistentVolume, CSINode, CSIDriver
+    podManagementPolicy: Any = None
+    volumeName: Any = None
+    storageClassName: Any = None
+    accessModes: Any = None
+    volumeMode: Any = None
+    capacity: Any = None
+    nodeAffinity: Any = None
+    claimRef: Any = None
+    csi: Any = None
+    awsElasticBlockStore: Any = None
+    gcePersistentDisk: Any = None
+    azureDisk: Any = None
+    cinder: Any = None
+    vsphereVolume: Any = None
+    drivers: Any = None
+    storageCapacity: Any = None
 
 
 class Status(_S):
@@ -152,6 +172,8 @@ class Status(_S):
     disruptionsAllowed: Any = None
     currentHealthy: Any = None
     desiredHealthy: Any = None
+    startTime: Any = None
+    nominatedNodeName: Any = None
     expectedPods: Any = None
     disruptedPods: Any = None
     attached: Any = None
@@ -170,6 +192,10 @@ class Doc(_S):
     value: Any = None
     globalDefault: Any = None
     preemptionPolicy: Any = None
+    # StorageClass
+    provisioner: Any = None
+    volumeBindingMode: Any = None
+    allowedTopologies: Any = None
     # evictplan/v1alpha1 kinds and raw kubelet documents
     kubeletconfig: msgspec.Raw = msgspec.Raw()   # kept as bytes: decoded only if a rule reads it
     summary: msgspec.Raw = msgspec.Raw()

@@ -457,9 +457,10 @@ class Freezer:
                                 server=_str(loc, obj, "server", "server"),
                                 server_version=_str(loc, obj, "serverVersion", "serverVersion"))
 
+        storage = project_storage(each, self.it)
         return assemble(nodes=nodes, pods=pods, pdbs=pdbs, priority_classes=pcs, owners=owners,
                         volume_attachments=vas, leases=leases, kubelet_configs=kubelet_configs,
-                        stats=stats, info=info, warnings=self.warnings)
+                        stats=stats, info=info, warnings=self.warnings).set(**storage)
 
 
 def assemble(*, nodes: Dict[str, Node], pods: List[Pod], pdbs: Dict[Tuple[str, str], PodDisruptionBudget],
@@ -697,8 +698,9 @@ def _owners(loc: _Loc, meta: dict, it: _Interner) -> Tuple[Tuple[OwnerRef, ...],
     return refs, next((r for r in refs if r.controller), None)
 
 
-def _affinity(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, Any, Tuple[PreferredTerm, ...], Tuple[PodAffinityTerm, ...]]:
-    """(required, requiredDuringExecution, preferred, required anti-affinity) of spec.affinity."""
+def _affinity(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, Any, Tuple[PreferredTerm, ...]]:
+    """(required, requiredDuringExecution, preferred) node affinity of spec.affinity (pod
+    (anti-)affinity: `pod_scheduling_fields`)."""
     affinity = _map(loc, spec, "affinity", "spec.affinity")
     na = _map(loc, affinity, "nodeAffinity", "spec.affinity.nodeAffinity")
     nap = "spec.affinity.nodeAffinity."
@@ -713,16 +715,7 @@ def _affinity(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, Any, Tuple[Pre
         pt = _item_map(loc, pt, p)
         preferred.append(PreferredTerm(_int(loc, pt, "weight", p + ".weight", 0),
                                        _term(loc, pt.get("preference") or {}, p + ".preference", it)))
-    anti = []
-    paa = _map(loc, affinity, "podAntiAffinity", "spec.affinity.podAntiAffinity")
-    for i, t in enumerate(_seq(loc, paa, "requiredDuringSchedulingIgnoredDuringExecution",
-                               "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution")):
-        p = "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]" % i
-        t = _item_map(loc, t, p)
-        nss = _seq(loc, t, "namespaces", p + ".namespaces")
-        anti.append(it.leaf(PodAffinityTerm(label_selector(loc, t, "labelSelector", p + ".labelSelector", it),
-                                            _str(loc, t, "topologyKey", p + ".topologyKey"), tuple(nss))))
-    return required, rde, tuple(preferred), tuple(anti)
+    return required, rde, tuple(preferred)
 
 
 def _spec_selector(loc: _Loc, spec: dict, it: _Interner) -> Optional[LabelSelector]:
@@ -798,7 +791,7 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     if qos.__class__ is not str:
         qos = _str(loc, status, "qosClass", "status.qosClass")
     qos = qos or computed_qos
-    required, rde, preferred, anti = cached(it.affinities, loc, spec, "affinity", _affinity)
+    required, rde, preferred = cached(it.affinities, loc, spec, "affinity", _affinity)
     node_selector = it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector")
     if rde is None and ann and ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution":
         # The annotation upgrades the IgnoredDuringExecution terms (and nodeSelector) to
@@ -845,7 +838,8 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
                        containers=containers, init_containers=inits, overhead=overhead,
                        requests=requests, tolerations=tolerations, node_selector=node_selector,
                        required_affinity=required, preferred_affinity=preferred, required_during_execution=rde,
-                       anti_affinity_required=anti, volumes=_volumes(loc, spec, it),
+                       volumes=_volumes(loc, spec, it),
+                       **pod_scheduling_fields(loc, spec, status, pcs.get(pcname) if pcname else default_pc, it),
                        deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
                        ready=ready, termination_grace_period=tgps, host_network=host_network,
                        creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
@@ -908,7 +902,8 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
     else:
         replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
-                 controller=controller, selector=selector)
+                 controller=controller, selector=selector,
+                 pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"))
 
 
 def _project_priority_class(loc: _Loc, obj: dict, name: str) -> PriorityClass:
@@ -929,8 +924,11 @@ def _project_volume_attachment(loc: _Loc, obj: dict, name: str) -> VolumeAttachm
                             attached=_bool(loc, status, "attached", "status.attached"))
 
 
+from kubectl_evict.source.freeze_storage import STORAGE_KINDS, pod_scheduling_fields, project_storage  # noqa: E402
+
+
 _PROJECTORS = frozenset(("PriorityClass", "Node", "Pod", "PodDisruptionBudget", "VolumeAttachment", "Lease",
-                         "NodeKubeletConfig", "NodeStatsSummary", "SnapshotInfo") + OWNER_KINDS)
+                         "NodeKubeletConfig", "NodeStatsSummary", "SnapshotInfo") + OWNER_KINDS + STORAGE_KINDS)
 
 
 def freeze(docs: Iterable[Doc]) -> Snapshot:

@@ -485,6 +485,16 @@ class Generator:
         if not system and rng.random() < 0.05:
             s = rng.choice((30, 60, 120, 600))
             w.tols = [dict(t, tolerationSeconds=s) if t.get("tolerationSeconds") == 300 else t for t in w.tols]
+        # ---- placement features (own random stream, so the rest of the cluster stays as it was):
+        # hard zone spread, required anti-affinity on the zone, as kube-scheduler filters them.
+        prng = Rand(f"{self.seed}/{ns}/{app}/placement")
+        if not system and replicas > 2 and not w.tsc and prng.random() < 0.08:
+            w.tsc = [{"labelSelector": {"matchLabels": sel}, "maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                      "whenUnsatisfiable": "DoNotSchedule"}]
+        elif not system and 1 < replicas <= 3 and prng.random() < 0.04:
+            w.affinity = dict(w.affinity or {})
+            w.affinity["podAntiAffinity"] = {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": sel}, "topologyKey": "topology.kubernetes.io/zone"}]}
         # priority
         if system:
             w.pc = "platform-critical"
@@ -1616,6 +1626,30 @@ class Generator:
         return {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": nd.name}, "summary": summary}
 
     # ---- output -----------------------------------------------------------------------------
+    def pv_name(self, ns: str, claim: str) -> str:
+        return "pvc-" + Rand(f"{self.seed}/pv/{ns}/{claim}").uid()
+
+    def pvc_obj(self, ns: str, claim: str) -> dict:
+        return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"annotations": {"pv.kubernetes.io/bind-completed": "yes",
+                                             "volume.kubernetes.io/storage-provisioner": "ebs.csi.aws.com"},
+                             "name": claim, "namespace": ns, "uid": self.pv_name(ns, claim)[4:]},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "20Gi"}},
+                         "storageClassName": "gp3", "volumeMode": "Filesystem", "volumeName": self.pv_name(ns, claim)},
+                "status": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "20Gi"}, "phase": "Bound"}}
+
+    def pv_obj(self, ns: str, claim: str, nd) -> dict:
+        name = self.pv_name(ns, claim)
+        return {"apiVersion": "v1", "kind": "PersistentVolume",
+                "metadata": {"labels": {"topology.kubernetes.io/zone": nd.zone}, "name": name, "uid": "pv" + name[3:]},
+                "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "20Gi"},
+                         "claimRef": {"kind": "PersistentVolumeClaim", "name": claim, "namespace": ns, "uid": name[4:]},
+                         "csi": {"driver": "ebs.csi.aws.com", "fsType": "ext4", "volumeHandle": "vol-" + name[4:]},
+                         "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                             {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [nd.zone]}]}]}},
+                         "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "gp3", "volumeMode": "Filesystem"},
+                "status": {"phase": "Bound"}}
+
     def write(self, out, fmt: str = "compact", progress=None):
         """Write the whole List to the binary file object ``out``."""
         t0 = time.time()
@@ -1676,6 +1710,17 @@ class Generator:
         for kind, keys in self.controller_keys().items():  # ds, rs, sts, deploy, jobs: kubectl's order
             for _, _, w, i in keys:
                 emit(self.controller_obj(w, kind, i))
+        # StatefulSet claims, bound to zonal PersistentVolumes where each pod runs (the volume pins
+        # the pod's replacement to its zone), and their StorageClass.
+        emit({"allowVolumeExpansion": True, "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+              "metadata": {"name": "gp3", "uid": f"sc-{self.seed}-gp3"}, "parameters": {"type": "gp3"},
+              "provisioner": "ebs.csi.aws.com", "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"})
+        claims = sorted(((w.ns, f"{c}-{pp.name}", pp) for w in self.workloads if w.kind == "StatefulSet" and w.pvcs
+                         for pp in w.pods if pp.node is not None for c in w.pvcs), key=lambda t: (t[0], t[1]))
+        for ns, claim, pp in claims:
+            emit(self.pvc_obj(ns, claim))
+        for ns, claim, pp in sorted(claims, key=lambda t: self.pv_name(t[0], t[1])):
+            emit(self.pv_obj(ns, claim, pp.node))
         if progress:
             progress(f"controllers written at {time.time() - t0:.1f}s")
         if self.stats:

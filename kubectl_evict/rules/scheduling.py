@@ -1,0 +1,52 @@
+"""Placing a replacement, as every rule does it: one call that asks the scheduler model for a
+node and writes what kube-scheduler itself does along the way into the plan.
+
+When the replacement fits nowhere but can preempt (DefaultPreemption), its victims become
+`delete` actions `by: scheduler` (the scheduler deletes them directly with their own grace
+period, no Eviction API, so PodDisruptionBudgets do not stop it; the plan says when one is
+violated). Each victim's own replacement is then placed in turn, and may preempt again: the
+cascade is followed for `MAX_CASCADE` levels, and a warning says where it stops.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from kubectl_evict.model import Pod
+from kubectl_evict.plan import SCHEDULER, PlanBuilder
+from kubectl_evict.scheduling.placement import Placement, Placer
+
+MAX_CASCADE = 3
+
+
+def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth: int = 0) -> Placement:
+    """Place the replacement of `pod` (removed at `at`); emit the preemptions it causes."""
+    placed = placer.place(pod)
+    for victim, node in placed.preemptions:
+        preempted(b, placer, victim, node, pod, placed, at, rule, depth + 1)
+    return placed
+
+
+def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor: Pod, placed: Placement,
+              at: float, rule: str, depth: int) -> None:
+    """The `delete` of one preemption victim, and where its own replacement goes."""
+    reason = ("preempted by kube-scheduler to make room for %s (priority %d > %d); the scheduler deletes it "
+              "directly (no Eviction API)" % (preemptor.ref, preemptor.priority, victim.priority))
+    if placed.pdb_violations:
+        reason += "; this preemption violates %d PodDisruptionBudget%s" % (
+            placed.pdb_violations, "" if placed.pdb_violations == 1 else "s")
+    target: Optional[str] = None
+    candidates: tuple = ()
+    problem = ""
+    if victim.recreated_elsewhere:
+        if depth > MAX_CASCADE:
+            b.warn("preemption cascade stops after %d levels: where the replacement of %s (preempted for %s) "
+                   "lands is not followed" % (MAX_CASCADE, victim.ref, preemptor.ref))
+        else:
+            again = place(b, placer, victim, at, rule, depth)
+            target, candidates, problem = again.node, again.candidates, again.reason
+    b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=node, at=at,
+             grace_period_seconds=victim.termination_grace_period, target=target, candidates=candidates,
+             rule=rule, reason=reason)
+    if problem:
+        b.shortfall(victim, "no-node-fits", "preempted, and its replacement has nowhere to go: %s" % problem, node)

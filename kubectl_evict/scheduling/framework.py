@@ -1,0 +1,415 @@
+"""The scheduling cycle's shared parts: statuses, the cluster state a plan moves pods through,
+the per-domain pod counters that topology spread and inter-pod affinity read, and FitError text.
+
+Models `pkg/scheduler/framework/{interface.go, types.go, cycle_state.go}` and
+`pkg/scheduler/framework/runtime/framework.go` of kube-scheduler v1.33: a plugin's PreFilter
+computes per-pod state once (or says Skip), its Filter answers per node; the first failing
+Filter is the node's status; `FitError.Error()` is the `FailedScheduling` text.
+
+`ClusterState` is the scheduler cache as the plan stands: the snapshot's pods minus those
+leaving, plus the replacements placed so far, with the free resources, host ports, PVC users
+and volume attachments per node. Counters of "pods matching X per topology domain" are built
+once per distinct (namespace, selector, key) and then updated as pods land or leave, so no
+placement ever walks pods x nodes (`DomainCounter`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+
+from kubectl_evict.model import Node, Pod, Snapshot, Taint, Volume
+from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
+
+SUCCESS = "Success"
+UNSCHEDULABLE = "Unschedulable"
+UNRESOLVABLE = "UnschedulableAndUnresolvable"
+SKIP = "Skip"
+
+NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NEVER = "not eligible due to preemptionPolicy=Never."
+
+
+class Status(NamedTuple):
+    code: str
+    reasons: Tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.code in (SUCCESS, SKIP)
+
+
+OK = Status(SUCCESS)
+SKIPPED = Status(SKIP)
+
+
+def unresolvable(*reasons: str) -> Status:
+    return Status(UNRESOLVABLE, tuple(reasons))
+
+
+def unschedulable(*reasons: str) -> Status:
+    return Status(UNSCHEDULABLE, tuple(reasons))
+
+
+def histogram(reasons: Mapping[str, int]) -> str:
+    """`<n> <reason>` parts sorted as strings, joined by `, ` (FitError's reason histogram)."""
+    return ", ".join(sorted("%d %s" % (n, msg) for msg, n in reasons.items() if n))
+
+
+def fit_error(total: int, reasons: Mapping[str, int], prefilter: str = "", postfilter: str = "") -> str:
+    """`FitError.Error()`: `0/N nodes are available: <histogram or PreFilter message>.` and the
+    PostFilter (preemption) message after a space."""
+    text = "0/%d nodes are available:" % total
+    text += " %s." % (prefilter if prefilter else histogram(reasons))
+    if postfilter:
+        text += " %s" % (postfilter if postfilter.endswith(".") else postfilter + ".")
+    return text
+
+
+def preemption_message(total: int, reasons: Mapping[str, int]) -> str:
+    """DefaultPreemption's failed PostFilter message (`preemption: ` + a FitError over all nodes)."""
+    return "preemption: 0/%d nodes are available: %s." % (total, histogram(reasons))
+
+
+def effective_taints(node: Node) -> Tuple[Taint, ...]:
+    """The node's taints plus those the node lifecycle controller derives from its state."""
+    taints = list(node.taints)
+    keys = {(t.key, t.effect) for t in taints}
+    status = node.ready_status
+    if status == "False" and (NOT_READY, "NoSchedule") not in keys:
+        taints.append(Taint(NOT_READY, "", "NoSchedule"))
+    elif status in ("Unknown", "") and node.conditions and (UNREACHABLE, "NoSchedule") not in keys:
+        taints.append(Taint(UNREACHABLE, "", "NoSchedule"))
+    return tuple(taints)
+
+
+def claim_names(pod: Pod) -> Tuple[Tuple[str, Volume], ...]:
+    """The PVCs a pod uses: `persistentVolumeClaim` volumes and generic ephemeral volumes (whose
+    claim is `<pod>-<volume>`, `ephemeral.VolumeClaimName`)."""
+    out = []
+    for v in pod.volumes:
+        if v.kind == "persistentVolumeClaim" and v.claim_name:
+            out.append((v.claim_name, v))
+        elif v.kind == "ephemeral":
+            out.append(("%s-%s" % (pod.name, v.name), v))
+    return tuple(out)
+
+
+class DomainCounter:
+    """How many pods matching `match` sit in each (topology key, value) pair, over the nodes
+    `node_ok` admits. Kept up to date by `ClusterState.add`/`remove`."""
+    __slots__ = ("keys", "match", "node_ok", "counts", "namespaces")
+
+    def __init__(self, keys: Tuple[str, ...], match: Callable[[Pod], bool],
+                 node_ok: Callable[[str], bool], namespaces: Optional[frozenset]) -> None:
+        self.keys = keys
+        self.match = match
+        self.node_ok = node_ok
+        self.namespaces = namespaces          # None: pods of every namespace can match
+        self.counts: Dict[Tuple[str, str], int] = {}
+
+    def update(self, pod: Pod, node: Node, delta: int) -> None:
+        if self.namespaces is not None and pod.namespace not in self.namespaces:
+            return
+        labels = node.labels
+        if not self.node_ok(node.name) or not self.match(pod):
+            return
+        counts = self.counts
+        for k in self.keys:
+            v = labels.get(k)
+            if v is not None:
+                n = counts.get((k, v), 0) + delta
+                if n:
+                    counts[(k, v)] = n
+                else:
+                    counts.pop((k, v), None)
+
+    def get(self, key: str, value: str) -> int:
+        return self.counts.get((key, value), 0)
+
+
+class ClusterState:
+    """The scheduler's view of the cluster as the plan moves pods (one per plan: a local
+    accumulator, never shared)."""
+
+    def __init__(self, nodes: Iterable[Node], pods_by_node: Mapping[str, Sequence[Pod]],
+                 leaving: Iterable[Pod] = (), snapshot: Optional[Snapshot] = None) -> None:
+        self.nodes: Dict[str, Node] = {n.name: n for n in nodes}
+        self.names = sorted(self.nodes)
+        self.snapshot = snapshot
+        gone = {(p.namespace, p.name) for p in leaving}
+        self.gone = gone
+        self.version = 0
+        self.alloc: Dict[str, Dict[str, int]] = {}
+        self.free: Dict[str, Dict[str, int]] = {}
+        self.count: Dict[str, int] = {}
+        self.residents: Dict[str, List[Pod]] = {}
+        self._req_items: Dict[int, Tuple[Tuple[str, int], ...]] = {}
+        self._keep: list = []
+        self.by_ns: Dict[str, Dict[Tuple[str, str], str]] = {}      # namespace -> pod key -> node
+        self.pod_of: Dict[Tuple[str, str], Pod] = {}
+        self.with_anti: Dict[Tuple[str, str], Pod] = {}              # residents with required anti-affinity
+        self._pvc_users: Optional[Counter] = None                    # (namespace, claim) -> pods using it
+        for name in self.names:
+            alloc = self.alloc[name] = dict(self.nodes[name].allocatable)
+            free = dict(alloc)
+            res: List[Pod] = []
+            for p in pods_by_node.get(name, ()):
+                if p.phase in ("Succeeded", "Failed") or (gone and (p.namespace, p.name) in gone):
+                    continue
+                res.append(p)
+                for r, q in self.items(p):
+                    free[r] = free.get(r, 0) - q
+                self._index(p, name, 1)
+            self.free[name] = free
+            self.count[name] = len(res)
+            self.residents[name] = res
+        self.counters: Dict[Any, DomainCounter] = {}
+        self.anti_groups: Optional[Dict[Tuple[str, Any], DomainCounter]] = None
+        self._ports: Dict[str, Set[Tuple[int, str, str]]] = {}
+        self._volumes: Dict[str, Any] = {}
+        self.cache: Dict[Any, Any] = {}                              # plugins' per-plan memo
+        self._nz: Dict[str, Tuple[int, int]] = {}                    # node -> non-zero (cpu, memory) requested
+        self._nz_pod: Dict[int, Tuple[int, int]] = {}
+        self.term_groups: Optional[Dict[Any, DomainCounter]] = None
+
+    # -- non-zero requests (the score's view) -------------------------------------------------
+
+    def pod_nonzero(self, pod: Pod) -> Tuple[int, int]:
+        """(milli-cpu, memory) with the scheduler's defaults for containers that request none,
+        cached per (shared) container tuple."""
+        from kubectl_evict.scheduling.plugins.noderesources import non_zero_requests
+        k = id(pod.containers)
+        hit = self._nz_pod.get(k)
+        if hit is None or hit[2] is not pod.containers or hit[3] is not pod.init_containers:
+            v = non_zero_requests(pod)
+            hit = self._nz_pod[k] = (v[0], v[1], pod.containers, pod.init_containers)
+        return hit[0], hit[1]
+
+    def node_nonzero(self, name: str) -> Tuple[int, int]:
+        v = self._nz.get(name)
+        if v is None:
+            cpu = mem = 0
+            for p in self.residents[name]:
+                c, m = self.pod_nonzero(p)
+                cpu += c
+                mem += m
+            v = self._nz[name] = (cpu, mem)
+        return v
+
+    @property
+    def pvc_users(self) -> Counter:
+        """(namespace, claim) -> how many pods of the cluster use it (built on first use)."""
+        if self._pvc_users is None:
+            users: Counter = Counter()
+            for pod in self.pod_of.values():
+                for claim, _ in claim_names(pod):
+                    users[(pod.namespace, claim)] += 1
+            self._pvc_users = users
+        return self._pvc_users
+
+    # -- storage and namespaces (empty without a snapshot) ---------------------------------------
+
+    @property
+    def pvcs(self) -> Mapping:
+        return self.snapshot.pvcs if self.snapshot is not None else {}
+
+    @property
+    def pvs(self) -> Mapping:
+        return self.snapshot.pvs if self.snapshot is not None else {}
+
+    @property
+    def storage_classes(self) -> Mapping:
+        return self.snapshot.storage_classes if self.snapshot is not None else {}
+
+    @property
+    def csi_nodes(self) -> Mapping:
+        return self.snapshot.csi_nodes if self.snapshot is not None else {}
+
+    @property
+    def namespaces(self) -> Mapping:
+        return self.snapshot.namespaces if self.snapshot is not None else {}
+
+    def namespace_labels(self, ns: str) -> Mapping[str, str]:
+        n = self.namespaces.get(ns)
+        return n.labels if n is not None else {}
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def items(self, pod: Pod) -> Tuple[Tuple[str, int], ...]:
+        """The pod's non-zero requests as a tuple, cached per (shared) requests map."""
+        reqs = pod.requests
+        items = self._req_items.get(id(reqs))
+        if items is None:
+            items = self._req_items[id(reqs)] = tuple(sorted((r, q) for r, q in reqs.items() if q > 0))
+            self._keep.append(reqs)   # keep the map alive so its id stays unique
+        return items
+
+    # -- moving pods -------------------------------------------------------------------------
+
+    def _index(self, pod: Pod, name: str, delta: int) -> None:
+        key = (pod.namespace, pod.name)
+        if delta > 0:
+            self.by_ns.setdefault(pod.namespace, {})[key] = name
+            self.pod_of[key] = pod
+            if pod.anti_affinity_required:
+                self.with_anti[key] = pod
+        else:
+            self.by_ns.get(pod.namespace, {}).pop(key, None)
+            self.pod_of.pop(key, None)
+            self.with_anti.pop(key, None)
+        if self._pvc_users is not None:
+            for claim, _ in claim_names(pod):
+                self._pvc_users[(pod.namespace, claim)] += delta
+
+    def add(self, pod: Pod, name: str) -> None:
+        """`pod` lands on node `name`: reserve its requests, slot, ports, volumes, domains."""
+        self._move(pod, name, 1)
+        self.residents[name].append(pod)
+
+    def remove(self, pod: Pod, name: str) -> None:
+        """`pod` leaves node `name` (preempted, or a dry run)."""
+        self._move(pod, name, -1)
+        res = self.residents[name]
+        for i, p in enumerate(res):
+            if p is pod or (p.namespace == pod.namespace and p.name == pod.name):
+                del res[i]
+                break
+
+    def _move(self, pod: Pod, name: str, delta: int) -> None:
+        self.version += 1
+        free = self.free[name]
+        for r, q in self.items(pod):
+            free[r] = free.get(r, 0) - delta * q
+        self.count[name] += delta
+        self._index(pod, name, delta)
+        self._ports.pop(name, None)
+        self._volumes.pop(name, None)
+        nz = self._nz.get(name)
+        if nz is not None:
+            c, m = self.pod_nonzero(pod)
+            self._nz[name] = (nz[0] + delta * c, nz[1] + delta * m)
+        node = self.nodes[name]
+        for c in self.counters.values():
+            c.update(pod, node, delta)
+        if self.anti_groups is not None and pod.anti_affinity_required:
+            for term in pod.anti_affinity_required:
+                self._anti_group(pod.namespace, term).update(pod, node, delta)
+        if self.term_groups is not None:
+            for gkey in _term_group_keys(pod):
+                self._term_group(gkey).update(pod, node, delta)
+
+    # -- per-node facts ----------------------------------------------------------------------
+
+    def used_ports(self, name: str) -> Set[Tuple[int, str, str]]:
+        used = self._ports.get(name)
+        if used is None:
+            used = set()
+            for p in self.residents[name]:
+                for c in p.containers + p.init_containers:
+                    for hp in c.host_ports:
+                        used.add((hp.host_port, hp.protocol, hp.host_ip))
+            self._ports[name] = used
+        return used
+
+    def attached_volumes(self, name: str, handle: Callable[[Pod, str], Optional[Tuple[str, str]]]
+                         ) -> Tuple[Dict[str, Set[str]], Dict[str, Set[str]]]:
+        """(driver -> volume handles used by the node's pods, driver -> handles of the node's
+        VolumeAttachments). New volumes are de-duplicated against the first only, as upstream."""
+        vols = self._volumes.get(name)
+        if vols is None:
+            pods: Dict[str, Set[str]] = {}
+            for p in self.residents[name]:
+                for claim, _ in claim_names(p):
+                    h = handle(p, claim)
+                    if h is not None:
+                        pods.setdefault(h[0], set()).add(h[1])
+            vas: Dict[str, Set[str]] = {}
+            if self.snapshot is not None:
+                for va in self.snapshot.volume_attachments:
+                    if va.node_name == name and va.attacher:
+                        pv = self.pvs.get(va.pv_name)
+                        if pv is not None and pv.csi_handle:
+                            vas.setdefault(va.attacher, set()).add(pv.csi_handle)
+            vols = self._volumes[name] = (pods, vas)
+        return vols
+
+    # -- domain counters ---------------------------------------------------------------------
+
+    def counter(self, key: Any, keys: Tuple[str, ...], match: Callable[[Pod], bool],
+                node_ok: Callable[[str], bool], namespaces: Optional[frozenset]) -> DomainCounter:
+        """The counter registered under `key`, built on first use from the pods of `namespaces`
+        (None: all), and updated on every later move."""
+        c = self.counters.get(key)
+        if c is None:
+            c = DomainCounter(keys, match, node_ok, namespaces)
+            nodes = self.nodes
+            pod_of = self.pod_of
+            for ns in (namespaces if namespaces is not None else list(self.by_ns)):
+                for pkey, name in self.by_ns.get(ns, {}).items():
+                    c.update(pod_of[pkey], nodes[name], 1)
+            self.counters[key] = c
+        return c
+
+    def _anti_group(self, ns: str, term: Any) -> DomainCounter:
+        groups = self.anti_groups
+        c = groups.get((ns, term))
+        if c is None:
+            c = groups[(ns, term)] = DomainCounter((term.topology_key,), lambda p: True, lambda n: True, None)
+        return c
+
+    def _term_group(self, gkey: Any) -> DomainCounter:
+        c = self.term_groups.get(gkey)
+        if c is None:
+            c = self.term_groups[gkey] = DomainCounter((gkey[2].topology_key,), lambda p: True, lambda n: True, None)
+        return c
+
+    def scoring_term_groups(self) -> Dict[Any, DomainCounter]:
+        """(namespace, hard|affinity|anti, term, weight) of existing pods' terms -> where such pods sit."""
+        if self.term_groups is None:
+            _term_groups_init(self)
+        return self.term_groups
+
+    def anti_affinity_groups(self) -> Dict[Tuple[str, Any], DomainCounter]:
+        """(namespace, required anti-affinity term) of existing pods -> where such pods sit."""
+        if self.anti_groups is None:
+            self.anti_groups = {}
+            for pkey, pod in self.with_anti.items():
+                node = self.nodes[self.by_ns[pod.namespace][pkey]]
+                for term in pod.anti_affinity_required:
+                    self._anti_group(pod.namespace, term).update(pod, node, 1)
+        return self.anti_groups
+
+
+def _term_group_keys(pod: Pod) -> List[Tuple[str, str, Any, int]]:
+    """(namespace, kind, term, weight) of the terms an existing pod scores incoming pods with."""
+    out = []
+    for t in pod.affinity_required:
+        out.append((pod.namespace, "hard", t, 1))
+    for wt in pod.affinity_preferred:
+        out.append((pod.namespace, "affinity", wt.term, wt.weight))
+    for wt in pod.anti_affinity_preferred:
+        out.append((pod.namespace, "anti", wt.term, wt.weight))
+    return out
+
+
+def _term_groups_init(cs: "ClusterState") -> None:
+    cs.term_groups = {}
+    for pkey, pod in cs.pod_of.items():
+        if pod.affinity_required or pod.affinity_preferred or pod.anti_affinity_preferred:
+            node = cs.nodes[cs.by_ns[pod.namespace][pkey]]
+            for gkey in _term_group_keys(pod):
+                cs._term_group(gkey).update(pod, node, 1)
+
+
+class Plugin:
+    """A Filter plugin with a PreFilter: `pre_filter` returns (status, per-pod state);
+    `filter` returns None when the node passes."""
+    name = ""
+
+    def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
+        return SKIPPED, None
+
+    def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
+        return None

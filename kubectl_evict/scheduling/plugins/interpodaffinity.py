@@ -1,0 +1,149 @@
+"""InterPodAffinity (`pkg/scheduler/framework/plugins/interpodaffinity/{filtering.go, scoring.go,
+plugin.go}`, `pkg/scheduler/framework/types.go` AffinityTerm).
+
+Filter, in upstream's order: the pod's required affinity (every term's key on the node, and
+a pod matching all terms in the node's domains, or the first-pod-of-its-group exception),
+its required anti-affinity (no matching pod in the node's domain of each term), and existing
+pods' required anti-affinity against this pod (symmetric). Terms work on any topology key;
+namespaces come from `namespaces` plus `namespaceSelector` over Namespace labels. Matching
+pods are counted per (key, value) by `ClusterState` counters, updated as the plan moves pods.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
+
+from kubectl_evict.model import Node, Pod, PodAffinityTerm
+from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
+                                                unresolvable, unschedulable)
+from kubectl_evict.scheduling.labels import label_selector_matches, label_value_errors
+
+AFFINITY = "node(s) didn't match pod affinity rules"
+ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+
+
+def term_namespaces(cs: ClusterState, term: PodAffinityTerm, owner_ns: str) -> Optional[FrozenSet[str]]:
+    """The namespaces a term covers (None: all). Both fields unset: the owning pod's namespace."""
+    sel = term.namespace_selector
+    if sel is None:
+        return frozenset(term.namespaces or (owner_ns,))
+    if not sel.match_labels and not sel.match_expressions:
+        return None
+    names = set(term.namespaces)
+    names.update(n for n, ns in cs.namespaces.items() if label_selector_matches(sel, ns.labels))
+    return frozenset(names)
+
+
+def existing_term_matches(cs: ClusterState, term: PodAffinityTerm, owner_ns: str, pod: Pod) -> bool:
+    """`AffinityTerm.Matches` for an existing pod's term against the incoming pod."""
+    sel = term.namespace_selector
+    if sel is None:
+        ns_ok = pod.namespace in (term.namespaces or (owner_ns,))
+    else:
+        ns_ok = pod.namespace in term.namespaces or label_selector_matches(sel, cs.namespace_labels(pod.namespace))
+    return ns_ok and label_selector_matches(term.selector, pod.labels)
+
+
+def _matcher(terms: Tuple[Tuple[PodAffinityTerm, Optional[FrozenSet[str]]], ...]):
+    def match(p: Pod) -> bool:
+        for term, nss in terms:
+            if nss is not None and p.namespace not in nss:
+                return False
+            if not label_selector_matches(term.selector, p.labels):
+                return False
+        return True
+    return match
+
+
+def _all_ns(resolved: Tuple[Tuple[PodAffinityTerm, Optional[FrozenSet[str]]], ...]) -> Optional[FrozenSet[str]]:
+    """Namespaces a pod must be in to match every term (None: any)."""
+    sets = [n for _, n in resolved if n is not None]
+    return frozenset.intersection(*sets) if sets else None
+
+
+class State:
+    __slots__ = ("affinity", "affinity_keys", "self_affine", "anti", "forbidden")
+
+    def __init__(self) -> None:
+        self.affinity: Optional[DomainCounter] = None
+        self.affinity_keys: Tuple[str, ...] = ()
+        self.self_affine = False
+        self.anti: List[DomainCounter] = []
+        self.forbidden: Dict[str, Set[str]] = {}
+
+
+def affinity_counter(cs: ClusterState, pod: Pod, terms: Tuple[PodAffinityTerm, ...]) -> DomainCounter:
+    resolved = tuple((t, term_namespaces(cs, t, pod.namespace)) for t in terms)
+    keys = tuple(t.topology_key for t in terms)
+    return cs.counter(("ipa", resolved, keys), keys, _matcher(resolved), lambda n: True, _all_ns(resolved))
+
+
+def parse_error(pod: Pod) -> str:
+    """`framework.NewPodInfo`'s error for a required term whose selector values are not valid
+    label values (`labels.NewRequirement`), as PreFilter reports it."""
+    for what, terms in (("requiredAffinityTerms", pod.affinity_required),
+                        ("requiredAntiAffinityTerms", pod.anti_affinity_required)):
+        for t in terms:
+            if t.selector is None:
+                continue
+            for req in t.selector.match_expressions:
+                if req.operator not in ("In", "NotIn"):
+                    continue
+                for i, v in enumerate(req.values):
+                    errs = label_value_errors(v)
+                    if errs:
+                        return "parsing pod: %s: values[%d][%s]: Invalid value: \"%s\": %s" % (
+                            what, i, req.key, v, "; ".join(errs))
+    return ""
+
+
+class InterPodAffinity(Plugin):
+    name = "InterPodAffinity"
+
+    def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
+        bad = parse_error(pod)
+        if bad:
+            return unresolvable(bad), None
+        st = State()
+        groups = cs.anti_affinity_groups()
+        key = ("ipa-groups", pod.namespace, pod.labels)
+        memo = cs.cache.get(key)
+        if memo is None or memo[0] != len(groups):      # groups only ever get added
+            memo = cs.cache[key] = (len(groups), [(term, counter) for (ns, term), counter in groups.items()
+                                                   if existing_term_matches(cs, term, ns, pod)])
+        for term, counter in memo[1]:
+            if counter.counts:
+                st.forbidden.setdefault(term.topology_key, set()).update(v for (_, v) in counter.counts)
+        if not pod.affinity_required and not pod.anti_affinity_required and not st.forbidden:
+            return SKIPPED, None
+        if pod.affinity_required:
+            st.affinity = affinity_counter(cs, pod, pod.affinity_required)
+            st.affinity_keys = tuple(t.topology_key for t in pod.affinity_required)
+            st.self_affine = all(existing_term_matches(cs, t, pod.namespace, pod) for t in pod.affinity_required)
+        for t in pod.anti_affinity_required:
+            st.anti.append(affinity_counter(cs, pod, (t,)))
+        return OK, st
+
+    def filter(self, cs: ClusterState, pod: Pod, st: Any, node: Node) -> Optional[Status]:
+        labels = node.labels
+        if st.affinity is not None:
+            exist = True
+            for key in st.affinity_keys:
+                v = labels.get(key)
+                if v is None:
+                    return unresolvable(AFFINITY)
+                if st.affinity.get(key, v) <= 0:
+                    exist = False
+            if not exist and not (not st.affinity.counts and st.self_affine):
+                return unresolvable(AFFINITY)
+        for counter in st.anti:
+            key = counter.keys[0]
+            v = labels.get(key)
+            if v is not None and counter.get(key, v) > 0:
+                return unschedulable(ANTI_AFFINITY)
+        for key, values in st.forbidden.items():
+            v = labels.get(key)
+            if v is not None and v in values:
+                return unschedulable(EXISTING_ANTI_AFFINITY)
+        return None

@@ -1,0 +1,132 @@
+"""NodeResourcesFit and NodeResourcesBalancedAllocation
+(`pkg/scheduler/framework/plugins/noderesources/{fit.go, least_allocated.go,
+balanced_allocation.go, resource_allocation.go}`).
+
+Filter: the pod count, then every requested resource against allocatable minus what the
+node's pods request (a resource the node does not list has 0). Score: LeastAllocated over cpu
+and memory with the scheduler's non-zero defaults (100m / 200Mi for a container that requests
+none), and BalancedAllocation over the real requests."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from kubectl_evict.model import Node, Pod
+from kubectl_evict.scheduling.framework import OK, ClusterState, Plugin, Status, unschedulable
+
+TOO_MANY_PODS = "Too many pods"
+DEFAULT_MILLI_CPU = 100
+DEFAULT_MEMORY = 200 * 1024 * 1024
+
+
+def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False) -> List[str]:
+    """`fitsRequest`: every reason, in upstream's order (pods, cpu, memory, ephemeral, scalar)."""
+    out: List[str] = []
+    alloc = cs.alloc[name]
+    if "pods" in alloc and cs.count[name] + 1 > alloc["pods"]:
+        out.append(TOO_MANY_PODS)
+        if first_only:
+            return out
+    free = cs.free[name]
+    items = cs.items(pod)
+    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
+    for r, q in sorted(items, key=lambda rq: (order.get(rq[0], 3), rq[0])):
+        if r == "pods":
+            continue
+        if r not in alloc or q > free.get(r, 0):
+            out.append("Insufficient %s" % r)
+            if first_only:
+                return out
+    return out
+
+
+def insufficient_without(cs: ClusterState, pod: Pod, name: str, gone: Sequence[Pod]) -> List[str]:
+    """`insufficient` as if `gone` had left the node (preemption's first check, by arithmetic)."""
+    alloc = cs.alloc[name]
+    free = dict(cs.free[name])
+    for p in gone:
+        for r, q in cs.items(p):
+            free[r] = free.get(r, 0) + q
+    out: List[str] = []
+    if "pods" in alloc and cs.count[name] - len(gone) + 1 > alloc["pods"]:
+        out.append(TOO_MANY_PODS)
+    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
+    for r, q in sorted(cs.items(pod), key=lambda rq: (order.get(rq[0], 3), rq[0])):
+        if r != "pods" and (r not in alloc or q > free.get(r, 0)):
+            out.append("Insufficient %s" % r)
+    return out
+
+
+class NodeResourcesFit(Plugin):
+    name = "NodeResourcesFit"
+
+    def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
+        return OK, None
+
+    def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
+        why = insufficient(cs, pod, node.name)
+        return unschedulable(*why) if why else None
+
+
+def non_zero_requests(pod: Pod) -> Tuple[int, int]:
+    """(milli-cpu, memory) with `NonMissingContainerRequests`' defaults, as the score sees them."""
+    def one(containers: Sequence[Any]) -> Tuple[int, int]:
+        cpu = mem = 0
+        for c in containers:
+            cpu += c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
+            mem += c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
+        return cpu, mem
+    cpu, mem = one(pod.containers)
+    for c in pod.init_containers:
+        icpu = c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
+        imem = c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
+        if c.restart_policy == "Always":
+            cpu, mem = cpu + icpu, mem + imem
+        else:
+            cpu, mem = max(cpu, icpu), max(mem, imem)
+    cpu += pod.overhead.get("cpu", 0)
+    mem += pod.overhead.get("memory", 0)
+    return cpu, mem
+
+
+DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))
+
+
+def _counted(resources: Sequence[Tuple[str, int]], alloc: Mapping[str, int], pod_requests: Mapping[str, int]):
+    """`calculateResourceAllocatableRequest`: a resource the node lacks is skipped, and an
+    extended resource counts only when the pod requests it."""
+    for r, w in resources:
+        if alloc.get(r, 0) == 0:
+            continue
+        if r not in ("cpu", "memory", "ephemeral-storage") and pod_requests.get(r, 0) == 0:
+            continue
+        yield r, w
+
+
+def least_allocated(alloc: Mapping[str, int], requested: Mapping[str, int],
+                    resources: Sequence[Tuple[str, int]] = DEFAULT_RESOURCES,
+                    pod_requests: Mapping[str, int] = {}) -> int:
+    """`leastResourceScorer`: `sum((alloc - req) * 100 // alloc * w) // sum(w)`, 0 for an
+    over-committed resource."""
+    total = weights = 0
+    for r, w in _counted(resources, alloc, pod_requests):
+        a = alloc[r]
+        req = requested.get(r, 0)
+        total += (0 if req > a else (a - req) * 100 // a) * w
+        weights += w
+    return total // weights if weights else 0
+
+
+def balanced_allocation(alloc: Mapping[str, int], requested: Mapping[str, int],
+                        resources: Sequence[Tuple[str, int]] = DEFAULT_RESOURCES,
+                        pod_requests: Mapping[str, int] = {}) -> int:
+    """`balancedResourceScorer`: `(1 - std) * 100` over the requested fractions (capped at 1)."""
+    fractions = [min(1.0, requested.get(r, 0) / alloc[r]) for r, _ in _counted(resources, alloc, pod_requests)]
+    if len(fractions) == 2:
+        std = abs(fractions[0] - fractions[1]) / 2
+    elif len(fractions) > 2:
+        mean = sum(fractions) / len(fractions)
+        std = (sum((f - mean) ** 2 for f in fractions) / len(fractions)) ** 0.5
+    else:
+        std = 0.0
+    return int((1 - std) * 100)

@@ -1,0 +1,118 @@
+"""PodTopologySpread (`pkg/scheduler/framework/plugins/podtopologyspread/{common.go, filtering.go,
+scoring.go, plugin.go}`).
+
+Filter uses the pod's `DoNotSchedule` constraints: per constraint, the pods in the pod's
+namespace (not terminating) matching the selector (ANDed with `matchLabelKeys` values) are
+counted per topology value over the nodes that carry every constraint key and pass the
+nodeAffinityPolicy / nodeTaintsPolicy; `skew = count(node's domain) + self-match - global
+minimum` must not exceed maxSkew (the minimum is 0 with fewer domains than minDomains). The
+counts are `ClusterState` counters, updated as the plan moves pods.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional, Tuple
+
+from kubectl_evict.model import LabelSelector, Node, Pod, SpreadConstraint
+from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
+                                                effective_taints, unresolvable, unschedulable)
+from kubectl_evict.scheduling.labels import label_selector_matches
+from kubectl_evict.scheduling.nodeaffinity import node_matches_pod
+from kubectl_evict.scheduling.plugins.tainttoleration import first_untolerated
+
+MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
+SKEW = "node(s) didn't match pod topology spread constraints"
+
+
+def constraint_selector(c: SpreadConstraint, pod: Pod) -> Optional[LabelSelector]:
+    """`mergeLabelSetWithSelector`: matchLabelKeys present on the pod are ANDed in."""
+    if c.selector is None or not c.match_label_keys:
+        return c.selector
+    extra = tuple((k, pod.labels[k]) for k in c.match_label_keys if k in pod.labels)
+    if not extra:
+        return c.selector
+    return LabelSelector(tuple(sorted(set(c.selector.match_labels + extra))), c.selector.match_expressions)
+
+
+class _Item(NamedTuple):
+    constraint: SpreadConstraint
+    selector: Optional[LabelSelector]
+    counter: DomainCounter
+    domains: Tuple[str, ...]
+    self_match: int
+
+
+def node_passes_policies(cs: ClusterState, pod: Pod, c: SpreadConstraint, node: Node) -> bool:
+    """`matchNodeInclusionPolicies`."""
+    if c.node_affinity_policy == "Honor" and not node_matches_pod(pod, node).match:
+        return False
+    if c.node_taints_policy == "Honor" and first_untolerated(effective_taints(node), pod.tolerations) is not None:
+        return False
+    return True
+
+
+def counted_items(cs: ClusterState, pod: Pod, constraints: Tuple[SpreadConstraint, ...],
+                  require_all_keys: bool = True) -> List[_Item]:
+    keys = tuple(sorted({c.topology_key for c in constraints}))
+    items = []
+    for c in constraints:
+        sel = constraint_selector(c, pod)
+        cache_key = ("pts", pod.namespace, sel, c.topology_key, keys if require_all_keys else (c.topology_key,),
+                     c.node_affinity_policy, c.node_taints_policy,
+                     (tuple(sorted(pod.node_selector.items())), pod.required_affinity)
+                     if c.node_affinity_policy == "Honor" else None,
+                     pod.tolerations if c.node_taints_policy == "Honor" else None)
+        memo = cs.cache.get(cache_key)
+        if memo is None:
+            need = keys if require_all_keys else (c.topology_key,)
+            nodes_key = ("pts-nodes",) + cache_key[4:]
+            ok = cs.cache.get(nodes_key)
+            if ok is None:    # shared by every selector with the same keys and policies
+                ok = cs.cache[nodes_key] = frozenset(
+                    n for n, node in cs.nodes.items()
+                    if all(k in node.labels for k in need) and node_passes_policies(cs, pod, c, node))
+            domains = tuple(sorted({cs.nodes[n].labels[c.topology_key] for n in ok}))
+            ns = pod.namespace
+
+            def match(p: Pod, sel: Optional[LabelSelector] = sel) -> bool:
+                return p.deletion_timestamp is None and label_selector_matches(sel, p.labels)
+            counter = cs.counter(cache_key, (c.topology_key,), match, ok.__contains__, frozenset((ns,)))
+            memo = cs.cache[cache_key] = (counter, domains)
+        counter, domains = memo
+        items.append(_Item(c, sel, counter, domains, 1 if label_selector_matches(sel, pod.labels) else 0))
+    return items
+
+
+def global_min(item: _Item) -> int:
+    c = item.constraint
+    if len(item.domains) < c.min_domains:
+        return 0
+    get = item.counter.get
+    key = c.topology_key
+    return min((get(key, v) for v in item.domains), default=0)
+
+
+class PodTopologySpread(Plugin):
+    name = "PodTopologySpread"
+
+    def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
+        hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == "DoNotSchedule")
+        if not hard:
+            return SKIPPED, None
+        return OK, [counted_items(cs, pod, hard), -1, ()]
+
+    def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
+        items = data[0]
+        if data[1] != cs.version:            # minimums change as the plan moves pods
+            data[1] = cs.version
+            data[2] = tuple(global_min(i) for i in items)
+        mins = data[2]
+        labels = node.labels
+        for item, low in zip(items, mins):
+            key = item.constraint.topology_key
+            value = labels.get(key)
+            if value is None:
+                return unresolvable(MISSING_LABEL)
+            if item.counter.get(key, value) + item.self_match - low > item.constraint.max_skew:
+                return unschedulable(SKEW)
+        return None

@@ -1,0 +1,25 @@
+"""TaintToleration (`pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go`):
+Filter on the first untolerated NoSchedule/NoExecute taint; Score counts untolerated
+PreferNoSchedule taints (fewer is better, reverse-normalised)."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from kubectl_evict.model import Taint, Toleration
+from kubectl_evict.scheduling.tolerations import first_tolerating
+
+
+def message(t: Taint) -> str:
+    return "node(s) had untolerated taint {%s: %s}" % (t.key, t.value)
+
+
+def first_untolerated(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> Optional[Taint]:
+    return next((t for t in taints if t.effect in ("NoSchedule", "NoExecute")
+                 and first_tolerating(tolerations, t) is None), None)
+
+
+def prefer_no_schedule_count(taints: Sequence[Taint], tolerations: Sequence[Toleration]) -> int:
+    """`countIntolerableTaintsPreferNoSchedule`: tolerations with an empty or PreferNoSchedule effect."""
+    tols = [t for t in tolerations if t.effect in ("", "PreferNoSchedule")]
+    return sum(1 for t in taints if t.effect == "PreferNoSchedule" and first_tolerating(tols, t) is None)
