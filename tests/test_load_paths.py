@@ -66,8 +66,12 @@ def _template_pods():
     ]
     base["spec"]["overhead"] = {"cpu": "10m"}
     base["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+    base["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                                                  "labelSelector": {"matchLabels": {"app": "web"}}}]
+    base["status"]["startTime"] = "2026-11-20T10:00:00Z"
     twin = copy.deepcopy(base)
     twin["metadata"].update(name="web-b", uid="uid-web-b")
+    twin["status"].update(startTime="2026-11-20T11:00:00Z", nominatedNodeName="n1")
     twin["spec"]["nodeName"] = "n2"
     twin["spec"]["volumes"][3]["name"] = "kube-api-access-x2"
     nulls = pod("nulls", "n2", ns="shop")
@@ -114,6 +118,9 @@ def test_template_pods_and_owners_load_the_same_either_way(tmp_path, monkeypatch
     # one template: the second pod shares the first one's records, only its own fields differ
     assert web_b.tolerations is web_a.tolerations and web_b.containers is web_a.containers
     assert web_b.volumes[3].name == "kube-api-access-x2"
+    assert web_b.spread_constraints is web_a.spread_constraints and web_a.spread_constraints[0].max_skew == 1
+    assert (web_a.start_time, web_a.nominated_node_name) == (1795168800.0, "")
+    assert (web_b.start_time, web_b.nominated_node_name) == (1795172400.0, "n1")
     # upstream PodRequests: the plain init container runs beside the sidecar started before it
     # (1000m + 50m) and that beats the regular containers (100m + 50m); then the overhead (10m)
     assert web_a.requests["cpu"] == 1000 + 50 + 10

@@ -121,7 +121,7 @@ class Spec(_S):
     terminationGracePeriodSeconds: Any = None
     hostNetwork: Any = None
     schedulerName: Any = None
-    topologySpreadConstraints: Any = None
+    topologySpreadConstraints: RawField = None
     preemptionPolicy: Any = None
     # Node
     taints: Any = None

@@ -204,6 +204,7 @@ class _Interner:
         self.templates: Dict[Any, Any] = {}
         self.ds_tolerations: Dict[Any, Any] = {}
         self.selectors: Dict[Any, Any] = {}
+        self.scheduling: Dict[Any, Any] = {}
 
     def cached(self, cache: Dict[bytes, Any], loc: _Loc, d: dict, key: str, project: Any) -> Any:
         """`project(loc, d, self)`, once per distinct raw text of `d[key]` and once for an absent
@@ -762,6 +763,28 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
     return out
 
 
+def _scheduling(loc: _Loc, spec: dict, status: dict, pc: Optional[PriorityClass], it: _Interner) -> Dict[str, Any]:
+    """`pod_scheduling_fields`, once per distinct (affinity, spread constraints, preemption
+    policy, priority class) text; the pod's own startTime and nominatedNodeName read each time."""
+    try:
+        key: Any = (_text(spec.get("affinity")), _text(spec.get("topologySpreadConstraints")),
+                    spec.get("preemptionPolicy"), pc)
+        hit = it.scheduling.get(key)
+    except TypeError:  # plain lists and dicts (stdlib path): no key
+        key = hit = None
+    if hit is None:
+        hit = pod_scheduling_fields(loc, spec, status, pc, it)
+        if key is not None:
+            it.scheduling[key] = hit
+        return hit
+    out = dict(hit)
+    out["start_time"] = it.time(loc, status, "startTime", "status.startTime")
+    nominated = status.get("nominatedNodeName")
+    out["nominated_node_name"] = nominated if nominated.__class__ is str else \
+        _str(loc, status, "nominatedNodeName", "status.nominatedNodeName")
+    return out
+
+
 def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
                  default_pc: Optional[PriorityClass], it: _Interner) -> Pod:
     """One Pod record. Subtrees pods of one template share are projected once (`it.cached`,
@@ -839,7 +862,7 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
                        requests=requests, tolerations=tolerations, node_selector=node_selector,
                        required_affinity=required, preferred_affinity=preferred, required_during_execution=rde,
                        volumes=_volumes(loc, spec, it),
-                       **pod_scheduling_fields(loc, spec, status, pcs.get(pcname) if pcname else default_pc, it),
+                       **_scheduling(loc, spec, status, pcs.get(pcname) if pcname else default_pc, it),
                        deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
                        ready=ready, termination_grace_period=tgps, host_network=host_network,
                        creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
