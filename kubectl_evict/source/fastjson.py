@@ -7,6 +7,13 @@ turned back into plain dicts (`to_builtins`) so that there is one projection, in
 for every input path. Anything msgspec rejects (malformed JSON, a wrong type where a struct is
 expected) raises `FallBack`, and the caller re-parses with the stdlib to produce the precise
 error message.
+
+Pods are most of a snapshot, and most of a pod's subtrees repeat across the pods of one template
+(labels, tolerations, affinity, container resources). Those subtrees are kept as their raw JSON
+text (`msgspec.Raw`, a view into the file's bytes: no copy) and handed to the freezer as is: it
+projects each distinct text once and reuses the record for every object that has it. Kinds the
+freezer does not know to expect raw text get those subtrees decoded as plain values, exactly as
+the stdlib path gives them.
 """
 
 from __future__ import annotations
@@ -24,25 +31,78 @@ class _S(msgspec.Struct, omit_defaults=True):
     pass
 
 
+# A subtree kept as raw JSON text: None when absent, `null` arrives as Raw(b"null").
+Raw = msgspec.Raw
+RawField = msgspec.Raw
+# Kinds whose projection in freeze.py takes raw subtrees (everything else gets plain values).
+RAW_KINDS = frozenset(("Pod", "Node", "PodDisruptionBudget", "DaemonSet", "ReplicaSet", "StatefulSet",
+                       "Deployment", "Job", "ReplicationController"))
+
+
 class Meta(_S):
     name: Any = None
     namespace: Any = None
     uid: Any = None
-    labels: Any = None
-    annotations: Any = None
-    ownerReferences: Any = None
+    labels: RawField = None
+    annotations: RawField = None
+    ownerReferences: RawField = None
     deletionTimestamp: Any = None
-    deletionGracePeriodSeconds: Any = None
     creationTimestamp: Any = None
     generation: Any = None
-    resourceVersion: Any = None
 
 
 class ContainerSpec(_S):
     name: Any = None
-    resources: Any = None
-    ports: Any = None
+    resources: RawField = None
+    ports: RawField = None
     restartPolicy: Any = None
+
+
+class EmptyDirSource(_S):
+    medium: Any = None
+    sizeLimit: Any = None
+
+
+class ClaimSource(_S):
+    claimName: Any = None
+
+
+class VolumeSpec(_S, forbid_unknown_fields=True):
+    """A pod volume: its name and its source (raw but for the two the freezer reads). Every v1.33
+    source is listed (the freezer's own order first, so it detects the same kind); a volume with
+    any other key makes the document take the stdlib path, which keeps the key order the freezer
+    falls back on."""
+    name: Any = None
+    emptyDir: Optional[EmptyDirSource] = None
+    hostPath: RawField = None
+    persistentVolumeClaim: Optional[ClaimSource] = None
+    configMap: RawField = None
+    secret: RawField = None
+    projected: RawField = None
+    downwardAPI: RawField = None
+    ephemeral: RawField = None
+    csi: RawField = None
+    nfs: RawField = None
+    gitRepo: RawField = None
+    awsElasticBlockStore: RawField = None
+    azureDisk: RawField = None
+    azureFile: RawField = None
+    cephfs: RawField = None
+    cinder: RawField = None
+    fc: RawField = None
+    flexVolume: RawField = None
+    flocker: RawField = None
+    gcePersistentDisk: RawField = None
+    glusterfs: RawField = None
+    image: RawField = None
+    iscsi: RawField = None
+    photonPersistentDisk: RawField = None
+    portworxVolume: RawField = None
+    quobyte: RawField = None
+    rbd: RawField = None
+    scaleIO: RawField = None
+    storageos: RawField = None
+    vsphereVolume: RawField = None
 
 
 class Spec(_S):
@@ -50,18 +110,18 @@ class Spec(_S):
     nodeName: Any = None
     containers: Optional[List[ContainerSpec]] = None
     initContainers: Optional[List[ContainerSpec]] = None
-    overhead: Any = None
+    overhead: RawField = None
     resources: Any = None
-    tolerations: Any = None
-    nodeSelector: Any = None
-    affinity: Any = None
-    volumes: Any = None
+    tolerations: RawField = None
+    nodeSelector: RawField = None
+    affinity: RawField = None
+    volumes: Optional[List[VolumeSpec]] = None
     priority: Any = None
     priorityClassName: Any = None
     terminationGracePeriodSeconds: Any = None
     hostNetwork: Any = None
     schedulerName: Any = None
-    topologySpreadConstraints: Any = None
+    topologySpreadConstraints: RawField = None
     preemptionPolicy: Any = None
     # Node
     taints: Any = None
@@ -69,7 +129,7 @@ class Spec(_S):
     providerID: Any = None
     podCIDR: Any = None
     # PDB and workloads
-    selector: Any = None
+    selector: RawField = None
     minAvailable: Any = None
     maxUnavailable: Any = None
     unhealthyPodEvictionPolicy: Any = None
@@ -102,7 +162,7 @@ class Spec(_S):
 
 class Status(_S):
     phase: Any = None
-    conditions: Any = None
+    conditions: RawField = None   # pods carry five, with timestamps: 2 KB a pod as dicts
     capacity: Any = None
     allocatable: Any = None
     qosClass: Any = None
@@ -148,46 +208,84 @@ class Doc(_S):
 
 
 _decoder = msgspec.json.Decoder(Union[Doc, List[Doc]])
+decode_raw = msgspec.json.decode   # the freezer's decoder for raw subtrees (bytes)
 
 
 def loads(data: bytes) -> Any:
-    """Decode a JSON document into pruned plain dicts/lists."""
+    """Decode a JSON document into pruned plain dicts/lists (pod subtrees as shared bytes)."""
     try:
         doc = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise FallBack() from None
+    conv = Converter()
     if isinstance(doc, list):
-        return [_builtins(d) for d in doc]
-    return _builtins(doc)
+        return [conv.builtins(d) for d in doc]
+    return conv.builtins(doc)
 
 
 _RAW_FIELDS = ("kubeletconfig", "summary")
+_PASS = (msgspec.Raw,)
 
 
-def _one(doc: Doc) -> Any:
-    """One object as plain dicts; raw JSON fields stay bytes (the freezer wraps them)."""
-    raw = {}
-    for name in _RAW_FIELDS:
-        value = getattr(doc, name)
-        if len(value):
-            raw[name] = bytes(value)
-        setattr(doc, name, None)
-    out = msgspec.to_builtins(doc)
-    for name in _RAW_FIELDS:
-        out.pop(name, None)
-    out.update(raw)
-    return out
+class Converter:
+    """Structs to plain dicts; raw subtrees stay `msgspec.Raw` for the kinds in RAW_KINDS.
+
+    `copy=True` turns them into `bytes` instead (equal texts shared as one object), so that the
+    decoded buffer can be released: the live reader decodes page after page."""
+
+    def __init__(self, copy: bool = False) -> None:
+        self.copy = copy
+        self.texts: dict = {}
+
+    def _shared_bytes(self, v: Any) -> Any:
+        if isinstance(v, msgspec.Raw):
+            b = bytes(v)
+            return self.texts.setdefault(b, b)
+        raise TypeError("unexpected %s" % type(v).__name__)
+
+    @staticmethod
+    def _decoded(v: Any) -> Any:
+        if isinstance(v, msgspec.Raw):
+            return decode_raw(v)
+        raise TypeError("unexpected %s" % type(v).__name__)
+
+    def one(self, doc: Doc) -> Any:
+        """One object as plain dicts; kubelet documents stay bytes (the freezer wraps them)."""
+        raw = {}
+        for name in _RAW_FIELDS:
+            value = getattr(doc, name)
+            if len(value):
+                raw[name] = bytes(value)
+            setattr(doc, name, None)
+        kind = doc.kind
+        if kind in RAW_KINDS or (kind is None and doc.spec is not None and doc.spec.containers is not None):
+            out = msgspec.to_builtins(doc, builtin_types=(bytes,), enc_hook=self._shared_bytes) if self.copy \
+                else msgspec.to_builtins(doc, builtin_types=_PASS)
+        else:
+            out = msgspec.to_builtins(doc, enc_hook=self._decoded)
+        for name in _RAW_FIELDS:
+            out.pop(name, None)
+        out.update(raw)
+        return out
+
+    def builtins(self, doc: Doc) -> Any:
+        items = doc.items
+        if items is None:
+            return self.one(doc)
+        doc.items = None
+        out = self.one(doc)
+        converted = []
+        item_kind = doc.kind[:-4] if isinstance(doc.kind, str) and doc.kind.endswith("List") and doc.kind != "List" else None
+        for i in range(len(items)):
+            item = items[i]
+            if item_kind and item.kind is None:
+                item.kind = item_kind   # a typed list names its items' kind (as `expand` does)
+            converted.append(self.one(item))
+            items[i] = None  # release each struct as soon as it is converted
+        out["items"] = converted
+        return out
 
 
-def _builtins(doc: Doc) -> Any:
-    items = doc.items
-    if items is None:
-        return _one(doc)
-    doc.items = None
-    out = _one(doc)
-    converted = []
-    for i in range(len(items)):
-        converted.append(_one(items[i]))
-        items[i] = None  # release each struct as soon as it is converted
-    out["items"] = converted
-    return out
+def to_builtins(doc: Doc, conv: Optional[Converter] = None) -> Any:
+    """One pruned struct (a live list page item) as plain dicts, like `loads` gives."""
+    return (conv or Converter()).one(doc)

@@ -55,8 +55,8 @@ def read_documents(paths: Sequence[str]) -> Iterator[Doc]:
     """Every object in the given files, in order (later files override earlier ones)."""
     for path in expand_paths(paths):
         label = "<stdin>" if path == "-" else ("demo cluster" if path == DEMO_PATH else path)
-        data = read_bytes(path)
-        for doc in parse_text(data, label):
+        docs = parse_text(read_bytes(path), label)   # the file's bytes are released here
+        for doc in docs:
             for item in expand(doc, label):
                 _refuse_raw_configz(item)
                 yield item
@@ -118,7 +118,7 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
         if repeated:
             freezer.warnings.append("%d file%s given more than once (the same file or directory named twice); "
                                     "each was read once" % (repeated, "" if repeated == 1 else "s"))
-        return freezer.build()
+        return freezer.build(consume=True)
     finally:
         if was_enabled:
             gc.enable()

@@ -4,6 +4,11 @@ Each kind is projected into the typed records of `model.py`, keeping only what t
 validating as it goes: a wrong type or an unparsable quantity is an `InputError` naming the
 file, the object and the field. Leaves shared by many pods (identical tolerations, resource
 maps, containers) are interned so 150,000 pods cost little more than their distinct templates.
+From the fast loader those subtrees arrive as raw JSON text (`msgspec.Raw`, or bytes from the
+live reader): `_Interner.cached` projects each distinct text once, with the same projection
+functions (and so the same checks and error messages) as the plain dicts of the stdlib path.
+Per-field checks belong in those projection functions and the `_str`/`_int`/`_map` helpers; the
+pod path reads string fields inline and calls `_str` only when a value is not a string.
 The garbage collector is paused while building: allocation-heavy immutable construction
 otherwise spends more than half its time in GC (see shared/notes/python-performance.md).
 """
@@ -30,6 +35,23 @@ from kubectl_evict.scheduling.topology import zone_key
 from kubectl_evict.source.documents import Doc, infer_kind
 from kubectl_evict.timeutil import parse_time
 
+try:  # the fast loader hands repeated subtrees over as raw JSON text (see fastjson.py)
+    from kubectl_evict.source.fastjson import Raw as _Raw, decode_raw
+except ImportError:  # pragma: no cover - the pure-Python bundle never produces raw text
+    class _Raw:  # type: ignore[no-redef]
+        """Never instantiated: stands for msgspec.Raw in `v.__class__ is _Raw` tests."""
+    decode_raw = None  # type: ignore[assignment]
+_RAW_NULL = _Raw(b"null") if decode_raw is not None else None
+
+
+def _text(v: Any) -> Any:
+    """A hashable cache key for a raw subtree: its bytes (other values as they are)."""
+    return bytes(v) if v.__class__ is _Raw else v
+
+
+# Raw JSON text arrives as msgspec.Raw (files) or bytes (live pages, see fastjson.Converter).
+_RAW_TYPES = (_Raw, bytes)
+
 OWNER_KINDS = ("DaemonSet", "ReplicaSet", "StatefulSet", "Deployment", "Job", "ReplicationController")
 EVICTPLAN_API = "evictplan/v1alpha1"
 # Annotations the rules read; everything else (last-applied-configuration...) is dropped.
@@ -37,6 +59,7 @@ _KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-
 AFFINITY_ANNOTATION = "evictplan.io/node-affinity"
 _VOLUME_KINDS = ("emptyDir", "hostPath", "persistentVolumeClaim", "configMap", "secret", "projected",
                  "downwardAPI", "ephemeral", "csi", "nfs", "gitRepo")
+_VOLUME_RANK = {k: i for i, k in enumerate(_VOLUME_KINDS)}
 _intern = sys.intern
 
 
@@ -50,6 +73,20 @@ class _Loc:
 
     def error(self, field: str, problem: str) -> InputError:
         return InputError(problem, source=self.source, obj=self.label, field=field)
+
+
+class _PodLoc(_Loc):
+    """A pod's location; its label ("Pod ns/name") is only formatted for an error."""
+    __slots__ = ("ns", "name")
+
+    def __init__(self, source: str, ns: str, name: str) -> None:
+        self.source = source
+        self.ns = ns
+        self.name = name
+
+    @property  # type: ignore[override]
+    def label(self) -> str:
+        return "Pod %s/%s" % (self.ns, self.name)
 
 
 def _type_name(v: Any) -> str:
@@ -72,6 +109,10 @@ def _map(loc: _Loc, d: dict, key: str, path: str) -> dict:
     v = d.get(key)
     if v is None:
         return {}
+    if v.__class__ in _RAW_TYPES:
+        v = decode_raw(v)
+        if v is None:
+            return {}
     if not isinstance(v, dict):
         raise loc.error(path, "expected an object, found %s" % _type_name(v))
     return v
@@ -81,6 +122,10 @@ def _seq(loc: _Loc, d: dict, key: str, path: str) -> list:
     v = d.get(key)
     if v is None:
         return []
+    if v.__class__ in _RAW_TYPES:
+        v = decode_raw(v)
+        if v is None:
+            return []
     if not isinstance(v, list):
         raise loc.error(path, "expected a list, found %s" % _type_name(v))
     return v
@@ -140,15 +185,51 @@ def _valid(loc: _Loc, check: Any, value: Any, field: str) -> Any:
 
 
 class _Interner:
-    """Share identical leaf values between objects (pods of one template are alike)."""
+    """Share identical leaf values between objects (pods of one template are alike).
+
+    Subtrees that reach the freezer as raw JSON text (from the fast loader) are projected once
+    per distinct text: `cached` keys on its bytes. Other values are keyed on
+    their contents where that is cheap (string maps, resource maps, container lists)."""
 
     def __init__(self) -> None:
         self.strmaps: Dict[Any, Any] = {}
         self.resources: Dict[Any, Any] = {}
         self.leaves: Dict[Any, Any] = {}
+        self.times: Dict[str, Optional[float]] = {}
+        self.days: Dict[str, float] = {}
+        self.annotations: Dict[bytes, Any] = {}
+        self.owner_refs: Dict[bytes, Any] = {}
+        self.tolerations: Dict[bytes, Any] = {}
+        self.affinities: Dict[bytes, Any] = {}
+        self.templates: Dict[Any, Any] = {}
+        self.ds_tolerations: Dict[Any, Any] = {}
+        self.selectors: Dict[Any, Any] = {}
+        self.scheduling: Dict[Any, Any] = {}
+
+    def cached(self, cache: Dict[bytes, Any], loc: _Loc, d: dict, key: str, project: Any) -> Any:
+        """`project(loc, d, self)`, once per distinct raw text of `d[key]` and once for an absent
+        `d[key]`; every time for other values (dicts and lists from the stdlib path)."""
+        v = d.get(key)
+        if v is None or v.__class__ in _RAW_TYPES:
+            if v.__class__ is _Raw:
+                v = bytes(v)
+            hit = cache.get(v)
+            if hit is None:
+                hit = cache[v] = project(loc, d, self)
+            return hit
+        return project(loc, d, self)
 
     def strmap(self, loc: _Loc, d: dict, key: str, path: str, what: str) -> Any:
-        raw = _map(loc, d, key, path)
+        text = d.get(key)
+        if text.__class__ in _RAW_TYPES:
+            text = _text(text)
+            hit = self.strmaps.get(text)
+            if hit is None:
+                hit = self.strmaps[text] = self._strmap(loc, _map(loc, d, key, path), path, what)
+            return hit
+        return self._strmap(loc, _map(loc, d, key, path), path, what)
+
+    def _strmap(self, loc: _Loc, raw: dict, path: str, what: str) -> Any:
         if not raw:
             return _EMPTY
         try:
@@ -168,7 +249,16 @@ class _Interner:
         return frozen
 
     def resource_map(self, loc: _Loc, d: dict, key: str, path: str) -> Any:
-        raw = _map(loc, d, key, path)
+        text = d.get(key)
+        if text.__class__ in _RAW_TYPES:
+            text = _text(text)
+            hit = self.resources.get(text)
+            if hit is None:
+                hit = self.resources[text] = self._resource_map(loc, _map(loc, d, key, path), path)
+            return hit
+        return self._resource_map(loc, _map(loc, d, key, path), path)
+
+    def _resource_map(self, loc: _Loc, raw: dict, path: str) -> Any:
         if not raw:
             return _EMPTY
         try:
@@ -187,6 +277,41 @@ class _Interner:
         frozen = pmap(out)
         self.resources[k] = frozen
         return frozen
+
+    def time(self, loc: _Loc, d: dict, key: str, path: str) -> Optional[float]:
+        """`_time`, parsed once per distinct timestamp string.
+
+        The API server writes `YYYY-MM-DDTHH:MM:SSZ`; such a timestamp is its day (parsed once
+        per day) plus the time of day. Anything else, or anything out of range, goes through
+        `parse_time` (and its error)."""
+        v = d.get(key)
+        if v is None:
+            return None
+        if v.__class__ is str:
+            t = self.times.get(v)
+            if t is None:
+                t = self.times[v] = self._clock(v)
+                if t is None:
+                    t = self.times[v] = _time(loc, d, key, path)
+            return t
+        return _time(loc, d, key, path)
+
+    def _clock(self, v: str) -> Optional[float]:
+        if len(v) != 20 or v[10] != "T" or v[19] != "Z" or v[13] != ":" or v[16] != ":":
+            return None
+        hms = v[11:13] + v[14:16] + v[17:19]
+        if not (hms.isascii() and hms.isdigit()):
+            return None
+        h, m, sec = int(hms[0:2]), int(hms[2:4]), int(hms[4:6])
+        if h > 23 or m > 59 or sec > 59:
+            return None
+        day = self.days.get(v[:10])
+        if day is None:
+            try:
+                day = self.days[v[:10]] = parse_time(v[:10] + "T00:00:00Z")
+            except ValueParseError:
+                return None
+        return day + (h * 3600 + m * 60 + sec)
 
     def leaf(self, value: Any) -> Any:
         return self.leaves.setdefault(value, value)
@@ -251,25 +376,33 @@ class Freezer:
 
     # -- building -------------------------------------------------------------------------
 
-    def build(self) -> Snapshot:
+    def build(self, consume: bool = False) -> Snapshot:
+        """The Snapshot of everything added. `consume=True` lets go of each raw object as soon as
+        it is projected (the freezer is then empty): the records replace the raw dicts in memory
+        instead of adding to them."""
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._build()
+            return self._build(consume)
         finally:
             if was_enabled:
                 gc.enable()
 
-    def _build(self) -> Snapshot:
+    def _build(self, consume: bool = False) -> Snapshot:
         by_kind: Dict[str, list] = {}
         for (kind, ns, name), (src, obj) in self.objects.items():
             by_kind.setdefault(kind, []).append((ns, name, src, obj))
+        if consume:
+            self.objects = {}
         for lst in by_kind.values():
             lst.sort(key=lambda t: (t[0], t[1]))
 
         def each(kind: str):
-            for ns, name, src, obj in by_kind.get(kind, ()):
-                yield ns, name, src, obj
+            lst = by_kind.get(kind, ())
+            for i in range(len(lst)):
+                yield lst[i]
+                if consume:
+                    lst[i] = None
 
         pcs = {}
         for ns, name, src, obj in each("PriorityClass"):
@@ -282,7 +415,7 @@ class Freezer:
 
         pods: List[Pod] = []
         for ns, name, src, obj in each("Pod"):
-            pods.append(_project_pod(_Loc(src, "Pod %s/%s" % (ns, name)), obj, ns, name, pcs, default_pc, self.it))
+            pods.append(_project_pod(_PodLoc(src, ns, name), obj, ns, name, pcs, default_pc, self.it))
 
         pdbs = {}
         for ns, name, src, obj in each("PodDisruptionBudget"):
@@ -390,7 +523,7 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
         key = _str(loc, t, "key", p + ".key")
         if not key:
             raise loc.error(p + ".key", "taint without a key")
-        taints.append(Taint(key, _str(loc, t, "value", p + ".value"), effect, _time(loc, t, "timeAdded", p + ".timeAdded")))
+        taints.append(Taint(key, _str(loc, t, "value", p + ".value"), effect, it.time(loc, t, "timeAdded", p + ".timeAdded")))
     conditions = {}
     for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
         p = "status.conditions[%d]" % i
@@ -398,14 +531,14 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
         ctype = _str(loc, c, "type", p + ".type")
         conditions[ctype] = Condition(ctype, _str(loc, c, "status", p + ".status"), _str(loc, c, "reason", p + ".reason"),
                                       _str(loc, c, "message", p + ".message"),
-                                      _time(loc, c, "lastHeartbeatTime", p + ".lastHeartbeatTime"),
-                                      _time(loc, c, "lastTransitionTime", p + ".lastTransitionTime"))
+                                      it.time(loc, c, "lastHeartbeatTime", p + ".lastHeartbeatTime"),
+                                      it.time(loc, c, "lastTransitionTime", p + ".lastTransitionTime"))
     return Node.trusted(name=name, uid=_str(loc, meta, "uid", "metadata.uid"), labels=labels, taints=tuple(taints),
                 unschedulable=_bool(loc, spec, "unschedulable", "spec.unschedulable"),
                 conditions=pmap(conditions),
                 capacity=it.resource_map(loc, status, "capacity", "status.capacity"),
                 allocatable=it.resource_map(loc, status, "allocatable", "status.allocatable"),
-                zone=zone_key(labels), creation_timestamp=_time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
+                zone=zone_key(labels), creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
                 excluded_from_disruption="node.kubernetes.io/exclude-disruption" in labels,
                 kubelet_version=_kubelet_version(status))
 
@@ -460,6 +593,8 @@ def _node_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Op
 
 def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Optional[LabelSelector]:
     raw = d.get(key)
+    if raw.__class__ in _RAW_TYPES:
+        raw = decode_raw(raw)
     if raw is None:
         return None
     raw = _item_map(loc, raw, path)
@@ -509,58 +644,64 @@ def _tolerations(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Toleration, ...]
 
 
 def _volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
-    out = []
-    for i, v in enumerate(_seq(loc, spec, "volumes", "spec.volumes")):
-        p = "spec.volumes[%d]" % i
-        v = _item_map(loc, v, p)
-        name = _str(loc, v, "name", p + ".name")
-        kind = next((k for k in _VOLUME_KINDS if v.get(k) is not None), "")
+    return tuple([_volume(loc, v, i, it) for i, v in enumerate(_seq(loc, spec, "volumes", "spec.volumes"))])
+
+
+def _volume(loc: _Loc, v: Any, i: int, it: _Interner) -> Volume:
+    if v.__class__ is not dict:
+        v = _item_map(loc, v, "spec.volumes[%d]" % i)
+    name = v.get("name")
+    if name.__class__ is not str:
+        name = _str(loc, v, "name", "spec.volumes[%d].name" % i)
+    kind = ""
+    if len(v) == 2 and "name" in v:  # a name and one source: that source, whatever its value
+        for k in v:
+            if k != "name":
+                kind = k
+    else:
+        rank = len(_VOLUME_KINDS)
+        for k in v:  # the first of _VOLUME_KINDS that is set
+            r = _VOLUME_RANK.get(k)
+            if r is not None and r < rank and v[k] is not None and v[k] != _RAW_NULL:
+                kind, rank = k, r
         if not kind:
             kind = next((k for k in v if k != "name"), "")
-        if kind == "emptyDir":
-            ed = _map(loc, v, "emptyDir", p + ".emptyDir")
-            limit = None
-            if ed.get("sizeLimit") is not None:
-                try:
-                    limit = to_units("ephemeral-storage", parse_quantity(ed["sizeLimit"]))
-                except ValueParseError as e:
-                    raise loc.error(p + ".emptyDir.sizeLimit", str(e)) from None
-            out.append(it.leaf(Volume(name, kind, _str(loc, ed, "medium", p + ".emptyDir.medium"), limit)))
-        elif kind == "persistentVolumeClaim":
-            pvc = _map(loc, v, kind, p + "." + kind)
-            out.append(it.leaf(Volume(name, kind, claim_name=_str(loc, pvc, "claimName", p + ".persistentVolumeClaim.claimName"))))
-        else:
-            out.append(it.leaf(Volume(name, kind)))
-    return tuple(out)
+    if kind == "emptyDir":
+        p = "spec.volumes[%d]" % i
+        ed = _map(loc, v, "emptyDir", p + ".emptyDir")
+        limit = None
+        if ed.get("sizeLimit") is not None:
+            try:
+                limit = to_units("ephemeral-storage", parse_quantity(ed["sizeLimit"]))
+            except ValueParseError as e:
+                raise loc.error(p + ".emptyDir.sizeLimit", str(e)) from None
+        return it.leaf(Volume(name, kind, _str(loc, ed, "medium", p + ".emptyDir.medium"), limit))
+    if kind == "persistentVolumeClaim":
+        p = "spec.volumes[%d]" % i
+        pvc = _map(loc, v, kind, p + "." + kind)
+        return it.leaf(Volume(name, kind, claim_name=_str(loc, pvc, "claimName", p + ".persistentVolumeClaim.claimName")))
+    return it.leaf(Volume(name, kind))
 
 
-def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
-                 default_pc: Optional[PriorityClass], it: _Interner) -> Pod:
-    meta = _map(loc, obj, "metadata", "metadata")
-    spec = _map(loc, obj, "spec", "spec")
-    status = _map(loc, obj, "status", "status")
+def _annotations(loc: _Loc, meta: dict, it: _Interner) -> Any:
+    """The annotations rules read (everything else, e.g. last-applied-configuration, is dropped)."""
     raw_ann = _map(loc, meta, "annotations", "metadata.annotations")
     ann = {k: v for k, v in raw_ann.items() if k.startswith(_KEPT_ANNOTATION_PREFIXES)}
     for k, v in ann.items():
         if not isinstance(v, str):
             raise loc.error("metadata.annotations." + k, "expected a string, found %s" % _type_name(v))
+    return pmap(ann) if ann else _EMPTY
+
+
+def _owners(loc: _Loc, meta: dict, it: _Interner) -> Tuple[Tuple[OwnerRef, ...], Optional[OwnerRef]]:
+    """(owner references, the controller reference or None)."""
     refs = _owner_refs(loc, meta, it)
-    controller = next((r for r in refs if r.controller), None)
-    containers = _containers(loc, spec, "containers", it)
-    inits = _containers(loc, spec, "initContainers", it)
-    overhead = it.resource_map(loc, spec, "overhead", "spec.overhead")
-    pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
-    priority = _valid(loc, validate.priority, _int(loc, spec, "priority", "spec.priority"), "spec.priority")
-    if priority is None:
-        pc = pcs.get(pcname) if pcname else default_pc
-        priority = pc.value if pc is not None else 0
-    pod_res = _map(loc, spec, "resources", "spec.resources")
-    pod_level = None
-    if pod_res:  # PodLevelResources: pod-level values replace the container sums
-        pod_level = Container("", it.resource_map(loc, pod_res, "requests", "spec.resources.requests"),
-                              it.resource_map(loc, pod_res, "limits", "spec.resources.limits"))
-    qos = _str(loc, status, "qosClass", "status.qosClass") or \
-        compute_qos((pod_level,) if pod_level is not None else containers + inits)
+    return refs, next((r for r in refs if r.controller), None)
+
+
+def _affinity(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, Any, Tuple[PreferredTerm, ...]]:
+    """(required, requiredDuringExecution, preferred) node affinity of spec.affinity (pod
+    (anti-)affinity: `pod_scheduling_fields`)."""
     affinity = _map(loc, spec, "affinity", "spec.affinity")
     na = _map(loc, affinity, "nodeAffinity", "spec.affinity.nodeAffinity")
     nap = "spec.affinity.nodeAffinity."
@@ -575,47 +716,156 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
         pt = _item_map(loc, pt, p)
         preferred.append(PreferredTerm(_int(loc, pt, "weight", p + ".weight", 0),
                                        _term(loc, pt.get("preference") or {}, p + ".preference", it)))
-    if ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution" and rde is None:
+    return required, rde, tuple(preferred)
+
+
+def _spec_selector(loc: _Loc, spec: dict, it: _Interner) -> Optional[LabelSelector]:
+    return label_selector(loc, spec, "selector", "spec.selector", it)
+
+
+def _containers_key(v: Any) -> Any:
+    """A hashable key for a container list from the fast loader (the fields `_containers` reads)."""
+    if v is None:
+        return None
+    return tuple((c.get("name"), _text(c.get("resources")), _text(c.get("ports")), c.get("restartPolicy")) for c in v)
+
+
+def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
+    """(containers, init containers, overhead, pod-level resources, effective requests, computed QoS).
+
+    Pods of one template share all of it: with the fast loader it is computed once per distinct
+    (containers, initContainers, overhead, resources)."""
+    try:
+        key: Any = (_containers_key(spec.get("containers")), _containers_key(spec.get("initContainers")),
+                    _text(spec.get("overhead")), spec.get("resources"))
+        hit = it.templates.get(key)
+    except (TypeError, KeyError, AttributeError):  # dicts (stdlib path) or malformed: no key
+        key = hit = None
+    if hit is not None:
+        return hit
+    containers = _containers(loc, spec, "containers", it)
+    inits = _containers(loc, spec, "initContainers", it)
+    overhead = it.resource_map(loc, spec, "overhead", "spec.overhead")
+    pod_res = _map(loc, spec, "resources", "spec.resources")
+    pod_level = None
+    if pod_res:  # PodLevelResources: pod-level values replace the container sums
+        pod_level = Container("", it.resource_map(loc, pod_res, "requests", "spec.resources.requests"),
+                              it.resource_map(loc, pod_res, "limits", "spec.resources.limits"))
+    qos = compute_qos((pod_level,) if pod_level is not None else containers + inits)
+    reqs = pod_requests(containers, inits, overhead)
+    if pod_level is not None:
+        for r, q in pod_level.requests.items():
+            reqs[r] = q + overhead.get(r, 0)
+    requests = it.resources.setdefault(("__req__",) + tuple(sorted(reqs.items())), pmap(reqs))
+    out = (containers, inits, overhead, pod_level, requests, qos)
+    if key is not None:
+        it.templates[key] = out
+    return out
+
+
+def _scheduling(loc: _Loc, spec: dict, status: dict, pc: Optional[PriorityClass], it: _Interner) -> Dict[str, Any]:
+    """`pod_scheduling_fields`, once per distinct (affinity, spread constraints, preemption
+    policy, priority class) text; the pod's own startTime and nominatedNodeName read each time."""
+    try:
+        key: Any = (_text(spec.get("affinity")), _text(spec.get("topologySpreadConstraints")),
+                    spec.get("preemptionPolicy"), pc)
+        hit = it.scheduling.get(key)
+    except TypeError:  # plain lists and dicts (stdlib path): no key
+        key = hit = None
+    if hit is None:
+        hit = pod_scheduling_fields(loc, spec, status, pc, it)
+        if key is not None:
+            it.scheduling[key] = hit
+        return hit
+    out = dict(hit)
+    out["start_time"] = it.time(loc, status, "startTime", "status.startTime")
+    nominated = status.get("nominatedNodeName")
+    out["nominated_node_name"] = nominated if nominated.__class__ is str else \
+        _str(loc, status, "nominatedNodeName", "status.nominatedNodeName")
+    return out
+
+
+def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
+                 default_pc: Optional[PriorityClass], it: _Interner) -> Pod:
+    """One Pod record. Subtrees pods of one template share are projected once (`it.cached`,
+    `_pod_resources`); string fields are read inline and go through `_str` (and its error) only
+    when they are not strings. Numeric and other checks go through their helpers."""
+    meta = obj.get("metadata")
+    if meta.__class__ is not dict:
+        meta = _map(loc, obj, "metadata", "metadata")
+    spec = obj.get("spec")
+    if spec.__class__ is not dict:
+        spec = _map(loc, obj, "spec", "spec")
+    status = obj.get("status")
+    if status.__class__ is not dict:
+        status = _map(loc, obj, "status", "status")
+    cached = it.cached
+    ann = cached(it.annotations, loc, meta, "annotations", _annotations)
+    refs, controller = cached(it.owner_refs, loc, meta, "ownerReferences", _owners)
+    containers, inits, overhead, _, requests, computed_qos = _pod_resources(loc, spec, it)
+    pcname = spec.get("priorityClassName")
+    if pcname.__class__ is not str:
+        pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
+    priority = _valid(loc, validate.priority, _int(loc, spec, "priority", "spec.priority"), "spec.priority")
+    if priority is None:
+        pc = pcs.get(pcname) if pcname else default_pc
+        priority = pc.value if pc is not None else 0
+    qos = status.get("qosClass")
+    if qos.__class__ is not str:
+        qos = _str(loc, status, "qosClass", "status.qosClass")
+    qos = qos or computed_qos
+    required, rde, preferred = cached(it.affinities, loc, spec, "affinity", _affinity)
+    node_selector = it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector")
+    if rde is None and ann and ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution":
         # The annotation upgrades the IgnoredDuringExecution terms (and nodeSelector) to
         # RequiredDuringExecution, as the original node-affinity design describes.
-        sel_terms = [NodeSelectorTerm(tuple(Requirement(k, "In", (v,)) for k, v in sorted(
-            it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector").items())), ())]
+        sel_terms = [NodeSelectorTerm(tuple(Requirement(k, "In", (v,)) for k, v in sorted(node_selector.items())), ())]
         if required is not None:
             merged = tuple(NodeSelectorTerm(t.match_expressions + sel_terms[0].match_expressions, t.match_fields)
                            for t in required.terms)
             rde = NodeSelector(merged)
         elif sel_terms[0].match_expressions:
             rde = NodeSelector(tuple(sel_terms))
-    tolerations = _tolerations(loc, spec, it)
+    tolerations = cached(it.tolerations, loc, spec, "tolerations", _tolerations)
     host_network = _bool(loc, spec, "hostNetwork", "spec.hostNetwork")
     if controller is not None and controller.kind == "DaemonSet":
-        tolerations = it.leaf(with_daemonset_tolerations(tolerations, host_network))
+        key = (tolerations, host_network)
+        ds = it.ds_tolerations.get(key)
+        if ds is None:
+            ds = it.ds_tolerations[key] = it.leaf(with_daemonset_tolerations(tolerations, host_network))
+        tolerations = ds
     ready = False
-    for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
-        c = _item_map(loc, c, "status.conditions[%d]" % i)
+    conditions = status.get("conditions")
+    if conditions.__class__ is not list:
+        conditions = _seq(loc, status, "conditions", "status.conditions")
+    for i, c in enumerate(conditions):
+        if c.__class__ is not dict:
+            c = _item_map(loc, c, "status.conditions[%d]" % i)
         if c.get("type") == "Ready":
             ready = c.get("status") == "True"
     tgps = _valid(loc, validate.non_negative, _int(loc, spec, "terminationGracePeriodSeconds",
                   "spec.terminationGracePeriodSeconds", 30), "spec.terminationGracePeriodSeconds")
-    reqs = pod_requests(containers, inits, overhead)
-    if pod_level is not None:
-        for r, q in pod_level.requests.items():
-            reqs[r] = q + overhead.get(r, 0)
-    return Pod.trusted(namespace=_intern(ns), name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
-               node_name=_intern(_str(loc, spec, "nodeName", "spec.nodeName")),
-               phase=_intern(_str(loc, status, "phase", "status.phase")), priority=priority,
-               priority_class_name=pcname, labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
-               annotations=pmap(ann) if ann else _EMPTY, controller=controller, owner_refs=refs, qos=qos,
-               containers=containers, init_containers=inits, overhead=overhead,
-               requests=it.resources.setdefault(("__req__",) + tuple(sorted(reqs.items())), pmap(reqs)),
-               tolerations=tolerations,
-               node_selector=it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector"),
-               required_affinity=required, preferred_affinity=tuple(preferred), required_during_execution=rde,
-               volumes=_volumes(loc, spec, it),
-               **pod_scheduling_fields(loc, spec, status, pcs.get(pcname) if pcname else default_pc, it),
-               deletion_timestamp=_time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
-               ready=ready, termination_grace_period=tgps, host_network=host_network,
-               creation_timestamp=_time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
+    uid = meta.get("uid")
+    if uid.__class__ is not str:
+        uid = _str(loc, meta, "uid", "metadata.uid")
+    node_name = spec.get("nodeName")
+    if node_name.__class__ is not str:
+        node_name = _str(loc, spec, "nodeName", "spec.nodeName")
+    phase = status.get("phase")
+    if phase.__class__ is not str:
+        phase = _str(loc, status, "phase", "status.phase")
+    return Pod.trusted(namespace=_intern(ns), name=name, uid=uid, node_name=_intern(node_name),
+                       phase=_intern(phase), priority=priority, priority_class_name=pcname,
+                       labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
+                       annotations=ann, controller=controller, owner_refs=refs, qos=qos,
+                       containers=containers, init_containers=inits, overhead=overhead,
+                       requests=requests, tolerations=tolerations, node_selector=node_selector,
+                       required_affinity=required, preferred_affinity=preferred, required_during_execution=rde,
+                       volumes=_volumes(loc, spec, it),
+                       **_scheduling(loc, spec, status, pcs.get(pcname) if pcname else default_pc, it),
+                       deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
+                       ready=ready, termination_grace_period=tgps, host_network=host_network,
+                       creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
 
 
 def _int_or_percent(loc: _Loc, d: dict, key: str, path: str) -> Any:
@@ -662,12 +912,12 @@ def _project_pdb(loc: _Loc, obj: dict, ns: str, name: str, it: _Interner) -> Pod
 def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Interner) -> Owner:
     meta = _map(loc, obj, "metadata", "metadata")
     spec = _map(loc, obj, "spec", "spec")
-    refs = _owner_refs(loc, meta, it)
+    refs, controller = it.cached(it.owner_refs, loc, meta, "ownerReferences", _owners)
     if kind == "ReplicationController":
         sel = it.strmap(loc, spec, "selector", "spec.selector", "selector")
         selector = LabelSelector(tuple(sorted(sel.items())), ())
     else:
-        selector = label_selector(loc, spec, "selector", "spec.selector", it)
+        selector = it.cached(it.selectors, loc, spec, "selector", _spec_selector)
     if kind == "DaemonSet":
         replicas = None
     elif kind == "Job":
@@ -675,7 +925,7 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
     else:
         replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
-                 controller=next((r for r in refs if r.controller), None), selector=selector,
+                 controller=controller, selector=selector,
                  pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"))
 
 

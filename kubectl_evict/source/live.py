@@ -539,7 +539,8 @@ def decode_page(data: bytes, mode: str) -> Tuple[dict, list]:
                     "remainingItemCount": m.remainingItemCount} if m is not None else {}
             items = page.items or []
             if mode == "pruned":
-                items = [msgspec.to_builtins(i) for i in items]
+                conv = fastjson.Converter(copy=True)
+                items = [fastjson.to_builtins(i, conv) for i in items]
             elif mode == "raw":
                 items = [bytes(i) for i in items]
             return meta, items

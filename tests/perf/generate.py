@@ -1828,8 +1828,9 @@ def main(argv=None) -> int:
     ap.add_argument("--format", choices=("compact", "kubectl"), default="compact",
                     help="compact: sorted keys, no whitespace, one item per line (default); kubectl: 4-space indent exactly "
                          "like `kubectl get -o json` prints (about 3x the bytes)")
-    ap.add_argument("--no-managed-fields", dest="managed_fields", action="store_false",
-                    help="omit metadata.managedFields, as kubectl >= 1.21 prints by default (--show-managed-fields=false)")
+    ap.add_argument("--no-managed-fields", "--lean", dest="managed_fields", action="store_false",
+                    help="omit metadata.managedFields, as `kubectl get -o json` (>= 1.21) prints by default "
+                         "(--show-managed-fields=false) and `snapshot --redact` writes")
     ap.add_argument("-q", "--quiet", action="store_true")
     a = ap.parse_args(argv)
     if a.nodes < 1 or a.pods < 0:

@@ -1,0 +1,217 @@
+"""The two JSON readers give the same snapshot and the same errors.
+
+With msgspec (the wheel install) pod subtrees reach the freezer as raw JSON text and are projected
+once per distinct text; without it (the pure-Python krew archive) every value is a plain dict or
+list. Whatever the path, a user must get the same plan and the same one-line error.
+"""
+
+import copy
+import glob
+import json
+import os
+
+import pytest
+
+from conftest import node, pod, snapshot_list
+from kubectl_evict.errors import InputError
+from kubectl_evict.source import documents
+from kubectl_evict.source.files import load_snapshot
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REAL = sorted(glob.glob(os.path.join(HERE, "data", "real", "*", "*.json")))
+
+
+def _both(paths, monkeypatch):
+    """(snapshot via msgspec, snapshot via the stdlib)."""
+    assert documents.fastjson is not None, "these tests compare against the msgspec path"
+    fast = load_snapshot(paths)
+    with monkeypatch.context() as m:
+        m.setattr(documents, "fastjson", None)
+        slow = load_snapshot(paths)
+    return fast, slow
+
+
+def _error(paths, monkeypatch, stdlib):
+    with monkeypatch.context() as m:
+        if stdlib:
+            m.setattr(documents, "fastjson", None)
+        with pytest.raises(InputError) as e:
+            load_snapshot(paths)
+    return str(e.value)
+
+
+def _template_pods():
+    """Pods of one template (shared subtrees) plus every subtree shape the freezer reads."""
+    base = pod("web-a", "n1", ns="shop", labels={"app": "web", "pod-template-hash": "abc"},
+               tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                             "tolerationSeconds": 300}],
+               node_selector={"pool": "general"},
+               affinity={"nodeAffinity": {
+                   "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                       {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1", "z2"]}]}]},
+                   "preferredDuringSchedulingIgnoredDuringExecution": [
+                       {"weight": 10, "preference": {"matchExpressions": [{"key": "ssd", "operator": "Exists"}]}}]},
+                   "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                       {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}})
+    base["spec"]["volumes"] = [
+        {"name": "scratch", "emptyDir": {"medium": "Memory", "sizeLimit": "64Mi"}},
+        {"name": "data", "persistentVolumeClaim": {"claimName": "data-web"}},
+        {"name": "cfg", "configMap": {"name": "web"}, "secret": None},
+        {"name": "kube-api-access-x1", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}},
+        {"name": "host", "hostPath": {"path": "/var/log"}},
+    ]
+    base["spec"]["initContainers"] = [
+        {"name": "sidecar", "restartPolicy": "Always", "resources": {"requests": {"cpu": "50m"}}},
+        {"name": "migrate", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}},
+    ]
+    base["spec"]["overhead"] = {"cpu": "10m"}
+    base["spec"]["containers"][0]["ports"] = [{"containerPort": 80, "hostPort": 8080}]
+    base["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                                                  "labelSelector": {"matchLabels": {"app": "web"}}}]
+    base["status"]["startTime"] = "2026-11-20T10:00:00Z"
+    twin = copy.deepcopy(base)
+    twin["metadata"].update(name="web-b", uid="uid-web-b")
+    twin["status"].update(startTime="2026-11-20T11:00:00Z", nominatedNodeName="n1")
+    twin["spec"]["nodeName"] = "n2"
+    twin["spec"]["volumes"][3]["name"] = "kube-api-access-x2"
+    nulls = pod("nulls", "n2", ns="shop")
+    for field in ("labels", "annotations", "ownerReferences"):
+        nulls["metadata"][field] = None
+    for field in ("tolerations", "nodeSelector", "affinity", "volumes", "overhead"):
+        nulls["spec"][field] = None
+    nulls["spec"]["containers"][0]["resources"] = None
+    ds = pod("agent-x", "n1", ns="kube-system", owner=("DaemonSet", "agent"), node_selector={"pool": "general"},
+             annotations={"evictplan.io/node-affinity": "RequiredDuringExecution", "note": "dropped"})
+    ds["spec"]["hostNetwork"] = True
+    level = pod("pod-level", "n2", ns="shop")
+    level["spec"]["resources"] = {"requests": {"cpu": "2", "memory": "1Gi"}, "limits": {"cpu": "2", "memory": "1Gi"}}
+    level["status"].pop("qosClass", None)   # computed: pod-level values replace the containers'
+    return [base, twin, nulls, ds, level]
+
+
+def _owners():
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "metadata": {"name": "rs", "namespace": "shop", "uid": "uid-rs",
+                       "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
+                                            "uid": "uid-web", "controller": True}]},
+          "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"},
+                                               "matchExpressions": [{"key": "tier", "operator": "NotIn",
+                                                                     "values": ["db"]}]}}}
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "old", "namespace": "shop"},
+          "spec": {"replicas": 1, "selector": {"app": "old"}}}
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "shop"},
+           "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+           "status": {"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1, "expectedPods": 2}}
+    return [rs, rc, pdb]
+
+
+def test_template_pods_and_owners_load_the_same_either_way(tmp_path, monkeypatch):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(node("n1"), node("n2"), *_template_pods(), *_owners())))
+    fast, slow = _both([str(f)], monkeypatch)
+    assert fast == slow
+    web_a, web_b = fast.pods_by_key[("shop", "web-a")], fast.pods_by_key[("shop", "web-b")]
+    assert [(v.name, v.kind) for v in web_a.volumes] == [
+        ("scratch", "emptyDir"), ("data", "persistentVolumeClaim"), ("cfg", "configMap"),
+        ("kube-api-access-x1", "projected"), ("host", "hostPath")]
+    assert web_a.volumes[0].size_limit == 64 * 1024 ** 2 and web_a.volumes[1].claim_name == "data-web"
+    # one template: the second pod shares the first one's records, only its own fields differ
+    assert web_b.tolerations is web_a.tolerations and web_b.containers is web_a.containers
+    assert web_b.volumes[3].name == "kube-api-access-x2"
+    assert web_b.spread_constraints is web_a.spread_constraints and web_a.spread_constraints[0].max_skew == 1
+    assert (web_a.start_time, web_a.nominated_node_name) == (1795168800.0, "")
+    assert (web_b.start_time, web_b.nominated_node_name) == (1795172400.0, "n1")
+    # upstream PodRequests: the plain init container runs beside the sidecar started before it
+    # (1000m + 50m) and that beats the regular containers (100m + 50m); then the overhead (10m)
+    assert web_a.requests["cpu"] == 1000 + 50 + 10
+    agent = fast.pods_by_key[("kube-system", "agent-x")]
+    assert agent.required_during_execution is not None and dict(agent.annotations) == {
+        "evictplan.io/node-affinity": "RequiredDuringExecution"}
+    assert {t.key for t in agent.tolerations} >= {"node.kubernetes.io/unreachable", "node.kubernetes.io/network-unavailable"}
+    assert fast.pods_by_key[("shop", "pod-level")].qos == "Guaranteed"
+    assert fast.owners[("ReplicaSet", "shop", "rs")].controller.name == "web"
+
+
+def test_typed_lists_without_item_kinds_load_the_same(tmp_path, monkeypatch):
+    pods = _template_pods()
+    for p in pods:
+        del p["kind"]
+    (tmp_path / "pods.json").write_text(json.dumps({"apiVersion": "v1", "kind": "PodList", "items": pods}))
+    (tmp_path / "nodes.json").write_text(json.dumps(snapshot_list(node("n1"), node("n2"))))
+    fast, slow = _both([str(tmp_path)], monkeypatch)
+    assert fast == slow and len(fast.pods) == len(pods)
+
+
+def test_a_volume_source_the_fast_schema_does_not_list_takes_the_stdlib_path(tmp_path, monkeypatch):
+    p = pod("future", "n1")
+    p["spec"]["volumes"] = [{"name": "v", "quantumDisk": {"id": "q"}}]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(node("n1"), p)))
+    fast, slow = _both([str(f)], monkeypatch)
+    assert fast == slow
+    assert [(v.name, v.kind) for v in fast.pods[0].volumes] == [("v", "quantumDisk")]
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda p: os.path.relpath(p, os.path.join(HERE, "data", "real")))
+def test_real_files_load_the_same_either_way(path, monkeypatch):
+    """Each file alone: the same snapshot, or (a kubelet /configz alone names no node) the same error."""
+    try:
+        fast, slow = _both([path], monkeypatch)
+    except InputError:
+        assert _error([path], monkeypatch, stdlib=False) == _error([path], monkeypatch, stdlib=True)
+        return
+    assert fast == slow
+
+
+def _bad(mutate):
+    good = _template_pods()
+    mutate(good[1])   # the second pod of the template: its subtree differs from the cached one
+    return snapshot_list(node("n1"), node("n2"), *good)
+
+
+BAD = [
+    (lambda p: p["spec"]["tolerations"][0].update(effect="Sometimes"),
+     ["Pod shop/web-b", "spec.tolerations[0].effect", "unknown taint effect"]),
+    (lambda p: p["metadata"]["labels"].update(app=5), ["Pod shop/web-b", "metadata.labels.app", "must be a string"]),
+    (lambda p: p["spec"]["containers"][0]["resources"]["requests"].update(cpu="lots"),
+     ["Pod shop/web-b", "spec.containers[0].resources.requests.cpu", "lots"]),
+    (lambda p: p["spec"]["volumes"][0]["emptyDir"].update(sizeLimit="big"),
+     ["Pod shop/web-b", "spec.volumes[0].emptyDir.sizeLimit", "big"]),
+    (lambda p: p["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0].update(
+        weight="heavy"), ["Pod shop/web-b", "preferredDuringSchedulingIgnoredDuringExecution[0].weight", "integer"]),
+    (lambda p: p["metadata"].update(ownerReferences=[{"kind": "ReplicaSet", "name": 7}]),
+     ["Pod shop/web-b", "metadata.ownerReferences[0].name", "expected a string"]),
+    (lambda p: p["spec"].update(nodeName=["n1"]), ["Pod shop/web-b", "spec.nodeName", "expected a string"]),
+    (lambda p: p["status"].update(conditions=[5]), ["Pod shop/web-b", "status.conditions[0]", "expected an object"]),
+    (lambda p: p["metadata"].update(creationTimestamp="2026-11-20T24:00:00Z"),
+     ["Pod shop/web-b", "metadata.creationTimestamp", "2026-11-20T24:00:00Z"]),
+    (lambda p: p["metadata"].update(creationTimestamp="2023-02-29T10:00:00Z"),
+     ["Pod shop/web-b", "metadata.creationTimestamp", "2023-02-29"]),
+]
+
+
+def test_timestamps_read_the_same_either_way(tmp_path, monkeypatch):
+    stamps = ["2026-11-20T18:34:01Z", "2024-02-29T23:59:59Z", "2026-11-20t18:34:01Z", "2026-11-20T18:34:01.25Z",
+              "2026-11-20T18:34:01+02:00", "1970-01-01T00:00:00Z"]
+    pods = []
+    for i, ts in enumerate(stamps):
+        p = pod("p%d" % i, "n1")
+        p["metadata"]["creationTimestamp"] = ts
+        pods.append(p)
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(node("n1"), *pods)))
+    fast, slow = _both([str(f)], monkeypatch)
+    assert fast == slow
+    assert [p.creation_timestamp for p in fast.pods] == [
+        1795199641.0, 1709251199.0, 1795199641.0, 1795199641.25, 1795199641.0 - 7200, 0.0]
+
+
+@pytest.mark.parametrize("mutate,fragments", BAD)
+def test_errors_name_the_same_file_object_and_field_either_way(tmp_path, monkeypatch, mutate, fragments):
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(_bad(mutate)))
+    fast = _error([str(f)], monkeypatch, stdlib=False)
+    slow = _error([str(f)], monkeypatch, stdlib=True)
+    assert fast == slow
+    for frag in ["bad.json"] + fragments:
+        assert frag in fast
