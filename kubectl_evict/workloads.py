@@ -118,7 +118,7 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
                 outage_from = at
             elif level > 0 and outage_from is not None and outage_until is None:
                 outage_until = at
-        wl = Workload(kind=kind, namespace=namespace, name=name, ready=ready, ready_min=max(low, 0),
+        wl = Workload.trusted(kind=kind, namespace=namespace, name=name, ready=ready, ready_min=max(low, 0),
                       ready_min_at=low_at, ready_after=max(level, 0), pdb=_pdb_ref(snapshot, pods[key]),
                       levels=tuple(levels))
         out.append(wl)

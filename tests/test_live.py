@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import os
 import shutil
 import subprocess
@@ -399,8 +400,12 @@ def test_snapshot_refuses_files():
 
 
 def test_progress_line_only_on_a_terminal_and_only_for_slow_reads(demo, demo_kc):
+    started = time.monotonic()
     quick = main("--kubeconfig", demo_kc, "--now", NOW, "affinity", tty=True)
-    assert quick.returncode == 0 and "reading cluster" not in quick.stderr   # under a second: nothing
+    took = time.monotonic() - started
+    assert quick.returncode == 0
+    if took < 0.9:      # a loaded CI machine can make even this read slow: judge only a quick one
+        assert "reading cluster" not in quick.stderr                      # under a second: nothing
     demo.faults.add("GET", r"^/api/v1/pods$", delay=1.5)
     on_tty = main("--kubeconfig", demo_kc, "--now", NOW, "affinity", tty=True)
     demo.faults.add("GET", r"^/api/v1/pods$", delay=1.5)

@@ -13,9 +13,10 @@ decision pod after pod while it draws a budget down (the API itself only ever se
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
-from kubectl_evict.model import Owner, OwnerRef, Pod, PodDisruptionBudget, Snapshot
+from kubectl_evict.model import LabelSelector, Owner, OwnerRef, Pod, PodDisruptionBudget, Snapshot
 from kubectl_evict.scheduling.labels import label_selector_errors, label_selector_matches
 
 #: `DeletionTimeout` in the disruption controller: a `status.disruptedPods` entry stops
@@ -30,9 +31,15 @@ VIOLATES_BUDGET = "Cannot evict pod as it would violate the pod's disruption bud
 
 def _selects(pdb: PodDisruptionBudget, pod: Pod) -> bool:
     sel = pdb.selector
-    if sel is None or label_selector_errors(sel, "spec.selector"):
+    if sel is None or not _selector_valid(sel):
         return False
     return label_selector_matches(sel, pod.labels, empty_matches_all=False)
+
+
+@lru_cache(maxsize=4096)
+def _selector_valid(sel: LabelSelector) -> bool:
+    """A selector the API server would accept (checked once per distinct selector, not per pod)."""
+    return not label_selector_errors(sel, "spec.selector")
 
 
 def pdbs_for_pod(snapshot: Snapshot, pod: Pod) -> Tuple[PodDisruptionBudget, ...]:
