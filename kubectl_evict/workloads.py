@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from pyrsistent import pvector
 
 from kubectl_evict.model import Pod, Snapshot
-from kubectl_evict.plan import POD_ACTIONS, Action, Workload
+from kubectl_evict.plan import POD_ACTIONS, Action, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset
 
@@ -145,7 +145,7 @@ def _outage_text(wl: Workload, start: float, end: Optional[float], bypassed: boo
     return text
 
 
-def attach(snapshot: Snapshot, plan: "object", startup: float = DEFAULT_STARTUP) -> "object":
+def attach(snapshot: Snapshot, plan: Plan, startup: float = DEFAULT_STARTUP) -> Plan:
     """The plan with its `workloads` and outage warnings filled in."""
     workloads, warnings = summarize(snapshot, plan.actions, startup)
     extra = [w for w in warnings if w not in plan.warnings]
