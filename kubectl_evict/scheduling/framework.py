@@ -166,6 +166,9 @@ class ClusterState:
             self.count[name] = len(res)
             self.residents[name] = res
         self.counters: Dict[Any, DomainCounter] = {}
+        # the same counters by the namespace whose pods they count (None: every namespace), so a
+        # move updates only those that can match the pod
+        self._counters_ns: Dict[Optional[str], List[DomainCounter]] = {}
         self.anti_groups: Optional[Dict[Tuple[str, Any], DomainCounter]] = None
         self._ports: Dict[str, Set[Tuple[int, str, str]]] = {}
         self._volumes: Dict[str, Any] = {}
@@ -291,8 +294,12 @@ class ClusterState:
             c, m = self.pod_nonzero(pod)
             self._nz[name] = (nz[0] + delta * c, nz[1] + delta * m)
         node = self.nodes[name]
-        for c in self.counters.values():
-            c.update(pod, node, delta)
+        by_ns = self._counters_ns
+        if by_ns:
+            for c in by_ns.get(pod.namespace, ()):
+                c.update(pod, node, delta)
+            for c in by_ns.get(None, ()):
+                c.update(pod, node, delta)
         if self.anti_groups is not None and pod.anti_affinity_required:
             for term in pod.anti_affinity_required:
                 self._anti_group(pod.namespace, term).update(pod, node, delta)
@@ -350,6 +357,8 @@ class ClusterState:
                 for pkey, name in self.by_ns.get(ns, {}).items():
                     c.update(pod_of[pkey], nodes[name], 1)
             self.counters[key] = c
+            for ns in (namespaces if namespaces is not None else (None,)):
+                self._counters_ns.setdefault(ns, []).append(c)
         return c
 
     def _anti_group(self, ns: str, term: Any) -> DomainCounter:

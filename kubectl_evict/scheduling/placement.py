@@ -146,7 +146,7 @@ class Placer:
 
     def _build_classes(self) -> None:
         values: Dict[str, Set[str]] = {}
-        labels = {name: dict(node.labels.items()) for name, node in self.nodes.items()}   # items(): 4x faster than dict(pmap)
+        labels = {name: node.labels for name, node in self.nodes.items()}
         for lab in labels.values():
             for k, v in lab.items():
                 values.setdefault(k, set()).add(v)

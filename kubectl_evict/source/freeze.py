@@ -19,13 +19,13 @@ import gc
 import sys
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from pyrsistent import pmap, pvector
+from pyrsistent import pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
-from kubectl_evict.model import (Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
+from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
                                  NodeSelectorTerm, Owner, OwnerRef, Pod, PodAffinityTerm,
                                  PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
-                                 SnapshotInfo, Taint, Toleration, Volume, VolumeAttachment, LazyJSON)
+                                 SnapshotInfo, Taint, Toleration, Volume, VolumeAttachment, LazyJSON, frozen_map)
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
 from kubectl_evict.scheduling.qos import compute_qos
@@ -244,7 +244,7 @@ class _Interner:
             if not isinstance(value, str):
                 raise loc.error("%s.%s" % (path, name), "%s %r must be a string, found %s" % (what, name, _type_name(value)))
             out[_intern(name)] = _intern(value) if len(value) < 64 else value
-        frozen = pmap(out)
+        frozen = frozen_map(out)
         self.strmaps[k] = frozen
         return frozen
 
@@ -274,7 +274,7 @@ class _Interner:
                 out[_intern(name)] = validate.resource_units(name, q, path)  # >= 0 and fits int64
             except ValueParseError as e:
                 raise loc.error("%s.%s" % (path, name), str(e)) from None
-        frozen = pmap(out)
+        frozen = frozen_map(out)
         self.resources[k] = frozen
         return frozen
 
@@ -317,7 +317,7 @@ class _Interner:
         return self.leaves.setdefault(value, value)
 
 
-_EMPTY = pmap()
+_EMPTY = EMPTY_MAP
 
 
 class Freezer:
@@ -486,14 +486,14 @@ def assemble(*, nodes: Dict[str, Node], pods: List[Pod], pdbs: Dict[Tuple[str, s
         zones.setdefault(nodes[name].zone, []).append(name)
     owners_by_uid = {o.uid: o for o in owners.values() if o.uid}
     return Snapshot(
-        nodes=pmap(nodes), pods=pvector(pods), pods_by_key=pmap({p.key: p for p in pods}),
-        pods_by_node=pmap({k: tuple(v) for k, v in by_node.items()}),
-        pods_by_owner=pmap({k: tuple(v) for k, v in by_owner.items()}),
-        pdbs=pmap(pdbs), pdbs_by_namespace=pmap({k: tuple(v) for k, v in pdbs_by_ns.items()}),
-        priority_classes=pmap(priority_classes), owners=pmap(owners), owners_by_uid=pmap(owners_by_uid),
+        nodes=frozen_map(nodes), pods=pvector(pods), pods_by_key=frozen_map({p.key: p for p in pods}),
+        pods_by_node=frozen_map({k: tuple(v) for k, v in by_node.items()}),
+        pods_by_owner=frozen_map({k: tuple(v) for k, v in by_owner.items()}),
+        pdbs=frozen_map(pdbs), pdbs_by_namespace=frozen_map({k: tuple(v) for k, v in pdbs_by_ns.items()}),
+        priority_classes=frozen_map(priority_classes), owners=frozen_map(owners), owners_by_uid=frozen_map(owners_by_uid),
         volume_attachments=pvector(sorted(volume_attachments, key=lambda v: v.name)),
-        leases=pmap(leases), kubelet_configs=pmap(kubelet_configs), stats=pmap(stats),
-        nodes_by_zone=pmap({k: tuple(v) for k, v in zones.items()}), info=info, warnings=tuple(warnings))
+        leases=frozen_map(leases), kubelet_configs=frozen_map(kubelet_configs), stats=frozen_map(stats),
+        nodes_by_zone=frozen_map({k: tuple(v) for k, v in zones.items()}), info=info, warnings=tuple(warnings))
 
 
 # --- per-kind projections ------------------------------------------------------------------
@@ -535,7 +535,7 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
                                       it.time(loc, c, "lastTransitionTime", p + ".lastTransitionTime"))
     return Node.trusted(name=name, uid=_str(loc, meta, "uid", "metadata.uid"), labels=labels, taints=tuple(taints),
                 unschedulable=_bool(loc, spec, "unschedulable", "spec.unschedulable"),
-                conditions=pmap(conditions),
+                conditions=frozen_map(conditions),
                 capacity=it.resource_map(loc, status, "capacity", "status.capacity"),
                 allocatable=it.resource_map(loc, status, "allocatable", "status.allocatable"),
                 zone=zone_key(labels), creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
@@ -690,7 +690,7 @@ def _annotations(loc: _Loc, meta: dict, it: _Interner) -> Any:
     for k, v in ann.items():
         if not isinstance(v, str):
             raise loc.error("metadata.annotations." + k, "expected a string, found %s" % _type_name(v))
-    return pmap(ann) if ann else _EMPTY
+    return frozen_map(ann) if ann else _EMPTY
 
 
 def _owners(loc: _Loc, meta: dict, it: _Interner) -> Tuple[Tuple[OwnerRef, ...], Optional[OwnerRef]]:
@@ -756,7 +756,7 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
     if pod_level is not None:
         for r, q in pod_level.requests.items():
             reqs[r] = q + overhead.get(r, 0)
-    requests = it.resources.setdefault(("__req__",) + tuple(sorted(reqs.items())), pmap(reqs))
+    requests = it.resources.setdefault(("__req__",) + tuple(sorted(reqs.items())), frozen_map(reqs))
     out = (containers, inits, overhead, pod_level, requests, qos)
     if key is not None:
         it.templates[key] = out
@@ -906,7 +906,7 @@ def _project_pdb(loc: _Loc, obj: dict, ns: str, name: str, it: _Interner) -> Pod
         current_healthy=_int(loc, st, "currentHealthy", "status.currentHealthy", 0),
         desired_healthy=_int(loc, st, "desiredHealthy", "status.desiredHealthy", 0),
         expected_pods=_int(loc, st, "expectedPods", "status.expectedPods", 0),
-        disrupted_pods=pmap(disrupted))
+        disrupted_pods=frozen_map(disrupted))
 
 
 def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Interner) -> Owner:

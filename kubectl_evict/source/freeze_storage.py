@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
-from pyrsistent import pmap
 
 from kubectl_evict.errors import ValueParseError
 from kubectl_evict.model import (CSIDriver, CSINode, Namespace, NodeSelector, NodeSelectorTerm,
                                  PersistentVolume, PersistentVolumeClaim, PodAffinityTerm, PriorityClass,
-                                 Requirement, SpreadConstraint, StorageClass, WeightedPodAffinityTerm)
+                                 Requirement, SpreadConstraint, StorageClass, WeightedPodAffinityTerm, frozen_map)
 from kubectl_evict.quantity import parse_quantity, to_units
 
 STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "Namespace")
@@ -168,7 +167,7 @@ def project_csinode(loc: Any, obj: dict, name: str) -> CSINode:
         alloc = fz._map(loc, d, "allocatable", p + ".allocatable")
         drivers[fz._str(loc, d, "name", p + ".name")] = fz._int(loc, alloc, "count", p + ".allocatable.count")
     migrated = _annotations(loc, meta).get(MIGRATED_PLUGINS, "")
-    return CSINode.trusted(name=name, drivers=pmap(drivers),
+    return CSINode.trusted(name=name, drivers=frozen_map(drivers),
                            migrated_plugins=tuple(sorted(m.strip() for m in migrated.split(",") if m.strip())))
 
 
@@ -200,8 +199,8 @@ def project_storage(each: Callable[[str], Iterable[Tuple[str, str, str, dict]]],
         drivers[name] = project_csidriver(fz._Loc(src, "CSIDriver " + name), obj, name)
     for ns, name, src, obj in each("Namespace"):
         nss[name] = project_namespace(fz._Loc(src, "Namespace " + name), obj, name, it)
-    return dict(pvcs=pmap(pvcs), pvs=pmap(pvs), storage_classes=pmap(scs), csi_nodes=pmap(csinodes),
-                csi_drivers=pmap(drivers), namespaces=pmap(nss))
+    return dict(pvcs=frozen_map(pvcs), pvs=frozen_map(pvs), storage_classes=frozen_map(scs), csi_nodes=frozen_map(csinodes),
+                csi_drivers=frozen_map(drivers), namespaces=frozen_map(nss))
 
 
 # --- the scheduling parts of a pod spec ------------------------------------------------------
