@@ -241,6 +241,13 @@ class LazyJSON(Mapping):
     def __getitem__(self, key: str) -> Any:
         return self._get()[key]
 
+    def get(self, key: str, default: Any = None) -> Any:
+        # Mapping.get goes through __getitem__ and a KeyError for every absent key
+        return self._get().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._get()
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._get())
 

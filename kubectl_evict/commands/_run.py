@@ -96,6 +96,10 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
         now = plan_time(opts, snapshot)
         plan = rule(snapshot, now)
     finally:
+        # What planning allocated (decoded stats summaries live on in the snapshot's LazyJSON
+        # values) is as long-lived as the snapshot: freeze it too, or the first collection while
+        # printing walks it all (pressure at 5,000 nodes: a second spent "rendering").
+        gc.freeze()
         if was_enabled:
             gc.enable()
     extra = list(snapshot.warnings)

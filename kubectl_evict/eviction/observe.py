@@ -8,7 +8,7 @@ that actually need ranking, so a 5,000-node snapshot costs a few lookups per nod
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, CONTAINERFS, CONTAINERFS_INODES, IMAGEFS,
                                                IMAGEFS_INODES, MEMORY, NODEFS, NODEFS_INODES, PID, Observation)
@@ -134,15 +134,46 @@ def pod_usage(ps: Mapping[str, Any]) -> PodUsage:
                     _int(_m(ps, "process_stats").get("process_count")) or 0)
 
 
-def pod_usages(summary: Mapping[str, Any]) -> Dict[str, PodUsage]:
+class PodUsages(Mapping):
     """PodStats by pod UID (helpers.go cachedStatsFunc keys on podRef.uid); entries without a
-    UID are keyed `namespace/name` so hand-written summaries still match."""
-    out: Dict[str, PodUsage] = {}
-    for ps in summary.get("pods") or ():
-        ref = _m(ps, "podRef")
-        key = ref.get("uid") or "%s/%s" % (ref.get("namespace") or "default", ref.get("name") or "")
-        out[key] = pod_usage(ps)
-    return out
+    UID are keyed `namespace/name` so hand-written summaries still match. A later entry for the
+    same key wins.
+
+    Each entry becomes a `PodUsage` only when read: a node that needs only its few pods with
+    local-storage limits checked never pays for the others."""
+
+    __slots__ = ("_raw", "_done")
+
+    def __init__(self, summary: Mapping[str, Any]) -> None:
+        raw: Dict[str, Any] = {}
+        for ps in summary.get("pods") or ():
+            ref = _m(ps, "podRef")
+            raw[ref.get("uid") or "%s/%s" % (ref.get("namespace") or "default", ref.get("name") or "")] = ps
+        self._raw = raw
+        self._done: Dict[str, PodUsage] = {}
+
+    def __getitem__(self, key: str) -> PodUsage:
+        u = self._done.get(key)
+        if u is None:
+            u = self._done[key] = pod_usage(self._raw[key])
+        return u
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self._raw else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+def pod_usages(summary: Mapping[str, Any]) -> Mapping[str, PodUsage]:
+    """The summary's per-pod usage (see `PodUsages`)."""
+    return PodUsages(summary)
 
 
 def usage_for(usages: Mapping[str, PodUsage], pod: Pod) -> Optional[PodUsage]:

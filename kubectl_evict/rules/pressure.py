@@ -305,10 +305,18 @@ def local_storage_violation(pod: Pod, u: PodUsage, layout: str) -> Optional[str]
 
 
 def _has_local_limits(pod: Pod) -> bool:
-    """Could `local_storage_violation` ever fire for this pod? (cheap pre-filter)"""
-    if any(v.kind == "emptyDir" and v.size_limit for v in pod.volumes):
-        return True
-    return any(c.limits.get(EPHEMERAL) is not None for c in pod.containers + pod.init_containers)
+    """Could `local_storage_violation` ever fire for this pod? (cheap pre-filter: plain loops,
+    it runs for every pod of every node)"""
+    for v in pod.volumes:
+        if v.kind == "emptyDir" and v.size_limit:
+            return True
+    for c in pod.containers:
+        if c.limits.get(EPHEMERAL) is not None:
+            return True
+    for c in pod.init_containers:
+        if c.limits.get(EPHEMERAL) is not None:
+            return True
+    return False
 
 
 # --- the simulation -----------------------------------------------------------------------------
@@ -372,6 +380,7 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
     pods = [p for p in snapshot.pods_on(node.name) if not p.is_terminal]
     met0 = thresholds_met(thresholds, obs, False)
     limited = [p for p in pods if _has_local_limits(p)]
+    limited_ids = {id(p) for p in limited}
     existing = {c for c in CONDITION_ORDER if (node.conditions.get(c) is not None and node.conditions[c].status == "True")}
     tainted = {c for c, k in CONDITION_TAINT.items() if any(t.key == k and t.effect == "NoSchedule" for t in node.taints)}
     if not met0 and not limited and not existing and not tainted:
@@ -427,7 +436,7 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
         # local-storage limits first: any number of pods, 1 s grace, then this cycle is done
         evicted_local = False
         if summary is not None:
-            for p in [p for p in alive if _has_local_limits(p)]:
+            for p in [p for p in alive if id(p) in limited_ids]:
                 u = usage_for(usages, p)
                 if u is None or is_critical(p):
                     continue

@@ -176,6 +176,7 @@ class ClusterState:
         self._nz: Dict[str, Tuple[int, int]] = {}                    # node -> non-zero (cpu, memory) requested
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
         self.term_groups: Optional[Dict[Any, DomainCounter]] = None
+        self._min_prio: Dict[str, Optional[int]] = {}
 
     # -- non-zero requests (the score's view) -------------------------------------------------
 
@@ -280,8 +281,19 @@ class ClusterState:
                 del res[i]
                 break
 
+    def min_priority(self, name: str) -> Optional[int]:
+        """The lowest priority among the node's residents (None: no residents), cached until a
+        pod lands on or leaves the node: preemption asks it of every node for every pod that
+        fits nowhere."""
+        v = self._min_prio.get(name, False)
+        if v is False:
+            res = self.residents[name]
+            v = self._min_prio[name] = min(p.priority for p in res) if res else None
+        return v
+
     def _move(self, pod: Pod, name: str, delta: int) -> None:
         self.version += 1
+        self._min_prio.pop(name, None)
         free = self.free[name]
         for r, q in self.items(pod):
             free[r] = free.get(r, 0) - delta * q

@@ -197,6 +197,8 @@ class _Interner:
         self.leaves: Dict[Any, Any] = {}
         self.times: Dict[str, Optional[float]] = {}
         self.days: Dict[str, float] = {}
+        self.clocks: Dict[str, int] = {}
+        self.volumes: Dict[Tuple[str, str], Any] = {}
         self.annotations: Dict[bytes, Any] = {}
         self.owner_refs: Dict[bytes, Any] = {}
         self.tolerations: Dict[bytes, Any] = {}
@@ -297,13 +299,12 @@ class _Interner:
         return _time(loc, d, key, path)
 
     def _clock(self, v: str) -> Optional[float]:
-        if len(v) != 20 or v[10] != "T" or v[19] != "Z" or v[13] != ":" or v[16] != ":":
+        if len(v) != 20 or v[10] != "T" or v[19] != "Z":
             return None
-        hms = v[11:13] + v[14:16] + v[17:19]
-        if not (hms.isascii() and hms.isdigit()):
-            return None
-        h, m, sec = int(hms[0:2]), int(hms[2:4]), int(hms[4:6])
-        if h > 23 or m > 59 or sec > 59:
+        of_day = self.clocks.get(v[11:19])
+        if of_day is None:
+            of_day = self.clocks[v[11:19]] = _seconds_of_day(v[11:19])
+        if of_day < 0:
             return None
         day = self.days.get(v[:10])
         if day is None:
@@ -311,13 +312,26 @@ class _Interner:
                 day = self.days[v[:10]] = parse_time(v[:10] + "T00:00:00Z")
             except ValueParseError:
                 return None
-        return day + (h * 3600 + m * 60 + sec)
+        return day + of_day
 
     def leaf(self, value: Any) -> Any:
         return self.leaves.setdefault(value, value)
 
 
 _EMPTY = EMPTY_MAP
+
+
+def _seconds_of_day(hms: str) -> int:
+    """`HH:MM:SS` as seconds since midnight; -1 when it is not a valid time of day."""
+    if len(hms) != 8 or hms[2] != ":" or hms[5] != ":":
+        return -1
+    digits = hms[0:2] + hms[3:5] + hms[6:8]
+    if not (digits.isascii() and digits.isdigit()):
+        return -1
+    h, m, sec = int(digits[0:2]), int(digits[2:4]), int(digits[4:6])
+    if h > 23 or m > 59 or sec > 59:
+        return -1
+    return h * 3600 + m * 60 + sec
 
 
 class Freezer:
@@ -727,7 +741,8 @@ def _containers_key(v: Any) -> Any:
     """A hashable key for a container list from the fast loader (the fields `_containers` reads)."""
     if v is None:
         return None
-    return tuple((c.get("name"), _text(c.get("resources")), _text(c.get("ports")), c.get("restartPolicy")) for c in v)
+    return tuple([(c.get("name"), _text(c.get("resources")), _text(c.get("ports")), c.get("restartPolicy"))
+                  for c in v])
 
 
 def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
@@ -763,9 +778,9 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
     return out
 
 
-def _scheduling(loc: _Loc, spec: dict, status: dict, pc: Optional[PriorityClass], it: _Interner) -> Dict[str, Any]:
+def _scheduling(loc: _Loc, spec: dict, pc: Optional[PriorityClass], it: _Interner) -> Tuple[Any, ...]:
     """`pod_scheduling_fields`, once per distinct (affinity, spread constraints, preemption
-    policy, priority class) text; the pod's own startTime and nominatedNodeName read each time."""
+    policy, priority class) text."""
     try:
         key: Any = (_text(spec.get("affinity")), _text(spec.get("topologySpreadConstraints")),
                     spec.get("preemptionPolicy"), pc)
@@ -773,16 +788,35 @@ def _scheduling(loc: _Loc, spec: dict, status: dict, pc: Optional[PriorityClass]
     except TypeError:  # plain lists and dicts (stdlib path): no key
         key = hit = None
     if hit is None:
-        hit = pod_scheduling_fields(loc, spec, status, pc, it)
+        hit = pod_scheduling_fields(loc, spec, pc, it)
         if key is not None:
             it.scheduling[key] = hit
-        return hit
-    out = dict(hit)
-    out["start_time"] = it.time(loc, status, "startTime", "status.startTime")
-    nominated = status.get("nominatedNodeName")
-    out["nominated_node_name"] = nominated if nominated.__class__ is str else \
-        _str(loc, status, "nominatedNodeName", "status.nominatedNodeName")
-    return out
+    return hit
+
+
+def _pod_volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
+    """`_volumes`, with the common shape (a name and one source that is neither an emptyDir nor
+    a claim, whose record is only its name and kind) read once per (name, source)."""
+    vols = spec.get("volumes")
+    if vols.__class__ is not list:
+        return _volumes(loc, spec, it)
+    out = []
+    cache = it.volumes
+    for i, v in enumerate(vols):
+        if v.__class__ is dict and len(v) == 2:
+            keys = iter(v)
+            k = next(keys)
+            if k == "name":
+                k = next(keys)
+            name = v.get("name")
+            if name.__class__ is str and k != "emptyDir" and k != "persistentVolumeClaim":
+                hit = cache.get((name, k))
+                if hit is None:
+                    hit = cache[(name, k)] = _volume(loc, v, i, it)
+                out.append(hit)
+                continue
+        out.append(_volume(loc, v, i, it))
+    return tuple(out)
 
 
 def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
@@ -854,6 +888,11 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     phase = status.get("phase")
     if phase.__class__ is not str:
         phase = _str(loc, status, "phase", "status.phase")
+    anti_req, anti_pref, aff_req, aff_pref, spread, policy = _scheduling(
+        loc, spec, pcs.get(pcname) if pcname else default_pc, it)
+    nominated = status.get("nominatedNodeName")
+    if nominated.__class__ is not str:
+        nominated = _str(loc, status, "nominatedNodeName", "status.nominatedNodeName")
     return Pod.trusted(namespace=_intern(ns), name=name, uid=uid, node_name=_intern(node_name),
                        phase=_intern(phase), priority=priority, priority_class_name=pcname,
                        labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
@@ -861,8 +900,11 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
                        containers=containers, init_containers=inits, overhead=overhead,
                        requests=requests, tolerations=tolerations, node_selector=node_selector,
                        required_affinity=required, preferred_affinity=preferred, required_during_execution=rde,
-                       volumes=_volumes(loc, spec, it),
-                       **_scheduling(loc, spec, status, pcs.get(pcname) if pcname else default_pc, it),
+                       volumes=_pod_volumes(loc, spec, it),
+                       anti_affinity_required=anti_req, anti_affinity_preferred=anti_pref,
+                       affinity_required=aff_req, affinity_preferred=aff_pref, spread_constraints=spread,
+                       preemption_policy=policy, start_time=it.time(loc, status, "startTime", "status.startTime"),
+                       nominated_node_name=nominated,
                        deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
                        ready=ready, termination_grace_period=tgps, host_network=host_network,
                        creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))

@@ -252,11 +252,12 @@ def _spread(loc: Any, spec: dict, it: Any) -> Tuple[SpreadConstraint, ...]:
     return tuple(out)
 
 
-def pod_scheduling_fields(loc: Any, spec: dict, status: dict, priority_class: Optional[PriorityClass],
-                          it: Any) -> Dict[str, Any]:
-    """Pod record fields for InterPodAffinity, PodTopologySpread and DefaultPreemption.
-    `preemptionPolicy` is set by admission from the PriorityClass; a pod without it takes its
-    class's policy (default PreemptLowerPriority)."""
+def pod_scheduling_fields(loc: Any, spec: dict, priority_class: Optional[PriorityClass],
+                          it: Any) -> Tuple[Any, ...]:
+    """Pod record fields for InterPodAffinity, PodTopologySpread and DefaultPreemption:
+    (anti_affinity_required, anti_affinity_preferred, affinity_required, affinity_preferred,
+    spread_constraints, preemption_policy). `preemptionPolicy` is set by admission from the
+    PriorityClass; a pod without it takes its class's policy (default PreemptLowerPriority)."""
     fz = _f()
     aff = fz._map(loc, spec, "affinity", "spec.affinity")
     anti_req, anti_pref = _terms(loc, aff, "podAntiAffinity", it)
@@ -264,8 +265,4 @@ def pod_scheduling_fields(loc: Any, spec: dict, status: dict, priority_class: Op
     policy = fz._str(loc, spec, "preemptionPolicy", "spec.preemptionPolicy")
     if not policy and priority_class is not None:
         policy = priority_class.preemption_policy
-    return dict(anti_affinity_required=anti_req, anti_affinity_preferred=anti_pref,
-                affinity_required=aff_req, affinity_preferred=aff_pref,
-                spread_constraints=_spread(loc, spec, it), preemption_policy=policy or "",
-                start_time=fz._time(loc, status, "startTime", "status.startTime"),
-                nominated_node_name=fz._str(loc, status, "nominatedNodeName", "status.nominatedNodeName"))
+    return (anti_req, anti_pref, aff_req, aff_pref, _spread(loc, spec, it), policy or "")

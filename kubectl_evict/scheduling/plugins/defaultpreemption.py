@@ -142,7 +142,9 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
             for msg in st.reasons:
                 why[msg] += 1
             continue
-        lower = [p for p in placer.residents(name) if p.priority < pod.priority]
+        low = placer.cs.min_priority(name)
+        lower = [p for p in placer.residents(name) if p.priority < pod.priority] \
+            if low is not None and low < pod.priority else None
         if not lower:
             why[NO_VICTIMS] += 1
             continue

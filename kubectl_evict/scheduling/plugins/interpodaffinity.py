@@ -98,6 +98,24 @@ def parse_error(pod: Pod) -> str:
     return ""
 
 
+def _groups_for(cs: ClusterState, groups: Dict[Tuple[str, Any], Any], pod: Pod) -> List[Tuple[str, PodAffinityTerm, Any]]:
+    """The existing pods' anti-affinity groups that can match `pod` by namespace: a term without
+    a namespace selector only matches pods of its namespaces (its own when none are listed), so
+    only those terms and the ones with a namespace selector need their label selector checked."""
+    idx = cs.cache.get("ipa-index")
+    if idx is None or idx[0] != len(groups):
+        by_ns: Dict[str, List[Tuple[str, PodAffinityTerm, Any]]] = {}
+        other: List[Tuple[str, PodAffinityTerm, Any]] = []
+        for (ns, term), counter in groups.items():
+            if term.namespace_selector is None:
+                for n in (term.namespaces or (ns,)):
+                    by_ns.setdefault(n, []).append((ns, term, counter))
+            else:
+                other.append((ns, term, counter))
+        idx = cs.cache["ipa-index"] = (len(groups), by_ns, other)
+    return idx[1].get(pod.namespace, []) + idx[2]
+
+
 class InterPodAffinity(Plugin):
     name = "InterPodAffinity"
 
@@ -110,7 +128,7 @@ class InterPodAffinity(Plugin):
         key = ("ipa-groups", pod.namespace, pod.labels)
         memo = cs.cache.get(key)
         if memo is None or memo[0] != len(groups):      # groups only ever get added
-            memo = cs.cache[key] = (len(groups), [(term, counter) for (ns, term), counter in groups.items()
+            memo = cs.cache[key] = (len(groups), [(term, counter) for ns, term, counter in _groups_for(cs, groups, pod)
                                                    if existing_term_matches(cs, term, ns, pod)])
         for term, counter in memo[1]:
             if counter.counts:

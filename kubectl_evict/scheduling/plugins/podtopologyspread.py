@@ -66,12 +66,17 @@ def counted_items(cs: ClusterState, pod: Pod, constraints: Tuple[SpreadConstrain
         if memo is None:
             need = keys if require_all_keys else (c.topology_key,)
             nodes_key = ("pts-nodes",) + cache_key[4:]
-            ok = cs.cache.get(nodes_key)
-            if ok is None:    # shared by every selector with the same keys and policies
-                ok = cs.cache[nodes_key] = frozenset(
-                    n for n, node in cs.nodes.items()
-                    if all(k in node.labels for k in need) and node_passes_policies(cs, pod, c, node))
-            domains = tuple(sorted({cs.nodes[n].labels[c.topology_key] for n in ok}))
+            hit = cs.cache.get(nodes_key)
+            if hit is None:    # shared by every selector with the same keys and policies
+                ok = frozenset(n for n, node in cs.nodes.items()
+                               if all(k in node.labels for k in need) and node_passes_policies(cs, pod, c, node))
+                hit = cs.cache[nodes_key] = (ok, {})
+            ok, by_key = hit
+            domains = by_key.get(c.topology_key)
+            if domains is None:
+                nodes = cs.nodes
+                key = c.topology_key
+                domains = by_key[key] = tuple(sorted({nodes[n].labels[key] for n in ok}))
             ns = pod.namespace
 
             def match(p: Pod, sel: Optional[LabelSelector] = sel) -> bool:

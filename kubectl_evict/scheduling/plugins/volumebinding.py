@@ -91,8 +91,13 @@ def find_pod_volumes(cs: ClusterState, claims: Claims, node: Node) -> Tuple[List
         pv = cs.pvs.get(pvc.volume_name)
         if pv is None:
             missing = True
-        elif not pv_fits_node(pv, node):
-            affinity_bad = True
+        elif pv.node_affinity is not None:
+            key = ("pv-fits", pv.name, node.name)      # neither side changes during a plan
+            fits = cs.cache.get(key)
+            if fits is None:
+                fits = cs.cache[key] = pv_fits_node(pv, node)
+            if not fits:
+                affinity_bad = True
     bindings: List[Tuple[str, str]] = []
     provision: List[str] = []
     todo = []
