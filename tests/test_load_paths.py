@@ -215,3 +215,28 @@ def test_errors_name_the_same_file_object_and_field_either_way(tmp_path, monkeyp
     assert fast == slow
     for frag in ["bad.json"] + fragments:
         assert frag in fast
+
+
+def test_a_large_file_is_parsed_from_a_memory_map_with_the_same_result(tmp_path, monkeypatch):
+    """Files of 1 MiB and more are parsed in place (mmap); the snapshot is the one read() gives,
+    on the msgspec path and on the stdlib path."""
+    from kubectl_evict.source import files
+    objs = [node("n%d" % i) for i in range(20)] + _template_pods() * 1 + [
+        pod("p%04d" % i, "n%d" % (i % 20), labels={"app": "a%d" % (i % 7)}) for i in range(2500)]
+    f = tmp_path / "big.json"
+    f.write_text(json.dumps(snapshot_list(*objs)))
+    assert f.stat().st_size > files._MAP_MIN_BYTES
+    assert files._mapped(str(f)) is not None
+    mapped_fast, mapped_slow = _both([str(f)], monkeypatch)
+    with monkeypatch.context() as m:
+        m.setattr(files, "_mapped", lambda path: None)
+        read_fast, read_slow = _both([str(f)], monkeypatch)
+    assert mapped_fast == read_fast == mapped_slow == read_slow
+    assert len(mapped_fast.pods) == 2505
+
+
+def test_json_after_a_long_run_of_blank_space_is_still_json(tmp_path):
+    f = tmp_path / "padded.json"
+    f.write_text(" \n" * 5000 + json.dumps(snapshot_list(node("n1"), pod("p", "n1"))))
+    snap = load_snapshot([str(f)])
+    assert [p.name for p in snap.pods] == ["p"]

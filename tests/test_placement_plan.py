@@ -90,6 +90,35 @@ def test_spread_constraint_leaves_a_replacement_pending_with_the_scheduler_text(
         "2 Preemption is not helpful for scheduling.")}
 
 
+def test_spread_blocked_replacement_tries_preemption_node_by_node():
+    """As above, with lower-priority pods on b1 and c1. Removing them frees room but changes no
+    zone's count unless they match the constraint's selector: on c1 the victim is a `web` pod of
+    lower priority (counted), so the dry run finds c1 a candidate (zone c drops to 0); on b1 it
+    is a `batch` pod (not counted): the spread verdict stays, so that node reports the spread
+    reason in the preemption text (the dry run's own result, DefaultPreemption)."""
+    taint = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+    snap = snapshot(zonal("a1", "a"), zonal("a2", "a", taints=taint), zonal("b1", "b"), zonal("c1", "c"),
+                    deployment("web", 3),
+                    _prio(pod("web-0", "a1", spec=spread("web")), 100), _prio(pod("web-1", "b1", spec=spread("web")), 100),
+                    _prio(pod("web-2", "c1", spec=spread("web")), 0), _prio(pod("batch-0", "b1", owner=None), 0))
+    plan = drain(snap, "a1")
+    ev = evictions(plan)
+    assert ev["web-0"][1] == "c1"
+    victims = [(a.pod, a.node) for a in plan.actions if a.type == "delete" and a.by == "scheduler"]
+    assert victims == [("web-2", "c1")]
+
+    # without the counted victim: every dry run fails, b1 and c1 with the spread reason
+    snap = snapshot(zonal("a1", "a"), zonal("a2", "a", taints=taint), zonal("b1", "b"), zonal("c1", "c"),
+                    deployment("web", 3),
+                    _prio(pod("web-0", "a1", spec=spread("web")), 100), _prio(pod("web-1", "b1", spec=spread("web")), 100),
+                    _prio(pod("web-2", "c1", spec=spread("web")), 100), _prio(pod("batch-0", "b1", owner=None), 0),
+                    _prio(pod("batch-1", "c1", owner=None), 0))
+    plan = drain(snap, "a1")
+    assert shortfall(plan)["web-0"].endswith(
+        "preemption: 0/4 nodes are available: 2 Preemption is not helpful for scheduling, "
+        "2 node(s) didn't match pod topology spread constraints.")
+
+
 def test_statefulset_pod_follows_its_zonal_volume():
     """db-0's PV lives in zone b: its replacement (same name, same claim) can only go to b1,
     even though a2 is emptier."""

@@ -4,7 +4,7 @@ multi-document YAML, bare arrays. Pure functions over text; `files.py` does the 
 from __future__ import annotations
 
 import json
-from typing import Iterator, List, Tuple
+from typing import Any, Iterator, List, Tuple
 
 from kubectl_evict.errors import InputError
 
@@ -19,15 +19,23 @@ Doc = Tuple[str, str, dict]   # (file, position in it, the object)
 _LIST_SUFFIX = "List"
 
 
-def parse_text(data: bytes, source: str) -> List[object]:
-    """Parse one file's content into its top-level documents (one for JSON, several for YAML)."""
-    head = data.lstrip()[:1]
+def _head(data: Any) -> bytes:
+    """The first non-blank byte (b"" for blank content)."""
+    head = data[:4096].lstrip()[:1]
+    return head if head or len(data) <= 4096 else bytes(data).lstrip()[:1]
+
+
+def parse_text(data: Any, source: str) -> List[object]:
+    """Parse one file's content (bytes, or a read-only memory map of the file) into its
+    top-level documents (one for JSON, several for YAML)."""
+    head = _head(data)
     if head in (b"{", b"["):
         if fastjson is not None:
             try:
                 return [fastjson.loads(data)]
             except fastjson.FallBack:
                 pass
+        data = bytes(data)   # the stdlib parsers read bytes (bytes(b) is b itself: no copy)
         try:
             return [json.loads(data, parse_constant=_reject_constant)]
         except _NotJSON as e:
@@ -37,7 +45,7 @@ def parse_text(data: bytes, source: str) -> List[object]:
             raise InputError("invalid JSON: %s" % e, source=source) from None
         except RecursionError:
             raise InputError("invalid JSON: nested too deeply", source=source) from None
-    return _parse_yaml(data, source)
+    return _parse_yaml(bytes(data), source)
 
 
 class _NotJSON(ValueError):

@@ -19,9 +19,10 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Pod
 from kubectl_evict.scheduling.framework import (NEVER, NO_VICTIMS, NOT_HELPFUL, UNSCHEDULABLE, Status,
-                                                preemption_message)
+                                                claim_names, preemption_message)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.plugins.noderesources import insufficient_without
+from kubectl_evict.scheduling.plugins.podtopologyspread import SKEW, PodTopologySpread, counts_any
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 MIN_CANDIDATE_NODES_ABSOLUTE = 100
@@ -85,11 +86,18 @@ def select_victims(placer: Any, pod: Pod, name: str, lower: List[Pod]) -> Tuple[
         if not placer._fits(pod, items, name, cyc):
             return None, placer.node_status(pod, cyc, name) or Status(UNSCHEDULABLE, ())
         violating, fine = split_by_pdb(placer.snapshot, lower)
+        # Reprieving a pod changes only this node. The cycle's PreFilter state depends on it only
+        # through spread and inter-pod counts (the incoming pod's terms, or a reprieved pod's
+        # required anti-affinity) and claims in use (ReadWriteOncePod): otherwise the filters read
+        # the node's state as it is, and the cycle is computed once (upstream updates it with
+        # each plugin's AddPod).
+        recompute = cyc.domains or any(p.anti_affinity_required or claim_names(p) for p in lower)
         for group, is_violating in ((violating, True), (fine, False)):
             for p in group:
                 cs.add(p, name)
                 del out[id(p)]
-                cyc = placer.cycle(pod)
+                if recompute:
+                    cyc = placer.cycle(pod)
                 if cyc.rejected is not None or not placer._fits(pod, items, name, cyc):
                     cs.remove(p, name)
                     out[id(p)] = p
@@ -131,6 +139,7 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
     limit = min(total, MIN_CANDIDATE_NODES_ABSOLUTE)
     dry_runs = 0
     no_ports = not any(c.host_ports for c in pod.containers + pod.init_containers)
+    spread = next((data[0] for plugin, data in placer.cycle(pod).active if plugin.name == PodTopologySpread.name), None)
     for name in placer.names:
         st = statuses.get(name)
         if st is None or st.code != UNSCHEDULABLE:
@@ -157,6 +166,12 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
                     why[msg] += 1
                 continue
         dry_runs += 1
+        if spread is not None and st.reasons == (SKEW,) and not counts_any(spread, lower, name):
+            # The filters before PodTopologySpread passed and still pass with fewer pods; no
+            # victim is counted by the constraints, so their verdict is the same: the dry run
+            # would fail with this very reason.
+            why[SKEW] += 1
+            continue
         cand, fail = select_victims(placer, pod, name, lower)
         if cand is None:
             for msg in (fail.reasons if fail is not None else ()):
