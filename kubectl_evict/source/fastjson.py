@@ -18,7 +18,8 @@ the stdlib path gives them.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Union
+import typing
+from typing import Any, List, Optional, TypedDict, Union
 
 import msgspec
 
@@ -211,16 +212,101 @@ _decoder = msgspec.json.Decoder(Union[Doc, List[Doc]])
 decode_raw = msgspec.json.decode   # the freezer's decoder for raw subtrees (bytes)
 
 
-def loads(data: bytes) -> Any:
-    """Decode a JSON document into pruned plain dicts/lists (pod subtrees as shared bytes)."""
+# --- files: the same schema as TypedDicts ---------------------------------------------------
+# A file is decoded straight into plain dicts holding only the schema's keys: msgspec builds the
+# dict itself, where the structs above need a second pass (`to_builtins`) to become the dicts
+# the freezer reads (1.3 s of 4.2 at 150,000 pods). The TypedDicts are generated from the structs,
+# so there is one schema. A struct that forbids unknown fields (VolumeSpec) stays a struct: an
+# unknown volume source still sends the document to the stdlib path.
+
+def _twin(cls: type) -> Any:
+    """The TypedDict twin of schema struct `cls` (created once, kept as a module global so that
+    the recursive Doc can refer to itself by name)."""
+    name = "_%sDict" % cls.__name__
+    twin = globals().get(name)
+    if twin is None:
+        hints = typing.get_type_hints(cls)
+        fields = {f.encode_name: _twin_type(hints[f.name], cls) for f in msgspec.structs.fields(cls)}
+        twin = globals()[name] = TypedDict(name, fields, total=False)  # type: ignore[operator]
+    return twin
+
+
+def _twin_type(tp: Any, owner: type) -> Any:
+    if tp is owner:
+        return "_%sDict" % owner.__name__        # a forward reference to the twin being made
+    if isinstance(tp, type) and issubclass(tp, msgspec.Struct) and tp is not msgspec.Raw:
+        return tp if tp.__struct_config__.forbid_unknown_fields else _twin(tp)
+    args = typing.get_args(tp)
+    if typing.get_origin(tp) is Union:
+        return Union[tuple(_twin_type(a, owner) for a in args)]
+    if typing.get_origin(tp) is list:
+        return List[_twin_type(args[0], owner)]   # type: ignore[misc]
+    return tp
+
+
+_DocDict = _twin(Doc)
+_dict_decoder = msgspec.json.Decoder(Union[_DocDict, List[_DocDict]])
+
+
+def loads(data: Any) -> Any:
+    """Decode a JSON document (bytes, or a memory map of a file) into pruned plain dicts and
+    lists; pod subtrees stay raw JSON text (views into `data`)."""
     try:
-        doc = _decoder.decode(data)
+        doc = _dict_decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise FallBack() from None
-    conv = Converter()
     if isinstance(doc, list):
-        return [conv.builtins(d) for d in doc]
-    return conv.builtins(doc)
+        return [_finish(d) for d in doc]
+    return _finish(doc)
+
+
+def _finish(doc: dict) -> dict:
+    """What `Converter.builtins` does that the decoder cannot: typed lists name their items'
+    kind, kubelet documents become bytes, volume structs become dicts, and kinds the freezer
+    does not read raw text for get every raw subtree decoded."""
+    items = doc.get("items")
+    if items is not None:
+        kind = doc.get("kind")
+        item_kind = kind[:-4] if isinstance(kind, str) and kind.endswith("List") and kind != "List" else None
+        for item in items:
+            if item_kind and item.get("kind") is None:
+                item["kind"] = item_kind
+            _finish_one(item)
+    _finish_one(doc)
+    return doc
+
+
+def _finish_one(doc: dict) -> None:
+    for name in _RAW_FIELDS:
+        value = doc.get(name)
+        if value is not None:
+            if len(value):
+                doc[name] = bytes(value)
+            else:
+                del doc[name]
+    kind = doc.get("kind")
+    spec = doc.get("spec")
+    if kind in RAW_KINDS or (kind is None and spec is not None and spec.get("containers") is not None):
+        vols = spec.get("volumes") if spec is not None else None
+        if vols:
+            spec["volumes"] = msgspec.to_builtins(vols, builtin_types=_PASS)
+    else:
+        for k, v in doc.items():
+            if k != "items":
+                doc[k] = _plain(v)
+
+
+def _plain(v: Any) -> Any:
+    """`v` with every raw subtree decoded and every struct made a dict (kinds outside RAW_KINDS)."""
+    if v.__class__ is msgspec.Raw:
+        return decode_raw(v)
+    if v.__class__ is dict:
+        return {k: _plain(x) for k, x in v.items()}
+    if v.__class__ is list:
+        return [_plain(x) for x in v]
+    if isinstance(v, msgspec.Struct):
+        return msgspec.to_builtins(v, enc_hook=Converter._decoded)
+    return v
 
 
 _RAW_FIELDS = ("kubeletconfig", "summary")
