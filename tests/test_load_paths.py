@@ -240,3 +240,33 @@ def test_json_after_a_long_run_of_blank_space_is_still_json(tmp_path):
     f.write_text(" \n" * 5000 + json.dumps(snapshot_list(node("n1"), pod("p", "n1"))))
     snap = load_snapshot([str(f)])
     assert [p.name for p in snap.pods] == ["p"]
+
+
+def test_kubelet_documents_and_nested_lists_load_the_same_either_way(tmp_path, monkeypatch):
+    """What the fast reader hands over as bytes (kubelet configs and stats summaries) and what it
+    must decode in full (kinds the freezer takes as plain values); a List inside the List is
+    not unwrapped by either reader."""
+    summary = {"node": {"nodeName": "n1", "memory": {"availableBytes": 10, "workingSetBytes": 5}},
+               "pods": [{"podRef": {"name": "p", "namespace": "default", "uid": "uid-p"},
+                         "memory": {"workingSetBytes": 3}}]}
+    docs = [
+        node("n1"), pod("p", "n1"),
+        {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+         "kubeletconfig": {"evictionHard": {"memory.available": "100Mi"}}},
+        {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": "n1"}, "summary": summary},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high",
+                                                                                     "labels": {"a": "b"}},
+         "value": 1000},
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default", "labels": {"team": "x"}}},
+        {"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "nested"},
+             "value": 5}]},
+    ]
+    f = tmp_path / "kubelet.json"
+    f.write_text(json.dumps(snapshot_list(*docs)))
+    fast, slow = _both([str(f)], monkeypatch)
+    assert fast == slow
+    assert fast.stats["n1"]["node"]["memory"]["availableBytes"] == 10
+    assert fast.kubelet_configs["n1"]["evictionHard"] == {"memory.available": "100Mi"}
+    assert fast.priority_classes["high"].value == 1000 and "nested" not in fast.priority_classes
+    assert fast.namespaces["default"].labels == {"team": "x"}

@@ -1,12 +1,13 @@
 """Fast path for large JSON snapshots: parse only the fields the freezer reads.
 
-`msgspec` decodes straight into these schema structs and skips everything else at C speed
+`msgspec` decodes only the fields of this schema and skips everything else at C speed
 (managedFields, container statuses, image lists, env): on a 150,000-pod snapshot this is what
-makes loading faster and smaller than a plain `json.load` of the same file. The structs are then
-turned back into plain dicts (`to_builtins`) so that there is one projection, in `freeze.py`,
-for every input path. Anything msgspec rejects (malformed JSON, a wrong type where a struct is
-expected) raises `FallBack`, and the caller re-parses with the stdlib to produce the precise
-error message.
+makes loading faster and smaller than a plain `json.load` of the same file. Files are decoded
+into the schema's TypedDict twins, i.e. straight into the plain dicts that `freeze.py` reads
+(one projection for every input path); live list pages into the structs, whose raw subtrees are
+copied out (`Converter`) so that each page's buffer can be released. Anything msgspec rejects
+(malformed JSON, a wrong type where an object is expected) raises `FallBack`, and the caller
+re-parses with the stdlib to produce the precise error message.
 
 Pods are most of a snapshot, and most of a pod's subtrees repeat across the pods of one template
 (labels, tolerations, affinity, container resources). Those subtrees are kept as their raw JSON
@@ -352,23 +353,6 @@ class Converter:
         for name in _RAW_FIELDS:
             out.pop(name, None)
         out.update(raw)
-        return out
-
-    def builtins(self, doc: Doc) -> Any:
-        items = doc.items
-        if items is None:
-            return self.one(doc)
-        doc.items = None
-        out = self.one(doc)
-        converted = []
-        item_kind = doc.kind[:-4] if isinstance(doc.kind, str) and doc.kind.endswith("List") and doc.kind != "List" else None
-        for i in range(len(items)):
-            item = items[i]
-            if item_kind and item.kind is None:
-                item.kind = item_kind   # a typed list names its items' kind (as `expand` does)
-            converted.append(self.one(item))
-            items[i] = None  # release each struct as soon as it is converted
-        out["items"] = converted
         return out
 
 
