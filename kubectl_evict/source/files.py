@@ -11,6 +11,7 @@ from typing import Iterator, List, Optional, Sequence
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Snapshot
+from kubectl_evict.source import documents
 from kubectl_evict.source.documents import Doc, expand, parse_text
 from kubectl_evict.source.freeze import Freezer
 
@@ -48,8 +49,9 @@ def _mapped(path: str) -> Optional[mmap.mmap]:
     """A large regular file as a read-only memory map: the fast JSON reader parses the page cache
     in place instead of a 1.3 GB copy of it (0.8 s of a 150,000-pod load), and the raw subtrees
     it keeps point into the map. None for stdin, the demo, pipes, small or unreadable files
-    (`read_bytes` then reads them, and names the file in its error)."""
-    if path == "-" or path == DEMO_PATH:
+    (`read_bytes` then reads them, and names the file in its error), and without msgspec: the
+    stdlib parsers need a bytes copy, and the map would only add to it."""
+    if documents.fastjson is None or path == "-" or path == DEMO_PATH:
         return None
     try:
         with open(path, "rb") as f:
