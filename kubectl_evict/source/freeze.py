@@ -197,7 +197,6 @@ class _Interner:
         self.leaves: Dict[Any, Any] = {}
         self.times: Dict[str, Optional[float]] = {}
         self.days: Dict[str, float] = {}
-        self.clocks: Dict[str, int] = {}
         self.volumes: Dict[Tuple[str, str], Any] = {}
         self.annotations: Dict[bytes, Any] = {}
         self.owner_refs: Dict[bytes, Any] = {}
@@ -299,12 +298,13 @@ class _Interner:
         return _time(loc, d, key, path)
 
     def _clock(self, v: str) -> Optional[float]:
-        if len(v) != 20 or v[10] != "T" or v[19] != "Z":
+        if len(v) != 20 or v[10] != "T" or v[19] != "Z" or v[13] != ":" or v[16] != ":":
             return None
-        of_day = self.clocks.get(v[11:19])
-        if of_day is None:
-            of_day = self.clocks[v[11:19]] = _seconds_of_day(v[11:19])
-        if of_day < 0:
+        hms = v[11:13] + v[14:16] + v[17:19]
+        if not (hms.isascii() and hms.isdigit()):
+            return None
+        h, m, sec = int(hms[0:2]), int(hms[2:4]), int(hms[4:6])
+        if h > 23 or m > 59 or sec > 59:
             return None
         day = self.days.get(v[:10])
         if day is None:
@@ -312,26 +312,13 @@ class _Interner:
                 day = self.days[v[:10]] = parse_time(v[:10] + "T00:00:00Z")
             except ValueParseError:
                 return None
-        return day + of_day
+        return day + (h * 3600 + m * 60 + sec)
 
     def leaf(self, value: Any) -> Any:
         return self.leaves.setdefault(value, value)
 
 
 _EMPTY = EMPTY_MAP
-
-
-def _seconds_of_day(hms: str) -> int:
-    """`HH:MM:SS` as seconds since midnight; -1 when it is not a valid time of day."""
-    if len(hms) != 8 or hms[2] != ":" or hms[5] != ":":
-        return -1
-    digits = hms[0:2] + hms[3:5] + hms[6:8]
-    if not (digits.isascii() and digits.isdigit()):
-        return -1
-    h, m, sec = int(digits[0:2]), int(digits[2:4]), int(digits[4:6])
-    if h > 23 or m > 59 or sec > 59:
-        return -1
-    return h * 3600 + m * 60 + sec
 
 
 class Freezer:
