@@ -50,7 +50,8 @@ def _mapped(path: str) -> Optional[mmap.mmap]:
     in place instead of a 1.3 GB copy of it (0.8 s of a 150,000-pod load), and the raw subtrees
     it keeps point into the map. None for stdin, the demo, pipes, small or unreadable files
     (`read_bytes` then reads them, and names the file in its error), and without msgspec: the
-    stdlib parsers need a bytes copy, and the map would only add to it."""
+    stdlib parsers need a bytes copy, and the map would only add to it. (A file truncated by
+    another process while it is parsed ends the process with SIGBUS instead of a parse error.)"""
     if documents.fastjson is None or path == "-" or path == DEMO_PATH:
         return None
     try:
