@@ -146,9 +146,8 @@ class Placer:
 
     def _build_classes(self) -> None:
         values: Dict[str, Set[str]] = {}
-        labels = {name: node.labels for name, node in self.nodes.items()}
-        for lab in labels.values():
-            for k, v in lab.items():
+        for node in self.nodes.values():
+            for k, v in node.labels.items():
                 values.setdefault(k, set()).add(v)
         self.split_keys = frozenset(k for k, vs in values.items() if len(vs) > _SPLIT_DISTINCT)
         split = self.split_keys
@@ -157,7 +156,7 @@ class Placer:
         for name in self.names:
             node = self.nodes[name]
             taints = effective_taints(node)
-            key = (tuple(sorted((k, v) for k, v in labels[name].items() if k not in split)), taints,
+            key = (tuple(sorted((k, v) for k, v in node.labels.items() if k not in split)), taints,
                    node.unschedulable)
             cls = classes.get(key)
             if cls is None:

@@ -262,9 +262,9 @@ def loads(data: Any) -> Any:
 
 
 def _finish(doc: dict) -> dict:
-    """What `Converter.builtins` does that the decoder cannot: typed lists name their items'
-    kind, kubelet documents become bytes, volume structs become dicts, and kinds the freezer
-    does not read raw text for get every raw subtree decoded."""
+    """What the decoder cannot do itself: typed lists name their items' kind, kubelet documents
+    become bytes, volume structs become dicts, and kinds the freezer does not read raw text for
+    get every raw subtree decoded."""
     items = doc.get("items")
     if items is not None:
         kind = doc.get("kind")
@@ -285,9 +285,8 @@ def _finish_one(doc: dict) -> None:
                 doc[name] = bytes(value)
             else:
                 del doc[name]
-    kind = doc.get("kind")
     spec = doc.get("spec")
-    if kind in RAW_KINDS or (kind is None and spec is not None and spec.get("containers") is not None):
+    if _takes_raw(doc.get("kind"), spec is not None and spec.get("containers") is not None):
         vols = spec.get("volumes") if spec is not None else None
         if vols:
             spec["volumes"] = msgspec.to_builtins(vols, builtin_types=_PASS)
@@ -314,14 +313,17 @@ _RAW_FIELDS = ("kubeletconfig", "summary")
 _PASS = (msgspec.Raw,)
 
 
+def _takes_raw(kind: Any, has_containers: bool) -> bool:
+    """Does the freezer read this object's subtrees as raw text (RAW_KINDS, or a kind-less pod)?"""
+    return kind in RAW_KINDS or (kind is None and has_containers)
+
+
 class Converter:
-    """Structs to plain dicts; raw subtrees stay `msgspec.Raw` for the kinds in RAW_KINDS.
+    """Live list page items (structs) to plain dicts. For the kinds the freezer reads raw text
+    for, raw subtrees become `bytes` (equal texts shared as one object), so that each page's
+    buffer can be released: the live reader decodes page after page."""
 
-    `copy=True` turns them into `bytes` instead (equal texts shared as one object), so that the
-    decoded buffer can be released: the live reader decodes page after page."""
-
-    def __init__(self, copy: bool = False) -> None:
-        self.copy = copy
+    def __init__(self) -> None:
         self.texts: dict = {}
 
     def _shared_bytes(self, v: Any) -> Any:
@@ -344,10 +346,8 @@ class Converter:
             if len(value):
                 raw[name] = bytes(value)
             setattr(doc, name, None)
-        kind = doc.kind
-        if kind in RAW_KINDS or (kind is None and doc.spec is not None and doc.spec.containers is not None):
-            out = msgspec.to_builtins(doc, builtin_types=(bytes,), enc_hook=self._shared_bytes) if self.copy \
-                else msgspec.to_builtins(doc, builtin_types=_PASS)
+        if _takes_raw(doc.kind, doc.spec is not None and doc.spec.containers is not None):
+            out = msgspec.to_builtins(doc, builtin_types=(bytes,), enc_hook=self._shared_bytes)
         else:
             out = msgspec.to_builtins(doc, enc_hook=self._decoded)
         for name in _RAW_FIELDS:
@@ -357,5 +357,6 @@ class Converter:
 
 
 def to_builtins(doc: Doc, conv: Optional[Converter] = None) -> Any:
-    """One pruned struct (a live list page item) as plain dicts, like `loads` gives."""
+    """One pruned struct (a live list page item) as plain dicts, like `loads` gives (with bytes
+    where `loads` gives raw text)."""
     return (conv or Converter()).one(doc)

@@ -539,7 +539,7 @@ def decode_page(data: bytes, mode: str) -> Tuple[dict, list]:
                     "remainingItemCount": m.remainingItemCount} if m is not None else {}
             items = page.items or []
             if mode == "pruned":
-                conv = fastjson.Converter(copy=True)
+                conv = fastjson.Converter()
                 items = [fastjson.to_builtins(i, conv) for i in items]
             elif mode == "raw":
                 items = [bytes(i) for i in items]
