@@ -84,6 +84,10 @@ def effective_taints(node: Node) -> Tuple[Taint, ...]:
     return tuple(taints)
 
 
+# What the volume plugins read of a pod's claims (NodeVolumeLimits reads CSINode too).
+CLAIM_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
+
+
 def claim_names(pod: Pod) -> Tuple[Tuple[str, Volume], ...]:
     """The PVCs a pod uses: `persistentVolumeClaim` volumes and generic ephemeral volumes (whose
     claim is `<pod>-<volume>`, `ephemeral.VolumeClaimName`)."""
@@ -426,8 +430,20 @@ def _term_groups_init(cs: "ClusterState") -> None:
 
 class Plugin:
     """A Filter plugin with a PreFilter: `pre_filter` returns (status, per-pod state);
-    `filter` returns None when the node passes."""
+    `filter` returns None when the node passes.
+
+    `claim_kinds`: the kinds a volume plugin reads for a pod with PersistentVolumeClaims. When
+    the input does not hold one of them, the plugin's verdict would rest on objects that may
+    well exist ("persistentvolumeclaim not found" for a claim the capture simply left out): the
+    placer skips the plugin for that pod and the plan lists the kind in `incomplete`."""
     name = ""
+    claim_kinds: Tuple[str, ...] = ()
+
+    def unknown_kinds(self, cs: "ClusterState", pod: Pod) -> Tuple[str, ...]:
+        """The kinds this plugin would read for `pod` that the input does not hold."""
+        if not self.claim_kinds or cs.snapshot is None or not claim_names(pod):
+            return ()
+        return tuple(k for k in self.claim_kinds if not cs.snapshot.holds(k))
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         return SKIPPED, None
