@@ -72,11 +72,11 @@ def input_gaps(snapshot: Snapshot) -> List[Incomplete]:
     """What every plan depends on: the nodes and the pods on them."""
     out = []
     if not snapshot.holds("Node"):
-        out.append(Incomplete(kind="Node", effect="no node is in the input: nodes named by pods or kubelet "
-                              "documents are skipped, and no replacement has a node to land on"))
+        out.append(Incomplete(kind="Node", effect="nodes named by pods or kubelet documents are skipped, and "
+                              "no replacement has a node to land on"))
     if not snapshot.holds("Pod"):
-        out.append(Incomplete(kind="Pod", effect="no pod is in the input: what runs on the nodes, and so what "
-                              "would be evicted or killed, is unknown"))
+        out.append(Incomplete(kind="Pod", effect="what runs on the nodes, and so what would be evicted or "
+                              "killed, is unknown"))
     return out
 
 

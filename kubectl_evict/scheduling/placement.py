@@ -248,7 +248,8 @@ class Placer:
         active = []
         domains = False
         for plugin in self.filters:
-            missing = plugin.unknown_kinds(self.cs, pod)
+            unknown = getattr(plugin, "unknown_kinds", None)   # plugins need not derive from Plugin
+            missing = unknown(self.cs, pod) if unknown is not None else ()
             if missing:   # its verdict would rest on objects the input does not hold: skip it
                 per_kind = self.unchecked.setdefault(pod.key, {})
                 for kind in missing:
