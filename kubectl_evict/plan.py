@@ -289,6 +289,11 @@ class PlanBuilder:
         if ref not in refs:
             refs.append(ref)
 
+    @property
+    def has_incomplete(self) -> bool:
+        """Has the rule said that its verdict depends on something the input does not hold?"""
+        return bool(self.incompletes or self._unchecked)
+
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)

@@ -707,7 +707,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
                             "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]
     if settings.oom:
         b.extra["oom"] = oom
-    if not results and not b.warnings:
+    if not results and not b.warnings and not b.has_incomplete:
         b.note("no node is under pressure or over a local-storage limit")
     return attach(snapshot, b.build())
 
