@@ -441,9 +441,10 @@ class Plugin:
 
     def unknown_kinds(self, cs: "ClusterState", pod: Pod) -> Tuple[str, ...]:
         """The kinds this plugin would read for `pod` that the input does not hold."""
-        if not self.claim_kinds or cs.snapshot is None or not claim_names(pod):
+        if not self.claim_kinds or cs.snapshot is None:
             return ()
-        return tuple(k for k in self.claim_kinds if not cs.snapshot.holds(k))
+        missing = tuple(k for k in self.claim_kinds if not cs.snapshot.holds(k))
+        return missing if missing and claim_names(pod) else ()
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         return SKIPPED, None
