@@ -546,6 +546,7 @@ class SnapshotInfo(Record):
     context = field(type=str, initial="")
     server = field(type=str, initial="")
     server_version = field(type=str, initial="")
+    assumed_version = field(type=str, initial="")   # --kubernetes-version (overrides the rest)
 
 
 class Snapshot(PClass):

@@ -67,7 +67,7 @@ def caps_soft_grace(version: ClusterVersion) -> bool:
     """Does the kubelet cap a soft eviction's grace by the pod's terminationGracePeriodSeconds?
     From v1.32 (the feature gate AllowOverwriteTerminationGracePeriodSeconds turned default-off,
     kubernetes PR #122890); v1.30 and v1.31 used evictionMaxPodGracePeriod alone."""
-    return version.at_least(1, 32)
+    return version.has("SoftEvictionGraceCappedByPod")
 
 
 def eviction_grace(threshold: Threshold, max_pod_grace_period: int, pod: Pod, cap_by_pod: bool = True) -> int:

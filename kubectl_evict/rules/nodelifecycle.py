@@ -62,7 +62,7 @@ def monitor_grace(settings: ControllerSettings, version: ClusterVersion) -> floa
     older cluster (the version rule of kubectl_evict/versions.py)."""
     if settings.node_monitor_grace_period is not None:
         return float(settings.node_monitor_grace_period)
-    return 50.0 if version.at_least(1, 32) else 40.0
+    return 50.0 if version.has("NodeMonitorGracePeriod50s") else 40.0
 
 
 # --- node health (tryUpdateNodeHealth) -----------------------------------------------------------

@@ -2,9 +2,17 @@
 the per-domain pod counters that topology spread and inter-pod affinity read, and FitError text.
 
 Models `pkg/scheduler/framework/{interface.go, types.go, cycle_state.go}` and
-`pkg/scheduler/framework/runtime/framework.go` of kube-scheduler v1.33: a plugin's PreFilter
-computes per-pod state once (or says Skip), its Filter answers per node; the first failing
-Filter is the node's status; `FitError.Error()` is the `FailedScheduling` text.
+`pkg/scheduler/framework/runtime/framework.go` of kube-scheduler v1.30-v1.37: a plugin's
+PreFilter computes per-pod state once (or says Skip), its Filter answers per node; the first
+failing Filter is the node's status; `FitError.Error()` is the `FailedScheduling` text.
+
+The PostFilter part of that text follows the release (`postfilter_text`): `RunPostFilterPlugins`
+runs DynamicResources (in the default profile from v1.34, before DefaultPreemption) and then
+DefaultPreemption, and joins their Unschedulable messages with ", "; DynamicResources says
+`no new claims to deallocate` for a pod without claims in v1.34-v1.36 and nothing from v1.37
+(#140222). A successful preemption ends the PostFilter phase with DefaultPreemption's Success
+message, empty before v1.37 and `found a potential placement for pod on node N, preempting K
+victims` from v1.37 (#140180), with no trailing period.
 
 `ClusterState` is the scheduler cache as the plan stands: the snapshot's pods minus those
 leaving, plus the replacements placed so far, with the free resources, host ports, PVC users
@@ -65,6 +73,24 @@ def fit_error(total: int, reasons: Mapping[str, int], prefilter: str = "", postf
     if postfilter:
         text += " %s" % (postfilter if postfilter.endswith(".") else postfilter + ".")
     return text
+
+
+DRA_NO_CLAIMS = "no new claims to deallocate"
+
+
+def postfilter_text(preemption: str, dra_no_claims: bool) -> str:
+    """The failed PostFilter phase's message: DynamicResources' (when `dra_no_claims`: feature
+    DRANoClaimsPostFilterText, a pod without claims) then DefaultPreemption's, joined by ", "."""
+    if dra_no_claims:
+        return "%s, %s" % (DRA_NO_CLAIMS, preemption) if preemption else DRA_NO_CLAIMS
+    return preemption
+
+
+def preemption_placed_text(total: int, reasons: Mapping[str, int], node: str, victims: int) -> str:
+    """The v1.37 FailedScheduling text of a pod whose preemption found a node (#140180): the
+    FitError, then DefaultPreemption's Success message with no trailing period."""
+    return "0/%d nodes are available: %s. preemption: found a potential placement for pod on node %s, " \
+           "preempting %d victims" % (total, histogram(reasons), node, victims)
 
 
 def preemption_message(total: int, reasons: Mapping[str, int]) -> str:
