@@ -95,17 +95,21 @@ def pod(name: str, node_name: str, *, ns: str = "default", owner: Optional[tuple
             "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
 
 
-def snapshot_list(*items: dict, now: str = NOW) -> dict:
+def snapshot_list(*items: dict, now: str = NOW, server_version: str = "") -> dict:
+    """`server_version`: the SnapshotInfo's serverVersion (which release's behaviour the rules
+    model; none: the newest modelled)."""
     info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
             "takenAt": now, "context": "test", "server": "https://test.invalid:6443"}
+    if server_version:
+        info["serverVersion"] = server_version
     return {"apiVersion": "v1", "kind": "List", "items": [info, *items]}
 
 
 @pytest.fixture
 def write_snapshot(tmp_path: Path):
     """Write objects as a v1 List file and return its path."""
-    def _write(*items: dict, name: str = "cluster.json") -> str:
+    def _write(*items: dict, name: str = "cluster.json", server_version: str = "") -> str:
         p = tmp_path / name
-        p.write_text(json.dumps(snapshot_list(*items)))
+        p.write_text(json.dumps(snapshot_list(*items, server_version=server_version)))
         return str(p)
     return _write
