@@ -367,10 +367,12 @@ class Pod(Record):
     controller = field(initial=None)            # OwnerRef with controller: true
     owner_refs = field(type=tuple, initial=())
     qos = field(type=str, initial="BestEffort")
+    qos_v136 = field(type=str, initial="")        # QoS as v1.34-v1.36 compute it, when different (qos.pod_qos)
     containers = field(type=tuple, initial=())
     init_containers = field(type=tuple, initial=())
     overhead = field(initial=EMPTY_MAP)
     requests = field(initial=EMPTY_MAP)            # effective pod requests (scheduler's view)
+    pod_level = field(initial=None)                # Container: spec.resources (PodLevelResources), None: unset
     tolerations = field(type=tuple, initial=())
     node_selector = field(initial=EMPTY_MAP)
     required_affinity = field(initial=None)     # NodeSelector or None

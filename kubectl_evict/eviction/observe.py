@@ -89,6 +89,27 @@ def observations(summary: Mapping[str, Any]) -> Dict[str, Observation]:
     return out
 
 
+def hugepage_bytes(capacity: Mapping[str, int]) -> int:
+    """The node's pre-allocated hugepages in bytes: the sum of its `hugepages-<size>` capacity."""
+    return sum(v for k, v in capacity.items() if k.startswith("hugepages-"))
+
+
+def hugepage_aware(obs: Dict[str, Observation], hugepages: int) -> Dict[str, Observation]:
+    """`memory.available` without the hugepage reservation, as the v1.37 kubelet's summary API
+    reports it (HugepageAwareEviction, #138127: `adjustForHugePages` in
+    pkg/kubelet/server/stats/summary.go subtracts the node's total hugepage capacity from
+    AvailableBytes, clamped at 0). Older kubelets count the reserved pages as available. The
+    signal's capacity is available + working set (`makeSignalObservations`), so it drops by as much."""
+    o = obs.get(MEMORY)
+    if o is None or not hugepages:
+        return obs
+    avail = max(0, o.available - hugepages)
+    out = dict(obs)
+    out[MEMORY] = o._replace(available=avail,
+                             capacity=None if o.capacity is None else o.capacity - (o.available - avail))
+    return out
+
+
 def non_pod_memory(summary: Mapping[str, Any]) -> Optional[int]:
     """Working set outside the `pods` cgroup (OS, kubelet, runtime), or None if not reported."""
     node = _m(summary, "node")

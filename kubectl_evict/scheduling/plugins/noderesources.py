@@ -119,8 +119,25 @@ def least_allocated(alloc: Mapping[str, int], requested: Mapping[str, int],
 
 def balanced_allocation(alloc: Mapping[str, int], requested: Mapping[str, int],
                         resources: Sequence[Tuple[str, int]] = DEFAULT_RESOURCES,
-                        pod_requests: Mapping[str, int] = {}) -> int:
-    """`balancedResourceScorer`: `(1 - std) * 100` over the requested fractions (capped at 1)."""
+                        pod_requests: Mapping[str, int] = {},
+                        allocated: Optional[Mapping[str, int]] = None) -> int:
+    """`balancedResourceScorer`. Up to v1.35: `(1 - std) * 100` over the requested fractions
+    (capped at 1) with the pod placed. From v1.36 (#135573, `allocated`: the node's requests
+    without the pod) it scores the change in balance: `50 + (50 + with - without) / 2` (integer
+    division), so no change scores 75, balanced -> fully unbalanced 50, the reverse 100."""
+    with_pod = _balance(alloc, requested, resources, pod_requests)
+    if allocated is None:
+        return with_pod
+    without = _balance(alloc, allocated, resources, pod_requests)
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without) // 2
+
+
+MAX_NODE_SCORE = 100
+
+
+def _balance(alloc: Mapping[str, int], requested: Mapping[str, int], resources: Sequence[Tuple[str, int]],
+             pod_requests: Mapping[str, int]) -> int:
+    """The pre-v1.36 score of one state: `(1 - std) * 100` over the requested fractions."""
     fractions = [min(1.0, requested.get(r, 0) / alloc[r]) for r, _ in _counted(resources, alloc, pod_requests)]
     if len(fractions) == 2:
         std = abs(fractions[0] - fractions[1]) / 2
