@@ -465,6 +465,10 @@ class Owner(Record):
     controller = field(initial=None)            # OwnerRef (ReplicaSet -> Deployment)
     selector = field(initial=None)              # LabelSelector
     pod_management_policy = field(type=str, initial="")   # StatefulSet: OrderedReady (default) | Parallel
+    # StatefulSet: rolling out (RollingUpdate strategy, status.currentRevision != updateRevision)
+    # and spec.updateStrategy.rollingUpdate.maxUnavailable (int, "NN%" or None)
+    rolling_out = field(type=bool, initial=False)
+    max_unavailable = field(initial=None)
 
     @property
     def ref(self) -> str:

@@ -287,3 +287,39 @@ def test_demo_controller_taints_without_the_extra_period_from_v1_34():
                                  "--fail", "worker-b1").stdout)
         return [a["at"] for a in doc["actions"] if a["type"] == "taint" and a["effect"] == "NoExecute"]
     assert noexec("v1.33") == [55] and noexec("v1.37") == [50]
+
+
+# --- StatefulSet rollouts: MaxUnavailableStatefulSet ------------------------------------------------------
+
+def _sts_cluster(max_unavailable: Any, current: str = "web-1", update: str = "web-2") -> List[Dict[str, Any]]:
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet",
+           "metadata": {"name": "web", "namespace": "default", "uid": "uid-web"},
+           "spec": {"replicas": 5, "selector": {"matchLabels": {"app": "web"}},
+                    "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": max_unavailable}}},
+           "status": {"currentRevision": current, "updateRevision": update}}
+    return [node("n1"), node("n2"), sts] + [pod("web-%d" % i, "n1" if i < 2 else "n2", owner=("StatefulSet", "web"),
+                                                labels={"app": "web"}) for i in range(5)]
+
+
+@pytest.mark.parametrize("version, max_unavailable, text", [
+    # stateful_set_control.go: updateStatefulSetAfterInvariantEstablished only with the gate on
+    ("v1.34.3", 3, "up to 1 pod at once by itself (MaxUnavailableStatefulSet off in v1.34.3: "
+                   "rollingUpdate.maxUnavailable 3 is ignored)"),
+    ("v1.35.2", 3, "up to 3 pods at once by itself (rollingUpdate.maxUnavailable 3, MaxUnavailableStatefulSet on in v1.35.2)"),
+    ("v1.35.4", 3, "up to 1 pod at once by itself (MaxUnavailableStatefulSet off in v1.35.4"),
+    ("v1.36.0", 3, "up to 1 pod at once"),
+    ("v1.37.0", 3, "up to 3 pods at once"),
+    # getStatefulSetMaxUnavailable: a percentage of replicas rounded down (50% of 5: 2)
+    ("v1.37.0", "50%", "up to 2 pods at once"),
+])
+def test_statefulset_rollout_warning_by_version(write_snapshot, version, max_unavailable, text):
+    path = write_snapshot(*_sts_cluster(max_unavailable), server_version=version)
+    doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n1").stdout)
+    [w] = [w for w in doc["warnings"] if "rolling out" in w]
+    assert w.startswith("StatefulSet default/web is rolling out (currentRevision != updateRevision): ") and text in w, w
+
+
+def test_no_rollout_warning_when_the_statefulset_is_at_its_revision(write_snapshot):
+    path = write_snapshot(*_sts_cluster(3, current="web-2", update="web-2"), server_version="v1.37.0")
+    doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n1").stdout)
+    assert not [w for w in doc["warnings"] if "rolling out" in w]

@@ -958,9 +958,24 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
         replicas = _int(loc, spec, "parallelism", "spec.parallelism", 1)
     else:
         replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
+    rolling_out, max_unavailable = _statefulset_rollout(loc, obj, spec) if kind == "StatefulSet" else (False, None)
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
                  controller=controller, selector=selector,
-                 pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"))
+                 pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"),
+                 rolling_out=rolling_out, max_unavailable=max_unavailable)
+
+
+def _statefulset_rollout(loc: _Loc, obj: dict, spec: dict) -> Tuple[bool, Any]:
+    """(rolling out, rollingUpdate.maxUnavailable) of a StatefulSet: a RollingUpdate (the default
+    strategy) whose status.currentRevision differs from status.updateRevision."""
+    strategy = _map(loc, spec, "updateStrategy", "spec.updateStrategy")
+    rolling = _map(loc, strategy, "rollingUpdate", "spec.updateStrategy.rollingUpdate")
+    max_unavailable = _int_or_percent(loc, rolling, "maxUnavailable", "spec.updateStrategy.rollingUpdate.maxUnavailable")
+    status = _map(loc, obj, "status", "status")
+    current = _str(loc, status, "currentRevision", "status.currentRevision")
+    update = _str(loc, status, "updateRevision", "status.updateRevision")
+    kind = _str(loc, strategy, "type", "spec.updateStrategy.type")
+    return (kind in ("", "RollingUpdate") and bool(current) and bool(update) and current != update), max_unavailable
 
 
 def _project_priority_class(loc: _Loc, obj: dict, name: str) -> PriorityClass:
