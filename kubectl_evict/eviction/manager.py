@@ -1,6 +1,6 @@
 """One `synchronize` cycle of the eviction manager, admission and grace, as pure functions.
 
-Models `pkg/kubelet/eviction/eviction_manager.go` (v1.30-1.33): the met set is the thresholds
+Models `pkg/kubelet/eviction/eviction_manager.go` (v1.30-v1.37): the met set is the thresholds
 met now plus last cycle's thresholds still inside their minimum reclaim; first-observed times
 survive only while a threshold stays met; conditions are set on first observation (grace
 periods do not delay them) and held for `evictionPressureTransitionPeriod` after the last one;

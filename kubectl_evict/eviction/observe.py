@@ -1,7 +1,7 @@
 """Signal observations and per-pod usage from a node's `/stats/summary`.
 
 Models `makeSignalObservations` and the usage helpers of `pkg/kubelet/eviction/helpers.go`
-(v1.30-1.33, Linux, swap not counted). The summary is the snapshot's frozen raw mapping; only the
+(v1.30-v1.37, Linux, swap not counted; v1.37's hugepage-aware memory.available: `hugepage_aware`). The summary is the snapshot's frozen raw mapping; only the
 handful of numbers the eviction manager reads are projected, and per-pod usage only for the nodes
 that actually need ranking, so a 5,000-node snapshot costs a few lookups per node.
 """

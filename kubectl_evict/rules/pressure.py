@@ -1,6 +1,6 @@
 """`pressure`: the kubelet's node-pressure eviction, cycle by cycle.
 
-Models the kubelet eviction manager of Kubernetes v1.30-1.33 (`pkg/kubelet/eviction`,
+Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by the cluster's version (`pkg/kubelet/eviction`,
 `eviction_manager.go` `synchronize`) and the node lifecycle controller's pressure taints
 (`pkg/controller/nodelifecycle`, NoSchedule `node.kubernetes.io/{memory,disk,pid}-pressure`):
 

@@ -9,7 +9,7 @@ NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity
 NoSchedule taint the node lifecycle controller would put on them.
 
 Choosing among feasible nodes: with fewer than 100 statically feasible nodes (where upstream
-scores every feasible node) the v1.33 default score plugins and weights are summed as
+scores every feasible node) the default score plugins and weights are summed as
 upstream does (`scheduling/scoring.py`), ties go by node name and the tied nodes are
 reported as `candidates`. On larger clusters upstream scores only a rotating sample, so no
 prediction can be exact; there the pick is the fast one: highest preferred node-affinity
