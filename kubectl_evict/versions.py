@@ -52,10 +52,6 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     "PreemptionPlacementText": (((1, 37, 0), None),),
     # NodeResourcesBalancedAllocation scores the change in balance the pod brings (#135573, v1.36)
     "BalancedAllocationDelta": (((1, 36, 0), None),),
-    # NominatedNodeName (KEP-5278 beta, v1.35): the API server clears it on bind
-    # (ClearingNominatedNodeNameAfterBinding, #135103) and the scheduler when scheduling or
-    # binding fails (#135007); before, a stale nomination could outlive both
-    "NominatedNodeNameCleared": (((1, 35, 0), None),),
     # -- pod-level resources (KEP-2837; beta and on from v1.34)
     # kubelet eviction ranking and usage-over-requests use pod-level requests (#132277, v1.34)
     "PodLevelResourcesEviction": (((1, 34, 0), None),),

@@ -323,3 +323,43 @@ def test_no_rollout_warning_when_the_statefulset_is_at_its_revision(write_snapsh
     path = write_snapshot(*_sts_cluster(3, current="web-2", update="web-2"), server_version="v1.37.0")
     doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n1").stdout)
     assert not [w for w in doc["warnings"] if "rolling out" in w]
+
+
+# --- nominated pods (the scheduler's nominator; KEP-5278 in v1.35) ---------------------------------------
+
+def _nominated(name: str, node_name: str, cpu: str, priority: int, bound: str = "") -> Dict[str, Any]:
+    p = pod(name, bound, cpu=cpu, priority=priority, phase="Running" if bound else "Pending", ready=bool(bound))
+    p["status"]["nominatedNodeName"] = node_name
+    return p
+
+
+@pytest.mark.parametrize("version", ["v1.33.3", "v1.35.0", "v1.37.0"])
+@pytest.mark.parametrize("priority, target", [
+    # addGENominatedPods: a pod nominated to n1 with priority >= the incoming pod's holds its 3 cpu
+    (0, "n2"), (100, "n2"),
+    # ... and one of lower priority does not (the incoming pod may take the room)
+    (1000, "n1"),
+])
+def test_unbound_nominated_pods_hold_room_on_their_node(version, priority, target):
+    items = [node("n1"), node("n2"), pod("busy", "n2", cpu="1"), _nominated("waiting", "n1", "3", 100),
+             pod("incoming", "", cpu="2", priority=priority, phase="Pending", ready=False)]
+    placer, snap = _placer(items, version)
+    assert placer.place(snap.pods_by_key[("default", "incoming")]).node == target
+
+
+def test_a_bound_pods_leftover_nomination_holds_nothing():
+    """Real v1.33 captures show Running pods still carrying nominatedNodeName (cleared on bind
+    only from v1.35, #135103): it is no nomination."""
+    items = [node("n1"), _nominated("done", "n1", "100m", 100, bound="n1"),
+             pod("incoming", "", cpu="3", phase="Pending", ready=False)]
+    placer, snap = _placer(items, "v1.33.3")
+    assert placer.place(snap.pods_by_key[("default", "incoming")]).node == "n1"
+
+
+def test_nominated_room_shows_in_the_scheduler_text():
+    items = [node("n1"), _nominated("waiting", "n1", "3", 100),
+             pod("incoming", "", cpu="2", phase="Pending", ready=False)]
+    placer, snap = _placer(items, "v1.33.3")
+    assert placer.place(snap.pods_by_key[("default", "incoming")]).reason == (
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+        "1 No preemption victims found for incoming pod.")

@@ -111,6 +111,21 @@ def effective_taints(node: Node) -> Tuple[Taint, ...]:
     return tuple(taints)
 
 
+def nominated_pods(snapshot: Snapshot, nodes: Mapping[str, Node]) -> Dict[str, List[Pod]]:
+    """Unbound pods with `status.nominatedNodeName` naming a node: the scheduler's nominator
+    (`pkg/scheduler/backend/queue/nominator.go`) holds room for them there. A bound pod's
+    nominatedNodeName is no nomination: up to v1.34 it is a leftover of the cycle that bound the
+    pod (real v1.33 captures show it on Running pods); from v1.35 the API server clears it on
+    bind (ClearingNominatedNodeNameAfterBinding, #135103) and the scheduler when an attempt
+    fails (#135007), so what the snapshot shows is current."""
+    out: Dict[str, List[Pod]] = {}
+    for p in snapshot.pods:
+        if p.nominated_node_name and not p.node_name and p.nominated_node_name in nodes \
+                and not p.is_terminal and p.deletion_timestamp is None:
+            out.setdefault(p.nominated_node_name, []).append(p)
+    return out
+
+
 def claim_names(pod: Pod) -> Tuple[Tuple[str, Volume], ...]:
     """The PVCs a pod uses: `persistentVolumeClaim` volumes and generic ephemeral volumes (whose
     claim is `<pod>-<volume>`, `ephemeral.VolumeClaimName`)."""
@@ -204,6 +219,24 @@ class ClusterState:
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
         self.term_groups: Optional[Dict[Any, DomainCounter]] = None
         self._min_prio: Dict[str, Optional[int]] = {}
+        self.nominated = nominated_pods(snapshot, self.nodes) if snapshot is not None else {}
+
+    # -- nominated pods (the scheduler's nominator) ----------------------------------------------
+
+    def nominated_room(self, name: str, pod: Pod) -> Optional[Tuple[Dict[str, int], int]]:
+        """(requests, count) the node keeps for pods nominated to it that are at least as
+        important as `pod` (`addGENominatedPods`: priority >= the pod's), None when none."""
+        noms = self.nominated.get(name)
+        if not noms:
+            return None
+        held: Dict[str, int] = {}
+        n = 0
+        for p in noms:
+            if p.priority >= pod.priority and p.uid != pod.uid:
+                n += 1
+                for r, q in self.items(p):
+                    held[r] = held.get(r, 0) + q
+        return (held, n) if n else None
 
     # -- non-zero requests (the score's view) -------------------------------------------------
 

@@ -293,6 +293,14 @@ class Placer:
                     return False
             if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
                 return False
+            if self.cs.nominated and name in self.cs.nominated:
+                held = self.cs.nominated_room(name, pod)
+                if held is not None:
+                    for r, q in items:
+                        if r != "pods" and q > free.get(r, 0) - held[0].get(r, 0):
+                            return False
+                    if "pods" in alloc and self.count[name] + 1 + held[1] > alloc["pods"]:
+                        return False
         node = self.nodes[name]
         for plugin, data in cyc.active:
             if isinstance(plugin, NodeResourcesFit):
