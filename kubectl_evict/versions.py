@@ -23,7 +23,6 @@ from typing import Dict, NamedTuple, Optional, Tuple
 from kubectl_evict.model import Snapshot
 
 NEWEST = (1, 37)            # the newest release whose behaviour this version of evictplan models
-OLDEST = (1, 30)            # the oldest one
 _VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 Release = Tuple[int, int, int]
