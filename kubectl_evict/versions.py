@@ -23,6 +23,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 from kubectl_evict.model import Snapshot
 
 NEWEST = (1, 37)            # the newest release whose behaviour this version of evictplan models
+OLDEST = (1, 30)            # the oldest one
 _VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 Release = Tuple[int, int, int]
@@ -124,6 +125,16 @@ def parse_flag(text: str) -> str:
     if int(m.group(1)) != 1:
         raise ValueError("%r: only Kubernetes 1.x exists" % text)
     return "v" + ".".join(g for g in m.groups() if g is not None)
+
+
+def outside_modelled(version: ClusterVersion) -> Optional[str]:
+    """A warning when `version` is outside the releases modelled (None inside them)."""
+    if version.source == "default" or OLDEST <= (version.major, version.minor) <= NEWEST:
+        return None
+    edge = NEWEST if (version.major, version.minor) > NEWEST else OLDEST
+    return ("Kubernetes %s (from %s) is outside the releases modelled (v%d.%d to v%d.%d): the plan shows "
+            "v%d.%d's behaviour" % (version.text, version.source, OLDEST[0], OLDEST[1], NEWEST[0], NEWEST[1],
+                                     edge[0], edge[1]))
 
 
 def parse_version(text: str) -> Optional[Tuple[int, int]]:

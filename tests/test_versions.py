@@ -363,3 +363,12 @@ def test_nominated_room_shows_in_the_scheduler_text():
     assert placer.place(snap.pods_by_key[("default", "incoming")]).reason == (
         "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
         "1 No preemption victims found for incoming pod.")
+
+
+@pytest.mark.parametrize("version, shown", [("v1.28", "v1.30"), ("v1.39.1", "v1.37")])
+def test_a_release_outside_the_modelled_ones_is_planned_with_the_nearest_and_says_so(version, shown):
+    doc = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", version, *DRAIN).stdout)
+    assert ("Kubernetes %s (from --kubernetes-version) is outside the releases modelled (v1.30 to v1.37): "
+            "the plan shows %s's behaviour" % (version, shown)) in doc["warnings"]
+    inside = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", "v1.35", *DRAIN).stdout)
+    assert not [w for w in inside["warnings"] if "outside the releases modelled" in w]

@@ -17,7 +17,7 @@ from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
 from kubectl_evict.timeutil import parse_time
-from kubectl_evict.versions import cluster_version, parse_flag
+from kubectl_evict.versions import cluster_version, outside_modelled, parse_flag
 
 
 def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
@@ -124,6 +124,10 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
         if was_enabled:
             gc.enable()
     extra = list(snapshot.warnings)
+    version = cluster_version(snapshot)
+    outside = outside_modelled(version)
+    if outside:
+        extra.append(outside)
     for w in (validate.dangling_node_warning(snapshot),
               validate.now_warning(now, snapshot_time(snapshot)) if opts.now else None):
         if w is not None:
@@ -132,7 +136,6 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
         plan = plan.set(warnings=plan.warnings.extend(w for w in extra if w not in plan.warnings))
     if snapshot.info.context or snapshot.info.server:
         plan = plan.set(context=snapshot.info.context, server=snapshot.info.server)
-    version = cluster_version(snapshot)
     plan = plan.set(version=version.text, version_source=version.source)
     sys.stdout.write(render(plan, opts.output, width=terminal_width(streams=(sys.stdout, sys.stderr)),
                             ascii=ascii_only(sys.stdout), source=source_text(opts)))
