@@ -18,7 +18,11 @@ Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by the cluster's 
 - soft-eviction grace by the cluster's version (`versions.cluster_version`): capped by the pod's
   terminationGracePeriodSeconds from v1.32, evictionMaxPodGracePeriod alone before; a note says
   which rule and version the plan assumed;
-- pressure that outlasts every evictable pod is a `threshold-persists` shortfall (exit code 4).
+- pressure that outlasts every evictable pod is a `threshold-persists` shortfall (exit code 4);
+- by release (`versions.FEATURES`): the ranking reads pod-level requests from v1.34 (#132277) and
+  QoS as the release computes it (#137150, v1.37); from v1.37 `memory.available` leaves out the
+  node's hugepages when its kubelet's summary does not already (#138127) and sidecar containers'
+  ephemeral-storage limits are enforced (#138462).
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
 assumes it frees nothing and says so. Pure: (Snapshot, PressureSettings, now) -> Plan.
