@@ -228,6 +228,8 @@ def test_nodes_only_says_pods_are_not_in_the_input() -> None:
     res = run_cli("-f", str(FIXTURES / "digitalocean"), "-o", "json", "drain", "smallnode-3i74t")
     doc = _json(res)
     assert res.returncode == 5 and "Pod" in [e["kind"] for e in doc["incomplete"]]
+    assert not any("nothing to evict" in n for n in doc["notes"])
+    assert "pods are not in the input" in doc["nodes"][0]["verdict"]
 
 
 # --- bad input -----------------------------------------------------------------------------------
