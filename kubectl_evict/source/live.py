@@ -55,6 +55,10 @@ KUBELET_WORKERS = 16
 PAGE_RETRIES = 3                    # 429 / 5xx with Retry-After, like client-go's request retries
 MAX_RETRY_AFTER = 5.0
 WARNING_LINES = 20                  # stderr warnings about kubelets, then "... and N more"
+# While a plan's read projects pages on one thread, the list threads need the GIL for every chunk
+# they take off their sockets (socket.SocketIO is Python code); with the default 5 ms switch
+# interval each such chunk can wait 5 ms behind the projection, and the server idles meanwhile.
+READ_SWITCH_INTERVAL = 0.0005
 
 
 def kubelet_timeout() -> float:
@@ -1090,9 +1094,14 @@ def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: boo
     freezing allocate millions of objects that all stay alive."""
     was_enabled = gc.isenabled()
     gc.disable()
+    interval = sys.getswitchinterval()
     try:
         freezer = Freezer()
-        data = read_live(opts, "pruned", nodes, kubelet, freezer=freezer)
+        sys.setswitchinterval(min(interval, READ_SWITCH_INTERVAL))
+        try:
+            data = read_live(opts, "pruned", nodes, kubelet, freezer=freezer)
+        finally:
+            sys.setswitchinterval(interval)
         write_warnings(data.warnings)
         freezer.add(documents(data))
         data.items.clear()
