@@ -981,6 +981,7 @@ class FreezeSink:
         self.label = label
         self._queue: "queue.Queue[Any]" = queue.Queue(maxsize=self.QUEUE_PAGES)
         self._error: Optional[BaseException] = None
+        self._abandoned = False
         self._thread: Optional[threading.Thread] = None
         self._start = threading.Lock()
 
@@ -1018,7 +1019,7 @@ class FreezeSink:
             job = self._queue.get()
             if job is None:
                 return
-            if self._error is not None:
+            if self._error is not None or self._abandoned:
                 continue   # drain: the read is failing
             kind, items = job
             try:
@@ -1031,7 +1032,9 @@ class FreezeSink:
             del job, items
 
     def close(self, raise_error: bool = True) -> None:
-        """Wait until every page taken is projected; then raise what projecting one raised."""
+        """Wait until every page taken is projected; then raise what projecting one raised.
+        `raise_error=False` (the read failed or was interrupted): pages still queued are dropped."""
+        self._abandoned = not raise_error
         if self._thread is not None:
             self._queue.put(None)
             self._thread.join()
