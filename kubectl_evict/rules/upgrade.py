@@ -472,7 +472,7 @@ class _Upgrade(DrainRun):
         nodes = ", ".join("node/%s" % n for n in b.nodes)
         if b.outcome == "not-reached":
             return "batch %d: %s: not reached" % (b.number, nodes)
-        head = "batch %d (%s-%s): " % (b.number, format_offset(b.start or 0),
+        head = "batch %d (%s to %s): " % (b.number, format_offset(b.start or 0),
                                        format_offset(b.end) if b.end is not None else "never")
         parts = []
         if b.joined:
