@@ -259,3 +259,11 @@ def test_surge_labels_and_template(tmp_path):
     assert plan["newNodes"][0]["node"] == "p2-surge-1" and plan["newNodes"][0]["like"] == "p2"
     target = [a["target"] for a in plan["actions"] if a.get("pod") == "needs-new"]
     assert target == ["p2-surge-1"]
+
+
+def test_apply_refuses_an_upgrade_plan(tmp_path):
+    res = run_cli("-f", write(tmp_path, pool_cluster()), "-o", "json", "upgrade", "-l", "pool=a")
+    plan = tmp_path / "plan.json"
+    plan.write_text(res.stdout)
+    got = run_cli("apply", str(plan), "--yes", env={"KUBECONFIG": str(tmp_path / "none")})
+    assert got.returncode == 1 and "node-pool upgrade" in got.stderr and got.stderr.startswith("error: ")

@@ -57,12 +57,13 @@ class Provider(NamedTuple):
     unavailable_rounds_down: bool     # a maxUnavailable percentage (Cluster API rounds it down)
     taints_pool_first: bool           # EKS taints every old node NoSchedule before draining any
     timeout_name: str                 # the provider's own name for the timeout
+    after_drain: float = 0.0          # seconds between a node's last eviction and its removal
 
 
 PROVIDERS: Dict[str, Provider] = {
     "generic": Provider("generic", "the upgrade", "1", "0", None, "fail", False, False, "--drain-timeout"),
     "gke": Provider("gke", "GKE", "1", "0", 3600.0, "force", False, False, "the PDB timeout"),
-    "eks": Provider("eks", "EKS", None, "1", 900.0, "fail", False, True, "the drain timeout"),
+    "eks": Provider("eks", "EKS", None, "1", 900.0, "fail", False, True, "the drain timeout", 60.0),
     "aks": Provider("aks", "AKS", "10%", "0", 1800.0, "fail", False, False, "drainTimeoutInMinutes"),
     "capi": Provider("capi", "Cluster API", "1", "0", None, "force", True, False, "nodeDrainTimeout"),
 }
@@ -312,6 +313,7 @@ class _Upgrade(DrainRun):
                 break
             if batch.outcome == "not-reached":
                 batch.outcome = "upgraded"
+            end += PROVIDERS[up.provider].after_drain    # EKS: cordoned, then 60 s before termination
             batch.end = end
             removed += len(batch.nodes)
             wave = max(wave, last + 1)
