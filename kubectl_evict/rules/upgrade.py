@@ -306,8 +306,7 @@ class _Upgrade(DrainRun):
                 else:
                     batch.outcome = "forced"
                     force_at = drain_start + limit
-                    del_end = self._force(held, force_at)
-                    batch.forced = len(held)
+                    del_end, batch.forced = self._force(held, force_at)
                     end = max(end, del_end)
             if stopped is not None:
                 break
@@ -341,14 +340,15 @@ class _Upgrade(DrainRun):
     def _blockers(self, held: Sequence, late: Sequence) -> List[str]:
         """What holds the batch: PDBs by name, else the blocked pods' codes."""
         out: List[str] = []
+        filtered = [e.node for e in held if e.code == "drain-filter"]
         for e in held:
             what = e.code
-            if e.code == "pdb-budget":
+            if e.code == "drain-filter":
+                what = "drain filters on %s" % ", ".join("node/%s" % n for n in sorted(set(filtered)))
+            elif e.code == "pdb-budget":
                 pod = self._pod(e.namespace, e.pod, e.node)
                 pdbs = pdbs_for_pod(self.s, pod) if pod is not None else ()
                 what = "PDB %s" % pdbs[0].ref if pdbs else "a PDB"
-            elif e.code == "drain-filter":
-                what = "drain filters on node/%s" % e.node
             elif e.code == "node-unreachable":
                 what = "unreachable node/%s" % e.node
             elif e.code == "pdb-multiple":
@@ -365,9 +365,10 @@ class _Upgrade(DrainRun):
                 return copy
         return self.s.pods_by_key.get((namespace, name))
 
-    def _force(self, held: Sequence, at: float) -> float:
+    def _force(self, held: Sequence, at: float) -> Tuple[float, int]:
         """The provider removes the pods that held the drain once its timeout runs out: plain
-        deletions (no Eviction API, PDBs not consulted); returns when their replacements are Ready."""
+        deletions (no Eviction API, PDBs not consulted). Returns when their replacements are Ready
+        and how many pods were deleted."""
         prov = PROVIDERS[self.up.provider]
         keys = {(e.namespace, e.pod) for e in held}
         self.b.blocked = [e for e in self.b.blocked if (e.namespace, e.pod) not in keys]
@@ -377,9 +378,17 @@ class _Upgrade(DrainRun):
         if self.up.provider == "capi":
             how = ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine, "
                    "so the pod goes with its node (PDB not consulted)" % format_seconds(self.up.drain_timeout or 0))
+        deleted = 0
         for e in held:
             pod = self._pod(e.namespace, e.pod, e.node)
             if pod is None:
+                continue
+            if pod.controller_kind == "DaemonSet" or pod.is_mirror:
+                # not deleted one by one: it goes with its node (a DaemonSet starts one on each new node)
+                self.b.skip(pod, "daemonset" if pod.controller_kind == "DaemonSet" else "mirror-pod",
+                            "goes with node/%s when %s removes it%s" % (
+                                pod.node_name, prov.title, "; the DaemonSet controller starts its pod on each new "
+                                "node" if pod.controller_kind == "DaemonSet" else ""))
                 continue
             self.placer.terminate([pod])
             target, problem = self.land(pod, at)
@@ -391,7 +400,8 @@ class _Upgrade(DrainRun):
                 self.short(pod, "no-node-fits", "deleted, but its replacement has nowhere to go: %s" % problem)
             self.b.action("delete", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name,
                           at=at, grace_period_seconds=None, target=target, force=False, rule=RULE, reason=reason)
-        return at + float(self.cfg.pod_startup)
+            deleted += 1
+        return at + float(self.cfg.pod_startup), deleted
 
     # -- the report --------------------------------------------------------------------------------
 
