@@ -327,8 +327,7 @@ class _Upgrade(DrainRun):
         drain evicts them (and the scheduler model frees their room) like any resident pod."""
         for name in nodes:
             for placed, copy in self.arrivals.get(name, ()):
-                self.placer.remove(placed, name)
-                self.placer.commit(copy, name)
+                self.placer.swap(placed, copy, name)
 
     def _who(self) -> str:
         return PROVIDERS[self.up.provider].title
@@ -423,8 +422,9 @@ class _Upgrade(DrainRun):
                     "the Machine is deleted with its pods" if up.provider == "capi" else
                     "%s deletes the pods (PDBs bypassed)" % prov.title)
                 if len(forced) > 1:
-                    text += "; so do %s (%s)" % (_plural(len(forced) - 1, "more batch", "more batches"),
-                                                 ", ".join(str(x.number) for x in forced[1:]))
+                    rest = [str(x.number) for x in forced[1:]]
+                    text += "; so do %s (%s%s)" % (_plural(len(forced) - 1, "more batch", "more batches"),
+                                                   ", ".join(rest[:5]), ", ..." if len(rest) > 5 else "")
         elif stopped.outcome == "stalled":
             text = ("never finishes: batch %d of %d stalls on %s and %s waits forever (%d of %d nodes upgraded)"
                     % (stopped.number, n, stopped.stall, "the upgrade" if up.provider == "generic" else prov.title,

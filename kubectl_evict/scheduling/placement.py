@@ -200,6 +200,13 @@ class Placer:
         self._forget_terminating()
         self._gone.clear()
 
+    def swap(self, old: Pod, new: Pod, name: str) -> None:
+        """`new` takes `old`'s place on node `name` (the same pod under another record: same
+        requests, so no "fits nowhere" verdict changes)."""
+        self.cs.remove(old, name)
+        self.cs.add(new, name)
+        self._reorder(name)
+
     # -- static filters (per template and class) ------------------------------------------------
 
     def _static_feasible(self, pod: Pod) -> Tuple[Tuple[_Entry, ...], Counter]:
