@@ -267,3 +267,28 @@ def test_apply_refuses_an_upgrade_plan(tmp_path):
     plan.write_text(res.stdout)
     got = run_cli("apply", str(plan), "--yes", env={"KUBECONFIG": str(tmp_path / "none")})
     assert got.returncode == 1 and "node-pool upgrade" in got.stderr and got.stderr.startswith("error: ")
+
+
+@pytest.mark.parametrize("provider,args,code,words", [
+    ("eks", [], 3, "stalls 15m on unreachable node/p1 then EKS fails the update"),
+    ("gke", [], 0, "batch 1 stalls 1h on unreachable node/p1 then GKE deletes the pods"),
+])
+def test_an_unreachable_node_stalls_its_batch(tmp_path, provider, args, code, words):
+    """The Eviction API accepts, but no kubelet confirms the deletion: the drain never finishes."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    got, plan = upgrade(write(tmp_path, items), "--provider", provider, *args)
+    assert got == code and words in plan["verdict"], plan["verdict"]
+
+
+def test_a_forced_drain_leaves_daemonset_pods_to_their_node(tmp_path):
+    """Without --ignore-daemonsets kubectl's filters abort the node; when GKE forces it after an
+    hour, the DaemonSet pod is not deleted one by one (it goes with the node) but the others are."""
+    items = pool_cluster()
+    items.append(pod("agent-p1", "p1", owner=("DaemonSet", "agent"), labels={"app": "agent"}))
+    code, plan = upgrade(write(tmp_path, items), "--provider", "gke")
+    assert code == 0
+    deletes = [(a["pod"], a["at"]) for a in plan["actions"] if a["type"] == "delete"]
+    assert deletes == [("web-1", 3600)]
+    assert [(e["pod"], e["code"]) for e in plan["skipped"]] == [("agent-p1", "daemonset")]
+    assert "stalls 1h on drain filters on node/p1" in plan["verdict"]
