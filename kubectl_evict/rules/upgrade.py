@@ -454,6 +454,8 @@ class _Upgrade(DrainRun):
         if up.taints_pool_first:
             settings += "; every old node is tainted %s=unschedulable:NoSchedule first, so no pod lands on " \
                         "one" % EKS_TAINT
+        drain_notes = list(self.b.notes)      # what the drains said (already cordoned, no replacement)
+        del self.b.notes[:]
         self.b.note(settings)
         for b in batches:
             self.b.note(self._batch_line(b))
@@ -466,6 +468,7 @@ class _Upgrade(DrainRun):
             self.b.note("moved more than once: %s (%s%s): their replacements landed on old nodes of later batches; "
                         "to avoid it, cordon the whole pool first (kubectl cordon -l SELECTOR) or raise "
                         "--max-surge so new nodes take them" % (_plural(len(moved), "pod", "pods"), names, more))
+        self.b.notes.extend(drain_notes)
         nodes = []
         for b in batches:
             for name in b.nodes:
