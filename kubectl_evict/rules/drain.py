@@ -132,6 +132,7 @@ class DrainRun:
         self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
         self.candidates: Dict[Tuple[str, str], Tuple[str, ...]] = {}   # nodes tied with the target
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
+        self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -413,8 +414,11 @@ class DrainRun:
                             reason = "%s: the Eviction API deletes it without a PDB check" % pod.phase
                         elif pod.deletion_timestamp is not None:
                             reason = "already terminating: the Eviction API deletes it without a PDB check"
-                        else:
+                        elif self.s.holds("PodDisruptionBudget"):
                             reason = "evict (no PodDisruptionBudget covers it)"
+                        else:
+                            reason = "evict (PodDisruptionBudgets are not in the input: not checked)"
+                            self.unchecked_budgets += 1
                     elif not decision.spends_budget:
                         policy = state.pdb.unhealthy_pod_eviction_policy
                         reason = "not Ready: evicted without spending PDB %s's budget (%s)" % (
@@ -473,6 +477,9 @@ class DrainRun:
             for (src, dst), n in sorted(self.landed_later.items()):
                 self.b.warn("%s evicted from node/%s land on node/%s, which is drained later: they move twice"
                             % (_plural(n, "pod", "pods"), src, dst))
+        if self.unchecked_budgets:
+            self.b.incomplete("PodDisruptionBudget", "budgets not checked for %s; a budget may refuse or delay "
+                              "them (429) and hold the drain" % _plural(self.unchecked_budgets, "eviction", "evictions"))
         self.verdicts()
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), float(cfg.pod_startup))
