@@ -58,7 +58,7 @@ def pool_cluster(stall: bool = False) -> List[dict]:
 
 def upgrade(path: str, *args: str):
     res = run_cli("-f", path, "-o", "json", "upgrade", "-l", "pool=a", *args)
-    assert res.returncode in (0, 3, 4), res.stderr
+    assert res.returncode in (0, 3, 4, 5), res.stderr
     return res.returncode, json.loads(res.stdout)
 
 
@@ -225,7 +225,7 @@ def test_every_real_capture_upgrades_without_an_error(capture, provider):
         assert res.returncode == 1 and res.stderr.startswith("error: ") and "Traceback" not in res.stderr
         assert len(res.stderr.strip().splitlines()) == 1
         return
-    assert res.returncode in (0, 3, 4), res.stderr
+    assert res.returncode in (0, 3, 4, 5), res.stderr
     plan = json.loads(res.stdout)
     assert plan["nodes"] and all("batch" in a for a in plan["actions"])
 
@@ -292,3 +292,16 @@ def test_a_forced_drain_leaves_daemonset_pods_to_their_node(tmp_path):
     assert deletes == [("web-1", 3600)]
     assert [(e["pod"], e["code"]) for e in plan["skipped"]] == [("agent-p1", "daemonset")]
     assert "stalls 1h on drain filters on node/p1" in plan["verdict"]
+
+
+def test_without_pdbs_in_the_input_the_upgrade_says_so(tmp_path):
+    """As drain does (issue 21): evictions whose budgets the input cannot show make the plan
+    incomplete, exit 5 when nothing is blocked or short."""
+    items = pool_cluster()
+    p = tmp_path / "nopdb.json"
+    head = dict(info(), kinds=["Node", "Pod", "ReplicaSet", "Deployment"])
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [head] + items}))
+    res = run_cli("-f", str(p), "-o", "json", "upgrade", "-l", "pool=a", "--provider", "gke")
+    assert res.returncode == 5, res.stderr
+    plan = json.loads(res.stdout)
+    assert [e["kind"] for e in plan["incomplete"]] == ["PodDisruptionBudget"]

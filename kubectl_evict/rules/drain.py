@@ -477,12 +477,16 @@ class DrainRun:
             for (src, dst), n in sorted(self.landed_later.items()):
                 self.b.warn("%s evicted from node/%s land on node/%s, which is drained later: they move twice"
                             % (_plural(n, "pod", "pods"), src, dst))
-        if self.unchecked_budgets:
-            self.b.incomplete("PodDisruptionBudget", "budgets not checked for %s; a budget may refuse or delay "
-                              "them (429) and hold the drain" % _plural(self.unchecked_budgets, "eviction", "evictions"))
+        self.inputs_missing()
         self.verdicts()
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), float(cfg.pod_startup))
+
+    def inputs_missing(self) -> None:
+        """The plan's `incomplete` entries for what the drains could not check."""
+        if self.unchecked_budgets:
+            self.b.incomplete("PodDisruptionBudget", "budgets not checked for %s; a budget may refuse or delay "
+                              "them (429) and hold the drain" % _plural(self.unchecked_budgets, "eviction", "evictions"))
 
     def budgets_extra(self) -> List[dict]:
         """The plan's `budgets`: every PDB the drain consulted, as computed and as spent."""

@@ -318,6 +318,7 @@ class _Upgrade(DrainRun):
             wave = max(wave, last + 1)
             t = end
         self.b.batch = None
+        self.inputs_missing()
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), ps)
