@@ -66,7 +66,7 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     that land on an old node of a later batch are evicted again), and what the provider does when
     a drain does not finish. The verdict says how long it takes, where it stalls and how low each
     workload goes. Exit code 3 when the upgrade stalls or fails, 4 when a replacement has nowhere
-    to go.
+    to go, 5 when the input lacks kinds the verdict depends on (PodDisruptionBudgets).
 
     The plan is for review: the provider carries the upgrade out, so --apply is refused.
 
