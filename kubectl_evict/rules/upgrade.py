@@ -201,7 +201,6 @@ class _Upgrade(DrainRun):
         self.arrivals: Dict[str, List[Tuple[Pod, Pod]]] = {}     # node -> (placed object, its pod there)
         self.batch_of: Dict[str, int] = {}
         self.evictions: Dict[Tuple[str, str], List[str]] = {}    # pod -> nodes it was evicted from
-        self.current = 0
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
@@ -256,7 +255,6 @@ class _Upgrade(DrainRun):
                               at=0, rule=RULE, reason="EKS scale-up phase: every node without the new launch template's "
                               "labels is tainted so that no pod is scheduled onto a node about to be upgraded")
         for batch in batches:
-            self.current = batch.number
             self.b.batch = batch.number
             batch.start = t
             # new nodes: up to (old nodes removed so far) + maxSurge, never more than the pool had
