@@ -15,7 +15,9 @@ Models the rolling replacement of a node pool by
   deletes the Machine anyway),
 - `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
   `kubectl drain --timeout` does).
-The facts and their sources are in the README's `upgrade` section.
+The facts and their sources are in the README's `upgrade` section (provider documentation as read in
+2026-11). Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
+kube-scheduler releases that module names, chosen by the cluster's version as there.
 
 Every batch is a drain with kubectl drain's semantics, done by `rules/drain.DrainRun` (filters,
 Eviction API decisions, PDB waves, kube-scheduler placement through one `Placer` kept for the whole
