@@ -49,6 +49,8 @@ COMMAND_ARGS: Dict[str, List[str]] = {
     "controller": ["controller", "--fail", "worker-a1", "--fail", "worker-c2"],
     "pressure": ["pressure", "worker-a1", "--signal", "worker-a1:memory.available=100Mi"],
     "shutdown": ["shutdown", "worker-a1", "gpu-1"],
+    "upgrade": ["upgrade", "-l", "disktype=ssd", "--ignore-daemonsets", "--delete-emptydir-data", "--force",
+                "--provider", "gke"],
 }
 NOT_PLANNING = {"snapshot", "apply"}
 
