@@ -68,6 +68,15 @@ def _members(snapshot: Snapshot, key: WorkloadKey, rs_index: Dict[WorkloadKey, L
     return out
 
 
+def ready_now(snapshot: Snapshot, key: WorkloadKey) -> Optional[int]:
+    """Ready replicas of a workload as the snapshot shows it (None: the workload is not in it),
+    counted as `summarize` counts its `ready`: what `verify` compares with `readyAfter`."""
+    if key not in snapshot.owners:
+        return None
+    rs_index = _replicasets_by_deployment(snapshot) if key[0] == "Deployment" else {}
+    return sum(1 for p in _members(snapshot, key, rs_index) if _counts_ready(p))
+
+
 def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DEFAULT_STARTUP
               ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...]]:
     """The `workloads` of a plan and its outage warnings, from its pod actions."""
