@@ -156,12 +156,15 @@ class _Matcher:
             _ref(namespace, prefix or name), _ref(namespace, name))
 
     def pair_replacements(self, order: Sequence[Tuple[PodKey, float]]) -> None:
-        """Pair removed pods with the pods their owner created after the start, in time order."""
+        """Pair removed pods with the pods their owner created after the start, in time order:
+        by when they were seen to go, else by their planned `at`."""
         by_owner: Dict[str, List[_Fate]] = {}
-        for key, at in order:
+        seen = set()
+        for key, at in sorted(order, key=lambda kv: kv[1]):
             f = self.fates[key]
-            if not f.went or f.owner is None:
+            if not f.went or f.owner is None or key in seen:
                 continue
+            seen.add(key)
             same_name = self.snapshot.pods_by_key.get(key)
             if f.owner.kind == "StatefulSet":
                 if same_name is not None and same_name is not f.pod and self._is_new(same_name):
@@ -173,7 +176,8 @@ class _Matcher:
             fresh = sorted((p for p in self.snapshot.pods_by_owner.get(uid, ())
                             if p.uid not in self.planned_uids and self._is_new(p)),
                            key=lambda p: (p.creation_timestamp, p.name))
-            fates.sort(key=lambda f: f.removed_at if f.removed_at is not None else float("inf"))
+            if all(f.removed_at is not None for f in fates):   # else the plan's order (`order` is by `at`)
+                fates.sort(key=lambda f: f.removed_at)
             for f, p in zip(fates, fresh):
                 f.replacement = p
                 _bound(f, p)
