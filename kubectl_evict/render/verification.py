@@ -64,8 +64,7 @@ def _evidence_line(e: Evidence) -> str:
 
 
 def to_table(v: Verification, *, width: Optional[int] = None, wide: bool = False) -> str:
-    out = header_lines(v)
-    out += [verdict_line(v), ""]
+    out = [verdict_line(v)] + header_lines(v) + [""]
     for status in (DIFFERS, PENDING, UNKNOWN):
         checks = [c for c in v.checks if c.status == status]
         if not checks:
