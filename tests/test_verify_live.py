@@ -351,6 +351,10 @@ def test_verify_flags_that_do_not_apply(env):
     env.plan("drain", "n1")
     plan = str(env.tmp / "plan.json")
     for args, flag in ((("--yes",), "--yes"), (("--demo",), "--demo"), (("--since", "yesterday"), "--since"),
-                       (("-o", "timeline"), "-o")):
+                       (("--now", "3pm"), "--now")):
         res = env.cli("verify", plan, *args)
         assert res.returncode == 1 and res.stderr.startswith("error: %s" % flag), (args, res.stderr)
+    res = env.cli("-o", "timeline", "verify", plan)       # a global -o before the command
+    assert res.returncode == 1 and res.stderr.startswith("error: -o: verify prints table, wide, json, yaml or markdown")
+    res = env.cli("verify", plan, "-o", "timeline")       # verify's own -o offers no timeline
+    assert res.returncode == 2 and "'timeline' is not one of" in res.stderr
