@@ -68,13 +68,12 @@ def _members(snapshot: Snapshot, key: WorkloadKey, rs_index: Dict[WorkloadKey, L
     return out
 
 
-def ready_now(snapshot: Snapshot, key: WorkloadKey) -> Optional[int]:
-    """Ready replicas of a workload as the snapshot shows it (None: the workload is not in it),
-    counted as `summarize` counts its `ready`: what `verify` compares with `readyAfter`."""
-    if key not in snapshot.owners:
-        return None
-    rs_index = _replicasets_by_deployment(snapshot) if key[0] == "Deployment" else {}
-    return sum(1 for p in _members(snapshot, key, rs_index) if _counts_ready(p))
+def ready_now(snapshot: Snapshot, keys: Sequence[WorkloadKey]) -> Dict[WorkloadKey, int]:
+    """Ready replicas of each workload as the snapshot shows it (workloads not in it are left
+    out), counted as `summarize` counts its `ready`: what `verify` compares with `readyAfter`."""
+    present = [k for k in keys if k in snapshot.owners]
+    rs_index = _replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in present) else {}
+    return {k: sum(1 for p in _members(snapshot, k, rs_index) if _counts_ready(p)) for k in present}
 
 
 def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DEFAULT_STARTUP

@@ -176,6 +176,9 @@ def test_a_drain_carried_out_as_planned(env):
     assert db["facts"]["replacement"]["uid"] == "uid-db-new"      # the StatefulSet's same name, new uid
     cordon = next(e for e in doc["entries"] if e["plan"]["type"] == "cordon" if "type" in e["plan"])
     assert cordon["status"] == "as-planned"
+    as_yaml = env.verify(fmt="yaml")
+    import yaml
+    assert yaml.safe_load(as_yaml.stdout) == doc | {"verifiedAt": yaml.safe_load(as_yaml.stdout)["verifiedAt"]}
     table = env.verify(fmt="table")
     assert table.returncode == 0
     assert table.stdout.splitlines()[0] == "as planned: %d of %d" % (n, n)     # the verdict first
@@ -196,6 +199,9 @@ def test_a_replacement_on_another_node_differs(env):
     assert diff["plan"]["pod"] == RS + "-aaaaa"
     assert "n4" in diff["differences"][0] and web["target"] in diff["differences"][0]
     assert any(ev["reason"] == "Scheduled" and "to n4" in ev["text"] for ev in diff["evidence"])
+    as_yaml = env.verify(fmt="yaml")
+    import yaml
+    assert yaml.safe_load(as_yaml.stdout) == doc | {"verifiedAt": yaml.safe_load(as_yaml.stdout)["verifiedAt"]}
     table = env.verify(fmt="table").stdout
     assert "differs: 1" in table and "DIFFERS (1)" in table and "Successfully assigned default/%s-ccccc to n4" % RS \
         in table

@@ -328,3 +328,27 @@ def test_a_pod_in_actions_and_in_shortfall_gets_one_replacement():
     v = run(p, snap)
     assert dict(v.checks[2].facts)["replacement"]["pod"] == RS + "-a"
     assert dict(v.checks[1].facts)["replacement"]["pod"] == RS + "-b"
+
+
+def test_a_pressure_forecast_kill_the_kubelet_really_did():
+    # the kubelet's eviction manager leaves the pod in phase Failed (reason Evicted) and records Evicted
+    kill = evict(RS + "-old", at=10, typ="kill", by="kubelet", target="n2")
+    snap = snapshot(member(RS + "-old", "n1", phase="Failed", ready=False), member(RS + "-new", "n2", created=14))
+    ev = event(RS + "-old", "Evicted", "The node was low on resource: memory. Threshold quantity: 100Mi, "
+               "available: 80Mi.", 12, uid="uid-%s-old" % RS, by="kubelet")
+    c = only(run(plan([kill]), snap, [ev], since=0))
+    assert c.status == AS_PLANNED
+    assert dict(c.facts)["state"] == "finished" and dict(c.facts)["removedBy"] == "kubelet"
+    assert dict(c.facts)["removedAfter"] == 12
+
+
+def test_a_detach_is_done_once_the_volume_attachment_is_gone_or_elsewhere():
+    detach = {"type": "detach", "volumeAttachment": "csi-1", "node": "n1", "at": 360,
+              "by": "attach-detach-controller", "rule": "shutdown", "reason": "t"}
+    va = {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "csi-1"},
+          "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "n1", "source": {"persistentVolumeName": "pv-1"}},
+          "status": {"attached": True}}
+    assert only(run(plan([detach]), snapshot())).status == AS_PLANNED
+    assert only(run(plan([detach]), snapshot(va), since=0, read=100)).status == PENDING
+    c = only(run(plan([detach]), snapshot(va, read=1000), since=0, read=1000))
+    assert (c.status, c.differences) == (DIFFERS, ("still attached to n1",))

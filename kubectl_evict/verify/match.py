@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from kubectl_evict.model import Node, Owner, Pod, Snapshot
+from kubectl_evict.model import Node, Owner, Pod, Snapshot, VolumeAttachment
 from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
@@ -80,6 +80,12 @@ class _Matcher:
         self.fates: Dict[PodKey, _Fate] = {}
         self.anchor: Optional[float] = since
         self.anchor_source = "--since" if since is not None else ""
+        self._vas: Optional[Dict[str, VolumeAttachment]] = None
+
+    def volume_attachment(self, name: str) -> Optional[VolumeAttachment]:
+        if self._vas is None:
+            self._vas = {v.name: v for v in self.snapshot.volume_attachments}
+        return self._vas.get(name)
 
     # -- pods -------------------------------------------------------------------------------------
     def fate(self, namespace: str, name: str, uid: str, grace: Optional[float] = None) -> _Fate:
@@ -377,8 +383,7 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
     evidence: List[Evidence] = []
     facts: Dict[str, object] = {}
     if a.type == "detach":
-        vas = [v for v in m.snapshot.volume_attachments if v.name == a.volume_attachment]
-        va = vas[0] if vas else None
+        va = m.volume_attachment(a.volume_attachment)
         if va is None or va.node_name != a.node or not va.attached:
             findings.append((AS_PLANNED, "detached" if va is None or not va.attached else "attached to %s now"
                              % va.node_name))
@@ -517,11 +522,11 @@ def _shortfall(m: _Matcher, i: int, e: Entry, actions: Dict[PodKey, Action]) -> 
                   facts)
 
 
-def _workload(m: _Matcher, i: int, w: Workload, end: float) -> Check:
+def _workload(m: _Matcher, i: int, w: Workload, end: float, ready: Dict[Tuple[str, str, str], int]) -> Check:
     ref = "workloads[%d]" % i
     planned = "%d ready after (%d now, lowest %d at %s)" % (w.ready_after, w.ready, w.ready_min,
                                                            format_offset(w.ready_min_at))
-    now = ready_now(m.snapshot, (w.kind, w.namespace, w.name))
+    now = ready.get((w.kind, w.namespace, w.name))
     if now is None:
         return _check(ref, "workloads", planned, [(UNKNOWN, "%s is no longer in the cluster" % w.ref)],
                       (), w)
@@ -582,7 +587,8 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     checks += [_blocked(m, i, e) for i, e in enumerate(plan.blocked)]
     checks += [_shortfall(m, i, e, action_by_pod) for i, e in enumerate(plan.shortfall)]
     end = max((float(a.at) for a in plan.actions if a.type in POD_ACTIONS), default=0.0) + DEFAULT_STARTUP
-    checks += [_workload(m, i, w, end) for i, w in enumerate(plan.workloads)]
+    ready = ready_now(snapshot, [(w.kind, w.namespace, w.name) for w in plan.workloads])
+    checks += [_workload(m, i, w, end, ready) for i, w in enumerate(plan.workloads)]
     warnings: List[str] = []
     if m.anchor is None and any(c.status == PENDING for c in checks):
         warnings.append("nothing of the plan has been observed yet and no --since was given: what has not "
