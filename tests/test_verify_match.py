@@ -190,7 +190,7 @@ def test_a_pending_replacement_carries_the_schedulers_text_and_old_events_do_not
               event(RS + "-new", "FailedScheduling", why, 6, uid="uid-new", by="default-scheduler")]
     c = only(run(plan([evict(RS + "-old")]), snap, events))
     assert c.status == DIFFERS
-    assert c.differences == ("replacement default/%s-new Pending: %s, planned on n2" % (RS, why),)
+    assert c.differences == ("replacement default/%s-new Pending, planned on n2: %s" % (RS, why),)
     assert [e.text for e in c.evidence if e.reason == "FailedScheduling"] == [why]
 
 

@@ -49,7 +49,7 @@ def _cluster(context: str, server: str) -> str:
 
 
 def header_lines(v: Verification) -> List[str]:
-    out = ["Verification of the %s plan made %s for %s, against %s as read at %s" % (
+    out = ["Verification of the %s plan made %s for %s, against %s as read at %s." % (
         v.command, format_time(v.plan_now), _cluster(v.plan_context, v.plan_server), _cluster(v.context, v.server),
         format_time(v.verified_at))]
     if v.anchor is not None:
@@ -75,7 +75,8 @@ def to_table(v: Verification, *, width: Optional[int] = None, wide: bool = False
             out.append("    planned:  %s" % c.planned)
             if c.differences:
                 out.append("    %s %s" % ("instead: " if status == DIFFERS else "status:  ", "; ".join(c.differences)))
-            out.append("    observed: %s" % c.observed)
+            if c.observed != "; ".join(c.differences):
+                out.append("    observed: %s" % c.observed)
             for e in c.evidence:
                 out.append("      " + _evidence_line(e))
         out.append("")
@@ -106,7 +107,8 @@ def to_markdown(v: Verification) -> str:
         for c in checks:
             out.append("- **%s** `%s`: %s" % (subject(c), c.ref, "; ".join(c.differences) or c.observed))
             out.append("  - planned: %s" % c.planned)
-            out.append("  - observed: %s" % c.observed)
+            if c.observed != "; ".join(c.differences):
+                out.append("  - observed: %s" % c.observed)
             for e in c.evidence:
                 out.append("  - %s" % code(_evidence_line(e)))
     rest = [c for c in v.checks if c.status == AS_PLANNED]

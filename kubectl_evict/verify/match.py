@@ -312,11 +312,12 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
         why, evs = _scheduling(m, r)
         evidence.extend(evs)
         facts["replacement"]["pending"] = why or None  # type: ignore[index]
-        text = "replacement %s Pending%s" % (r.ref, ": " + why if why else " (no FailedScheduling event)")
+        planned = ", planned on %s" % a.target if a.target and not shortfall else ""
+        text = "replacement %s Pending%s%s" % (r.ref, planned, ": " + why if why else " (no FailedScheduling event)")
         if shortfall:
             out.append((AS_PLANNED, text))
         elif why or m.due(float(a.at) + DEFAULT_STARTUP):
-            out.append((DIFFERS, text + (", planned on %s" % a.target if a.target else "")))
+            out.append((DIFFERS, text))
         else:
             out.append((PENDING, text))
     return out, evidence, facts
