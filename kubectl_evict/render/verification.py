@@ -19,6 +19,9 @@ from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, STATUSES, 
 API_VERSION = "evictplan/v1alpha1"
 KIND = "PlanVerification"
 FORMATS = ("table", "wide", "json", "yaml", "markdown")
+# the plan entry's identifying fields, repeated at the top of each verification entry
+IDENTITY = ("type", "kind", "namespace", "name", "pod", "uid", "node", "key", "value", "effect", "volumeAttachment",
+            "code")
 HEADINGS = {DIFFERS: "DIFFERS", PENDING: "PENDING", UNKNOWN: "UNKNOWN", AS_PLANNED: "AS PLANNED"}
 
 
@@ -136,12 +139,15 @@ def verification_document(v: Verification) -> Dict[str, Any]:
     summary.update((s, v.count(s)) for s in STATUSES)
     entries = []
     for c in v.checks:
-        entries.append({
-            "ref": c.ref, "section": c.section, "subject": subject(c), "status": c.status,
+        planned = plan_entry(c)
+        entry: Dict[str, Any] = {"ref": c.ref, "section": c.section}
+        entry.update((k, planned[k]) for k in IDENTITY if k in planned)   # `select(.pod == "x")` works
+        entries.append(dict(entry, **{
+            "subject": subject(c), "status": c.status,
             "planned": c.planned, "observed": c.observed, "differences": list(c.differences),
             "evidence": [{"time": format_time(e.time) if e.time is not None else None, "object": e.object,
                           "reason": e.reason, "by": e.by, "text": e.text} for e in c.evidence],
-            "facts": dict(c.facts), "plan": plan_entry(c)})
+            "facts": dict(c.facts), "plan": planned}))
     return {
         "apiVersion": API_VERSION, "kind": KIND,
         "plan": {"command": v.command, "now": format_time(v.plan_now),
