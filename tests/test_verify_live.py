@@ -364,3 +364,21 @@ def test_verify_flags_that_do_not_apply(env):
     assert res.returncode == 1 and res.stderr.startswith("error: -o: verify prints table, wide, json, yaml or markdown")
     res = env.cli("verify", plan, "-o", "timeline")       # verify's own -o offers no timeline
     assert res.returncode == 2 and "'timeline' is not one of" in res.stderr
+
+
+def test_verify_through_the_kubectl_binary(env, tmp_path):
+    import os
+    import shutil
+    import subprocess
+    kubectl = shutil.which("kubectl")
+    assert kubectl, "the kubectl binary must be on PATH"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    os.symlink(Path(sys.executable).parent / "kubectl-evictplan", bin_dir / "kubectl-evictplan")
+    plan = env.plan("drain", "n1")
+    carry_out(env, plan)
+    res = subprocess.run([kubectl, "evictplan", "verify", str(env.tmp / "plan.json"), "--kubeconfig", env.kubeconfig],
+                         capture_output=True, text=True, timeout=120,
+                         env={"PATH": "%s:%s" % (bin_dir, os.path.dirname(kubectl)), "HOME": str(tmp_path)})
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("as planned: 5 of 5\n")
