@@ -739,11 +739,15 @@ class ClusterState:
                           if namespace is None or e.ns == namespace)
 
     def put(self, obj: dict) -> dict:
-        """Create or replace an object (test seeding); returns it with its new resourceVersion."""
+        """Create or replace an object (test seeding); returns it with its new resourceVersion. An
+        object without creationTimestamp gets the current time, as the API server stamps a create
+        (objects loaded at start-up get a fixed old time instead)."""
         res = _resource(obj["kind"])
         with self.lock:
             o = copy.deepcopy(obj)
             o.setdefault("metadata", {}).pop("resourceVersion", None)
+            if not o["metadata"].get("creationTimestamp"):
+                o["metadata"]["creationTimestamp"] = _now_rfc3339()
             o = self._prepare(res, o)
             self._write(res, Entry(res, o))
             return o

@@ -50,7 +50,7 @@ COMMAND_ARGS: Dict[str, List[str]] = {
     "pressure": ["pressure", "worker-a1", "--signal", "worker-a1:memory.available=100Mi"],
     "shutdown": ["shutdown", "worker-a1", "gpu-1"],
 }
-NOT_PLANNING = {"snapshot", "apply"}
+NOT_PLANNING = {"snapshot", "apply", "verify"}
 
 
 def _env(**extra: str) -> Dict[str, str]:
