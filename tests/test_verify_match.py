@@ -352,3 +352,13 @@ def test_a_detach_is_done_once_the_volume_attachment_is_gone_or_elsewhere():
     assert only(run(plan([detach]), snapshot(va), since=0, read=100)).status == PENDING
     c = only(run(plan([detach]), snapshot(va, read=1000), since=0, read=1000))
     assert (c.status, c.differences) == (DIFFERS, ("still attached to n1",))
+
+
+def test_what_the_plans_input_lacked_is_said_next_to_the_verdicts():
+    doc_plan = plan([evict(RS + "-old")])
+    from kubectl_evict.plan import Incomplete
+    from pyrsistent import pvector
+    p = doc_plan.set(incomplete=pvector([Incomplete(kind="PodDisruptionBudget", effect="budgets not checked")]))
+    v = run(p, snapshot(member(RS + "-new", "n2", created=12)))
+    assert v.warnings == ("the plan was made without PodDisruptionBudget (budgets not checked): a difference may "
+                          "come from what its input lacked",)

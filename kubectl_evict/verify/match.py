@@ -590,7 +590,8 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     end = max((float(a.at) for a in plan.actions if a.type in POD_ACTIONS), default=0.0) + DEFAULT_STARTUP
     ready = ready_now(snapshot, [(w.kind, w.namespace, w.name) for w in plan.workloads])
     checks += [_workload(m, i, w, end, ready) for i, w in enumerate(plan.workloads)]
-    warnings: List[str] = []
+    warnings: List[str] = ["the plan was made without %s (%s): a difference may come from what its input lacked"
+                           % (e.kind, e.effect) for e in plan.incomplete]
     if m.anchor is None and any(c.status == PENDING for c in checks):
         warnings.append("nothing of the plan has been observed yet and no --since was given: what has not "
                         "happened counts as pending (give --since with the time the operation started to "
