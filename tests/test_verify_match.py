@@ -141,7 +141,7 @@ def test_an_eviction_much_later_than_planned_differs():
     first, second = v.checks
     assert v.anchor == T + 5 and first.status == AS_PLANNED   # aligned on the first removal
     assert second.status == DIFFERS
-    assert second.differences == ("removed later: at +4m55s, planned +30s (4m25s later)",)
+    assert second.differences == ("evicted later: at +4m55s, planned +30s (4m25s later)",)
 
 
 def test_paired_in_time_order_within_one_owner():
@@ -159,7 +159,7 @@ def test_removed_by_another_component_than_planned_differs():
                by="kubelet")
     c = only(run(plan([evict(RS + "-old")]), snap, [ev]))
     assert c.status == DIFFERS
-    assert c.differences == ("removed by kubelet, not by user as planned",)
+    assert c.differences == ("evicted by kubelet, not by user as planned",)
     assert any(e.reason == "Evicted" and e.by == "kubelet" for e in c.evidence)
 
 
@@ -362,3 +362,10 @@ def test_what_the_plans_input_lacked_is_said_next_to_the_verdicts():
     v = run(p, snapshot(member(RS + "-new", "n2", created=12)))
     assert v.warnings == ("the plan was made without PodDisruptionBudget (budgets not checked): a difference may "
                           "come from what its input lacked",)
+
+
+def test_a_cordon_much_later_than_the_start_differs():
+    cordon = {"type": "cordon", "node": "n2", "at": 0, "by": "user", "rule": "drain", "reason": "t"}
+    ev = event("n2", "NodeNotSchedulable", "Node n2 status is now: NodeNotSchedulable", 200, kind="Node", by="kubelet")
+    c = only(run(plan([cordon]), snapshot(node("n2", unschedulable=True)), [ev], since=0))
+    assert (c.status, c.differences) == (DIFFERS, ("cordoned later: at +3m20s, planned +0s (3m20s later)",))

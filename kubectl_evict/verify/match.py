@@ -250,12 +250,11 @@ def _pod_line(p: Pod) -> str:
 def _planned_pod(a: Action) -> str:
     parts = ["%s at %s by %s" % (a.type, format_offset(a.at), a.by)]
     if a.has_target or a.type == "evict":
+        also = [c for c in a.candidates if c != a.target]
         if a.target is None:
             parts.append("no replacement lands")
         else:
-            parts.append("replacement on %s" % a.target + (" (or %s)" % ", ".join(c for c in a.candidates
-                                                                                  if c != a.target)
-                                                           if len([c for c in a.candidates if c != a.target]) else ""))
+            parts.append("replacement on %s%s" % (a.target, " (or %s)" % ", ".join(also) if also else ""))
     return "; ".join(parts)
 
 
@@ -300,8 +299,6 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
                                      "created %s, on %s" % (m.when(r.creation_timestamp), r.node_name)))
         if shortfall:
             out.append((DIFFERS, "replacement %s landed after all" % _pod_line(r)))
-        elif a.target is None:
-            out.append((DIFFERS, "replacement %s; the plan expected none to land" % _pod_line(r)))
         elif r.node_name == a.target or r.node_name in a.candidates:
             out.append((AS_PLANNED, "replacement %s" % _pod_line(r)))
         else:
@@ -323,12 +320,16 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
     return out, evidence, facts
 
 
-def _removal_findings(m: _Matcher, at: float, by: str, f: _Fate, node: str) -> List[Tuple[str, str]]:
+PAST = {"evict": "evicted", "delete": "deleted", "kill": "killed"}
+
+
+def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]:
     out: List[Tuple[str, str]] = []
+    at, done = float(a.at), PAST[a.type]
     if not f.went:
-        where = f.pod.node_name if f.pod is not None else node
+        where = f.pod.node_name if f.pod is not None else a.node
         if m.due(at):
-            out.append((DIFFERS, "not evicted: still %s on %s" % (f.pod.phase if f.pod else "there", where)))
+            out.append((DIFFERS, "not %s: still %s on %s" % (done, f.pod.phase if f.pod else "there", where)))
         else:
             out.append((PENDING, "not yet (planned %s)" % format_offset(at)))
         return out
@@ -336,12 +337,12 @@ def _removal_findings(m: _Matcher, at: float, by: str, f: _Fate, node: str) -> L
             % (f.pod.phase if f.pod else "")}[f.state]
     late = m.late(at, f.removed_at)
     if late:
-        out.append((DIFFERS, "removed later: %s" % late))
+        out.append((DIFFERS, "%s later: %s" % (done, late)))
     else:
         out.append((AS_PLANNED, "%s %s" % (word, m.when(f.removed_at) if f.removed_at is not None
                                             else "(no event says when)")))
-    if f.by is not None and f.by != by:
-        out.append((DIFFERS, "removed by %s, not by %s as planned" % (f.by, by)))
+    if f.by is not None and f.by != a.by:
+        out.append((DIFFERS, "%s by %s, not by %s as planned" % (done, f.by, a.by)))
     return out
 
 
@@ -360,7 +361,7 @@ def _check(ref: str, section: str, planned: str, findings: List[Tuple[str, str]]
 
 def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Entry]) -> Check:
     f = m.fates[(a.namespace, a.pod)]
-    findings = _removal_findings(m, float(a.at), a.by, f, a.node)
+    findings = _removal_findings(m, a, f)
     evidence = list(f.evidence)
     facts: Dict[str, object] = {"state": f.state}
     if f.removed_at is not None:
@@ -398,8 +399,12 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
         cordons = m.events.node(a.node, ("NodeNotSchedulable",))
         evidence += [_ev(e) for e in cordons[-1:]]
         seen = cordons[0].first if cordons else None
-        if node.unschedulable or cordons:
+        late = m.late(a.at, seen)
+        if late:
+            findings.append((DIFFERS, "cordoned later: %s" % late))
+        elif node.unschedulable or cordons:
             findings.append((AS_PLANNED, "cordoned %s" % m.when(seen) if seen is not None else "cordoned"))
+        if node.unschedulable or cordons:
             if not node.unschedulable:
                 uncordons = m.events.node(a.node, ("NodeSchedulable",))
                 evidence += [_ev(e) for e in uncordons[-1:]]
