@@ -127,7 +127,7 @@ def test_a_pod_still_running_is_pending_until_due_then_not_evicted():
     snap = snapshot(member(RS + "-old", "n1"))
     p = plan([evict(RS + "-old", at=30)])
     c = only(run(p, snap))               # nothing observed, no --since: the drain has not started
-    assert c.status == PENDING and c.differences == ("not yet (planned +30s)",)
+    assert c.status == PENDING and c.differences == ("not yet: still Running on n1 (planned +30s)",)
     c = only(run(p, snap, since=0, read=60))   # started at +0s; +30s plus 60s of slack not over
     assert c.status == PENDING
     c = only(run(p, snap, since=0, read=600))

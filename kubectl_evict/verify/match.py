@@ -328,10 +328,9 @@ def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]
     at, done = float(a.at), PAST[a.type]
     if not f.went:
         where = f.pod.node_name if f.pod is not None else a.node
-        if m.due(at):
-            out.append((DIFFERS, "not %s: still %s on %s" % (done, f.pod.phase if f.pod else "there", where)))
-        else:
-            out.append((PENDING, "not yet (planned %s)" % format_offset(at)))
+        still = "still %s on %s" % (f.pod.phase if f.pod else "there", where)
+        out.append((DIFFERS, "not %s: %s" % (done, still)) if m.due(at) else
+                   (PENDING, "not yet: %s (planned %s)" % (still, format_offset(at))))
         return out
     word = {"gone": "gone", "terminating": "terminating", "finished": "finished (%s)"
             % (f.pod.phase if f.pod else "")}[f.state]
