@@ -369,3 +369,11 @@ def test_a_cordon_much_later_than_the_start_differs():
     ev = event("n2", "NodeNotSchedulable", "Node n2 status is now: NodeNotSchedulable", 200, kind="Node", by="kubelet")
     c = only(run(plan([cordon]), snapshot(node("n2", unschedulable=True)), [ev], since=0))
     assert (c.status, c.differences) == (DIFFERS, ("cordoned later: at +3m20s, planned +0s (3m20s later)",))
+
+
+def test_a_node_replaced_under_the_same_name_is_unknown():
+    label = {"type": "label", "node": "n2", "key": "disk", "value": "ssd", "at": 0, "by": "user", "rule": "affinity",
+             "reason": "t", "previous": None, "uid": "uid-n2-before"}
+    c = only(run(plan([label]), snapshot(node("n2", labels={"disk": "ssd"}))))
+    assert c.status == UNKNOWN and c.differences == (
+        "node n2 was replaced since the plan was made (uid uid-n2, planned uid-n2-before)",)

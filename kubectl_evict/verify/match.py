@@ -391,8 +391,9 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
         else:
             findings.append(_not_yet(m, a.at, "still attached to %s" % a.node))
         return _check("actions[%d]" % i, "actions", planned, findings, evidence, a)
-    if node is None:
-        findings.append((UNKNOWN, "node %s is no longer in the cluster" % a.node))
+    if node is None or (a.uid and node.uid and node.uid != a.uid):
+        findings.append((UNKNOWN, "node %s is no longer in the cluster" % a.node if node is None else
+                         "node %s was replaced since the plan was made (uid %s, planned %s)" % (a.node, node.uid, a.uid)))
         return _check("actions[%d]" % i, "actions", planned, findings, evidence, a)
     if a.type == "cordon":
         cordons = m.events.node(a.node, ("NodeNotSchedulable",))
