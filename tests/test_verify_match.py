@@ -40,7 +40,8 @@ def owner(kind: str, name: str, owned_by: Optional[tuple] = None, replicas: int 
 
 
 def member(name: str, node_name: str, *, kind: str = "ReplicaSet", of: str = RS, uid: Optional[str] = None,
-           created: float = -86400, ready: bool = True, phase: str = "Running", deleted: Optional[float] = None) -> dict:
+           created: float = -86400, ready: bool = True, phase: str = "Running",
+           deleted: Optional[float] = None) -> dict:
     p = pod(name, node_name, owner=None, labels={"app": "web"}, ready=ready, phase=phase)
     md = p["metadata"]
     md["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": kind, "name": of, "uid": "uid-%s" % of,

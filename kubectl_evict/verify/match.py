@@ -393,7 +393,8 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
         return _check("actions[%d]" % i, "actions", planned, findings, evidence, a)
     if node is None or (a.uid and node.uid and node.uid != a.uid):
         findings.append((UNKNOWN, "node %s is no longer in the cluster" % a.node if node is None else
-                         "node %s was replaced since the plan was made (uid %s, planned %s)" % (a.node, node.uid, a.uid)))
+                         "node %s was replaced since the plan was made (uid %s, planned %s)"
+                         % (a.node, node.uid, a.uid)))
         return _check("actions[%d]" % i, "actions", planned, findings, evidence, a)
     if a.type == "cordon":
         cordons = m.events.node(a.node, ("NodeNotSchedulable",))
