@@ -105,7 +105,6 @@ LISTS: Tuple[ListSpec, ...] = (
 )
 
 
-
 def event_list(namespace: str) -> ListSpec:
     """The events.k8s.io/v1 Events of one namespace (read by `verify` only: they are evidence of
     what happened, not input to any plan). Node events live in `default`."""
