@@ -96,6 +96,9 @@ class Action(Record):
     candidates = field(type=tuple, initial=())
     # label/unlabel: the node's current value of `key` (None: not set), for the apply precondition
     previous = field(initial=None)
+    # evict/delete/kill: (kind, name, uid) of the pod's controller, so that `verify` can find the
+    # replacement through its owner once the pod itself is gone
+    owner = field(initial=None)
 
 
 class Entry(Record):

@@ -153,6 +153,22 @@ def _outage_text(wl: Workload, start: float, end: Optional[float], bypassed: boo
     return text
 
 
+def attach_owners(snapshot: Snapshot, plan: Plan) -> Plan:
+    """The plan with each pod action's `owner` (the pod's controller) filled in from the snapshot:
+    after the pod is gone, the owner is what ties it to its replacement (`verify`)."""
+    changed = False
+    actions = []
+    for a in plan.actions:
+        if a.type in POD_ACTIONS and a.owner is None:
+            pod = snapshot.pods_by_key.get((a.namespace, a.pod))
+            ref = pod.controller if pod is not None and pod.uid == a.uid else None
+            if ref is not None:
+                a = a.set(owner=(ref.kind, ref.name, ref.uid))
+                changed = True
+        actions.append(a)
+    return plan.set(actions=pvector(actions)) if changed else plan
+
+
 def attach(snapshot: Snapshot, plan: Plan, startup: float = DEFAULT_STARTUP) -> Plan:
     """The plan with its `workloads` and outage warnings filled in."""
     workloads, warnings = summarize(snapshot, plan.actions, startup)

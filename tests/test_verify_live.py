@@ -162,6 +162,7 @@ def carry_out(env: Env, plan: Dict[str, Any], web_node: Optional[str] = None, db
 def test_a_drain_carried_out_as_planned(env):
     plan = env.plan("drain", "n1")
     assert {a["pod"] for a in plan["actions"] if a["type"] == "evict"} == {RS + "-aaaaa", "db-0"}
+    assert evict_of(plan, "db-0")["owner"] == {"kind": "StatefulSet", "name": "db", "uid": "uid-statefulset-db"}
     carry_out(env, plan)
     res = env.verify()
     assert res.returncode == 0, res.stdout + res.stderr

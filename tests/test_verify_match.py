@@ -378,3 +378,11 @@ def test_a_node_replaced_under_the_same_name_is_unknown():
     c = only(run(plan([label]), snapshot(node("n2", labels={"disk": "ssd"}))))
     assert c.status == UNKNOWN and c.differences == (
         "node n2 was replaced since the plan was made (uid uid-n2, planned uid-n2-before)",)
+
+
+def test_the_owner_the_plan_recorded_matches_a_pod_whose_name_says_nothing():
+    act = dict(evict("api-primary"), owner={"kind": "ReplicaSet", "name": RS, "uid": "uid-" + RS})
+    c = only(run(plan([act]), snapshot(member(RS + "-new", "n2", created=12))))
+    assert c.status == AS_PLANNED and dict(c.facts)["replacement"]["pod"] == RS + "-new"
+    without = only(run(plan([evict("api-primary")]), snapshot(member(RS + "-new", "n2", created=12))))
+    assert without.status == UNKNOWN

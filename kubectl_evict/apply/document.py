@@ -135,6 +135,13 @@ def _action(d: Any, i: int, source: str) -> Action:
         if not isinstance(force, bool):
             raise InputError("must be true or false, not %s" % _type(force), source=source, field=where + ".force")
         kw["force"] = force
+        owner = d.get("owner")
+        if owner is not None:
+            if not isinstance(owner, dict) or not isinstance(owner.get("kind"), str) or \
+                    not isinstance(owner.get("name"), str) or not isinstance(owner.get("uid", ""), str):
+                raise InputError("must be a mapping with kind, name and uid strings", source=source,
+                                 field=where + ".owner")
+            kw["owner"] = (owner["kind"], owner["name"], owner.get("uid") or "")
     elif typ in ("taint", "untaint"):
         kw["node"] = _str(d, "node", where, source)
         kw["key"] = _str(d, "key", where, source)

@@ -22,6 +22,8 @@ def action_dict(a: Action) -> Dict[str, Any]:
                 d["candidates"] = list(a.candidates)
         if a.type == "delete":
             d["force"] = a.force
+        if a.owner is not None:
+            d["owner"] = {"kind": a.owner[0], "name": a.owner[1], "uid": a.owner[2]}
     elif a.type in ("label", "unlabel"):
         d.update(node=a.node, key=a.key)
         if a.type == "label":

@@ -9,9 +9,10 @@ What is compared, and against what upstream behaviour:
   marked for deletion (kube-controller-manager's replica_set.go counts terminating pods as gone),
   so that time bounds the removal.
 * Replacements are matched to removed pods through their owner: the removed pod's own controller
-  while the cluster still shows it; else the StatefulSet pod of the same name with a new uid; else
-  the ReplicaSet / Job / ReplicationController whose name the pod's generated name starts with
-  (those controllers name pods `OWNER-xxxxx`, `GenerateName`). The n-th pod of an owner that went
+  while the cluster still shows it; else the `owner` the plan recorded for the action; else the
+  StatefulSet pod of the same name with a new uid; else the ReplicaSet / Job /
+  ReplicationController whose name the pod's generated name starts with (those controllers name
+  pods `OWNER-xxxxx`, `GenerateName`; plans written before `owner` existed). The n-th pod of an owner that went
   is paired with the n-th pod that owner created after the start, by creation time.
 * A replacement on the plan's `target`, or on one of its `candidates` (tied at the top score), is
   as planned; on another node it differs; still unscheduled, the scheduler's latest
@@ -88,7 +89,8 @@ class _Matcher:
         return self._vas.get(name)
 
     # -- pods -------------------------------------------------------------------------------------
-    def fate(self, namespace: str, name: str, uid: str, grace: Optional[float] = None) -> _Fate:
+    def fate(self, namespace: str, name: str, uid: str, grace: Optional[float] = None,
+             owner: Optional[Tuple[str, str, str]] = None) -> _Fate:
         key = (namespace, name)
         f = self.fates.get(key)
         if f is not None:
@@ -132,22 +134,26 @@ class _Matcher:
         if f.pod is not None and f.state == "finished":
             f.evidence.append(Evidence(None, "Pod " + _ref(namespace, name), "status.phase", "",
                                        "phase %s on %s" % (f.pod.phase, f.pod.node_name or "no node")))
-        self._owner(f, namespace, name, pod if not same else None)
+        self._owner(f, namespace, name, pod if not same else None, owner)
         if times:
             f.removed_at = min(times)
         self.fates[key] = f
         return f
 
-    def _owner(self, f: _Fate, namespace: str, name: str, other: Optional[Pod]) -> None:
+    def _owner(self, f: _Fate, namespace: str, name: str, other: Optional[Pod],
+               recorded: Optional[Tuple[str, str, str]]) -> None:
         """The controller that would recreate the pod (see the module docstring)."""
-        ref = f.pod.controller if f.pod is not None else None
+        ref = (f.pod.controller.kind, f.pod.controller.name, f.pod.controller.uid) \
+            if f.pod is not None and f.pod.controller is not None else recorded
         if ref is None and other is not None and other.controller is not None:
-            ref = other.controller      # the same name with a new uid: StatefulSet (or a re-created bare pod)
+            ref = (other.controller.kind, other.controller.name, other.controller.uid)   # same name, new uid
         if ref is not None:
-            f.owner = self.snapshot.owners_by_uid.get(ref.uid) or self.snapshot.owners.get(
-                (ref.kind, namespace, ref.name))
+            kind, owner_name, uid = ref
+            f.owner = self.snapshot.owners_by_uid.get(uid) if uid else None
             if f.owner is None:
-                f.owner_missing = "its %s %s is not in the cluster" % (ref.kind, _ref(namespace, ref.name))
+                f.owner = self.snapshot.owners.get((kind, namespace, owner_name))
+            if f.owner is None:
+                f.owner_missing = "its %s %s is not in the cluster" % (kind, _ref(namespace, owner_name))
             return
         if f.pod is not None:
             f.owner_missing = "it has no controller"
@@ -560,7 +566,7 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     action_by_pod: Dict[PodKey, Action] = {}
     for a in plan.actions:
         if a.type in POD_ACTIONS:
-            m.fate(a.namespace, a.pod, a.uid, a.grace_period_seconds)
+            m.fate(a.namespace, a.pod, a.uid, a.grace_period_seconds, a.owner)
             order.append(((a.namespace, a.pod), float(a.at)))
             action_by_pod.setdefault((a.namespace, a.pod), a)
     for e in list(plan.blocked) + list(plan.shortfall):
