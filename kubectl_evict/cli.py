@@ -54,6 +54,13 @@ def _hide_global_options(cmd: click.Command) -> None:
     names = _global_names()
     if cmd.name == "apply":  # its own flags: what to send, to which cluster, how to report
         names -= {"yes", "dry_run", "timeout", "force_stale", "follow_timeline", "kubeconfig", "context", "output"}
+    if cmd.name == "verify":  # which cluster, as of when, how to report
+        names -= {"kubeconfig", "context", "output", "now"}
+        for p in cmd.params:
+            if p.name == "now":
+                p.help = "Judge what is due as of this time (default: when the cluster is read)."
+            elif p.name == "output":
+                p.type = click.Choice([f for f in p.type.choices if f != "timeline"])
     for p in cmd.params:
         if p.name in names and isinstance(p, click.Option):
             p.hidden = True

@@ -98,6 +98,9 @@ class Action(Record):
     previous = field(initial=None)
     # upgrade: the batch of the node-pool upgrade the action belongs to (None: not an upgrade)
     batch = field(initial=None)
+    # evict/delete/kill: (kind, name, uid) of the pod's controller, so that `verify` can find the
+    # replacement through its owner once the pod itself is gone
+    owner = field(initial=None)
 
 
 class Entry(Record):

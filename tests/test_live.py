@@ -52,7 +52,7 @@ COMMAND_ARGS: Dict[str, List[str]] = {
     "upgrade": ["upgrade", "-l", "disktype=ssd", "--ignore-daemonsets", "--delete-emptydir-data", "--force",
                 "--provider", "gke"],
 }
-NOT_PLANNING = {"snapshot", "apply"}
+NOT_PLANNING = {"snapshot", "apply", "verify"}
 
 
 def _env(**extra: str) -> Dict[str, str]:

@@ -114,6 +114,14 @@ LISTS: Tuple[ListSpec, ...] = (
              "list_namespaced_lease", NODE_LEASE_NAMESPACE),
 )
 
+
+def event_list(namespace: str) -> ListSpec:
+    """The events.k8s.io/v1 Events of one namespace (read by `verify` only: they are evidence of
+    what happened, not input to any plan). Node events live in `default`."""
+    return ListSpec("Event", "events.k8s.io/v1", "events.events.k8s.io", "EventsV1Api", "list_namespaced_event",
+                    namespace)
+
+
 # Item decoding modes: "pruned" (dicts of the fields the freezer reads: planning), "full" (every
 # field: `snapshot --redact` / `-o yaml`), "raw" (each item's exact bytes: `snapshot` JSON).
 MODES = ("pruned", "full", "raw")
@@ -1112,3 +1120,40 @@ def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: boo
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _freeze(data: ClusterData) -> Snapshot:
+    write_warnings(data.warnings)
+    freezer = Freezer()
+    freezer.add(documents(data))
+    data.items.clear()
+    return freezer.build()
+
+
+def load_live_with_events(opts: GlobalOptions, namespaces: Sequence[str],
+                          accept: Optional[Callable[[str, str], None]] = None
+                          ) -> Tuple[Snapshot, List[dict], List[str]]:
+    """What `verify` reads, over one connection: the cluster as `load_live` reads it (no kubelets),
+    then the events.k8s.io/v1 Events of `namespaces` as full objects. `accept(server, context)` is
+    called before anything is read and may refuse the cluster by raising. Events the API refuses
+    to list (403, or 404 on a server without events.k8s.io/v1) are a warning, not a failure: the
+    objects alone still say what happened, only without the events' evidence."""
+    conn = connect(opts)
+    if accept is not None:
+        accept(conn.server, conn.context)
+    reader = ClusterReader(conn)
+    snapshot = _freeze(reader.read(mode="pruned", kubelet=False))
+    events: List[dict] = []
+    warnings: List[str] = []
+    for namespace in sorted(set(namespaces)):
+        spec = event_list(namespace)
+        try:
+            _, items = reader.list_kind(spec, "full")
+        except ClusterAccessError as e:
+            if e.status not in (403, 404):
+                raise
+            warnings.append("%s (namespace %s): verdicts carry no event evidence (grant list on %s)"
+                            % (e, namespace, spec.resource))
+            continue
+        events.extend(i for i in items if isinstance(i, dict))
+    return snapshot, events, warnings
