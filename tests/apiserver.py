@@ -12,6 +12,7 @@ over HTTP or HTTPS on 127.0.0.1, with upstream's URLs, bodies and status codes, 
 * get, PATCH (strategic-merge, merge, json-patch) and PUT with resourceVersion conflicts, DELETE
   with ``gracePeriodSeconds``, preconditions and ``dryRun``;
 * the ``pods/eviction`` subresource with the eviction REST handler's PDB logic;
+* ``events.k8s.io/v1`` Events (stored like any other object: seed them with ``state.put``);
 * ``nodes/NODE/proxy/{configz,stats/summary,pods,healthz}`` served from the snapshot's
   ``evictplan/v1alpha1`` NodeKubeletConfig / NodeStatsSummary objects (503 when a node has none);
 * bearer-token auth with roles ``admin``, ``readonly``, ``noproxy`` (or a callable);
@@ -159,12 +160,14 @@ RESOURCES = [
     Resource("csinodes", "CSINode", "storage.k8s.io", "v1", False),
     Resource("csidrivers", "CSIDriver", "storage.k8s.io", "v1", False),
     Resource("leases", "Lease", "coordination.k8s.io", "v1", True, (), ()),
+    # events.k8s.io/v1 only (the core/v1 view of the same events is not served)
+    Resource("events", "Event", "events.k8s.io", "v1", True, ("ev",), ()),
 ]
 BY_KIND = {r.kind: r for r in RESOURCES}
 BY_GVR = {(r.group, r.version, r.name): r for r in RESOURCES}
 BY_NAME = {r.name: r for r in RESOURCES}
 GROUP_ORDER = ["", "apps", "batch", "policy", "scheduling.k8s.io", "storage.k8s.io",
-               "coordination.k8s.io"]
+               "coordination.k8s.io", "events.k8s.io"]
 
 KUBELET_KINDS = {"NodeKubeletConfig": "kubeletconfig", "NodeStatsSummary": "summary"}
 
@@ -736,11 +739,15 @@ class ClusterState:
                           if namespace is None or e.ns == namespace)
 
     def put(self, obj: dict) -> dict:
-        """Create or replace an object (test seeding); returns it with its new resourceVersion."""
+        """Create or replace an object (test seeding); returns it with its new resourceVersion. An
+        object without creationTimestamp gets the current time, as the API server stamps a create
+        (objects loaded at start-up get a fixed old time instead)."""
         res = _resource(obj["kind"])
         with self.lock:
             o = copy.deepcopy(obj)
             o.setdefault("metadata", {}).pop("resourceVersion", None)
+            if not o["metadata"].get("creationTimestamp"):
+                o["metadata"]["creationTimestamp"] = _now_rfc3339()
             o = self._prepare(res, o)
             self._write(res, Entry(res, o))
             return o

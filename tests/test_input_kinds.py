@@ -29,7 +29,7 @@ from conftest import FIXTURES, NOW, REPO, complete_kinds, node, pod, run_cli, sn
 
 from kubectl_evict.source.files import DEMO_PATH
 from kubectl_evict.source.freeze import KUBELET_KINDS
-from kubectl_evict.source.live import LISTS
+from kubectl_evict.source.live import LISTS, event_list
 from kubectl_evict.timeutil import parse_time
 
 DEMO = json.loads(Path(DEMO_PATH).read_text())
@@ -390,7 +390,9 @@ def test_rbac_role_grants_every_kind_read() -> None:
     readme_role = yaml.safe_load(readme_yaml)
     assert _rules(readme_role) == _rules(deploy), "README's ClusterRole and deploy/rbac-readonly.yaml differ"
     rules = _rules(deploy)
-    wanted = {_group_and_plural(s.resource) for s in LISTS} | {("", "nodes/proxy")}
+    # every kind a plan reads, the kubelets through nodes/proxy, and the Events `verify` reads
+    wanted = {_group_and_plural(s.resource) for s in LISTS} | {("", "nodes/proxy"),
+                                                               _group_and_plural(event_list("default").resource)}
     for group, plural in wanted:
         verbs = rules.get((group, plural), set())
         assert ({"get"} if plural == "nodes/proxy" else {"get", "list"}) <= verbs, (group, plural)

@@ -17,7 +17,7 @@ from pyrsistent import pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.source.files import read_bytes
-from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan
+from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan, Workload
 from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.timeutil import parse_time
 
@@ -26,18 +26,19 @@ KIND = "EvictionPlan"
 
 
 
-def read_plan_file(path: str) -> Tuple[Plan, str]:
-    """Read and validate PATH (`-` for stdin); returns the plan and its digest (see `plan_digest`)."""
+def read_plan_file(path: str, *, workloads: bool = False) -> Tuple[Plan, str]:
+    """Read and validate PATH (`-` for stdin); returns the plan and its digest (see `plan_digest`).
+    `workloads`: read the plan's `workloads` too (verify compares them; apply has no use for them)."""
     label = "<stdin>" if path == "-" else path
     data = read_bytes(path)
-    plan = parse_plan(data, label)
+    plan = parse_plan(data, label, workloads=workloads)
     return plan, plan_digest(plan)
 
 
-def parse_plan(data: bytes, source: str) -> Plan:
+def parse_plan(data: bytes, source: str, *, workloads: bool = False) -> Plan:
     """Parse the bytes of a plan document (JSON, or YAML with exactly one document)."""
     doc = _load(data, source)
-    return plan_from_document(doc, source)
+    return plan_from_document(doc, source, workloads=workloads)
 
 
 def _load(data: bytes, source: str) -> Any:
@@ -125,10 +126,22 @@ def _action(d: Any, i: int, source: str) -> Action:
                 raise InputError("must be a node name or null, not %s" % _type(t), source=source,
                                  field=where + ".target")
             kw["target"], kw["has_target"] = t, True
+        cands = d.get("candidates")
+        if cands is not None:
+            if not isinstance(cands, list) or not all(isinstance(c, str) for c in cands):
+                raise InputError("must be a list of node names", source=source, field=where + ".candidates")
+            kw["candidates"] = tuple(cands)
         force = d.get("force", False)
         if not isinstance(force, bool):
             raise InputError("must be true or false, not %s" % _type(force), source=source, field=where + ".force")
         kw["force"] = force
+        owner = d.get("owner")
+        if owner is not None:
+            if not isinstance(owner, dict) or not isinstance(owner.get("kind"), str) or \
+                    not isinstance(owner.get("name"), str) or not isinstance(owner.get("uid", ""), str):
+                raise InputError("must be a mapping with kind, name and uid strings", source=source,
+                                 field=where + ".owner")
+            kw["owner"] = (owner["kind"], owner["name"], owner.get("uid") or "")
     elif typ in ("taint", "untaint"):
         kw["node"] = _str(d, "node", where, source)
         kw["key"] = _str(d, "key", where, source)
@@ -166,11 +179,33 @@ def _entries(doc: Dict[str, Any], key: str, source: str) -> List[Entry]:
         code = e.get("code")
         out.append(Entry(code=code if isinstance(code, str) else "", namespace=str(e.get("namespace") or ""),
                          pod=str(e.get("pod") or ""), node=str(e.get("node") or ""),
-                         reason=str(e.get("reason") or "")))
+                         reason=str(e.get("reason") or ""), uid=str(e.get("uid") or "")))
     return out
 
 
-def plan_from_document(doc: Any, source: str) -> Plan:
+def _workloads(doc: Dict[str, Any], source: str) -> List[Workload]:
+    """The plan's `workloads` (what `verify` compares ready replicas with); `apply` ignores them."""
+    raw = doc.get("workloads") or []
+    if not isinstance(raw, list):
+        raise InputError("must be a list, not %s" % _type(raw), source=source, field="workloads")
+    out = []
+    for i, w in enumerate(raw):
+        where = "workloads[%d]" % i
+        if not isinstance(w, dict):
+            raise InputError("must be a mapping, not %s" % _type(w), source=source, field=where)
+        counts = {}
+        for key in ("ready", "readyMin", "readyAfter"):
+            v = _number(w, key, where, source, nullable=True)
+            counts[key] = int(v) if v is not None else 0
+        at = _number(w, "readyMinAt", where, source, nullable=True)
+        out.append(Workload(kind=_str(w, "kind", where, source), namespace=_str(w, "namespace", where, source),
+                            name=_str(w, "name", where, source), ready=counts["ready"],
+                            ready_min=counts["readyMin"], ready_min_at=at or 0, ready_after=counts["readyAfter"],
+                            pdb=_str(w, "pdb", where, source, required=False)))
+    return out
+
+
+def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Plan:
     """Validate a parsed EvictionPlan and freeze it into the same `Plan` the rules build."""
     if not isinstance(doc, dict):
         raise InputError("expected an EvictionPlan mapping, found %s" % _type(doc), source=source)
@@ -206,7 +241,9 @@ def plan_from_document(doc: Any, source: str) -> Plan:
     return Plan(command=command if isinstance(command, str) and command else "apply", now=now,
                 actions=pvector(parsed), blocked=pvector(_entries(doc, "blocked", source)),
                 shortfall=pvector(_entries(doc, "shortfall", source)),
-                skipped=pvector(_entries(doc, "skipped", source)), warnings=pvector(str(w) for w in warnings),
+                skipped=pvector(_entries(doc, "skipped", source)),
+                workloads=pvector(_workloads(doc, source) if workloads else ()),
+                warnings=pvector(str(w) for w in warnings),
                 incomplete=pvector(Incomplete(kind=e["kind"], effect=str(e.get("effect") or "")) for e in incomplete),
                 context=context, server=server)
 

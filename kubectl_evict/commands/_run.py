@@ -19,6 +19,7 @@ from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
 from kubectl_evict.timeutil import parse_time
 from kubectl_evict.versions import cluster_version, outside_modelled, parse_flag
+from kubectl_evict.workloads import attach_owners
 
 
 def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
@@ -134,7 +135,7 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
     gc.disable()
     try:
         now = plan_time(opts, snapshot)
-        plan = rule(snapshot, now)
+        plan = attach_owners(snapshot, rule(snapshot, now))
     finally:
         # What planning allocated (decoded stats summaries live on in the snapshot's LazyJSON
         # values) is as long-lived as the snapshot: freeze it too, or the first collection while

@@ -22,6 +22,8 @@ def action_dict(a: Action) -> Dict[str, Any]:
                 d["candidates"] = list(a.candidates)
         if a.type == "delete":
             d["force"] = a.force
+        if a.owner is not None:
+            d["owner"] = {"kind": a.owner[0], "name": a.owner[1], "uid": a.owner[2]}
     elif a.type in ("label", "unlabel"):
         d.update(node=a.node, key=a.key)
         if a.type == "label":
@@ -38,11 +40,13 @@ def action_dict(a: Action) -> Dict[str, Any]:
         d.update(volumeAttachment=a.volume_attachment, node=a.node, at=number(a.at))
     else:
         d.update(node=a.node, at=number(a.at))
+    if a.batch is not None:
+        d["batch"] = a.batch
     d.update(by=a.by, rule=a.rule, reason=a.reason)
     return d
 
 
-def _entry_dict(e: Entry) -> Dict[str, Any]:
+def entry_dict(e: Entry) -> Dict[str, Any]:
     return {"namespace": e.namespace, "pod": e.pod, "node": e.node, "code": e.code, "reason": e.reason}
 
 
@@ -61,9 +65,9 @@ def plan_document(plan: Plan) -> Dict[str, Any]:
         "command": plan.command,
         "now": format_time(plan.now),
         "actions": [action_dict(a) for a in plan.actions],
-        "blocked": [_entry_dict(e) for e in plan.blocked],
-        "shortfall": [_entry_dict(e) for e in plan.shortfall],
-        "skipped": [_entry_dict(e) for e in plan.skipped],
+        "blocked": [entry_dict(e) for e in plan.blocked],
+        "shortfall": [entry_dict(e) for e in plan.shortfall],
+        "skipped": [entry_dict(e) for e in plan.skipped],
         "workloads": [workload_dict(w) for w in plan.workloads],
         "warnings": list(plan.warnings),
         "incomplete": [{"kind": e.kind, "effect": e.effect} for e in plan.incomplete],

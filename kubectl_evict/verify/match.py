@@ -1,0 +1,615 @@
+"""Match every entry of a plan to what the cluster did: pure, (plan, snapshot, events, times) -> Verification.
+
+What is compared, and against what upstream behaviour:
+
+* Pod removals (`evict` / `delete` / `kill`): the planned pod (by uid) is gone, terminating, or
+  finished (the kubelet's evictions leave the pod object in phase Failed). When and by whom come
+  from Events (`events.REMOVAL_REASONS`) and from the replacement's creationTimestamp: the
+  ReplicaSet, Job and ReplicationController controllers create a replacement as soon as a pod is
+  marked for deletion (kube-controller-manager's replica_set.go counts terminating pods as gone),
+  so that time bounds the removal.
+* Replacements are matched to removed pods through their owner: the removed pod's own controller
+  while the cluster still shows it; else the `owner` the plan recorded for the action; else the
+  StatefulSet pod of the same name with a new uid; else the ReplicaSet / Job /
+  ReplicationController whose name the pod's generated name starts with (those controllers name
+  pods `OWNER-xxxxx`, `GenerateName`; plans written before `owner` existed). The n-th pod of an owner that went
+  is paired with the n-th pod that owner created after the start, by creation time.
+* A replacement on the plan's `target`, or on one of its `candidates` (tied at the top score), is
+  as planned; on another node it differs; still unscheduled, the scheduler's latest
+  FailedScheduling text is the evidence.
+* Times: the plan's `at` are offsets. Reality's +0s (the anchor) is `--since` when given, else the
+  earliest alignment of an observed action with its `at` (a drain applied an hour after it was
+  planned is not an hour late). An effect more than `slack` seconds after its planned time
+  differs ("later"); one not seen yet is `pending` until its time plus `slack` has passed, and
+  `pending` throughout while nothing of the plan has been observed and no `--since` is given.
+* Node edits (cordon, taint, label and their removals) are compared with the node now; taints
+  added by the node lifecycle controller carry `timeAdded`, compared with `at`.
+* `blocked` pods should still be there; `shortfall` replacements should still be Pending;
+  `workloads` should have `readyAfter` ready replicas.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from kubectl_evict.model import Node, Owner, Pod, Snapshot, VolumeAttachment
+from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload
+from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.timeutil import format_offset, format_seconds, format_time
+from kubectl_evict.verify.events import CANCELLED, REMOVAL_REASONS, EventIndex
+from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
+                                        Verification, worst)
+from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now
+
+SLACK = 60.0        # seconds an effect may come after its planned time and still be as planned
+GENERATED = ("ReplicaSet", "Job", "ReplicationController")   # controllers that name pods OWNER-xxxxx
+PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
+MAX_EVIDENCE = 6    # per entry: the latest few events of each kind are enough to tell the story
+
+PodKey = Tuple[str, str]
+
+
+class _Fate:
+    """What became of one pod the plan names."""
+
+    def __init__(self, pod: Optional[Pod], state: str) -> None:
+        self.pod = pod                  # the planned pod while the cluster still shows it
+        self.state = state              # running | terminating | finished | gone
+        self.removed_at: Optional[float] = None
+        self.by: Optional[str] = None   # the component an Event names as remover
+        self.evidence: List[Evidence] = []
+        self.owner: Optional[Owner] = None
+        self.owner_missing = ""         # why no owner could be found
+        self.replacement: Optional[Pod] = None
+
+    @property
+    def went(self) -> bool:
+        return self.state != "running"
+
+
+class _Matcher:
+    def __init__(self, plan: Plan, snapshot: Snapshot, events: Sequence[Event], read_at: float,
+                 since: Optional[float], slack: float) -> None:
+        self.plan = plan
+        self.snapshot = snapshot
+        self.read_at = read_at
+        self.since = since
+        self.slack = slack
+        self.start = since if since is not None else plan.now
+        self.events = EventIndex(events, self.start)
+        self.planned_uids = {a.uid for a in plan.actions if a.type in POD_ACTIONS and a.uid}
+        self.fates: Dict[PodKey, _Fate] = {}
+        self.anchor: Optional[float] = since
+        self.anchor_source = "--since" if since is not None else ""
+        self._vas: Optional[Dict[str, VolumeAttachment]] = None
+
+    def volume_attachment(self, name: str) -> Optional[VolumeAttachment]:
+        if self._vas is None:
+            self._vas = {v.name: v for v in self.snapshot.volume_attachments}
+        return self._vas.get(name)
+
+    # -- pods -------------------------------------------------------------------------------------
+    def fate(self, namespace: str, name: str, uid: str, grace: Optional[float] = None,
+             owner: Optional[Tuple[str, str, str]] = None) -> _Fate:
+        key = (namespace, name)
+        f = self.fates.get(key)
+        if f is not None:
+            return f
+        pod = self.snapshot.pods_by_key.get(key)
+        if pod is not None and uid:
+            same = pod.uid == uid
+        elif pod is not None:   # an entry without uid: the pod that existed when the plan was made
+            same = pod.creation_timestamp is None or pod.creation_timestamp <= self.plan.now
+        else:
+            same = False
+        if same:
+            assert pod is not None
+            if pod.deletion_timestamp is not None:
+                f = _Fate(pod, "terminating")
+            elif pod.is_terminal:
+                f = _Fate(pod, "finished")
+            else:
+                f = _Fate(pod, "running")
+        else:
+            f = _Fate(None, "gone")
+        times: List[float] = []
+        for ev in self.events.pod(namespace, name, uid, REMOVAL_REASONS):
+            if ev.reason == "TaintManagerEviction" and ev.note.startswith(CANCELLED):
+                f.evidence.append(_ev(ev))
+                continue
+            if f.state == "running" and ev.reason == "Killing":
+                continue    # a container restart, not the pod going
+            times.append(ev.first)
+            f.evidence.append(_ev(ev))
+            actor = REMOVAL_REASONS[ev.reason]
+            if actor is not None and f.by is None:
+                f.by = actor
+        if f.pod is not None and f.state == "terminating":
+            g = grace if grace is not None else f.pod.termination_grace_period
+            t = f.pod.deletion_timestamp - (g or 0)
+            times.append(t)
+            f.evidence.append(Evidence(f.pod.deletion_timestamp, "Pod " + _ref(namespace, name),
+                                       "metadata.deletionTimestamp", "", "terminating (deleted at about %s)"
+                                       % format_time(t)))
+        if f.pod is not None and f.state == "finished":
+            f.evidence.append(Evidence(None, "Pod " + _ref(namespace, name), "status.phase", "",
+                                       "phase %s on %s" % (f.pod.phase, f.pod.node_name or "no node")))
+        self._owner(f, namespace, name, pod if not same else None, owner)
+        if times:
+            f.removed_at = min(times)
+        self.fates[key] = f
+        return f
+
+    def _owner(self, f: _Fate, namespace: str, name: str, other: Optional[Pod],
+               recorded: Optional[Tuple[str, str, str]]) -> None:
+        """The controller that would recreate the pod (see the module docstring)."""
+        ref = (f.pod.controller.kind, f.pod.controller.name, f.pod.controller.uid) \
+            if f.pod is not None and f.pod.controller is not None else recorded
+        if ref is None and other is not None and other.controller is not None:
+            ref = (other.controller.kind, other.controller.name, other.controller.uid)   # same name, new uid
+        if ref is not None:
+            kind, owner_name, uid = ref
+            f.owner = self.snapshot.owners_by_uid.get(uid) if uid else None
+            if f.owner is None:
+                f.owner = self.snapshot.owners.get((kind, namespace, owner_name))
+            if f.owner is None:
+                f.owner_missing = "its %s %s is not in the cluster" % (kind, _ref(namespace, owner_name))
+            return
+        if f.pod is not None:
+            f.owner_missing = "it has no controller"
+            return
+        prefix = name.rsplit("-", 1)[0] if "-" in name else ""
+        for kind in GENERATED:
+            owner = self.snapshot.owners.get((kind, namespace, prefix)) if prefix else None
+            if owner is not None:
+                f.owner = owner
+                return
+        f.owner_missing = "no ReplicaSet, Job or ReplicationController named %s and no StatefulSet pod %s" % (
+            _ref(namespace, prefix or name), _ref(namespace, name))
+
+    def pair_replacements(self, order: Sequence[Tuple[PodKey, float]]) -> None:
+        """Pair removed pods with the pods their owner created after the start, in time order:
+        by when they were seen to go, else by their planned `at`."""
+        by_owner: Dict[str, List[_Fate]] = {}
+        seen = set()
+        for key, at in sorted(order, key=lambda kv: kv[1]):
+            f = self.fates[key]
+            if not f.went or f.owner is None or key in seen:
+                continue
+            seen.add(key)
+            same_name = self.snapshot.pods_by_key.get(key)
+            if f.owner.kind == "StatefulSet":
+                if same_name is not None and same_name is not f.pod and self._is_new(same_name):
+                    f.replacement = same_name
+                    _bound(f, same_name)
+                continue
+            by_owner.setdefault(f.owner.uid, []).append(f)
+        for uid, fates in by_owner.items():
+            fresh = sorted((p for p in self.snapshot.pods_by_owner.get(uid, ())
+                            if p.uid not in self.planned_uids and self._is_new(p)),
+                           key=lambda p: (p.creation_timestamp, p.name))
+            if all(f.removed_at is not None for f in fates):   # else the plan's order (`order` is by `at`)
+                fates.sort(key=lambda f: f.removed_at)
+            for f, p in zip(fates, fresh):
+                f.replacement = p
+                _bound(f, p)
+
+    def _is_new(self, pod: Pod) -> bool:
+        return pod.creation_timestamp is not None and pod.creation_timestamp >= self.start
+
+    # -- the anchor ------------------------------------------------------------------------------
+    def align(self, at: float, observed: Optional[float], what: str) -> None:
+        if observed is None or self.since is not None:
+            return
+        candidate = observed - float(at)
+        if self.anchor is None or candidate < self.anchor:
+            self.anchor = candidate
+            self.anchor_source = "aligned on %s, seen at %s" % (what, format_time(observed))
+
+    def due(self, at: float) -> bool:
+        """Should an effect planned at `at` have been seen by the time of the read?"""
+        return self.anchor is not None and self.read_at >= self.anchor + float(at) + self.slack
+
+    def late(self, at: float, observed: Optional[float]) -> Optional[str]:
+        if observed is None or self.anchor is None:
+            return None
+        offset = observed - self.anchor
+        if offset > float(at) + self.slack:
+            return "at %s, planned %s (%s later)" % (format_offset(offset), format_offset(at),
+                                                    format_seconds(offset - float(at)))
+        return None
+
+    def when(self, t: Optional[float]) -> str:
+        if t is None:
+            return "time not known"
+        if self.anchor is None:
+            return format_time(t)
+        return "%s (%s)" % (format_offset(t - self.anchor), format_time(t))
+
+
+def _bound(f: _Fate, replacement: Pod) -> None:
+    """A replacement exists only once its pod was marked for deletion (ReplicaSet, Job, RC) or
+    fully gone (StatefulSet): the pod was gone by the replacement's creation."""
+    t = replacement.creation_timestamp
+    if t is not None and (f.removed_at is None or t < f.removed_at):
+        f.removed_at = t
+
+
+def _ref(namespace: str, name: str) -> str:
+    return "%s/%s" % (namespace, name)
+
+
+def _ev(ev: Event) -> Evidence:
+    text = ev.note + (" (x%d)" % ev.count if ev.count > 1 else "")
+    return Evidence(ev.first, ev.object, ev.reason, ev.by, text)
+
+
+def _pod_line(p: Pod) -> str:
+    if p.node_name:
+        state = "Ready" if p.ready else "not Ready (%s)" % (p.phase or "no phase")
+        return "%s on %s, %s" % (p.ref, p.node_name, state)
+    return "%s Pending, not scheduled" % p.ref
+
+
+# --- the entries ------------------------------------------------------------------------------
+
+def _planned_pod(a: Action) -> str:
+    parts = ["%s at %s by %s" % (a.type, format_offset(a.at), a.by)]
+    if a.has_target or a.type == "evict":
+        also = [c for c in a.candidates if c != a.target]
+        if a.target is None:
+            parts.append("no replacement lands")
+        else:
+            parts.append("replacement on %s%s" % (a.target, " (or %s)" % ", ".join(also) if also else ""))
+    return "; ".join(parts)
+
+
+def _scheduling(m: _Matcher, p: Pod) -> Tuple[str, List[Evidence]]:
+    """Why a pod is unscheduled, in the scheduler's words (its latest FailedScheduling event)."""
+    evs = m.events.pod(p.namespace, p.name, p.uid, ("FailedScheduling",))
+    if evs:
+        last = max(evs, key=lambda e: e.last)
+        return last.note, [_ev(last)]
+    return "", []
+
+
+def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
+                          ) -> Tuple[List[Tuple[str, str]], List[Evidence], Dict[str, object]]:
+    """(status, text) findings about the replacement of a removed pod, its evidence and facts."""
+    out: List[Tuple[str, str]] = []
+    evidence: List[Evidence] = []
+    facts: Dict[str, object] = {}
+    r = f.replacement
+    if f.owner is None:
+        out.append((UNKNOWN, "replacement not matched: %s" % (f.owner_missing or "no owner")))
+        return out, evidence, facts
+    if r is None:
+        at = float(a.at) + DEFAULT_STARTUP
+        if shortfall:
+            out.append((AS_PLANNED, "no replacement running (%s %s)" % (f.owner.kind, _ref(f.owner.namespace,
+                                                                                            f.owner.name))))
+        elif m.due(at):
+            out.append((DIFFERS, "no replacement: %s %s created no new pod" % (
+                f.owner.kind, _ref(f.owner.namespace, f.owner.name))))
+        else:
+            out.append((PENDING, "no replacement yet"))
+        return out, evidence, facts
+    facts["replacement"] = {"namespace": r.namespace, "pod": r.name, "uid": r.uid, "node": r.node_name or None,
+                            "phase": r.phase, "ready": r.ready,
+                            "created": format_time(r.creation_timestamp) if r.creation_timestamp else None}
+    if r.node_name:
+        scheduled = m.events.pod(r.namespace, r.name, r.uid, ("Scheduled",))
+        evidence.extend(_ev(e) for e in scheduled[-1:])
+        if not scheduled:
+            evidence.append(Evidence(r.creation_timestamp, "Pod " + r.ref, "spec.nodeName", "",
+                                     "created %s, on %s" % (m.when(r.creation_timestamp), r.node_name)))
+        if shortfall:
+            out.append((DIFFERS, "replacement %s landed after all" % _pod_line(r)))
+        elif r.node_name == a.target or r.node_name in a.candidates:
+            out.append((AS_PLANNED, "replacement %s" % _pod_line(r)))
+        else:
+            also = [c for c in a.candidates if c != a.target]
+            out.append((DIFFERS, "replacement %s, not on %s%s" % (
+                _pod_line(r), a.target, " or " + ", ".join(also) if also else "")))
+    else:
+        why, evs = _scheduling(m, r)
+        evidence.extend(evs)
+        facts["replacement"]["pending"] = why or None  # type: ignore[index]
+        planned = ", planned on %s" % a.target if a.target and not shortfall else ""
+        text = "replacement %s Pending%s%s" % (r.ref, planned, ": " + why if why else " (no FailedScheduling event)")
+        if shortfall:
+            out.append((AS_PLANNED, text))
+        elif why or m.due(float(a.at) + DEFAULT_STARTUP):
+            out.append((DIFFERS, text))
+        else:
+            out.append((PENDING, text))
+    return out, evidence, facts
+
+
+PAST = {"evict": "evicted", "delete": "deleted", "kill": "killed"}
+
+
+def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]:
+    out: List[Tuple[str, str]] = []
+    at, done = float(a.at), PAST[a.type]
+    if not f.went:
+        where = f.pod.node_name if f.pod is not None else a.node
+        still = "still %s on %s" % (f.pod.phase if f.pod else "there", where)
+        out.append((DIFFERS, "not %s: %s" % (done, still)) if m.due(at) else
+                   (PENDING, "not yet: %s (planned %s)" % (still, format_offset(at))))
+        return out
+    word = {"gone": "gone", "terminating": "terminating", "finished": "finished (%s)"
+            % (f.pod.phase if f.pod else "")}[f.state]
+    late = m.late(at, f.removed_at)
+    if late:
+        out.append((DIFFERS, "%s later: %s" % (done, late)))
+    else:
+        out.append((AS_PLANNED, "%s %s" % (word, m.when(f.removed_at) if f.removed_at is not None
+                                            else "(no event says when)")))
+    if f.by is not None and f.by != a.by:
+        out.append((DIFFERS, "%s by %s, not by %s as planned" % (done, f.by, a.by)))
+    return out
+
+
+def _check(ref: str, section: str, planned: str, findings: List[Tuple[str, str]],
+           evidence: Iterable[Evidence], item: object, facts: Optional[Dict[str, object]] = None) -> Check:
+    status = worst(s for s, _ in findings)
+    observed = "; ".join(t for _, t in findings)
+    diffs = tuple(t for s, t in findings if s == status and s != AS_PLANNED)
+    ev = sorted(dict.fromkeys(evidence), key=lambda e: (e.time is None, e.time or 0.0, e.object, e.reason))
+    if len(ev) > MAX_EVIDENCE:
+        ev = ev[:2] + ev[-(MAX_EVIDENCE - 2):]
+    return Check(ref=ref, section=section, status=status, planned=planned, observed=observed,
+                 differences=diffs, evidence=tuple(ev), item=item,
+                 facts=tuple(sorted((facts or {}).items())))
+
+
+def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Entry]) -> Check:
+    f = m.fates[(a.namespace, a.pod)]
+    findings = _removal_findings(m, a, f)
+    evidence = list(f.evidence)
+    facts: Dict[str, object] = {"state": f.state}
+    if f.removed_at is not None:
+        facts["removedAt"] = format_time(f.removed_at)
+        if m.anchor is not None:
+            facts["removedAfter"] = round(f.removed_at - m.anchor, 3)
+    if f.by:
+        facts["removedBy"] = f.by
+    short = (a.namespace, a.pod) in shortfall_keys
+    if f.went and a.target is not None and not short:
+        more, ev, fx = _replacement_findings(m, a, f, shortfall=False)
+        findings += more
+        evidence += ev
+        facts.update(fx)
+    return _check("actions[%d]" % i, "actions", _planned_pod(a), findings, evidence, a, facts)
+
+
+def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
+    planned = "%s at %s by %s" % (a.type, format_offset(a.at), a.by)
+    findings: List[Tuple[str, str]] = []
+    evidence: List[Evidence] = []
+    facts: Dict[str, object] = {}
+    if a.type == "detach":
+        va = m.volume_attachment(a.volume_attachment)
+        if va is None or va.node_name != a.node or not va.attached:
+            findings.append((AS_PLANNED, "detached" if va is None or not va.attached else "attached to %s now"
+                             % va.node_name))
+        else:
+            findings.append(_not_yet(m, a.at, "still attached to %s" % a.node))
+        return _check("actions[%d]" % i, "actions", planned, findings, evidence, a)
+    if node is None or (a.uid and node.uid and node.uid != a.uid):
+        findings.append((UNKNOWN, "node %s is no longer in the cluster" % a.node if node is None else
+                         "node %s was replaced since the plan was made (uid %s, planned %s)"
+                         % (a.node, node.uid, a.uid)))
+        return _check("actions[%d]" % i, "actions", planned, findings, evidence, a)
+    if a.type == "cordon":
+        cordons = m.events.node(a.node, ("NodeNotSchedulable",))
+        evidence += [_ev(e) for e in cordons[-1:]]
+        seen = cordons[0].first if cordons else None
+        late = m.late(a.at, seen)
+        if late:
+            findings.append((DIFFERS, "cordoned later: %s" % late))
+        elif node.unschedulable or cordons:
+            findings.append((AS_PLANNED, "cordoned %s" % m.when(seen) if seen is not None else "cordoned"))
+        if node.unschedulable or cordons:
+            if not node.unschedulable:
+                uncordons = m.events.node(a.node, ("NodeSchedulable",))
+                evidence += [_ev(e) for e in uncordons[-1:]]
+                findings.append((AS_PLANNED, "uncordoned since%s" % (
+                    " " + m.when(uncordons[-1].first) if uncordons else "")))
+        else:
+            findings.append(_not_yet(m, a.at, "not cordoned (spec.unschedulable is false)"))
+    elif a.type in ("taint", "untaint"):
+        same = [t for t in node.taints if t.key == a.key and t.effect == a.effect]
+        if a.type == "taint":
+            exact = [t for t in same if t.value == a.value]
+            if exact:
+                t = exact[0]
+                if t.time_added is not None:
+                    evidence.append(Evidence(t.time_added, "Node " + a.node, "taint timeAdded", "", str(t)))
+                    facts["timeAdded"] = format_time(t.time_added)
+                late = m.late(a.at, t.time_added)
+                findings.append((DIFFERS, "added later: %s" % late) if late else
+                                (AS_PLANNED, "present%s" % (" since " + m.when(t.time_added)
+                                                            if t.time_added is not None else "")))
+            elif same:
+                findings.append((DIFFERS, "%s instead" % ", ".join(str(t) for t in same)))
+            else:
+                instead = [str(t) for t in node.taints if t.effect == a.effect]
+                findings.append(_not_yet(m, a.at, "not present%s" % (
+                    " (the node has %s)" % ", ".join(instead) if instead else "")))
+        else:
+            findings.append((AS_PLANNED, "absent") if not same else
+                            _not_yet(m, a.at, "still present: %s" % ", ".join(str(t) for t in same)))
+    elif a.type in ("label", "unlabel"):
+        have = node.labels.get(a.key)
+        if a.type == "label":
+            findings.append((AS_PLANNED, "%s=%s" % (a.key, have)) if have == a.value else
+                            _not_yet(m, a.at, "%s is %s" % (a.key, "not set" if have is None else repr(have))))
+        else:
+            findings.append((AS_PLANNED, "%s not set" % a.key) if have is None else
+                            _not_yet(m, a.at, "%s is still %r" % (a.key, have)))
+    return _check("actions[%d]" % i, "actions", planned, findings, evidence, a, facts)
+
+
+def _not_yet(m: _Matcher, at: float, text: str) -> Tuple[str, str]:
+    return (DIFFERS, text) if m.due(at) else (PENDING, "not yet: %s (planned %s)" % (text, format_offset(at)))
+
+
+def _node_entry(m: _Matcher, ref: str, section: str, e: Entry) -> Check:
+    """A node-level entry (pressure that never clears): is the node still under pressure?"""
+    node = m.snapshot.nodes.get(e.node)
+    if node is None:
+        return _check(ref, section, e.reason, [(UNKNOWN, "node %s is no longer in the cluster" % e.node)],
+                      (), e)
+    under = [c for c in PRESSURE_CONDITIONS if c in node.conditions and node.conditions[c].status == "True"]
+    ev = [Evidence(node.conditions[c].last_transition, "Node " + e.node, "condition " + c, "", "%s=True: %s"
+                   % (c, node.conditions[c].message or node.conditions[c].reason)) for c in under]
+    finding = (AS_PLANNED, "still under %s" % ", ".join(under)) if under else \
+        (DIFFERS, "no pressure condition is True now: the pressure cleared")
+    return _check(ref, section, e.reason, [finding], ev, e)
+
+
+def _blocked(m: _Matcher, i: int, e: Entry) -> Check:
+    ref = "blocked[%d]" % i
+    if not e.pod:
+        return _node_entry(m, ref, "blocked", e)
+    f = m.fates[(e.namespace, e.pod)]
+    evidence = list(f.evidence)
+    facts: Dict[str, object] = {"state": f.state}
+    if not f.went:
+        on = f.pod.node_name if f.pod is not None else e.node
+        findings = [(AS_PLANNED, "still there: %s on %s" % (f.pod.phase if f.pod else "", on))]
+    elif e.code == "node-unreachable" and f.state == "terminating":
+        findings = [(AS_PLANNED, "Terminating, as the unreachable node never confirms it")]
+    elif f.state == "gone" and e.node not in m.snapshot.nodes and not f.evidence and f.replacement is None:
+        findings = [(UNKNOWN, "the pod and node %s are no longer in the cluster" % e.node)]
+    else:
+        what = "removed after all %s" % (m.when(f.removed_at) if f.removed_at is not None else "(no event says when)")
+        if f.by:
+            what += " by %s" % f.by
+        findings = [(DIFFERS, what)]
+        freed = _what_freed(m, e, f)
+        if freed:
+            findings.append((DIFFERS, freed))
+        if f.replacement is not None:
+            findings.append((DIFFERS, "replacement %s" % _pod_line(f.replacement)))
+        if f.removed_at is not None:
+            facts["removedAt"] = format_time(f.removed_at)
+    return _check(ref, "blocked", "stays: %s" % e.reason, findings, evidence, e, facts)
+
+
+def _what_freed(m: _Matcher, e: Entry, f: _Fate) -> str:
+    """For a PDB block: the budget as the cluster shows it now (the PDB controller's status)."""
+    if e.code not in ("pdb-budget", "pdb-multiple"):
+        return ""
+    probe = f.pod or f.replacement
+    if probe is None:
+        return ""
+    pdbs = pdbs_for_pod(m.snapshot, probe)
+    if not pdbs:
+        return "no PodDisruptionBudget covers its pods now"
+    return "; ".join("PDB %s now allows %d disruption%s (%d healthy, %d desired)" % (
+        p.ref, p.disruptions_allowed, "" if p.disruptions_allowed == 1 else "s", p.current_healthy,
+        p.desired_healthy) for p in pdbs)
+
+
+def _shortfall(m: _Matcher, i: int, e: Entry, actions: Dict[PodKey, Action]) -> Check:
+    ref = "shortfall[%d]" % i
+    if not e.pod:
+        return _node_entry(m, ref, "shortfall", e)
+    f = m.fates[(e.namespace, e.pod)]
+    a = actions.get((e.namespace, e.pod))
+    at = float(a.at) if a is not None else 0.0
+    evidence = list(f.evidence)
+    facts: Dict[str, object] = {"state": f.state}
+    if not f.went:
+        findings = [_not_yet(m, at, "the pod is still %s on %s" % (f.pod.phase if f.pod else "there",
+                                                                   f.pod.node_name if f.pod else e.node))]
+    else:
+        probe = a if a is not None else Action(type="evict", namespace=e.namespace, pod=e.pod, node=e.node)
+        findings, ev, fx = _replacement_findings(m, probe, f, shortfall=True)
+        evidence += ev
+        facts.update(fx)
+    return _check(ref, "shortfall", "replacement does not run: %s" % e.reason, findings, evidence, e,
+                  facts)
+
+
+def _workload(m: _Matcher, i: int, w: Workload, end: float, ready: Dict[Tuple[str, str, str], int]) -> Check:
+    ref = "workloads[%d]" % i
+    planned = "%d ready after (%d now, lowest %d at %s)" % (w.ready_after, w.ready, w.ready_min,
+                                                           format_offset(w.ready_min_at))
+    now = ready.get((w.kind, w.namespace, w.name))
+    if now is None:
+        return _check(ref, "workloads", planned, [(UNKNOWN, "%s is no longer in the cluster" % w.ref)],
+                      (), w)
+    facts = {"readyNow": now}
+    if now == w.ready_after:
+        finding = (AS_PLANNED, "%d ready now" % now)
+    elif now > w.ready_after:
+        finding = (DIFFERS, "%d ready now, more than the %d planned" % (now, w.ready_after))
+    elif m.due(end):
+        finding = (DIFFERS, "%d ready now, %d planned" % (now, w.ready_after))
+    else:
+        finding = (PENDING, "%d ready now, %d planned once replacements start" % (now, w.ready_after))
+    return _check(ref, "workloads", planned, [finding], (), w, facts)
+
+
+def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: float,
+           since: Optional[float] = None, slack: float = SLACK) -> Verification:
+    """Every action, blocked, shortfall and workload entry of `plan`, matched to the cluster.
+
+    `read_at`: when `snapshot` and `events` were read; `since`: when the operation began (None:
+    found by aligning the observed effects with their `at`)."""
+    m = _Matcher(plan, snapshot, events, read_at, since, slack)
+    order: List[Tuple[PodKey, float]] = []
+    action_by_pod: Dict[PodKey, Action] = {}
+    for a in plan.actions:
+        if a.type in POD_ACTIONS:
+            m.fate(a.namespace, a.pod, a.uid, a.grace_period_seconds, a.owner)
+            order.append(((a.namespace, a.pod), float(a.at)))
+            action_by_pod.setdefault((a.namespace, a.pod), a)
+    for e in list(plan.blocked) + list(plan.shortfall):
+        if e.pod:
+            m.fate(e.namespace, e.pod, e.uid)
+            order.append(((e.namespace, e.pod), 0.0))
+    m.pair_replacements(order)
+    # the anchor: every observed effect aligned with its `at` (cordons align inside _node_action,
+    # so node actions are checked first, then their verdicts recomputed with the final anchor)
+    for a in plan.actions:
+        if a.type in POD_ACTIONS:
+            f = m.fates[(a.namespace, a.pod)]
+            if f.went:
+                m.align(a.at, f.removed_at, "%s %s" % (a.type, _ref(a.namespace, a.pod)))
+        elif a.type == "taint":
+            node = snapshot.nodes.get(a.node)
+            for t in (node.taints if node is not None else ()):
+                if t.key == a.key and t.effect == a.effect and t.value == a.value:
+                    m.align(a.at, t.time_added, "taint %s on %s" % (t, a.node))
+        elif a.type == "cordon":
+            cordons = m.events.node(a.node, ("NodeNotSchedulable",))
+            if cordons:
+                m.align(a.at, cordons[0].first, "the cordon of %s" % a.node)
+    shortfall_keys = {(e.namespace, e.pod): e for e in plan.shortfall if e.pod}
+    checks: List[Check] = []
+    for i, a in enumerate(plan.actions):
+        if a.type in POD_ACTIONS:
+            checks.append(_pod_action(m, i, a, shortfall_keys))
+        else:
+            checks.append(_node_action(m, i, a, snapshot.nodes.get(a.node)))
+    checks += [_blocked(m, i, e) for i, e in enumerate(plan.blocked)]
+    checks += [_shortfall(m, i, e, action_by_pod) for i, e in enumerate(plan.shortfall)]
+    end = max((float(a.at) for a in plan.actions if a.type in POD_ACTIONS), default=0.0) + DEFAULT_STARTUP
+    ready = ready_now(snapshot, [(w.kind, w.namespace, w.name) for w in plan.workloads])
+    checks += [_workload(m, i, w, end, ready) for i, w in enumerate(plan.workloads)]
+    warnings: List[str] = ["the plan was made without %s (%s): a difference may come from what its input lacked"
+                           % (e.kind, e.effect) for e in plan.incomplete]
+    if m.anchor is None and any(c.status == PENDING for c in checks):
+        warnings.append("nothing of the plan has been observed yet and no --since was given: what has not "
+                        "happened counts as pending (give --since with the time the operation started to "
+                        "judge what is overdue)")
+    return Verification(command=plan.command, plan_now=plan.now, plan_context=plan.context,
+                        plan_server=plan.server, verified_at=read_at, context=snapshot.info.context,
+                        server=snapshot.info.server, since=since, anchor=m.anchor, anchor_source=m.anchor_source,
+                        checks=tuple(checks), warnings=tuple(warnings))
+

@@ -1,0 +1,388 @@
+"""The verify matcher, pure: a plan, the cluster after (frozen), its Events, the read time -> verdicts.
+
+Expected values follow upstream behaviour: the ReplicaSet controller replaces a pod marked for
+deletion with a new pod named `RS-xxxxx` (so the replacement's creationTimestamp bounds the
+removal); a StatefulSet recreates the same name with a new uid; the kubelet's evictions leave the
+pod in phase Failed and record `Evicted`; the taint-eviction controller records
+`TaintManagerEviction` without a uid; the node lifecycle controller stamps NoExecute taints with
+`timeAdded`; the kubelet records `NodeNotSchedulable` / `NodeSchedulable` on a (un)cordon.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+from conftest import NOW, node, pod
+from kubectl_evict.apply.document import plan_from_document
+from kubectl_evict.source.freeze import Freezer
+from kubectl_evict.timeutil import format_time, parse_time
+from kubectl_evict.verify.events import project
+from kubectl_evict.verify.match import verify
+from kubectl_evict.verify.model import AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Verification, exit_code
+
+T = parse_time(NOW)          # when the plan was made
+RS = "web-5f7c9"
+
+
+def ts(offset: float) -> str:
+    return format_time(T + offset)
+
+
+def owner(kind: str, name: str, owned_by: Optional[tuple] = None, replicas: int = 2) -> dict:
+    md: Dict[str, Any] = {"name": name, "namespace": "default", "uid": "uid-%s" % name}
+    if owned_by:
+        md["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": owned_by[0], "name": owned_by[1],
+                                  "uid": "uid-%s" % owned_by[1], "controller": True}]
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": md,
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}}}}
+
+
+def member(name: str, node_name: str, *, kind: str = "ReplicaSet", of: str = RS, uid: Optional[str] = None,
+           created: float = -86400, ready: bool = True, phase: str = "Running",
+           deleted: Optional[float] = None) -> dict:
+    p = pod(name, node_name, owner=None, labels={"app": "web"}, ready=ready, phase=phase)
+    md = p["metadata"]
+    md["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": kind, "name": of, "uid": "uid-%s" % of,
+                              "controller": True}]
+    md["uid"] = uid or "uid-" + name
+    md["creationTimestamp"] = ts(created)
+    if deleted is not None:
+        md["deletionTimestamp"] = ts(deleted)
+    if not node_name:
+        del p["spec"]["nodeName"]
+        p["status"]["phase"] = "Pending"
+    return p
+
+
+BASE = [node("n1", unschedulable=True), node("n2"), node("n3"), node("n4"),
+        owner("Deployment", "web"), owner("ReplicaSet", RS, owned_by=("Deployment", "web")),
+        owner("StatefulSet", "db", replicas=1)]
+
+
+def snapshot(*objs: dict, read: float = 600):
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": ts(read), "context": "test", "server": "https://test.invalid:6443"}
+    f = Freezer()
+    f.add(("test", "", o) for o in [info, *BASE, *objs])
+    return f.build()
+
+
+def evict(name: str, at: float = 0, target: Optional[str] = "n2", candidates: Optional[List[str]] = None,
+          by: str = "user", typ: str = "evict", uid: Optional[str] = None) -> dict:
+    d: Dict[str, Any] = {"type": typ, "namespace": "default", "pod": name, "uid": uid or "uid-" + name, "node": "n1",
+                         "at": at, "gracePeriodSeconds": None, "target": target, "by": by, "rule": "drain",
+                         "reason": "test"}
+    if candidates:
+        d["candidates"] = candidates
+    return d
+
+
+def plan(actions: List[dict], blocked: Optional[List[dict]] = None, shortfall: Optional[List[dict]] = None,
+         workloads: Optional[List[dict]] = None):
+    doc = {"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "command": "drain", "now": NOW,
+           "actions": actions, "blocked": blocked or [], "shortfall": shortfall or [], "skipped": [],
+           "workloads": workloads or [], "warnings": [],
+           "cluster": {"context": "test", "server": "https://test.invalid:6443"}}
+    return plan_from_document(doc, "plan.json", workloads=True)
+
+
+def event(name: str, reason: str, note: str, at: float, *, uid: str = "", by: str = "", kind: str = "Pod") -> dict:
+    reg = {"kind": kind, "name": name}
+    if kind == "Pod":
+        reg["namespace"] = "default"
+    if uid:
+        reg["uid"] = uid
+    return {"metadata": {"name": "%s.%d" % (name, at), "namespace": "default"},
+            "eventTime": ts(at).replace("Z", ".000000Z"), "reason": reason, "note": note,
+            "reportingController": by, "regarding": reg, "type": "Normal"}
+
+
+def run(p, snap, events=(), *, since: Optional[float] = None, read: float = 600) -> Verification:
+    return verify(p, snap, project(events), read_at=T + read, since=None if since is None else T + since)
+
+
+def only(v: Verification):
+    assert len(v.checks) == 1, v.checks
+    return v.checks[0]
+
+
+# --- removals and replacements ------------------------------------------------------------------
+
+@pytest.mark.parametrize("landed, target, candidates, status, text", [
+    ("n2", "n2", None, AS_PLANNED, "replacement default/%s-new on n2, Ready" % RS),
+    ("n3", "n2", ["n2", "n3"], AS_PLANNED, "replacement default/%s-new on n3, Ready" % RS),   # tied at the top
+    ("n4", "n2", ["n2", "n3"], DIFFERS, "replacement default/%s-new on n4, Ready, not on n2 or n3" % RS),
+])
+def test_the_replacement_is_matched_through_its_owner_and_compared_with_target_and_candidates(
+        landed, target, candidates, status, text):
+    snap = snapshot(member(RS + "-new", landed, created=12))
+    c = only(run(plan([evict(RS + "-old", target=target, candidates=candidates)]), snap))
+    assert c.status == status
+    assert text in c.observed
+    assert ("removedAt", ts(12)) in c.facts     # gone by the time its replacement was created
+
+
+def test_a_pod_still_running_is_pending_until_due_then_not_evicted():
+    snap = snapshot(member(RS + "-old", "n1"))
+    p = plan([evict(RS + "-old", at=30)])
+    c = only(run(p, snap))               # nothing observed, no --since: the drain has not started
+    assert c.status == PENDING and c.differences == ("not yet: still Running on n1 (planned +30s)",)
+    c = only(run(p, snap, since=0, read=60))   # started at +0s; +30s plus 60s of slack not over
+    assert c.status == PENDING
+    c = only(run(p, snap, since=0, read=600))
+    assert c.status == DIFFERS and c.differences == ("not evicted: still Running on n1",)
+
+
+def test_an_eviction_much_later_than_planned_differs():
+    snap = snapshot(member(RS + "-a", "n2", created=5), member(RS + "-b", "n2", created=300))
+    p = plan([evict(RS + "-old1", at=0), evict(RS + "-old2", at=30)])
+    v = run(p, snap)
+    first, second = v.checks
+    assert v.anchor == T + 5 and first.status == AS_PLANNED   # aligned on the first removal
+    assert second.status == DIFFERS
+    assert second.differences == ("evicted later: at +4m55s, planned +30s (4m25s later)",)
+
+
+def test_paired_in_time_order_within_one_owner():
+    snap = snapshot(member(RS + "-x", "n3", created=40), member(RS + "-y", "n2", created=10))
+    p = plan([evict(RS + "-old1", at=0, target="n2"), evict(RS + "-old2", at=30, target="n3")],)
+    v = run(p, snap, [event(RS + "-old2", "Killing", "Stopping container app", 35, uid="uid-%s-old2" % RS,
+                            by="kubelet")])
+    assert [dict(c.facts)["replacement"]["pod"] for c in v.checks] == [RS + "-y", RS + "-x"]
+    assert [c.status for c in v.checks] == [AS_PLANNED, AS_PLANNED]
+
+
+def test_removed_by_another_component_than_planned_differs():
+    snap = snapshot(member(RS + "-old", "n1", phase="Failed", ready=False), member(RS + "-new", "n2", created=20))
+    ev = event(RS + "-old", "Evicted", "The node was low on resource: memory.", 15, uid="uid-%s-old" % RS,
+               by="kubelet")
+    c = only(run(plan([evict(RS + "-old")]), snap, [ev]))
+    assert c.status == DIFFERS
+    assert c.differences == ("evicted by kubelet, not by user as planned",)
+    assert any(e.reason == "Evicted" and e.by == "kubelet" for e in c.evidence)
+
+
+def test_a_statefulset_replacement_keeps_the_name_with_a_new_uid():
+    snap = snapshot(member("db-0", "n3", kind="StatefulSet", of="db", uid="uid-db-0-new", created=40))
+    c = only(run(plan([evict("db-0", target="n3", uid="uid-db-0")]), snap))
+    assert c.status == AS_PLANNED and dict(c.facts)["replacement"]["uid"] == "uid-db-0-new"
+
+
+def test_a_terminating_pod_has_gone_and_its_replacement_is_matched():
+    snap = snapshot(member(RS + "-old", "n1", deleted=40), member(RS + "-new", "n2", created=11))
+    c = only(run(plan([evict(RS + "-old")]), snap))
+    assert c.status == AS_PLANNED and dict(c.facts)["state"] == "terminating"
+
+
+def test_a_replacement_without_an_owner_in_the_cluster_is_unknown():
+    snap = snapshot()
+    c = only(run(plan([evict("api-6d4b-zz9qk")]), snap))
+    assert c.status == UNKNOWN
+    assert c.differences[0].startswith("replacement not matched: no ReplicaSet, Job or ReplicationController named "
+                                       "default/api-6d4b")
+
+
+def test_a_pending_replacement_carries_the_schedulers_text_and_old_events_do_not_count():
+    why = "0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu."
+    snap = snapshot(member(RS + "-new", "", uid="uid-new", created=5))
+    events = [event(RS + "-new", "FailedScheduling", "stale text from before the plan", -600, uid="uid-new"),
+              event(RS + "-new", "FailedScheduling", why, 6, uid="uid-new", by="default-scheduler")]
+    c = only(run(plan([evict(RS + "-old")]), snap, events))
+    assert c.status == DIFFERS
+    assert c.differences == ("replacement default/%s-new Pending, planned on n2: %s" % (RS, why),)
+    assert [e.text for e in c.evidence if e.reason == "FailedScheduling"] == [why]
+
+
+# --- blocked and shortfall ----------------------------------------------------------------------
+
+def blocked(name: str, code: str = "pdb-budget") -> dict:
+    return {"namespace": "default", "pod": name, "node": "n1", "code": code, "reason": "budget spent"}
+
+
+def test_a_blocked_pod_still_there_is_as_planned_and_gone_after_all_differs():
+    still = snapshot(member("db-0", "n1", kind="StatefulSet", of="db"))
+    assert only(run(plan([], blocked=[blocked("db-0")]), still)).status == AS_PLANNED
+    later = snapshot(member("db-0", "n2", kind="StatefulSet", of="db", uid="uid-db-0-new", created=400))
+    c = only(run(plan([], blocked=[blocked("db-0")]), later))
+    assert c.status == DIFFERS
+    assert c.differences[0] == "removed after all %s" % ts(400)   # nothing of the plan aligns the clock
+    assert "replacement default/db-0 on n2, Ready" in c.differences
+
+
+def test_a_shortfall_replacement_still_pending_is_as_planned_and_one_that_landed_differs():
+    why = "0/4 nodes are available: 4 Insufficient memory."
+    entry = {"namespace": "default", "pod": RS + "-old", "node": "n1", "code": "no-node-fits", "reason": why}
+    p = plan([evict(RS + "-old", target=None)], shortfall=[entry])
+    pending = snapshot(member(RS + "-new", "", uid="uid-new", created=5))
+    v = run(p, pending, [event(RS + "-new", "FailedScheduling", why, 6, uid="uid-new", by="default-scheduler")])
+    assert [c.status for c in v.checks] == [AS_PLANNED, AS_PLANNED]
+    assert why in v.checks[1].observed
+    landed = snapshot(member(RS + "-new", "n4", uid="uid-new", created=5))
+    v = run(p, landed)
+    assert [c.status for c in v.checks] == [AS_PLANNED, DIFFERS]
+    assert v.checks[1].differences == ("replacement default/%s-new on n4, Ready landed after all" % RS,)
+
+
+# --- node edits -------------------------------------------------------------------------------
+
+def taint(key: str, effect: str = "NoExecute", at: float = 50, value: str = "") -> dict:
+    return {"type": "taint", "node": "n2", "key": key, "value": value, "effect": effect, "at": at,
+            "by": "node-lifecycle-controller", "rule": "controller", "reason": "test"}
+
+
+UNREACHABLE = "node.kubernetes.io/unreachable"
+
+
+@pytest.mark.parametrize("taints, since, status, diff", [
+    ([{"key": UNREACHABLE, "effect": "NoExecute", "timeAdded": ts(52)}], 0, AS_PLANNED, ()),
+    ([{"key": UNREACHABLE, "effect": "NoExecute", "timeAdded": ts(200)}], 0, DIFFERS,
+     ("added later: at +3m20s, planned +50s (2m30s later)",)),
+    ([], 0, DIFFERS, ("not present",)),
+    ([{"key": "node.kubernetes.io/not-ready", "effect": "NoExecute", "timeAdded": ts(52)}], 0, DIFFERS,
+     ("not present (the node has node.kubernetes.io/not-ready:NoExecute)",)),
+    ([{"key": UNREACHABLE, "value": "x", "effect": "NoExecute"}], 0, DIFFERS,
+     ("%s=x:NoExecute instead" % UNREACHABLE,)),
+    ([], None, PENDING, ("not yet: not present (planned +50s)",)),
+])
+def test_taints_are_compared_with_the_node_and_their_time_added(taints, since, status, diff):
+    n2 = node("n2", taints=taints)
+    snap = snapshot(n2)
+    c = only(run(plan([taint(UNREACHABLE)]), snap, since=since))
+    assert (c.status, c.differences) == (status, diff)
+
+
+def test_a_cordon_seen_by_its_event_stays_as_planned_after_the_uncordon():
+    cordon = {"type": "cordon", "node": "n2", "at": 0, "by": "user", "rule": "drain", "reason": "t"}
+    p = plan([cordon])
+    assert only(run(p, snapshot(node("n2", unschedulable=True)))).status == AS_PLANNED
+    assert only(run(p, snapshot(), since=0)).differences == ("not cordoned (spec.unschedulable is false)",)
+    events = [event("n2", "NodeNotSchedulable", "Node n2 status is now: NodeNotSchedulable", 2, kind="Node",
+                    by="kubelet"),
+              event("n2", "NodeSchedulable", "Node n2 status is now: NodeSchedulable", 900, kind="Node",
+                    by="kubelet")]
+    c = only(run(p, snapshot(), events, read=1000))
+    assert c.status == AS_PLANNED and "uncordoned since +14m58s (%s)" % ts(900) in c.observed
+
+
+def test_labels_are_compared_with_the_node():
+    label = {"type": "label", "node": "n2", "key": "disk", "value": "ssd", "at": 0, "by": "user", "rule": "affinity",
+             "reason": "t", "previous": None}
+    assert only(run(plan([label]), snapshot(node("n2", labels={"disk": "ssd"})))).status == AS_PLANNED
+    c = only(run(plan([label]), snapshot(node("n2", labels={"disk": "hdd"})), since=0))
+    assert c.status == DIFFERS and c.differences == ("disk is 'hdd'",)
+
+
+# --- workloads and the verdict ------------------------------------------------------------------
+
+WEB = {"kind": "Deployment", "namespace": "default", "name": "web", "ready": 2, "readyMin": 1, "readyMinAt": 0,
+       "readyAfter": 2}
+
+
+@pytest.mark.parametrize("pods, read, status", [
+    ([member(RS + "-a", "n2"), member(RS + "-b", "n3")], 600, AS_PLANNED),
+    ([member(RS + "-a", "n2"), member(RS + "-b", "n3", ready=False)], 600, DIFFERS),
+    ([member(RS + "-a", "n2"), member(RS + "-b", "n3", ready=False)], 60, PENDING),
+    ([member(RS + "-a", "n2"), member(RS + "-b", "n3"), member(RS + "-c", "n4")], 600, DIFFERS),
+])
+def test_workloads_ready_now_against_ready_after(pods, read, status):
+    c = only(run(plan([], workloads=[WEB]), snapshot(*pods, read=read), since=0, read=read))
+    assert c.status == status
+
+
+def test_a_workload_gone_from_the_cluster_is_unknown():
+    gone = dict(WEB, name="api")
+    assert only(run(plan([], workloads=[gone]), snapshot())).status == UNKNOWN
+
+
+def test_exit_codes_follow_the_worst_status():
+    snap = snapshot(member(RS + "-new", "n2", created=12), member(RS + "-stay", "n1"))
+    ok = run(plan([evict(RS + "-old")]), snap)
+    assert exit_code(ok) == 0
+    pending = run(plan([evict(RS + "-old"), evict(RS + "-stay", at=3000, uid="uid-%s-stay" % RS)]), snap)
+    assert [c.status for c in pending.checks] == [AS_PLANNED, PENDING] and exit_code(pending) == 4
+    differs = run(plan([evict(RS + "-old", target="n3")]), snap)
+    assert exit_code(differs) == 3
+
+
+def test_core_v1_style_events_are_read_through_their_deprecated_fields():
+    raw = {"metadata": {"name": "x", "namespace": "default"}, "reason": "TaintManagerEviction",
+           "note": "Marking for deletion Pod default/p", "regarding": {"kind": "Pod", "namespace": "default",
+                                                                       "name": "p"},
+           "deprecatedSource": {"component": "taint-controller"}, "deprecatedFirstTimestamp": ts(10),
+           "deprecatedLastTimestamp": ts(20), "deprecatedCount": 3, "eventTime": None}
+    [ev] = project([raw, {"metadata": {}, "reason": "NoTime", "regarding": {"name": "q"}}, "junk"])
+    assert (ev.by, ev.first, ev.last, ev.count, ev.uid) == ("taint-controller", T + 10, T + 20, 3, "")
+
+
+def test_the_same_input_gives_the_same_verdicts():
+    snap = snapshot(member(RS + "-new", "n4", created=12))
+    p = plan([evict(RS + "-old")], workloads=[WEB])
+    assert run(p, snap) == run(p, snap)
+
+
+def test_a_pod_in_actions_and_in_shortfall_gets_one_replacement():
+    entry = {"namespace": "default", "pod": RS + "-old", "node": "n1", "code": "no-node-fits", "reason": "x"}
+    snap = snapshot(member(RS + "-a", "", uid="uid-a", created=5), member(RS + "-b", "n2", uid="uid-b", created=6))
+    p = plan([evict(RS + "-old", target=None), evict(RS + "-other", at=10)], shortfall=[entry])
+    v = run(p, snap)
+    assert dict(v.checks[2].facts)["replacement"]["pod"] == RS + "-a"
+    assert dict(v.checks[1].facts)["replacement"]["pod"] == RS + "-b"
+
+
+def test_a_pressure_forecast_kill_the_kubelet_really_did():
+    # the kubelet's eviction manager leaves the pod in phase Failed (reason Evicted) and records Evicted
+    kill = evict(RS + "-old", at=10, typ="kill", by="kubelet", target="n2")
+    snap = snapshot(member(RS + "-old", "n1", phase="Failed", ready=False), member(RS + "-new", "n2", created=14))
+    ev = event(RS + "-old", "Evicted", "The node was low on resource: memory. Threshold quantity: 100Mi, "
+               "available: 80Mi.", 12, uid="uid-%s-old" % RS, by="kubelet")
+    c = only(run(plan([kill]), snap, [ev], since=0))
+    assert c.status == AS_PLANNED
+    assert dict(c.facts)["state"] == "finished" and dict(c.facts)["removedBy"] == "kubelet"
+    assert dict(c.facts)["removedAfter"] == 12
+
+
+def test_a_detach_is_done_once_the_volume_attachment_is_gone_or_elsewhere():
+    detach = {"type": "detach", "volumeAttachment": "csi-1", "node": "n1", "at": 360,
+              "by": "attach-detach-controller", "rule": "shutdown", "reason": "t"}
+    va = {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "csi-1"},
+          "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "n1", "source": {"persistentVolumeName": "pv-1"}},
+          "status": {"attached": True}}
+    assert only(run(plan([detach]), snapshot())).status == AS_PLANNED
+    assert only(run(plan([detach]), snapshot(va), since=0, read=100)).status == PENDING
+    c = only(run(plan([detach]), snapshot(va, read=1000), since=0, read=1000))
+    assert (c.status, c.differences) == (DIFFERS, ("still attached to n1",))
+
+
+def test_what_the_plans_input_lacked_is_said_next_to_the_verdicts():
+    doc_plan = plan([evict(RS + "-old")])
+    from kubectl_evict.plan import Incomplete
+    from pyrsistent import pvector
+    p = doc_plan.set(incomplete=pvector([Incomplete(kind="PodDisruptionBudget", effect="budgets not checked")]))
+    v = run(p, snapshot(member(RS + "-new", "n2", created=12)))
+    assert v.warnings == ("the plan was made without PodDisruptionBudget (budgets not checked): a difference may "
+                          "come from what its input lacked",)
+
+
+def test_a_cordon_much_later_than_the_start_differs():
+    cordon = {"type": "cordon", "node": "n2", "at": 0, "by": "user", "rule": "drain", "reason": "t"}
+    ev = event("n2", "NodeNotSchedulable", "Node n2 status is now: NodeNotSchedulable", 200, kind="Node", by="kubelet")
+    c = only(run(plan([cordon]), snapshot(node("n2", unschedulable=True)), [ev], since=0))
+    assert (c.status, c.differences) == (DIFFERS, ("cordoned later: at +3m20s, planned +0s (3m20s later)",))
+
+
+def test_a_node_replaced_under_the_same_name_is_unknown():
+    label = {"type": "label", "node": "n2", "key": "disk", "value": "ssd", "at": 0, "by": "user", "rule": "affinity",
+             "reason": "t", "previous": None, "uid": "uid-n2-before"}
+    c = only(run(plan([label]), snapshot(node("n2", labels={"disk": "ssd"}))))
+    assert c.status == UNKNOWN and c.differences == (
+        "node n2 was replaced since the plan was made (uid uid-n2, planned uid-n2-before)",)
+
+
+def test_the_owner_the_plan_recorded_matches_a_pod_whose_name_says_nothing():
+    act = dict(evict("api-primary"), owner={"kind": "ReplicaSet", "name": RS, "uid": "uid-" + RS})
+    c = only(run(plan([act]), snapshot(member(RS + "-new", "n2", created=12))))
+    assert c.status == AS_PLANNED and dict(c.facts)["replacement"]["pod"] == RS + "-new"
+    without = only(run(plan([evict("api-primary")]), snapshot(member(RS + "-new", "n2", created=12))))
+    assert without.status == UNKNOWN
