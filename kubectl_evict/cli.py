@@ -260,6 +260,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted\n")
         sys.exit(130)
+    except MemoryError:   # its message is empty
+        sys.stderr.write("error: out of memory (give the process more memory, or plan fewer nodes at once)\n")
+        sys.exit(1)
     except BrokenPipeError:
         try:
             sys.stdout = open(os.devnull, "w")

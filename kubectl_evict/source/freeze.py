@@ -105,12 +105,27 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
+def _decoded(loc: _Loc, v: Any, path: str) -> Any:
+    """A raw subtree decoded. The fast loader checks only its syntax: what else the JSON text
+    holds wrong (bytes that are not UTF-8, a number beyond float64, nesting deeper than the
+    decoder goes) surfaces here, and is reported at the field that holds it."""
+    try:
+        return decode_raw(v)
+    except UnicodeDecodeError as e:
+        raise loc.error(path, "not UTF-8 text (byte 0x%02x)" % e.object[e.start]) from None
+    except RecursionError:
+        raise loc.error(path, "invalid JSON: nested too deeply") from None
+    except ValueError as e:   # msgspec.ValidationError / DecodeError ("Number out of range - at `$[0]`")
+        problem = str(e).split(" - at ", 1)[0]
+        raise loc.error(path, "invalid JSON: %s%s" % (problem[:1].lower(), problem[1:])) from None
+
+
 def _map(loc: _Loc, d: dict, key: str, path: str) -> dict:
     v = d.get(key)
     if v is None:
         return {}
     if v.__class__ in _RAW_TYPES:
-        v = decode_raw(v)
+        v = _decoded(loc, v, path)
         if v is None:
             return {}
     if not isinstance(v, dict):
@@ -123,7 +138,7 @@ def _seq(loc: _Loc, d: dict, key: str, path: str) -> list:
     if v is None:
         return []
     if v.__class__ in _RAW_TYPES:
-        v = decode_raw(v)
+        v = _decoded(loc, v, path)
         if v is None:
             return []
     if not isinstance(v, list):
@@ -595,7 +610,7 @@ def _node_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Op
 def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Optional[LabelSelector]:
     raw = d.get(key)
     if raw.__class__ in _RAW_TYPES:
-        raw = decode_raw(raw)
+        raw = _decoded(loc, raw, path)
     if raw is None:
         return None
     raw = _item_map(loc, raw, path)
