@@ -214,6 +214,24 @@ def _no_such_option(e: "click.NoSuchOption") -> str:
     return msg + (" Did you mean '%s'?" % close[0] if close else "")
 
 
+def _interrupted() -> None:
+    """Ctrl-C: stop at once with 130 (128 + SIGINT), as kubectl does. `os._exit`, because a normal
+    exit would first wait for requests still in flight on worker threads (up to their read
+    timeout). Whatever writes must finish (apply's journal, its report) has its own SIGINT
+    handling and is done before this point."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        sys.stderr.write("error: interrupted\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(130)
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """Console-script entry point: the single error boundary."""
     invoked_as = os.path.basename(sys.argv[0])
@@ -248,7 +266,9 @@ def main(argv: Optional[List[str]] = None) -> None:
             hint = " (see '%s --help')" % e.ctx.command_path
         sys.stderr.write("error: %s%s\n" % (msg, hint))
         sys.exit(2)
-    except click.Abort:
+    except click.Abort as e:
+        if isinstance(e.__context__, KeyboardInterrupt):   # click turns Ctrl-C into Abort
+            _interrupted()
         sys.stderr.write("error: aborted\n")
         sys.exit(1)
     except click.ClickException as e:
@@ -258,8 +278,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         sys.stderr.write("error: %s\n" % e)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        sys.exit(130)
+        _interrupted()
     except MemoryError:   # its message is empty
         sys.stderr.write("error: out of memory (give the process more memory, or plan fewer nodes at once)\n")
         sys.exit(1)

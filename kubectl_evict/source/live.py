@@ -183,7 +183,16 @@ def connect(opts: GlobalOptions) -> Connection:
         loader = kconfig.kube_config._get_kube_config_loader(filename=joined, active_context=context,
                                                              persist_config=True)
         _choose_entries(loader, opts, where)
-        loader.load_and_set(cfg)
+        with _ClientErrors() as errors:
+            loader.load_and_set(cfg)
+        if errors.messages:   # the exec credential plugin failed; the client only logged it
+            try:
+                plugin = loader._user["exec"]["command"]
+            except Exception:  # noqa: BLE001 - only for the message
+                plugin = None
+            raise InputError("context %s: getting credentials%s: %s" % (
+                context, " from exec plugin %s" % plugin if isinstance(plugin, str) else "", errors.messages[0]),
+                source=where)
     except InputError:
         raise
     except ConfigException as e:
@@ -192,6 +201,46 @@ def connect(opts: GlobalOptions) -> Connection:
         raise InputError("context %s: cannot load credentials: %s: %s" % (context, type(e).__name__,
                          _one_line(str(e))), source=where) from None
     return _with_flags(kclient, cfg, opts, context)
+
+
+class _ClientErrors:
+    """Collects what the kubernetes client logs as errors while it loads a kubeconfig instead of
+    raising (an exec credential plugin that exits non-zero, is missing or prints no
+    ExecCredential: `ERROR:root:exec: ...`), so that it is said once, as the error, rather
+    than printed as a log line before an unrelated `401 Unauthorized`."""
+
+    def __init__(self) -> None:
+        import logging
+        self.messages: List[str] = []
+        self._handler = logging.Handler(logging.ERROR)
+        self._handler.emit = self._emit  # type: ignore[method-assign]
+        self._root = logging.getLogger()
+
+    def _emit(self, record: Any) -> None:
+        text = _one_line(record.getMessage())
+        self.messages.append(text[len("exec: "):] if text.startswith("exec: ") else text)
+
+    def __enter__(self) -> "_ClientErrors":
+        self._root.addHandler(self._handler)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._root.removeHandler(self._handler)
+
+
+def server_url(host: str) -> str:
+    """The API server URL as client-go's DefaultServerURL makes it: a bare `host:port` gets
+    https://; anything else without a scheme and a host is refused with kubectl's words (urllib3
+    would only warn that the scheme is missing, then fail to resolve a host name)."""
+    from urllib.parse import urlsplit
+    u = urlsplit(host or "")
+    if u.scheme in ("http", "https") and u.netloc:
+        return host
+    fixed = "https://" + (host or "")
+    v = urlsplit(fixed)
+    if not host or not v.netloc or v.path not in ("", "/"):
+        raise InputError('host must be a URL or a host:port pair: "%s"' % host, field="server")
+    return fixed
 
 
 def _no_cluster_message(opts: GlobalOptions, paths: Sequence[str]) -> str:
@@ -274,6 +323,14 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
                 if not flag and attr in scratch.__dict__:
                     setattr(c, attr, scratch.__dict__[attr])
         cfg.refresh_api_key_hook = refresh
+    try:
+        cfg.host = server_url(cfg.host)
+    except InputError as e:
+        raise InputError(e.problem, source=None if opts.server else "context %s" % context,
+                         field="--server" if opts.server else "cluster.server") from None
+    if opts.verbosity < 6:   # retries are ours to report (one line, at the end), not urllib3's
+        import logging
+        logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
     api = _api_client(kclient, cfg)
     headers = ([("Impersonate-User", opts.as_user)] if opts.as_user else []) + \
         [("Impersonate-Group", g) for g in opts.as_groups] + \
@@ -721,6 +778,7 @@ class ClusterReader:
         while True:
             items: list = []
             token: Optional[str] = None
+            seen: set = set()   # continue tokens answered so far: one coming back would page forever
             rv = ""
             try:
                 while True:
@@ -738,6 +796,13 @@ class ClusterReader:
                         rv = str(meta.get("resourceVersion") or "")
                     items.extend(page)
                     token = meta.get("continue") or None
+                    if token is not None:
+                        if token in seen:
+                            raise ClusterAccessError(
+                                "%s: %s answered a continue token it had already given (after %d items): the "
+                                "list would page forever; a proxy or API server that ignores `continue`? (kubectl "
+                                "get --chunk-size=0 reads it without paging)" % (what, self.conn.server, len(items)))
+                        seen.add(token)
                     self.progress.page(spec.kind, len(page), meta.get("remainingItemCount"), last=not token)
                     if not token:
                         return rv, items
@@ -861,13 +926,16 @@ class ClusterReader:
                         kub.start()
                         data._kubelet_thread = kub  # type: ignore[attr-defined]
             except BaseException:
+                # Ctrl-C (or a failed list): stop now, as kubectl does; requests in flight are
+                # abandoned, not awaited (the CLI ends the process without joining them)
                 self.cancel.set()
+                pool.shutdown(wait=False, cancel_futures=True)
                 raise
             kub = getattr(data, "_kubelet_thread", None)
             if kub is not None:
                 kub.join()
-        finally:
             pool.shutdown(wait=True)
+        finally:
             self.progress.done()
         info["resourceVersions"] = dict(data.resource_versions)
         return data
