@@ -41,3 +41,20 @@ def apply_flags_given(opts: Any) -> list:
         if getattr(opts, attr, None) not in (None, False):
             given.append(flag)
     return given
+
+
+def exit_code_after_apply(plan_code: int, applied: int) -> int:
+    """The one exit code of applying a plan, for `apply PLAN_FILE` and `COMMAND --apply` alike.
+
+    1 (an action failed) and 130 (interrupted) come first; then 3 if either the plan is BLOCKED
+    (its operation will not finish, however well the actions that can run went) or the run left
+    an action blocked, skipped or not run; then 4 if the plan has a shortfall; else 0. So
+    applying a BLOCKED drain plan cordons and evicts what it can, reports "N done, 0 failed",
+    and exits 3, as the plan said it would."""
+    if applied in (1, 130):
+        return applied
+    for code in (3, 4):
+        if code in (plan_code, applied):
+            return code
+    return 0
+

@@ -122,7 +122,8 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
             sys.stdout.write("---\n")
         sys.stdout.flush()
         applied = apply_plan(plan, source="--apply", opts=opts, settings=settings, fmt=opts.output, show_plan=False)
-        code = applied if applied in (1, 130) else max(code, applied)
+        from kubectl_evict.apply import exit_code_after_apply
+        code = exit_code_after_apply(code, applied)
     return code
 
 
