@@ -49,10 +49,10 @@ def _global_names() -> set:
 
 def _hide_global_options(cmd: click.Command) -> None:
     """Global options are documented once (`options`, `--help` of the group), as kubectl does: a
-    subcommand still accepts them, but its help shows only its own flags and examples."""
-    names = _global_names()
-    if cmd.name == "apply":  # its own flags: what to send, to which cluster, how to report
-        names -= {"yes", "dry_run", "timeout", "force_stale", "follow_timeline", "kubeconfig", "context", "output"}
+    subcommand still accepts them, but its help shows only its own flags and examples, and the
+    global ones it names in `shown_global_options` (apply's own flags; drain's --timeout and
+    --dry-run, which keep kubectl drain's meanings there)."""
+    names = _global_names() - set(getattr(cmd, "shown_global_options", ()))
     for p in cmd.params:
         if p.name in names and isinstance(p, click.Option):
             p.hidden = True
@@ -135,6 +135,24 @@ def options_cmd(ctx: click.Context) -> None:
     with formatter.section("Global options"):
         formatter.write_dl(rows)
     click.echo(formatter.getvalue().rstrip("\n"))
+
+
+@cli.command("completion", context_settings=CONTEXT_SETTINGS)
+@click.argument("shell", type=click.Choice(completion.SHELLS))
+def completion_cmd(shell: str) -> None:
+    """Print the shell completion script (bash, zsh or fish), as `kubectl completion SHELL` does.
+
+    The script completes the kubectl-evictplan executable. `kubectl evictplan <TAB>` inside
+    kubectl's own completion (kubectl >= 1.26) needs no script: it runs the
+    kubectl_complete-evictplan executable installed beside kubectl-evictplan.
+
+    \b
+    Examples:
+      source <(kubectl evictplan completion bash)          # in ~/.bashrc
+      source <(kubectl evictplan completion zsh)           # in ~/.zshrc
+      kubectl evictplan completion fish > ~/.config/fish/completions/kubectl-evictplan.fish
+    """
+    click.echo(completion.source_script(cli, shell), nl=False)
 
 
 def _discover() -> None:

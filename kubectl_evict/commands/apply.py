@@ -55,3 +55,8 @@ def command(ctx: click.Context, plan_file: str, **kw: Any) -> int:
     applied = apply_plan(plan, source="<stdin>" if plan_file == "-" else plan_file, opts=opts, settings=settings,
                          fmt=opts.output, journal_path=journal_path(plan_file), digest=digest, show_plan=True)
     return exit_code_after_apply(exit_code(plan), applied)
+
+
+# its own flags: what to send, to which cluster, how to report (shown in its --help)
+command.shown_global_options = ("yes", "dry_run", "timeout", "force_stale", "follow_timeline", "kubeconfig",
+                                "context", "output")
