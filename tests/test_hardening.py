@@ -254,3 +254,18 @@ def test_a_continue_token_answered_forever_fails_clearly(tmp_path):
         res = run_cli("--kubeconfig", str(kc), "drain", "n1")
         one_error(res, "listing pods", "continue token it had already given", "page forever")
         assert sum(1 for _, p in srv.requests if p.startswith("/api/v1/pods")) == 2
+
+
+def test_unreachable_kubelets_fold_into_one_warning(tmp_path):
+    """The demo has no kubelet data for most nodes: the proxy answers 503 for each (with the node's
+    own address). Like the 403 case, that is one warning naming the nodes, not one per node."""
+    from kubectl_evict.source.files import DEMO_PATH
+    with ApiServer(DEMO_PATH) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kc")
+        res = run_cli("--kubeconfig", str(kc), "pressure")
+        assert res.returncode in (0, 3, 4), res.stderr
+        warnings = [line for line in res.stderr.splitlines() if line.startswith("warning: ")]
+        unreachable = [w for w in warnings if "not read (503" in w]
+        assert len(unreachable) == 1, res.stderr
+        assert "nodes)" in unreachable[0] and "connection refused" in unreachable[0]
+        assert "defaults for them" in unreachable[0]

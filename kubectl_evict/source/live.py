@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -884,19 +885,7 @@ class ClusterReader:
                 "and stats summary missing for %s; plans use upstream kubelet defaults and see no usage stats "
                 "(grant get on nodes/proxy to read them)" % (forbidden[0], _node_list(missing)))
             return
-        lines = []
-        for node in names:
-            p = problems.get(node)
-            if not p:
-                continue
-            missing = [w for w in ("configz", "stats/summary") if w in p]
-            what = {"configz": "kubelet configuration (configz)", "stats/summary": "stats summary"}
-            whys = list(dict.fromkeys(p[m] for m in missing))
-            lines.append("node/%s: %s not read (%s); %s" % (
-                node, " and ".join(what[m] for m in missing), "; ".join(whys),
-                "the plan uses upstream kubelet defaults for it" if "configz" in missing
-                else "the plan has no usage stats for it"))
-        data.warnings.extend(lines)
+        data.warnings.extend(_kubelet_warnings(names, problems))
 
     # -- everything ------------------------------------------------------------------------------
     def read(self, mode: str = "pruned", nodes: Optional[Sequence[str]] = None, kubelet: bool = True,
@@ -939,6 +928,36 @@ class ClusterReader:
             self.progress.done()
         info["resourceVersions"] = dict(data.resource_versions)
         return data
+
+
+_DIAL = re.compile(r"dial tcp \S+?:\d+:")
+
+
+def _kubelet_warnings(names: Sequence[str], problems: Dict[str, Dict[str, str]]) -> List[str]:
+    """One warning per kind of failure, naming its nodes (as the 403 warning does): eight
+    unreachable kubelets are one line, not eight. The address in "dial tcp ADDR:PORT" differs per
+    node and is left out of the folded line."""
+    what = {"configz": "kubelet configuration (configz)", "stats/summary": "stats summary"}
+    groups: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], List[str]] = {}
+    first_whys: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], List[str]] = {}
+    for node in names:
+        p = problems.get(node)
+        if not p:
+            continue
+        missing = tuple(w for w in ("configz", "stats/summary") if w in p)
+        whys = list(dict.fromkeys(p[m] for m in missing))
+        key = (missing, tuple(dict.fromkeys(_DIAL.sub("dial tcp (the node's kubelet):", w) for w in whys)))
+        groups.setdefault(key, []).append(node)
+        first_whys.setdefault(key, whys)
+    lines = []
+    for (missing, folded), nodes in groups.items():
+        single = len(nodes) == 1
+        lines.append("%s: %s not read (%s); %s" % (
+            "node/" + nodes[0] if single else _node_list(nodes), " and ".join(what[m] for m in missing),
+            "; ".join(first_whys[(missing, folded)] if single else folded),
+            ("the plan uses upstream kubelet defaults for %s" if "configz" in missing
+             else "the plan has no usage stats for %s") % ("it" if single else "them")))
+    return lines
 
 
 def _retry_after(headers: Any) -> Optional[float]:
