@@ -269,3 +269,40 @@ def test_unreachable_kubelets_fold_into_one_warning(tmp_path):
         assert len(unreachable) == 1, res.stderr
         assert "nodes)" in unreachable[0] and "connection refused" in unreachable[0]
         assert "defaults for them" in unreachable[0]
+
+
+# --- what the tables show -------------------------------------------------------------------------
+
+def test_many_blocked_reasons_wrap_whole_at_60_columns(tmp_path, write_snapshot):
+    names = ["standalone-batch-runner-with-a-long-name-%02d" % i for i in range(12)]
+    path = write_snapshot(node("n1"), node("n2"), *[pod(n, "n1", owner=None) for n in names])
+    res = run_cli("-f", path, "drain", "n1", env={"COLUMNS": "60"})
+    assert res.returncode == 3, res.stderr
+    blocked = res.stdout.split("\nBLOCKED\n", 1)[1].split("\n\n", 1)[0]
+    assert "\u2026" not in blocked and "..." not in blocked
+    for n in names:   # never cut, and each fix hint whole (its words wrapped onto more lines)
+        assert "default/%s  n1" % n in blocked
+    assert " ".join(blocked.split()).count("(use --force to override)") == 12
+    for line in blocked.splitlines():
+        assert len(line) <= 60 or not line.startswith(" "), line
+
+
+def test_names_and_states_are_never_cut_at_60_columns():
+    res = run_cli("--demo", "-o", "table", "drain", "worker-a1", "--ignore-daemonsets", "--delete-emptydir-data",
+                  "--force", env={"COLUMNS": "60"})
+    doc = run_cli("--demo", "-o", "json", "drain", "worker-a1", "--ignore-daemonsets", "--delete-emptydir-data",
+                  "--force")
+    assert res.returncode == doc.returncode == 3
+    assert "Deployment analytics/spark-driver" in res.stdout and " OUTAGE" in res.stdout
+    assert "OUTA\u2026" not in res.stdout
+    for a in json.loads(doc.stdout)["actions"]:
+        if a.get("pod"):
+            assert "%s/%s" % (a["namespace"], a["pod"]) in res.stdout
+
+
+def test_c_locale_prints_ascii():
+    res = run_cli("--demo", "drain", "worker-a1", "--ignore-daemonsets", "--delete-emptydir-data", "--force",
+                  env={"LC_ALL": "C", "COLUMNS": "80", "PYTHONIOENCODING": None})
+    assert res.returncode == 3
+    assert res.stdout.isascii(), [c for c in res.stdout if not c.isascii()][:5]
+    assert "..." in res.stdout   # the reasons are still cut, with three dots
