@@ -1643,10 +1643,10 @@ class ApiServer:
         if limit and i < hi:
             meta["continue"] = _encode_continue(list_rv if list_rv >= 0 else self.state.rv,
                                                 keys[i - 1] + "\x00")
-        if res.name in self.stuck_continue:
-            meta["continue"] = _encode_continue(list_rv, "stuck")
             if lsel is None and fsel is None:
                 meta["remainingItemCount"] = hi - i
+        if res.name in self.stuck_continue:
+            meta["continue"] = _encode_continue(list_rv, "stuck")
         if self._wants_table(h):
             return self._answer_objects(h, res, [e.obj(res) for e in picked], meta)
         head = json.dumps({"kind": f"{res.kind}List", "apiVersion": res.api_version, "metadata": meta},
