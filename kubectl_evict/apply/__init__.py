@@ -53,8 +53,11 @@ def exit_code_after_apply(plan_code: int, applied: int) -> int:
     and exits 3, as the plan said it would."""
     if applied in (1, 130):
         return applied
-    for code in (3, 4):
+    for code in PLAN_CODES:
         if code in (plan_code, applied):
             return code
     return 0
+
+
+PLAN_CODES = (3, 4, 5)   # a plan's own exit codes, the one that wins first
 
