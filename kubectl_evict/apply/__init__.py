@@ -23,7 +23,7 @@ def settings_from_options(opts: Any) -> Any:
     if dry not in DRY_RUN_VALUES:
         hint = " (a plan is already the client-side dry run)" if dry == "client" else ""
         raise InputError("%r is not supported: use none or server%s" % (dry, hint), field="--dry-run")
-    from kubectl_evict.commands._run import duration_flag
+    from kubectl_evict.flags import duration_flag
     timeout = duration_flag("--timeout", opts.timeout if opts.timeout is not None else DEFAULT_TIMEOUT)
     # drain --timeout keeps kubectl drain's meaning: it bounds the whole drain (each action's
     # retries included); elsewhere it is how long each action may retry
@@ -46,18 +46,9 @@ def apply_flags_given(opts: Any) -> list:
 def exit_code_after_apply(plan_code: int, applied: int) -> int:
     """The one exit code of applying a plan, for `apply PLAN_FILE` and `COMMAND --apply` alike.
 
-    1 (an action failed) and 130 (interrupted) come first; then 3 if either the plan is BLOCKED
-    (its operation will not finish, however well the actions that can run went) or the run left
-    an action blocked, skipped or not run; then 4 if the plan has a shortfall; else 0. So
-    applying a BLOCKED drain plan cordons and evicts what it can, reports "N done, 0 failed",
-    and exits 3, as the plan said it would."""
-    if applied in (1, 130):
-        return applied
-    for code in PLAN_CODES:
-        if code in (plan_code, applied):
-            return code
-    return 0
-
-
-PLAN_CODES = (3, 4, 5)   # a plan's own exit codes, the one that wins first
-
+    1 (an action failed) and 130 (interrupted) come first; else the worse (`plan.worse_code`) of
+    the plan's own code (3 BLOCKED, 4 shortfall, 5 incomplete input) and the run's (3 when an
+    action was blocked, skipped or not run). So applying a BLOCKED drain plan cordons and evicts
+    what it can, reports "N done, 0 failed", and exits 3, as the plan said it would."""
+    from kubectl_evict.plan import worse_code
+    return applied if applied in (1, 130) else worse_code(plan_code, applied)
