@@ -306,3 +306,37 @@ def test_c_locale_prints_ascii():
     assert res.returncode == 3
     assert res.stdout.isascii(), [c for c in res.stdout if not c.isascii()][:5]
     assert "..." in res.stdout   # the reasons are still cut, with three dots
+
+
+# --- help says what the product does --------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["affinity", "apply", "completion", "controller", "drain", "pressure",
+                                     "shutdown", "snapshot"])
+def test_help_examples_are_safe_to_paste_into_a_shell(command):
+    """An example with an unquoted `<` (memory.available<500Mi) is a redirect in bash."""
+    import shlex
+    res = run_cli(command, "--help")
+    assert res.returncode == 0, res.stderr
+    lines = [line.strip() for line in res.stdout.splitlines()]
+    for i, line in enumerate(lines):
+        if not line.startswith(("kubectl evictplan", "source <(")):
+            continue
+        while line.endswith("\\") and i + 1 < len(lines):   # an example continued on the next line
+            i += 1
+            line = line[:-1] + " " + lines[i]
+        lexer = shlex.shlex(line.split("  #", 1)[0], posix=True, punctuation_chars=True)
+        tokens = list(lexer)
+        assert "<" not in tokens, line
+
+
+def test_drain_help_shows_timeout_with_its_planning_meaning():
+    res = run_cli("drain", "--help")
+    text = " ".join(res.stdout.split())
+    assert "--timeout DURATION" in text and "changes the plan (drain-timeout)" in text
+    assert "--dry-run none|client|server" in text
+
+
+def test_options_describes_both_meanings_of_timeout():
+    text = " ".join(run_cli("options").stdout.split())
+    assert "apply: how long each action may retry" in text
+    assert "drain: kubectl drain's --timeout, a plan parameter" in text

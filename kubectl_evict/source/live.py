@@ -13,8 +13,11 @@ Kinds are listed concurrently, one thread each; kubelet data (`nodes/NODE/proxy/
 `/proxy/stats/summary`) is fetched concurrently for the nodes a command targets, each call with
 a timeout, and a kubelet that cannot be read is a warning on stderr, never a failure. A `410
 Gone` on an expired continue token restarts that list once (client-go's pager falls back to a
-full list the same way); other API errors raise `ClusterAccessError` naming the resource and
-the HTTP status. `/version` is read first: it is the connectivity check and is recorded in the
+full list the same way); a continue token answered a second time (a proxy that ignores
+`continue`) fails instead of paging forever; other API errors raise `ClusterAccessError` naming
+the resource and the HTTP status. Kubelet failures of one kind fold into one warning naming the
+nodes. Ctrl-C abandons the requests in flight (the CLI exits 130 at once). An exec credential
+plugin that fails is reported once, with its own message. `/version` is read first: it is the connectivity check and is recorded in the
 SnapshotInfo, because rules follow upstream defaults that changed between releases.
 """
 
