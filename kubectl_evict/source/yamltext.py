@@ -198,7 +198,15 @@ def _events(data: Any, prune: bool, stream: bool) -> Iterator[Tuple[bool, Any]]:
             ev = get()
             c = ev.__class__
             if c is scalar_c:
-                value = _scalar(ev, cache)
+                if ev.tag is None:   # the common case inline: plain (resolved once per text) or quoted
+                    if ev.implicit[0]:
+                        value = cache.get(ev.value, _NOKEY)
+                        if value is _NOKEY:
+                            value = cache[ev.value] = _plain(ev.value)
+                    else:
+                        value = ev.value
+                else:
+                    value = _scalar(ev, cache)
                 if ev.anchor is not None:
                     anchors[ev.anchor] = value
             elif c is map_c or c is seq_c:
