@@ -340,3 +340,8 @@ def test_options_describes_both_meanings_of_timeout():
     text = " ".join(run_cli("options").stdout.split())
     assert "apply: how long each action may retry" in text
     assert "drain: kubectl drain's --timeout, a plan parameter" in text
+
+
+def test_yaml_anchors_and_merge_keys_read_as_go_yaml_does():
+    docs = yamltext.load_all(b"base: &b {a: 1, c: 0}\nx:\n  <<: *b\n  c: 2\ny: *b\n", "t.yaml")
+    assert docs == [{"base": {"a": 1, "c": 0}, "x": {"a": 1, "c": 2}, "y": {"a": 1, "c": 0}}]
