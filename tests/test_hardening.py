@@ -345,3 +345,32 @@ def test_options_describes_both_meanings_of_timeout():
 def test_yaml_anchors_and_merge_keys_read_as_go_yaml_does():
     docs = yamltext.load_all(b"base: &b {a: 1, c: 0}\nx:\n  <<: *b\n  c: 2\ny: *b\n", "t.yaml")
     assert docs == [{"base": {"a": 1, "c": 0}, "x": {"a": 1, "c": 2}, "y": {"a": 1, "c": 0}}]
+
+
+@pytest.mark.parametrize("kind, needle", [("NodeKubeletConfig", "not UTF-8 text"),
+                                          ("NodeStatsSummary", "not UTF-8 text")])
+def test_bad_kubelet_documents_are_named_when_a_rule_reads_them(tmp_path, kind, needle):
+    """Kubelet documents stay undecoded until a rule reads them (speed); what is wrong in them is
+    still one line naming the file, the document and the field."""
+    n = node("n1")
+    cfg = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+           "kubeletconfig": {"evictionHard": {"memory.available": "100Mi"}, "x": "XX"}}
+    summ = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": "n1"},
+            "summary": {"node": {"nodeName": "n1", "memory": {"availableBytes": 1}, "x": "XX"}, "pods": []}}
+    text = json.dumps(snapshot_list(n, cfg if kind == "NodeKubeletConfig" else summ)).encode()
+    text = text.replace(b'"XX"', b'"\xe9"')
+    p = tmp_path / "kubelet.json"
+    p.write_bytes(text)
+    field = "kubeletconfig" if kind == "NodeKubeletConfig" else "summary"
+    one_error(run_cli("-f", str(p), "pressure", "n1"), str(p), "%s n1" % kind, field, needle)
+
+
+def test_out_of_range_stats_number_reads_as_no_observation(tmp_path):
+    """A kubelet stat the planner cannot use (here 1e400) is treated like a missing one, as other
+    unusable stats are: no internal error."""
+    summ = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": "n1"},
+            "summary": {"node": {"nodeName": "n1", "memory": {"availableBytes": "BIG"}}, "pods": []}}
+    p = tmp_path / "stats.json"
+    p.write_bytes(json.dumps(snapshot_list(node("n1"), summ)).encode().replace(b'"BIG"', b"1e400"))
+    res = run_cli("-f", str(p), "pressure", "n1")
+    assert res.returncode in (0, 3, 4, 5) and "error" not in res.stderr, res.stderr

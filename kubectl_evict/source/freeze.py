@@ -373,7 +373,7 @@ class Freezer:
             if kind == "NodeStatsSummary" and name is None:
                 summary = obj.get("summary")
                 if isinstance(summary, (bytes, bytearray)):
-                    summary = LazyJSON(data=bytes(summary))
+                    summary = LazyJSON(data=bytes(summary), where=(source, "NodeStatsSummary " + where, "summary"))
                 node = obj.get("node") if isinstance(obj.get("node"), dict) else \
                     (summary.get("node") if isinstance(summary, Mapping) else None)
                 name = node.get("nodeName") if isinstance(node, dict) else None
@@ -540,7 +540,7 @@ def _lazy(loc: _Loc, obj: dict, key: str) -> LazyJSON:
     if isinstance(v, (bytes, bytearray)):
         if v.lstrip()[:1] != b"{":
             raise loc.error(key, "expected an object")
-        return LazyJSON(data=bytes(v))
+        return LazyJSON(data=bytes(v), where=(loc.source, loc.label, key))
     return LazyJSON(value=_map(loc, obj, key, key))
 
 
