@@ -110,12 +110,16 @@ def objects(data: Any, source: str) -> Iterator[Doc]:
     streams: the items of a List come out one by one while the rest is still being parsed, with
     only the keys the freezer reads."""
     if _head(data) in (b"{", b"["):
-        for doc in parse_text(data, source):
+        docs = parse_text(data, source)
+        del data   # the caller holds no other reference: the text goes as soon as it is parsed
+        for doc in docs:
             yield from expand(doc, source)
         return
     from kubectl_evict.source import yamltext
+    stream = yamltext.stream(bytes(data), source)
+    del data
     index, waiting = 0, []   # items that name no kind wait for their List's kind
-    for is_item, value in yamltext.stream(bytes(data), source):
+    for is_item, value in stream:
         if is_item:
             where = "items[%d]" % index
             index += 1

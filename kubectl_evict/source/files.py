@@ -81,7 +81,9 @@ def read_documents(paths: Sequence[str]) -> Iterator[Doc]:
     for path in expand_paths(paths):
         label = "<stdin>" if path == "-" else ("demo cluster" if path == DEMO_PATH else path)
         data = _mapped(path)
-        for item in objects(data if data is not None else read_bytes(path), label):
+        items = objects(data if data is not None else read_bytes(path), label)
+        del data   # the file's bytes are released as soon as they are parsed
+        for item in items:
             _refuse_raw_configz(item)
             yield item
 
