@@ -918,11 +918,15 @@ class ClusterReader:
                                                args=([n for n in dict.fromkeys(targets) if n in known], data))
                         kub.start()
                         data._kubelet_thread = kub  # type: ignore[attr-defined]
-            except BaseException:
-                # Ctrl-C (or a failed list): stop now, as kubectl does; requests in flight are
-                # abandoned, not awaited (the CLI ends the process without joining them)
+            except KeyboardInterrupt:
+                # Ctrl-C: stop now, as kubectl does; requests in flight are abandoned, not awaited
+                # (the CLI ends the process at once, without joining the threads)
                 self.cancel.set()
                 pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            except BaseException:
+                self.cancel.set()   # a failed list: the others stop after their request in flight
+                pool.shutdown(wait=True)
                 raise
             kub = getattr(data, "_kubelet_thread", None)
             if kub is not None:
