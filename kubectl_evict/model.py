@@ -226,15 +226,25 @@ class LazyJSON(Mapping):
     they read as immutable.
     """
 
-    __slots__ = ("_data", "_value")
+    __slots__ = ("_data", "_value", "_where")
 
-    def __init__(self, data: Optional[bytes] = None, value: Optional[dict] = None) -> None:
+    def __init__(self, data: Optional[bytes] = None, value: Optional[dict] = None,
+                 where: Tuple[str, ...] = ()) -> None:
         self._data = data
         self._value = value
+        self._where = where   # (file, object, field): named if the bytes turn out not to decode
 
     def _get(self) -> dict:
         if self._value is None:
-            v = _decode(self._data) if self._data else {}
+            try:
+                v = _decode(self._data) if self._data else {}
+            except (ValueError, RecursionError) as e:   # bad UTF-8, a number beyond float64, ...
+                from kubectl_evict.errors import InputError
+                where = tuple(self._where) + (None, None, None)
+                text = str(e).split(" - at ", 1)[0] or type(e).__name__
+                problem = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else \
+                    "invalid JSON: %s%s" % (text[:1].lower(), text[1:])
+                raise InputError(problem, source=where[0], obj=where[1], field=where[2]) from None
             self._value = v if isinstance(v, dict) else {}
         return self._value
 

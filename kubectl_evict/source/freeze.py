@@ -110,12 +110,27 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
+def _decoded(loc: _Loc, v: Any, path: str) -> Any:
+    """A raw subtree decoded. The fast loader checks only its syntax: what else the JSON text
+    holds wrong (bytes that are not UTF-8, a number beyond float64, nesting deeper than the
+    decoder goes) surfaces here, and is reported at the field that holds it."""
+    try:
+        return decode_raw(v)
+    except UnicodeDecodeError as e:
+        raise loc.error(path, "not UTF-8 text (byte 0x%02x)" % e.object[e.start]) from None
+    except RecursionError:
+        raise loc.error(path, "invalid JSON: nested too deeply") from None
+    except ValueError as e:   # msgspec.ValidationError / DecodeError ("Number out of range - at `$[0]`")
+        problem = str(e).split(" - at ", 1)[0]
+        raise loc.error(path, "invalid JSON: %s%s" % (problem[:1].lower(), problem[1:])) from None
+
+
 def _map(loc: _Loc, d: dict, key: str, path: str) -> dict:
     v = d.get(key)
     if v is None:
         return {}
     if v.__class__ in _RAW_TYPES:
-        v = decode_raw(v)
+        v = _decoded(loc, v, path)
         if v is None:
             return {}
     if not isinstance(v, dict):
@@ -128,7 +143,7 @@ def _seq(loc: _Loc, d: dict, key: str, path: str) -> list:
     if v is None:
         return []
     if v.__class__ in _RAW_TYPES:
-        v = decode_raw(v)
+        v = _decoded(loc, v, path)
         if v is None:
             return []
     if not isinstance(v, list):
@@ -405,7 +420,7 @@ class Freezer:
         if kind == "NodeStatsSummary" and name is None:
             summary = obj.get("summary")
             if isinstance(summary, (bytes, bytearray)):
-                summary = LazyJSON(data=bytes(summary))
+                summary = LazyJSON(data=bytes(summary), where=(source, "NodeStatsSummary " + where, "summary"))
             node = obj.get("node") if isinstance(obj.get("node"), dict) else \
                 (summary.get("node") if isinstance(summary, Mapping) else None)
             name = node.get("nodeName") if isinstance(node, dict) else None
@@ -592,7 +607,7 @@ def _lazy(loc: _Loc, obj: dict, key: str) -> LazyJSON:
     if isinstance(v, (bytes, bytearray)):
         if v.lstrip()[:1] != b"{":
             raise loc.error(key, "expected an object")
-        return LazyJSON(data=bytes(v))
+        return LazyJSON(data=bytes(v), where=(loc.source, loc.label, key))
     return LazyJSON(value=_map(loc, obj, key, key))
 
 
@@ -682,7 +697,7 @@ def _node_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Op
 def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Optional[LabelSelector]:
     raw = d.get(key)
     if raw.__class__ in _RAW_TYPES:
-        raw = decode_raw(raw)
+        raw = _decoded(loc, raw, path)
     if raw is None:
         return None
     raw = _item_map(loc, raw, path)
