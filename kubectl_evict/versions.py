@@ -26,7 +26,16 @@ _VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
 Release = Tuple[int, int, int]
 # name -> ranges of releases [first, last-exclusive) in which the behaviour applies (None: open).
 # Patch-level boundaries matter: several fixes were backported to a patch release.
-FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {}
+FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
+    # DRA GA (resource.k8s.io/v1): the DynamicResources plugin joins the default scheduler profile
+    # (KEP-4381, gate DynamicResourceAllocation on by default; pkg/scheduler/apis/config/v1/
+    # default_plugins.go applyFeatureGates). Before v1.34 the gate was beta and off by default.
+    "DynamicResources": (((1, 34, 0), None),),
+    # DRA device taints (KEP-5055, gate DRADeviceTaints): beta and on from v1.36, GA in v1.37;
+    # the device taint eviction controller (pkg/controller/devicetainteviction) deletes pods whose
+    # allocated devices carry an untolerated NoExecute taint, and the allocator skips tainted devices.
+    "DRADeviceTaints": (((1, 36, 0), None),),
+}
 
 
 class ClusterVersion(NamedTuple):

@@ -159,12 +159,16 @@ RESOURCES = [
     Resource("csinodes", "CSINode", "storage.k8s.io", "v1", False),
     Resource("csidrivers", "CSIDriver", "storage.k8s.io", "v1", False),
     Resource("leases", "Lease", "coordination.k8s.io", "v1", True, (), ()),
+    Resource("resourceclaims", "ResourceClaim", "resource.k8s.io", "v1", True),
+    Resource("resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io", "v1", True, (), ()),
+    Resource("deviceclasses", "DeviceClass", "resource.k8s.io", "v1", False, (), ()),
+    Resource("resourceslices", "ResourceSlice", "resource.k8s.io", "v1", False, (), ()),
 ]
 BY_KIND = {r.kind: r for r in RESOURCES}
 BY_GVR = {(r.group, r.version, r.name): r for r in RESOURCES}
 BY_NAME = {r.name: r for r in RESOURCES}
 GROUP_ORDER = ["", "apps", "batch", "policy", "scheduling.k8s.io", "storage.k8s.io",
-               "coordination.k8s.io"]
+               "coordination.k8s.io", "resource.k8s.io"]
 
 KUBELET_KINDS = {"NodeKubeletConfig": "kubeletconfig", "NodeStatsSummary": "summary"}
 

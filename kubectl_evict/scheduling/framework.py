@@ -434,3 +434,15 @@ class Plugin:
 
     def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
         return None
+
+    def reserve(self, cs: ClusterState, pod: Pod, node_name: str) -> None:
+        """`pod` landed on `node_name`: take what the plugin tracks beyond ClusterState."""
+
+    def post_filter(self, cs: ClusterState, pod: Pod) -> Optional[str]:
+        """The plugin's PostFilter message when no node fits (None: it has no PostFilter)."""
+        return None
+
+    def deallocate(self, cs: ClusterState, pod: Pod) -> bool:
+        """After a failed attempt, free what the plugin's PostFilter frees; True if anything was
+        (the scheduler then retries the pod)."""
+        return False

@@ -333,7 +333,8 @@ class Placer:
             return None
         return (pod.tolerations, tuple(sorted(pod.node_selector.items())), pod.required_affinity,
                 pod.preferred_affinity, pod.requests, pod.namespace, pod.labels, pod.volumes,
-                tuple(hp for c in pod.containers + pod.init_containers for hp in c.host_ports))
+                tuple(hp for c in pod.containers + pod.init_containers for hp in c.host_ports),
+                pod.resource_claims)
 
     def _fast_pick(self, pod: Pod, entries: Tuple[_Entry, ...], cyc: Cycle) -> Optional[str]:
         sched_key = self._sched_key(pod, cyc)
@@ -398,6 +399,11 @@ class Placer:
         topology spread)."""
         self._retire(pod)
         placed = self._place(pod)
+        if placed.node is None and any(p.deallocate(self.cs, pod) for p in self.filters):
+            # DynamicResources' PostFilter deallocated a claim no other pod holds: the next
+            # attempt allocates it anew.
+            self._nofit.clear()
+            placed = self._place(pod)
         if placed.node is None and self._terminating:
             # The scheduler retries when pods go away: once the evicted pods are gone (their
             # inter-pod terms, resources and volumes with them) the replacement may fit.
@@ -415,7 +421,7 @@ class Placer:
                 framework.preemption_message(total, {framework.NOT_HELPFUL: total})
             if pod.preemption_policy == "Never":
                 post = "preemption: " + post
-            return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=post))
+            return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=self._post_filter(pod, post)))
         live = self._live[id(entries)][1]
         candidates: Tuple[str, ...] = ()
         if len(live) < EXACT_SCORING_NODES:
@@ -435,7 +441,15 @@ class Placer:
                 self.remove(victim, node)
             self.commit(pod, result.node)
             return Placement(result.node, "", (), result.victims, result.pdb_violations)
-        return Placement(None, fit_error(total, why, postfilter=result.message))
+        return Placement(None, fit_error(total, why, postfilter=self._post_filter(pod, result.message)))
+
+    def _post_filter(self, pod: Pod, preemption: str) -> str:
+        """PostFilter messages in profile order (DynamicResources before DefaultPreemption),
+        joined with ", " as `RunPostFilterPlugins` joins the statuses' reasons."""
+        msgs = [m for m in (p.post_filter(self.cs, pod) for p in self.filters) if m]
+        if preemption:
+            msgs.append(preemption)
+        return ", ".join(msgs)
 
     def terminate(self, pods: Iterable[Pod]) -> None:
         """`pods` were just evicted or deleted: until they are gone they still hold their node's
@@ -489,6 +503,8 @@ class Placer:
     def commit(self, pod: Pod, name: str) -> None:
         """Reserve `pod`'s requests, pod slot, host ports, volumes and domains on node `name`."""
         self.cs.add(pod, name)
+        for p in self.filters:
+            p.reserve(self.cs, pod, name)
         self._reorder(name)
 
     def remove(self, pod: Pod, name: str) -> None:

@@ -160,6 +160,14 @@ class Spec(_S):
     vsphereVolume: Any = None
     drivers: Any = None
     storageCapacity: Any = None
+    # DRA: Pod, ResourceClaim, ResourceClaimTemplate (spec.spec), DeviceClass, ResourceSlice
+    resourceClaims: Any = None
+    devices: Any = None
+    spec: Any = None
+    selectors: Any = None
+    driver: Any = None
+    pool: Any = None
+    allNodes: Any = None
 
 
 class Status(_S):
@@ -181,6 +189,10 @@ class Status(_S):
     attached: Any = None
     replicas: Any = None
     readyReplicas: Any = None
+    # DRA: Pod, ResourceClaim
+    resourceClaimStatuses: Any = None
+    allocation: Any = None
+    reservedFor: Any = None
 
 
 class Doc(_S):

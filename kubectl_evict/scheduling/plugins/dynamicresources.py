@@ -1,0 +1,283 @@
+"""DynamicResources (`pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`),
+in kube-scheduler's default profile from v1.34 (DRA GA, resource.k8s.io/v1); before v1.34 the
+plugin is not active (the DynamicResourceAllocation gate was off by default).
+
+For a pod with `spec.resourceClaims`:
+- PreFilter (every failure UnschedulableAndUnresolvable, `statusUnschedulable`): a named claim
+  that does not exist (`could not find ResourceClaim "ns/name"`, the claim assume cache's error)
+  or is being deleted (`resourceclaim "name" is being deleted`); a request whose DeviceClass does
+  not exist (`request R: device class C does not exist`). A claim from a ResourceClaimTemplate
+  is created anew for the replacement pod by the resourceclaim controller (a missing template:
+  `resourceclaimtemplate.resource.k8s.io "T" not found`, the controller's lookup error).
+- Filter: an allocated claim whose `status.allocation.nodeSelector` does not match the node:
+  `resourceclaim not available on the node`; claims still to allocate (template claims, and
+  unallocated named ones) must find free devices on the node: `cannot allocate all claims`.
+  The allocator runs first, so its message wins when both fail (as upstream).
+- PostFilter (only when no node fits; it runs for every pod): `no new claims to deallocate`
+  (no claims), `deallocation of ResourceClaim completed` (an allocated claim no remaining pod
+  reserves: the scheduler deallocates it and the next attempt allocates it anew, which the plan
+  follows), otherwise `still not schedulable`. The framework joins PostFilter messages with ", "
+  before DefaultPreemption's.
+
+Allocation is modelled by counting: devices come from the ResourceSlices on the node (`nodeName`),
+on every node (`allNodes`) or on the nodes their `nodeSelector` matches; a device is free unless
+an allocated claim holds it; a request takes `count` free devices (`All`: every matching one,
+at least one) of its DeviceClass, whose driver is read from the class's `device.driver == "..."`
+CEL selector. Other CEL selectors (class or request) are not evaluated, and with DRADeviceTaints
+(v1.36+) devices with an untolerated NoSchedule/NoExecute taint are not used (README divergences).
+A shared named claim that other pods still reserve stays allocated where it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
+
+from kubectl_evict.model import DeviceRequest, Node, Pod, ResourceClaim, ResourceSlice, Snapshot
+from kubectl_evict.scheduling.framework import OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
+from kubectl_evict.scheduling.nodeaffinity import node_selector_matches
+from kubectl_evict.scheduling.tolerations import tolerates
+
+NOT_AVAILABLE = "resourceclaim not available on the node"
+CANNOT_ALLOCATE = "cannot allocate all claims"
+NO_CLAIMS = "no new claims to deallocate"
+STILL_NOT_SCHEDULABLE = "still not schedulable"
+DEALLOCATED = "deallocation of ResourceClaim completed"
+
+DeviceID = Tuple[str, str, str]          # (driver, pool, device)
+
+
+def holds_dra(snapshot: Snapshot) -> bool:
+    """Does the input say anything about DRA? Without any DRA object the plugin asserts nothing
+    about a pod's claims (a file without ResourceClaims says nothing about them)."""
+    return bool(snapshot.resource_claims or snapshot.claim_templates or snapshot.device_classes
+                or snapshot.resource_slices)
+
+
+def claim_of(snapshot: Snapshot, pod: Pod, name: str) -> Optional[ResourceClaim]:
+    """The ResourceClaim a running pod uses under `pod.spec.resourceClaims[].name`."""
+    for rc in pod.resource_claims:
+        if rc.name == name:
+            real = rc.claim_name or rc.generated
+            return snapshot.resource_claims.get((pod.namespace, real)) if real else None
+    return None
+
+
+def pod_claims(snapshot: Snapshot, pod: Pod) -> List[ResourceClaim]:
+    """The existing ResourceClaims a running pod uses (named and generated from templates)."""
+    out = []
+    for rc in pod.resource_claims:
+        claim = claim_of(snapshot, pod, rc.name)
+        if claim is not None:
+            out.append(claim)
+    return out
+
+
+class _Want(NamedTuple):
+    """One claim the replacement needs devices for: its label and its requests."""
+    label: str
+    requests: Tuple[DeviceRequest, ...]
+
+
+class _State(NamedTuple):
+    pinned: Tuple[ResourceClaim, ...]          # allocated: restricted to their node selector
+    allocate: Tuple[_Want, ...]                # to allocate on the chosen node
+
+
+class _Devices:
+    """The devices of the snapshot and which are taken, as the plan moves pods (per plan, in
+    `ClusterState.cache`). Built on the first pod with claims."""
+
+    def __init__(self, cs: ClusterState, taints: bool) -> None:
+        snapshot = cs.snapshot
+        self.cs = cs
+        self.snapshot = snapshot
+        self.taints = taints
+        self.by_node: Dict[str, List[Tuple[DeviceID, Any]]] = {}
+        self.everywhere: List[Tuple[DeviceID, Any]] = []
+        self.selected: List[Tuple[ResourceSlice, List[Tuple[DeviceID, Any]]]] = []
+        for s in snapshot.resource_slices:
+            devs = [((s.driver, s.pool, d.name), d) for d in s.devices]
+            if s.node_name:
+                self.by_node.setdefault(s.node_name, []).extend(devs)
+            elif s.all_nodes:
+                self.everywhere.extend(devs)
+            elif s.node_selector is not None:
+                self.selected.append((s, devs))
+        self.taken: Set[DeviceID] = set()                       # allocated during the plan
+        self.held: Dict[DeviceID, ResourceClaim] = {}           # allocated in the snapshot
+        for claim in snapshot.resource_claims.values():
+            if claim.allocated:
+                for d in claim.devices:
+                    self.held[(d.driver, d.pool, d.device)] = claim
+        self.deallocated: Set[Tuple[str, str]] = set()
+        self._node_cache: Dict[str, List[Tuple[DeviceID, Any]]] = {}
+
+    def is_taken(self, dev: DeviceID) -> bool:
+        """Held by a claim allocated during the plan, or by a snapshot claim that is still
+        allocated: not deallocated by PostFilter, and not generated for a pod that is gone
+        (the resourceclaim controller deletes a pod's generated claims once the pod is deleted)."""
+        if dev in self.taken:
+            return True
+        claim = self.held.get(dev)
+        if claim is None or (claim.namespace, claim.name) in self.deallocated:
+            return False
+        owner = next((r for r in claim.owner_refs if r.controller and r.kind == "Pod"), None)
+        return owner is None or (claim.namespace, owner.name) in self.cs.pod_of
+
+    def on_node(self, node: Node) -> List[Tuple[DeviceID, Any]]:
+        devs = self._node_cache.get(node.name)
+        if devs is None:
+            devs = list(self.by_node.get(node.name, ())) + self.everywhere
+            for s, sdevs in self.selected:
+                if node_selector_matches(s.node_selector, node.labels, node.name).match:
+                    devs.extend(sdevs)
+            self._node_cache[node.name] = devs
+        return devs
+
+    def usable(self, device: Any, req: DeviceRequest) -> bool:
+        """DRADeviceTaints: the allocator skips devices with an untolerated NoSchedule or
+        NoExecute taint."""
+        if not self.taints:
+            return True
+        return all(t.effect not in ("NoSchedule", "NoExecute") or any(tolerates(tol, t) for tol in req.tolerations)
+                   for t in device.taints)
+
+    def allocate(self, wants: Tuple[_Want, ...], node: Node) -> Optional[List[DeviceID]]:
+        """Devices for every request of every claim on `node`, or None (all or nothing)."""
+        devs = self.on_node(node)
+        used: Set[DeviceID] = set()
+        for want in wants:
+            for req in want.requests:
+                got = None
+                for alt in (req.alternatives or (req,)):
+                    got = self._take(alt, devs, used)
+                    if got is not None:
+                        break
+                if got is None:
+                    return None
+                used.update(got)
+        return sorted(used)
+
+    def _take(self, req: DeviceRequest, devs: List[Tuple[DeviceID, Any]], used: Set[DeviceID]) -> Optional[List[DeviceID]]:
+        cls = self.snapshot.device_classes.get(req.device_class)
+        drivers = cls.drivers if cls is not None else ()
+        free = [i for i, d in devs if i not in used and not self.is_taken(i)
+                and (not drivers or i[0] in drivers) and self.usable(d, req)]
+        if req.mode == "All":
+            return free or None
+        return free[:req.count] if len(free) >= req.count else None
+
+
+class DynamicResources(Plugin):
+    name = "DynamicResources"
+
+    # -- per plan ------------------------------------------------------------------------------
+
+    def enabled(self, cs: ClusterState) -> bool:
+        """In the default profile for this cluster's version, and the input holds DRA objects."""
+        on = cs.cache.get("dra-enabled")
+        if on is None:
+            from kubectl_evict.versions import cluster_version
+            snap = cs.snapshot
+            on = cs.cache["dra-enabled"] = snap is not None and cluster_version(snap).has("DynamicResources")
+        return on
+
+    def _devices(self, cs: ClusterState) -> _Devices:
+        d = cs.cache.get("dra-devices")
+        if d is None:
+            from kubectl_evict.versions import cluster_version
+            d = cs.cache["dra-devices"] = _Devices(cs, cluster_version(cs.snapshot).has("DRADeviceTaints"))
+        return d
+
+    # -- PreFilter / Filter ----------------------------------------------------------------------
+
+    def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
+        if not pod.resource_claims or not self.enabled(cs) or not holds_dra(cs.snapshot):
+            return SKIPPED, None
+        snap = cs.snapshot
+        dealloc = self._devices(cs).deallocated
+        pinned: List[ResourceClaim] = []
+        wants: List[_Want] = []
+        for rc in pod.resource_claims:
+            if rc.template_name:
+                tmpl = snap.claim_templates.get((pod.namespace, rc.template_name))
+                if tmpl is None:
+                    return unresolvable('resourceclaimtemplate.resource.k8s.io "%s" not found' % rc.template_name), None
+                wants.append(_Want("%s-%s" % (pod.name, rc.name), tmpl.requests))
+                continue
+            claim = snap.resource_claims.get((pod.namespace, rc.claim_name))
+            if claim is None:
+                return unresolvable('could not find ResourceClaim "%s/%s"' % (pod.namespace, rc.claim_name)), None
+            if claim.deletion_timestamp is not None:
+                return unresolvable('resourceclaim "%s" is being deleted' % claim.name), None
+            if claim.allocated and (pod.namespace, claim.name) not in dealloc:
+                pinned.append(claim)
+            else:
+                wants.append(_Want(claim.ref, claim.requests))
+        for want in wants:
+            for req in want.requests:
+                for alt, label in ([(a, "%s/%s" % (req.name, a.name)) for a in req.alternatives]
+                                   or [(req, req.name)]):
+                    if alt.device_class not in snap.device_classes:
+                        return unresolvable("request %s: device class %s does not exist" % (label, alt.device_class)), None
+        return OK, _State(tuple(pinned), tuple(wants))
+
+    def filter(self, cs: ClusterState, pod: Pod, state: Any, node: Node) -> Optional[Status]:
+        unavailable = any(c.node_selector is not None and
+                          not node_selector_matches(c.node_selector, node.labels, node.name).match
+                          for c in state.pinned)
+        if state.allocate and self._devices(cs).allocate(state.allocate, node) is None:
+            return unresolvable(CANNOT_ALLOCATE)
+        if unavailable:
+            return unresolvable(NOT_AVAILABLE)
+        return None
+
+    # -- Reserve / PostFilter ------------------------------------------------------------------
+
+    def reserve(self, cs: ClusterState, pod: Pod, node_name: str) -> None:
+        """The replacement landed on `node_name`: the devices its new claims got are taken."""
+        st, state = self.pre_filter(cs, pod)
+        if state is None or not state.allocate:
+            return
+        devs = self._devices(cs)
+        got = devs.allocate(state.allocate, cs.nodes[node_name])
+        if got:
+            devs.taken.update(got)
+
+    def _deallocatable(self, cs: ClusterState, pod: Pod, state: _State) -> List[ResourceClaim]:
+        """Pinned claims no remaining pod reserves (the pod being replaced and pods leaving with it
+        are gone by the time the scheduler retries): PostFilter deallocates one of them."""
+        out = []
+        for c in state.pinned:
+            holders = [(c.namespace, name) for res, name, _ in c.reserved_for if res in ("pods", "")]
+            if all(cs.pod_of.get(k) is None or cs.pod_of[k].deletion_timestamp is not None
+                   or k == (pod.namespace, pod.name) for k in holders):
+                out.append(c)
+        return out
+
+    def post_filter(self, cs: ClusterState, pod: Pod) -> Optional[str]:
+        """The PostFilter message when no node fits (None: the plugin is not in the profile)."""
+        if not self.enabled(cs):
+            return None
+        if not pod.resource_claims or not holds_dra(cs.snapshot):
+            return NO_CLAIMS
+        st, state = self.pre_filter(cs, pod)
+        if state is None or not state.pinned:
+            return STILL_NOT_SCHEDULABLE if state is not None else NO_CLAIMS
+        return DEALLOCATED if self._deallocatable(cs, pod, state) else STILL_NOT_SCHEDULABLE
+
+    def deallocate(self, cs: ClusterState, pod: Pod) -> bool:
+        """After a failed attempt: deallocate the claims PostFilter would (one per attempt
+        upstream; all at once here, as each retry would take the next). True when any was."""
+        if not self.enabled(cs) or not pod.resource_claims:
+            return False
+        st, state = self.pre_filter(cs, pod)
+        if state is None:
+            return False
+        claims = self._deallocatable(cs, pod, state)
+        if not claims:
+            return False
+        dealloc = self._devices(cs).deallocated
+        for c in claims:
+            dealloc.add((c.namespace, c.name))
+        return True
