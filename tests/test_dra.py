@@ -337,3 +337,30 @@ def test_a_server_without_resource_k8s_io_v1_has_no_dra_objects(tmp_path):
     assert r.returncode == 0, r.stderr
     kinds = {i["kind"] for i in json.loads(r.stdout)["items"]}
     assert "Pod" in kinds and not kinds & {"ResourceClaim", "ResourceSlice", "DeviceClass", "ResourceClaimTemplate"}
+
+
+# --- DeviceClass driver pins (the one CEL form read) -------------------------------------------------
+
+@pytest.mark.parametrize("exprs, drivers", [
+    (['device.driver == "gpu.example.com"'], ("gpu.example.com",)),
+    (["device.driver == 'nic.example.com' && device.attributes['nic.example.com'].rdma"], ("nic.example.com",)),
+    (['device.attributes["gpu.example.com"].model == "T4"', 'device.driver == "gpu.example.com"'], ("gpu.example.com",)),
+    # a disjunction pins nothing: any device may match
+    (['device.driver == "a.example.com" || device.driver == "b.example.com"'], ()),
+    (["device.capacity['x'].memory.compareTo(quantity('1Gi')) >= 0"], ()),
+    ([], ()),
+])
+def test_device_class_driver_pin(exprs, drivers):
+    from kubectl_evict.source.freeze_dra import class_drivers
+    assert class_drivers(exprs) == drivers
+
+
+@pytest.mark.parametrize("feature, release, on", [
+    # default_plugins.go: DynamicResources in the default profile once DynamicResourceAllocation is GA (v1.34)
+    ("DynamicResources", (1, 33, 9), False), ("DynamicResources", (1, 34, 0), True), ("DynamicResources", (1, 37, 0), True),
+    # DRADeviceTaints: alpha (off) v1.33-v1.35, beta on v1.36, GA v1.37
+    ("DRADeviceTaints", (1, 35, 9), False), ("DRADeviceTaints", (1, 36, 0), True), ("DRADeviceTaints", (1, 37, 2), True),
+])
+def test_feature_table(feature, release, on):
+    from kubectl_evict.versions import feature_applies
+    assert feature_applies(feature, release) is on

@@ -4,7 +4,9 @@ time, with the cluster state moving as the plan places pods (`pkg/scheduler/sche
 Filter plugins, in the default profile's order: NodeUnschedulable, TaintToleration, NodeAffinity
 (static: evaluated once per node class), then NodePorts, NodeResourcesFit, VolumeRestrictions,
 NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity
-(`scheduling/plugins/`). Nodes that are not Ready carry the `not-ready`/`unreachable`
+(`scheduling/plugins/`), and from v1.34 DynamicResources (DRA devices for pods with
+ResourceClaims; its PostFilter message joins the FitError before DefaultPreemption's, and a claim
+it deallocates makes the pod try again). Nodes that are not Ready carry the `not-ready`/`unreachable`
 NoSchedule taint the node lifecycle controller would put on them.
 
 Choosing among feasible nodes: with fewer than 100 statically feasible nodes (where upstream
