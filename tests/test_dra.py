@@ -364,3 +364,26 @@ def test_device_class_driver_pin(exprs, drivers):
 def test_feature_table(feature, release, on):
     from kubectl_evict.versions import feature_applies
     assert feature_applies(feature, release) is on
+
+
+def test_v1beta1_shapes_read_like_v1(tmp_path):
+    """v1beta1 (v1.32/v1.33 servers, older snapshots) has the request's fields inline and the
+    device's under `basic`: same plan as the v1 objects."""
+    def beta(o: dict) -> dict:
+        o = json.loads(json.dumps(o))
+        o["apiVersion"] = "resource.k8s.io/v1beta1"
+        if o["kind"] == "ResourceClaimTemplate":
+            for r in o["spec"]["spec"]["devices"]["requests"]:
+                r.update(r.pop("exactly"))
+        if o["kind"] == "ResourceSlice":
+            o["spec"]["devices"] = [{"name": d["name"], "basic": {k: v for k, v in d.items() if k != "name"}}
+                                    for d in o["spec"]["devices"]]
+        return o
+    objs = trainer_cluster(gpus_elsewhere=1) + [
+        claim("trainer-2-gpu-a1b2c", "n1", ["gpu-1"], ["trainer-2"], owner="trainer-2"),
+        gpu_pod("trainer-2", "n1", template_name="one-gpu", generated="trainer-2-gpu-a1b2c")]
+    a = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
+    b = plan("-f", write(tmp_path, "v1.34.0", *[beta(o) if o["apiVersion"].startswith("resource") else o
+                                               for o in objs], name="beta.json"), "drain", "n1")
+    assert a["actions"] == b["actions"] and a["shortfall"] == b["shortfall"]
+    assert [evict_of(b, p)["target"] for p in ("trainer-1", "trainer-2")] == ["n2", None]

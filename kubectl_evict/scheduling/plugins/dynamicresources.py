@@ -36,6 +36,7 @@ from kubectl_evict.model import DeviceRequest, Node, Pod, ResourceClaim, Resourc
 from kubectl_evict.scheduling.framework import OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
 from kubectl_evict.scheduling.nodeaffinity import node_selector_matches
 from kubectl_evict.scheduling.tolerations import tolerates
+from kubectl_evict.versions import cluster_version
 
 NOT_AVAILABLE = "resourceclaim not available on the node"
 CANNOT_ALLOCATE = "cannot allocate all claims"
@@ -177,7 +178,6 @@ class DynamicResources(Plugin):
         """In the default profile for this cluster's version, and the input holds DRA objects."""
         on = cs.cache.get("dra-enabled")
         if on is None:
-            from kubectl_evict.versions import cluster_version
             snap = cs.snapshot
             on = cs.cache["dra-enabled"] = snap is not None and cluster_version(snap).has("DynamicResources")
         return on
@@ -185,7 +185,6 @@ class DynamicResources(Plugin):
     def _devices(self, cs: ClusterState) -> _Devices:
         d = cs.cache.get("dra-devices")
         if d is None:
-            from kubectl_evict.versions import cluster_version
             d = cs.cache["dra-devices"] = _Devices(cs, cluster_version(cs.snapshot).has("DRADeviceTaints"))
         return d
 
