@@ -72,7 +72,7 @@ def device_taint_evictions(snapshot: Snapshot, now: float) -> List[DeviceEvictio
     out: List[DeviceEviction] = []
     cache: Dict[Tuple[str, str], Tuple[Optional[float], Tuple[str, ...]]] = {}
     for pod in snapshot.pods:
-        if not pod.resource_claims or pod.is_terminal or pod.deletion_timestamp is not None:
+        if not pod.resource_claims or not pod.node_name or pod.is_terminal or pod.deletion_timestamp is not None:
             continue
         best: Optional[DeviceEviction] = None
         for claim in pod_claims(snapshot, pod):
