@@ -387,3 +387,18 @@ def test_v1beta1_shapes_read_like_v1(tmp_path):
                                                for o in objs], name="beta.json"), "drain", "n1")
     assert a["actions"] == b["actions"] and a["shortfall"] == b["shortfall"]
     assert [evict_of(b, p)["target"] for p in ("trainer-1", "trainer-2")] == ["n2", None]
+
+
+def test_postfilter_deallocates_only_claims_a_filter_found_pinned_elsewhere(tmp_path):
+    """`unavailableClaims` is filled by DynamicResources' Filter: when every other node already
+    fails NodeResourcesFit, its Filter never runs there and PostFilter deallocates nothing."""
+    big = gpu_pod("trainer-1", "n1", claim_name="own-gpu")
+    big["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3"
+    objs = [node("n1"), node("n2", cpu="2"), node("n3", cpu="2"), device_class(), rslice("n1", 1), rslice("n2", 1),
+            claim("own-gpu", "n1", ["gpu-0"], ["trainer-1"]), big]
+    doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
+    (short,) = doc["shortfall"]
+    assert short["reason"].endswith(
+        "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. still not schedulable, "
+        "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
+        "2 No preemption victims found for incoming pod."), short["reason"]

@@ -139,6 +139,7 @@ class Placer:
         self._live: Dict[int, Tuple[Tuple[_Entry, ...], List[str]]] = {}   # per static result: its nodes
         self._nofit: Set[tuple] = set()
         self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
+        self._freed = False          # the last attempt's PostFilter freed something (DRA deallocation)
         self._gone: Dict[Tuple[str, str], str] = {}
 
     def _items(self, pod: Pod) -> Tuple[Tuple[str, int], ...]:
@@ -401,7 +402,7 @@ class Placer:
         topology spread)."""
         self._retire(pod)
         placed = self._place(pod)
-        if placed.node is None and any(p.deallocate(self.cs, pod) for p in self.filters):
+        if placed.node is None and self._freed:
             # DynamicResources' PostFilter deallocated a claim no other pod holds: the next
             # attempt allocates it anew.
             self._nofit.clear()
@@ -417,13 +418,14 @@ class Placer:
         entries, static_why = self._static_feasible(pod)
         cyc = self.cycle(pod)
         total = len(self.names)
+        self._freed = False
         if cyc.rejected is not None:
             msg = "; ".join(cyc.rejected.reasons)
             post = framework.NEVER if pod.preemption_policy == "Never" else \
                 framework.preemption_message(total, {framework.NOT_HELPFUL: total})
             if pod.preemption_policy == "Never":
                 post = "preemption: " + post
-            return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=self._post_filter(pod, post)))
+            return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=", ".join(self._post_filter(pod) + [post])))
         live = self._live[id(entries)][1]
         candidates: Tuple[str, ...] = ()
         if len(live) < EXACT_SCORING_NODES:
@@ -437,21 +439,29 @@ class Placer:
             self.commit(pod, best)
             return Placement(best, "", candidates)
         why, statuses = self.diagnose(pod, entries, static_why, cyc)
+        before = self._post_filter(pod)
         result: Preemption = preempt(self, pod, statuses)
         if result.node is not None and self.preempt:
             for victim, node in result.victims:
                 self.remove(victim, node)
             self.commit(pod, result.node)
             return Placement(result.node, "", (), result.victims, result.pdb_violations)
-        return Placement(None, fit_error(total, why, postfilter=self._post_filter(pod, result.message)))
+        return Placement(None, fit_error(total, why, postfilter=", ".join(before + [result.message] if result.message
+                                                                          else before)))
 
-    def _post_filter(self, pod: Pod, preemption: str) -> str:
-        """PostFilter messages in profile order (DynamicResources before DefaultPreemption),
-        joined with ", " as `RunPostFilterPlugins` joins the statuses' reasons."""
-        msgs = [m for m in (p.post_filter(self.cs, pod) for p in self.filters) if m]
-        if preemption:
-            msgs.append(preemption)
-        return ", ".join(msgs)
+    def _post_filter(self, pod: Pod) -> List[str]:
+        """The PostFilter plugins that run before DefaultPreemption (DynamicResources), in profile
+        order, on this cycle's Filter results: their messages (the FitError joins them with ", "
+        as `RunPostFilterPlugins` joins the statuses' reasons), and whether one freed something
+        (`self._freed`: the scheduler then tries the pod again)."""
+        msgs = []
+        for p in self.filters:
+            m = p.post_filter(self.cs, pod)
+            if m:
+                msgs.append(m)
+            if p.deallocate(self.cs, pod):
+                self._freed = True
+        return msgs
 
     def terminate(self, pods: Iterable[Pod]) -> None:
         """`pods` were just evicted or deleted: until they are gone they still hold their node's

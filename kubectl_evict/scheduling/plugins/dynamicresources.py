@@ -193,6 +193,13 @@ class DynamicResources(Plugin):
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         if not pod.resource_claims or not self.enabled(cs) or not holds_dra(cs.snapshot):
             return SKIPPED, None
+        cs.cache.pop(("dra-unavailable", pod.namespace, pod.name), None)     # a new cycle's state
+        return self._state(cs, pod)
+
+    def _state(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
+        """PreFilter's work without starting a new cycle (Reserve and PostFilter reuse it)."""
+        if not pod.resource_claims or not self.enabled(cs) or not holds_dra(cs.snapshot):
+            return SKIPPED, None
         snap = cs.snapshot
         dealloc = self._devices(cs).deallocated
         pinned: List[ResourceClaim] = []
@@ -222,12 +229,14 @@ class DynamicResources(Plugin):
         return OK, _State(tuple(pinned), tuple(wants))
 
     def filter(self, cs: ClusterState, pod: Pod, state: Any, node: Node) -> Optional[Status]:
-        unavailable = any(c.node_selector is not None and
-                          not node_selector_matches(c.node_selector, node.labels, node.name).match
-                          for c in state.pinned)
+        unavailable = [(c.namespace, c.name) for c in state.pinned if c.node_selector is not None and
+                       not node_selector_matches(c.node_selector, node.labels, node.name).match]
         if state.allocate and self._devices(cs).allocate(state.allocate, node) is None:
             return unresolvable(CANNOT_ALLOCATE)
         if unavailable:
+            # `unavailableClaims`: what PostFilter may deallocate (claims some node's Filter found
+            # pinned elsewhere; nodes rejected by earlier plugins never get here)
+            cs.cache.setdefault(("dra-unavailable", pod.namespace, pod.name), set()).update(unavailable)
             return unresolvable(NOT_AVAILABLE)
         return None
 
@@ -235,7 +244,7 @@ class DynamicResources(Plugin):
 
     def reserve(self, cs: ClusterState, pod: Pod, node_name: str) -> None:
         """The replacement landed on `node_name`: the devices its new claims got are taken."""
-        st, state = self.pre_filter(cs, pod)
+        st, state = self._state(cs, pod)
         if state is None or not state.allocate:
             return
         devs = self._devices(cs)
@@ -247,7 +256,10 @@ class DynamicResources(Plugin):
         """Pinned claims no remaining pod reserves (the pod being replaced and pods leaving with it
         are gone by the time the scheduler retries): PostFilter deallocates one of them."""
         out = []
+        seen = cs.cache.get(("dra-unavailable", pod.namespace, pod.name), ())
         for c in state.pinned:
+            if (c.namespace, c.name) not in seen:
+                continue
             holders = [(c.namespace, name) for res, name, _ in c.reserved_for if res in ("pods", "")]
             if all(cs.pod_of.get(k) is None or cs.pod_of[k].deletion_timestamp is not None
                    or k == (pod.namespace, pod.name) for k in holders):
@@ -260,7 +272,7 @@ class DynamicResources(Plugin):
             return None
         if not pod.resource_claims or not holds_dra(cs.snapshot):
             return NO_CLAIMS
-        st, state = self.pre_filter(cs, pod)
+        st, state = self._state(cs, pod)
         if state is None or not state.pinned:
             return STILL_NOT_SCHEDULABLE if state is not None else NO_CLAIMS
         return DEALLOCATED if self._deallocatable(cs, pod, state) else STILL_NOT_SCHEDULABLE
@@ -270,7 +282,7 @@ class DynamicResources(Plugin):
         upstream; all at once here, as each retry would take the next). True when any was."""
         if not self.enabled(cs) or not pod.resource_claims:
             return False
-        st, state = self.pre_filter(cs, pod)
+        st, state = self._state(cs, pod)
         if state is None:
             return False
         claims = self._deallocatable(cs, pod, state)
