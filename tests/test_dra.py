@@ -196,6 +196,10 @@ def test_named_claim_only_the_evicted_pod_held_is_deallocated_and_allocated_anew
 
 def test_missing_device_class_is_a_prefilter_rejection(tmp_path):
     objs = [o for o in trainer_cluster(gpus_elsewhere=1) if o["kind"] != "DeviceClass"]
+    # without any DeviceClass in the input the class is unknown, not missing: nothing asserted
+    doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
+    assert not doc["shortfall"] and evict_of(doc, "trainer-1")["target"] == "n2"
+    objs.append(device_class("nic.example.com", 'device.driver == "nic.example.com"'))
     doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
     (short,) = doc["shortfall"]
     assert short["reason"].endswith(
@@ -204,8 +208,14 @@ def test_missing_device_class_is_a_prefilter_rejection(tmp_path):
         "no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.")
 
 
-def test_missing_named_claim(tmp_path):
+@pytest.mark.parametrize("other_claims", [False, True])
+def test_missing_named_claim(tmp_path, other_claims):
     objs = [node("n1"), node("n2"), device_class(), rslice("n2", 1), gpu_pod("trainer-1", "n1", claim_name="gone")]
+    if not other_claims:    # no ResourceClaim in the input at all: unknown, so not checked
+        doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
+        assert not doc["shortfall"] and evict_of(doc, "trainer-1")["target"] == "n2"
+        return
+    objs.append(claim("other", "n2", ["gpu-0"], []))
     doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
     assert 'could not find ResourceClaim "default/gone"' in doc["shortfall"][0]["reason"]
     assert "no new claims to deallocate, preemption:" in doc["shortfall"][0]["reason"]

@@ -49,7 +49,8 @@ DeviceID = Tuple[str, str, str]          # (driver, pool, device)
 
 def holds_dra(snapshot: Snapshot) -> bool:
     """Does the input say anything about DRA? Without any DRA object the plugin asserts nothing
-    about a pod's claims (a file without ResourceClaims says nothing about them)."""
+    about a pod's claims (a file without ResourceClaims says nothing about them); with some, each
+    missing kind still leaves the claims needing it unchecked (`DynamicResources._state`)."""
     return bool(snapshot.resource_claims or snapshot.claim_templates or snapshot.device_classes
                 or snapshot.resource_slices)
 
@@ -205,14 +206,20 @@ class DynamicResources(Plugin):
         pinned: List[ResourceClaim] = []
         wants: List[_Want] = []
         for rc in pod.resource_claims:
+            # An object missing from an input that holds none of its kind is unknown, not absent:
+            # the pod's claims are then not checked (nothing is asserted about them).
             if rc.template_name:
                 tmpl = snap.claim_templates.get((pod.namespace, rc.template_name))
                 if tmpl is None:
+                    if not snap.claim_templates:
+                        return SKIPPED, None
                     return unresolvable('resourceclaimtemplate.resource.k8s.io "%s" not found' % rc.template_name), None
                 wants.append(_Want("%s-%s" % (pod.name, rc.name), tmpl.requests))
                 continue
             claim = snap.resource_claims.get((pod.namespace, rc.claim_name))
             if claim is None:
+                if not snap.resource_claims:
+                    return SKIPPED, None
                 return unresolvable('could not find ResourceClaim "%s/%s"' % (pod.namespace, rc.claim_name)), None
             if claim.deletion_timestamp is not None:
                 return unresolvable('resourceclaim "%s" is being deleted' % claim.name), None
@@ -225,7 +232,13 @@ class DynamicResources(Plugin):
                 for alt, label in ([(a, "%s/%s" % (req.name, a.name)) for a in req.alternatives]
                                    or [(req, req.name)]):
                     if alt.device_class not in snap.device_classes:
+                        if not snap.device_classes:
+                            return SKIPPED, None
                         return unresolvable("request %s: device class %s does not exist" % (label, alt.device_class)), None
+        if not snap.resource_slices:
+            wants = []          # no ResourceSlice in the input: free devices are unknown
+        if not pinned and not wants:
+            return SKIPPED, None
         return OK, _State(tuple(pinned), tuple(wants))
 
     def filter(self, cs: ClusterState, pod: Pod, state: Any, node: Node) -> Optional[Status]:
