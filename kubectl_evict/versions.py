@@ -28,10 +28,11 @@ Release = Tuple[int, int, int]
 # Patch-level boundaries matter: several fixes were backported to a patch release.
 FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     # DRA GA (resource.k8s.io/v1): the DynamicResources plugin joins the default scheduler profile
-    # (KEP-4381, gate DynamicResourceAllocation on by default; pkg/scheduler/apis/config/v1/
-    # default_plugins.go applyFeatureGates). Before v1.34 the gate was beta and off by default.
+    # (KEP-4381; pkg/features/kube_features.go: DynamicResourceAllocation beta off in v1.32-v1.33,
+    # GA on in v1.34; pkg/scheduler/apis/config/v1/default_plugins.go applyFeatureGates).
     "DynamicResources": (((1, 34, 0), None),),
-    # DRA device taints (KEP-5055, gate DRADeviceTaints): beta and on from v1.36, GA in v1.37;
+    # DRA device taints (KEP-5055; kube_features.go DRADeviceTaints: alpha off v1.33, beta on
+    # v1.36, GA v1.37);
     # the device taint eviction controller (pkg/controller/devicetainteviction) deletes pods whose
     # allocated devices carry an untolerated NoExecute taint, and the allocator skips tainted devices.
     "DRADeviceTaints": (((1, 36, 0), None),),
