@@ -580,6 +580,8 @@ class PodResourceClaim(NamedTuple):
 class Device(NamedTuple):
     name: str
     taints: Tuple[Taint, ...] = ()
+    node_name: str = ""          # per-device node selection (`perDeviceNodeSelection` slices)
+    all_nodes: bool = False
 
 
 class ResourceClaim(Record):

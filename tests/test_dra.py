@@ -412,3 +412,24 @@ def test_postfilter_deallocates_only_claims_a_filter_found_pinned_elsewhere(tmp_
         "0/3 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu. still not schedulable, "
         "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
         "2 No preemption victims found for incoming pod."), short["reason"]
+
+
+def test_per_device_node_selection_and_all_nodes_slices(tmp_path):
+    """A slice with `perDeviceNodeSelection` names each device's node; an `allNodes` slice's
+    devices are reachable from every node (and taken once for all)."""
+    per_device = {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": "fabric"},
+                  "spec": {"driver": DRIVER, "pool": {"name": "fabric", "generation": 1, "resourceSliceCount": 1},
+                           "perDeviceNodeSelection": True,
+                           "devices": [{"name": "gpu-x", "nodeName": "n3"}]}}
+    objs = trainer_cluster() + [per_device]
+    doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
+    assert evict_of(doc, "trainer-1")["target"] == "n3"
+    shared = {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": "network"},
+              "spec": {"driver": DRIVER, "pool": {"name": "network", "generation": 1, "resourceSliceCount": 1},
+                       "allNodes": True, "devices": [{"name": "gpu-net"}]}}
+    objs = trainer_cluster() + [shared,
+                                claim("trainer-2-gpu-a1b2c", "n1", ["gpu-1"], ["trainer-2"], owner="trainer-2"),
+                                gpu_pod("trainer-2", "n1", template_name="one-gpu", generated="trainer-2-gpu-a1b2c")]
+    doc = plan("-f", write(tmp_path, "v1.34.0", *objs, name="all.json"), "drain", "n1")
+    targets = [evict_of(doc, p)["target"] for p in ("trainer-1", "trainer-2")]
+    assert targets.count(None) == 1 and set(targets) - {None} <= {"n2", "n3"}

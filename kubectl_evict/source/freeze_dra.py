@@ -150,7 +150,8 @@ def project_slice(loc: Any, obj: dict, name: str, it: Any) -> ResourceSlice:
         basic = d.get("basic")                 # v1beta1 nests the device's fields under `basic`
         taints = _device_taints(loc, fz._item_map(loc, basic, p + ".basic"), p + ".basic", it) \
             if basic is not None else _device_taints(loc, d, p, it)
-        devices.append(Device(fz._str(loc, d, "name", p + ".name"), taints))
+        devices.append(Device(fz._str(loc, d, "name", p + ".name"), taints,
+                              fz._str(loc, d, "nodeName", p + ".nodeName"), fz._bool(loc, d, "allNodes", p + ".allNodes")))
     return ResourceSlice.trusted(
         name=name, driver=fz._str(loc, spec, "driver", "spec.driver"), pool=fz._str(loc, pool, "name", "spec.pool.name"),
         node_name=fz._str(loc, spec, "nodeName", "spec.nodeName"),

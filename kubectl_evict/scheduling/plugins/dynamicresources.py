@@ -105,6 +105,12 @@ class _Devices:
                 self.everywhere.extend(devs)
             elif s.node_selector is not None:
                 self.selected.append((s, devs))
+            else:                      # perDeviceNodeSelection: each device says where it is
+                for dev in devs:
+                    if dev[1].node_name:
+                        self.by_node.setdefault(dev[1].node_name, []).append(dev)
+                    elif dev[1].all_nodes:
+                        self.everywhere.append(dev)
         self.taken: Set[DeviceID] = set()                       # allocated during the plan
         self.held: Dict[DeviceID, ResourceClaim] = {}           # allocated in the snapshot
         for claim in snapshot.resource_claims.values():
