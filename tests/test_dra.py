@@ -223,8 +223,30 @@ def test_missing_named_claim(tmp_path, other_claims):
 
 def test_pod_claims_without_any_dra_objects_in_the_input_assert_nothing(tmp_path):
     objs = [node("n1"), node("n2"), gpu_pod("trainer-1", "n1", template_name="one-gpu")]
-    doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
+    r = run_cli("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1", "-o", "json")
+    doc = json.loads(r.stdout)
     assert evict_of(doc, "trainer-1")["target"] == "n2" and not doc["shortfall"]
+    # the verdict depends on the kinds the input lacks: listed (with PDBs), exit code 5
+    dra = ["ResourceClaimTemplate", "DeviceClass", "ResourceSlice"]
+    assert [e["kind"] for e in doc["incomplete"] if e["kind"] != "PodDisruptionBudget"] == dra
+    assert all("ResourceClaims" in e["effect"] for e in doc["incomplete"] if e["kind"] in dra)
+    assert r.returncode == 5
+    # before v1.34 the claims do not matter to the scheduler: no DRA kind is missing
+    r = run_cli("-f", write(tmp_path, "v1.33.0", *objs, name="old.json"), "drain", "n1", "-o", "json")
+    assert [e["kind"] for e in json.loads(r.stdout)["incomplete"]] == ["PodDisruptionBudget"]
+
+
+def test_snapshotinfo_kinds_make_an_absent_claim_a_fact(tmp_path):
+    """A live read lists every DRA kind it read (SnapshotInfo.kinds), even when the cluster has
+    none: a named claim that is not there is then missing, not unknown."""
+    objs = [node("n1"), node("n2"), gpu_pod("trainer-1", "n1", claim_name="gone")]
+    f = tmp_path / "k.json"
+    si = info("v1.34.0")
+    si["kinds"] = ["Node", "Pod", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice"]
+    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [si, *objs]}))
+    doc = plan("-f", str(f), "drain", "n1")
+    assert 'could not find ResourceClaim "default/gone"' in doc["shortfall"][0]["reason"]
+    assert "ResourceClaim" not in [e["kind"] for e in doc["incomplete"]]
 
 
 def test_yaml_and_json_inputs_give_the_same_plan(tmp_path):

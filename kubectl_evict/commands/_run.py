@@ -1,4 +1,4 @@
-"""What every planning command does: load the snapshot, run the rule, print, exit 0, 3 or 4."""
+"""What every planning command does: load the snapshot, run the rule, print, exit 0, 3, 4 or 5."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.flags import MAX_DURATION, bad_flag, duration_flag  # noqa: F401  (the commands' flag parsing)
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
-from kubectl_evict.plan import Plan, exit_code
+from kubectl_evict.plan import Plan, exit_code, worse_code
 from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
@@ -79,7 +79,7 @@ def snapshot_time(snapshot: Snapshot) -> float:
 
 def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Optional[list] = None) -> int:
     """Load, plan, print. Returns the exit code (0; 3 when something is blocked; else 4 when there
-    is a shortfall).
+    is a shortfall; else 5 when the verdict depends on kinds the input does not hold).
 
     With --apply: the plan is printed first, then executed by `kubectl_evict.apply` (which
     confirms, checks staleness and prints its report); the exit code is the worse of the two."""
@@ -123,7 +123,7 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
             sys.stdout.write("---\n")
         sys.stdout.flush()
         applied = apply_plan(plan, source="--apply", opts=opts, settings=settings, fmt=opts.output, show_plan=False)
-        code = applied if applied in (1, 130) else max(code, applied)
+        code = applied if applied in (1, 130) else worse_code(code, applied)
     return code
 
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, Iterable, List, Tuple
 
-from kubectl_evict.model import (AllocatedDevice, Device, DeviceClass, DeviceRequest, PodResourceClaim,
+from kubectl_evict.model import (DRA_KINDS, AllocatedDevice, Device, DeviceClass, DeviceRequest, PodResourceClaim,
                                  ResourceClaim, ResourceClaimTemplate, ResourceSlice, Taint, frozen_map)
 
-DRA_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
 DEVICE_TAINT_EFFECTS = ("NoSchedule", "NoExecute", "None")
 ALLOCATION_MODES = ("ExactCount", "All")
 # `device.driver == "gpu.example.com"` (either quote); an expression with `||` pins nothing.

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
 
-from kubectl_evict.model import DeviceRequest, Node, Pod, ResourceClaim, ResourceSlice, Snapshot
+from kubectl_evict.model import DRA_KINDS, DeviceRequest, Node, Pod, ResourceClaim, ResourceSlice, Snapshot
 from kubectl_evict.scheduling.framework import OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
 from kubectl_evict.scheduling.nodeaffinity import node_selector_matches
 from kubectl_evict.scheduling.tolerations import tolerates
@@ -48,11 +48,32 @@ DeviceID = Tuple[str, str, str]          # (driver, pool, device)
 
 
 def holds_dra(snapshot: Snapshot) -> bool:
-    """Does the input say anything about DRA? Without any DRA object the plugin asserts nothing
-    about a pod's claims (a file without ResourceClaims says nothing about them); with some, each
-    missing kind still leaves the claims needing it unchecked (`DynamicResources._state`)."""
-    return bool(snapshot.resource_claims or snapshot.claim_templates or snapshot.device_classes
-                or snapshot.resource_slices)
+    """Does the input hold any DRA kind in full (`SnapshotInfo.kinds`, or objects of it)?
+    Without one the plugin asserts nothing about a pod's claims; with some, each kind the input
+    does not hold leaves the claims needing it unchecked (`DynamicResources._state`)."""
+    return any(snapshot.holds(k) for k in DRA_KINDS)
+
+
+def needed_kinds(snapshot: Snapshot, pod: Pod) -> Tuple[str, ...]:
+    """The DRA kinds deciding where a replacement of `pod` can go (for `incomplete`)."""
+    need = set()
+    for rc in pod.resource_claims:
+        if rc.template_name:
+            need.update(("ResourceClaimTemplate", "DeviceClass", "ResourceSlice"))
+        else:
+            need.add("ResourceClaim")
+            claim = snapshot.resource_claims.get((pod.namespace, rc.claim_name))
+            if claim is None or not claim.allocated:
+                need.update(("DeviceClass", "ResourceSlice"))
+    return tuple(k for k in DRA_KINDS if k in need)
+
+
+def unknown_kinds(snapshot: Optional[Snapshot], pod: Pod) -> Tuple[str, ...]:
+    """DRA kinds a replacement of `pod` depends on that the input does not hold (empty before
+    v1.34, where DynamicResources is not in the profile)."""
+    if snapshot is None or not pod.resource_claims or not cluster_version(snapshot).has("DynamicResources"):
+        return ()
+    return tuple(k for k in needed_kinds(snapshot, pod) if not snapshot.holds(k))
 
 
 def claim_of(snapshot: Snapshot, pod: Pod, name: str) -> Optional[ResourceClaim]:
@@ -217,14 +238,14 @@ class DynamicResources(Plugin):
             if rc.template_name:
                 tmpl = snap.claim_templates.get((pod.namespace, rc.template_name))
                 if tmpl is None:
-                    if not snap.claim_templates:
+                    if not snap.holds("ResourceClaimTemplate"):
                         return SKIPPED, None
                     return unresolvable('resourceclaimtemplate.resource.k8s.io "%s" not found' % rc.template_name), None
                 wants.append(_Want("%s-%s" % (pod.name, rc.name), tmpl.requests))
                 continue
             claim = snap.resource_claims.get((pod.namespace, rc.claim_name))
             if claim is None:
-                if not snap.resource_claims:
+                if not snap.holds("ResourceClaim"):
                     return SKIPPED, None
                 return unresolvable('could not find ResourceClaim "%s/%s"' % (pod.namespace, rc.claim_name)), None
             if claim.deletion_timestamp is not None:
@@ -238,10 +259,10 @@ class DynamicResources(Plugin):
                 for alt, label in ([(a, "%s/%s" % (req.name, a.name)) for a in req.alternatives]
                                    or [(req, req.name)]):
                     if alt.device_class not in snap.device_classes:
-                        if not snap.device_classes:
+                        if not snap.holds("DeviceClass"):
                             return SKIPPED, None
                         return unresolvable("request %s: device class %s does not exist" % (label, alt.device_class)), None
-        if not snap.resource_slices:
+        if not snap.holds("ResourceSlice"):
             wants = []          # no ResourceSlice in the input: free devices are unknown
         if not pinned and not wants:
             return SKIPPED, None
