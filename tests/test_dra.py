@@ -455,3 +455,13 @@ def test_per_device_node_selection_and_all_nodes_slices(tmp_path):
     doc = plan("-f", write(tmp_path, "v1.34.0", *objs, name="all.json"), "drain", "n1")
     targets = [evict_of(doc, p)["target"] for p in ("trainer-1", "trainer-2")]
     assert targets.count(None) == 1 and set(targets) - {None} <= {"n2", "n3"}
+
+
+def test_controller_lists_missing_dra_kinds_for_device_taints(tmp_path):
+    objs = [node("n1"), node("n2"), gpu_pod("trainer-1", "n1", claim_name="c")]
+    r = run_cli("-f", write(tmp_path, "v1.36.0", *objs), "controller", "-o", "json")
+    kinds = [e["kind"] for e in json.loads(r.stdout)["incomplete"]]
+    assert "ResourceClaim" in kinds and "ResourceSlice" in kinds and r.returncode == 5
+    r = run_cli("-f", write(tmp_path, "v1.35.0", *objs, name="old.json"), "controller", "-o", "json")
+    kinds = [e["kind"] for e in json.loads(r.stdout)["incomplete"]]
+    assert "ResourceClaim" not in kinds and "ResourceSlice" not in kinds

@@ -57,6 +57,14 @@ def claim_eviction_time(claim: ResourceClaim, device_taints: Dict[Tuple[str, str
     return when, tuple(sorted(why))
 
 
+def unknown_kinds(snapshot: Snapshot) -> Tuple[str, ...]:
+    """The kinds device taint evictions depend on that the input does not hold (only when it has
+    pods with ResourceClaims on a v1.36+ cluster)."""
+    if not cluster_version(snapshot).has("DRADeviceTaints") or not any(p.resource_claims for p in snapshot.pods):
+        return ()
+    return tuple(k for k in ("ResourceClaim", "ResourceSlice") if not snapshot.holds(k))
+
+
 def device_taint_evictions(snapshot: Snapshot, now: float) -> List[DeviceEviction]:
     """Every running pod whose allocated claims carry an untolerated NoExecute device taint, by
     time then pod (empty before v1.36)."""
