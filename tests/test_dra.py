@@ -465,3 +465,16 @@ def test_controller_lists_missing_dra_kinds_for_device_taints(tmp_path):
     r = run_cli("-f", write(tmp_path, "v1.35.0", *objs, name="old.json"), "controller", "-o", "json")
     kinds = [e["kind"] for e in json.loads(r.stdout)["incomplete"]]
     assert "ResourceClaim" not in kinds and "ResourceSlice" not in kinds
+
+
+@pytest.mark.parametrize("n2_held, target", [(False, "n2"), (True, None)])
+def test_allocation_mode_all_needs_every_matching_device_free(tmp_path, n2_held, target):
+    """structured allocator: an `All` request takes every matching device of the node and fails
+    when one of them is allocated to another claim."""
+    all_tmpl = template()
+    all_tmpl["spec"]["spec"]["devices"]["requests"][0]["exactly"] = {"deviceClassName": DRIVER, "allocationMode": "All"}
+    objs = [o if o["kind"] != "ResourceClaimTemplate" else all_tmpl for o in trainer_cluster(gpus_elsewhere=2)]
+    if n2_held:
+        objs.append(claim("other", "n2", ["gpu-1"], ["x"]))
+    doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
+    assert evict_of(doc, "trainer-1")["target"] == target

@@ -190,10 +190,14 @@ class _Devices:
     def _take(self, req: DeviceRequest, devs: List[Tuple[DeviceID, Any]], used: Set[DeviceID]) -> Optional[List[DeviceID]]:
         cls = self.snapshot.device_classes.get(req.device_class)
         drivers = cls.drivers if cls is not None else ()
-        free = [i for i, d in devs if i not in used and not self.is_taken(i)
-                and (not drivers or i[0] in drivers) and self.usable(d, req)]
+        matching = [(i, d) for i, d in devs if not drivers or i[0] in drivers]
         if req.mode == "All":
-            return free or None
+            # every matching device, and each must be available (the allocator fails the
+            # request when one is taken), at least one
+            if not matching or any(i in used or self.is_taken(i) or not self.usable(d, req) for i, d in matching):
+                return None
+            return [i for i, _ in matching]
+        free = [i for i, d in matching if i not in used and not self.is_taken(i) and self.usable(d, req)]
         return free[:req.count] if len(free) >= req.count else None
 
 
