@@ -425,7 +425,8 @@ class Placer:
                 framework.preemption_message(total, {framework.NOT_HELPFUL: total})
             if pod.preemption_policy == "Never":
                 post = "preemption: " + post
-            return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=", ".join(self._post_filter(pod) + [post])))
+            post = ", ".join(self._post_filter(pod) + [post])
+            return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=post))
         live = self._live[id(entries)][1]
         candidates: Tuple[str, ...] = ()
         if len(live) < EXACT_SCORING_NODES:
@@ -446,8 +447,8 @@ class Placer:
                 self.remove(victim, node)
             self.commit(pod, result.node)
             return Placement(result.node, "", (), result.victims, result.pdb_violations)
-        return Placement(None, fit_error(total, why, postfilter=", ".join(before + [result.message] if result.message
-                                                                          else before)))
+        post = ", ".join(before + [result.message] if result.message else before)
+        return Placement(None, fit_error(total, why, postfilter=post))
 
     def _post_filter(self, pod: Pod) -> List[str]:
         """The PostFilter plugins that run before DefaultPreemption (DynamicResources), in profile
