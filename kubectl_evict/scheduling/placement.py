@@ -1,5 +1,6 @@
-"""Where would a replacement pod land? kube-scheduler v1.33's scheduling cycle for one pod at a
-time, with the cluster state moving as the plan places pods (`pkg/scheduler/schedule_one.go`).
+"""Where would a replacement pod land? kube-scheduler's scheduling cycle (v1.30-v1.37, by the
+cluster's version: `versions.FEATURES`) for one pod at a time, with the cluster state moving as
+the plan places pods (`pkg/scheduler/schedule_one.go`).
 
 Filter plugins, in the default profile's order: NodeUnschedulable, TaintToleration, NodeAffinity
 (static: evaluated once per node class), then NodePorts, NodeResourcesFit, VolumeRestrictions,
@@ -10,14 +11,18 @@ it deallocates makes the pod try again). Nodes that are not Ready carry the `not
 NoSchedule taint the node lifecycle controller would put on them.
 
 Choosing among feasible nodes: with fewer than 100 statically feasible nodes (where upstream
-scores every feasible node) the v1.33 default score plugins and weights are summed as
+scores every feasible node) the default score plugins and weights are summed as
 upstream does (`scheduling/scoring.py`), ties go by node name and the tied nodes are
 reported as `candidates`. On larger clusters upstream scores only a rotating sample, so no
 prediction can be exact; there the pick is the fast one: highest preferred node-affinity
 score, then least allocated (cpu and memory), then name.
 
 When nothing fits, the reason is `FitError` text with the per-node reasons counted and sorted,
-and the DefaultPreemption part v1.33 appends (`scheduling/plugins/defaultpreemption.py`).
+and the PostFilter part: DefaultPreemption's (`scheduling/plugins/defaultpreemption.py`), after
+DynamicResources' from v1.34 (`scheduling/plugins/dynamicresources.py`: `no new claims to
+deallocate, ` for a pod without claims in v1.34-v1.36, its own verdict for a pod with claims);
+the taint reason is `untolerated taint(s)` from v1.34.2. A v1.37 preemption that finds a node
+leaves the text `framework.preemption_placed_text` in the pod's FailedScheduling event.
 
 Speed (5,000 nodes, thousands of evicted pods): never a pods x nodes loop.
 - Nodes are grouped into classes by the facts that decide static feasibility: labels (minus
@@ -38,6 +43,7 @@ from collections import Counter
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Node, NodeSelector, Pod, PreferredTerm, Snapshot, Taint
+from kubectl_evict.versions import cluster_version
 from kubectl_evict.scheduling import framework
 from kubectl_evict.scheduling.framework import (UNRESOLVABLE, UNSCHEDULABLE, ClusterState, Status,
                                                 effective_taints, fit_error)
@@ -64,6 +70,7 @@ class Placement(NamedTuple):
     candidates: Tuple[str, ...] = ()          # nodes tied at the top score (empty: no tie)
     preemptions: Tuple[Tuple[Pod, str], ...] = ()   # (victim, its node) deleted by the scheduler to make room
     pdb_violations: int = 0                   # PodDisruptionBudgets those deletions violate
+    event: str = ""                           # v1.37: the FailedScheduling text of a placing preemption
 
 
 def _selector_keys(sel: Optional[NodeSelector]) -> Tuple[Set[str], bool]:
@@ -110,6 +117,7 @@ class Cycle(NamedTuple):
     active: Tuple[Tuple[Any, Any], ...]
     rejected: Optional[Status]
     domains: bool            # spread or inter-pod terms active: feasibility can grow as pods move
+    rejected_by: str = ""    # the plugin whose PreFilter rejected the pod
 
 
 class Placer:
@@ -123,6 +131,8 @@ class Placer:
                  snapshot: Optional[Snapshot] = None, preempt: bool = False,
                  filters: Sequence[Any] = FILTERS) -> None:
         self.cs = ClusterState(nodes, pods_by_node, leaving, snapshot)
+        self.release = cluster_version(snapshot if snapshot is not None else Snapshot())
+        self._taints_text = self.release.has("UntoleratedTaintsText")
         self.filters = tuple(filters)
         self._check_resources = any(isinstance(p, NodeResourcesFit) for p in self.filters)
         self.nodes: Dict[str, Node] = self.cs.nodes
@@ -217,7 +227,7 @@ class Placer:
                 continue
             bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
             if bad is not None:
-                why[tainttoleration.message(bad)] += len(live)
+                why[tainttoleration.message(bad, self._taints_text)] += len(live)
                 continue
             if per_node_req or per_node_pref:
                 subset = []
@@ -253,7 +263,7 @@ class Placer:
             if st.code == framework.SKIP:
                 continue
             if not st.ok:
-                return Cycle((), st, False)
+                return Cycle((), st, False, plugin.name)
             active.append((plugin, data))
             domains = domains or plugin.name in ("PodTopologySpread", "InterPodAffinity")
         return Cycle(tuple(active), None, domains)
@@ -288,6 +298,14 @@ class Placer:
                     return False
             if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
                 return False
+            if self.cs.nominated and name in self.cs.nominated:
+                held = self.cs.nominated_room(name, pod)
+                if held is not None:
+                    for r, q in items:
+                        if r != "pods" and q > free.get(r, 0) - held[0].get(r, 0):
+                            return False
+                    if "pods" in alloc and self.count[name] + 1 + held[1] > alloc["pods"]:
+                        return False
         node = self.nodes[name]
         for plugin, data in cyc.active:
             if isinstance(plugin, NodeResourcesFit):
@@ -425,7 +443,10 @@ class Placer:
                 framework.preemption_message(total, {framework.NOT_HELPFUL: total})
             if pod.preemption_policy == "Never":
                 post = "preemption: " + post
-            post = ", ".join(self._post_filter(pod) + [post])
+            # DynamicResources' PostFilter has its PreFilter state only when it ran, i.e. when it
+            # is the one that rejected (an earlier rejection leaves it none: v1.33's text is kept)
+            if cyc.rejected_by == "DynamicResources":
+                post = ", ".join(self._post_filter(pod) + [post])
             return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=post))
         live = self._live[id(entries)][1]
         candidates: Tuple[str, ...] = ()
@@ -446,15 +467,18 @@ class Placer:
             for victim, node in result.victims:
                 self.remove(victim, node)
             self.commit(pod, result.node)
-            return Placement(result.node, "", (), result.victims, result.pdb_violations)
+            event = framework.preemption_placed_text(total, why, result.node, len(result.victims)) \
+                if self.release.has("PreemptionPlacementText") else ""
+            return Placement(result.node, "", (), result.victims, result.pdb_violations, event)
         post = ", ".join(before + [result.message] if result.message else before)
         return Placement(None, fit_error(total, why, postfilter=post))
 
     def _post_filter(self, pod: Pod) -> List[str]:
-        """The PostFilter plugins that run before DefaultPreemption (DynamicResources), in profile
-        order, on this cycle's Filter results: their messages (the FitError joins them with ", "
-        as `RunPostFilterPlugins` joins the statuses' reasons), and whether one freed something
-        (`self._freed`: the scheduler then tries the pod again)."""
+        """The PostFilter plugins that run before DefaultPreemption (DynamicResources: in the
+        default profile from v1.34), in profile order, on this cycle's Filter results: their
+        messages (the FitError joins them with ", " as `RunPostFilterPlugins` joins the statuses'
+        reasons), and whether one freed something (`self._freed`: the scheduler then tries the
+        pod again)."""
         msgs = []
         for p in self.filters:
             m = p.post_filter(self.cs, pod)

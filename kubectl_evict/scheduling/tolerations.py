@@ -2,7 +2,7 @@
 
 Models `k8s.io/api/core/v1/toleration.go` (`ToleratesTaint`), `pkg/apis/core/v1/helper`
 (`GetMatchingTolerations`), the taint-eviction controller's `getMinTolerationTime`
-(`pkg/controller/tainteviction`, v1.33), the DefaultTolerationSeconds admission plugin and the
+(`pkg/controller/tainteviction`, v1.30-v1.37), the DefaultTolerationSeconds admission plugin and the
 DaemonSet controller's implicit tolerations (`pkg/controller/daemon/util`).
 """
 

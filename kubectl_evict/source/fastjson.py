@@ -145,6 +145,7 @@ class Spec(_S):
     source: Any = None
     # StatefulSet, PersistentVolumeClaim, PersistentVolume, CSINode, CSIDriver
     podManagementPolicy: Any = None
+    updateStrategy: Any = None
     volumeName: Any = None
     storageClassName: Any = None
     accessModes: Any = None
@@ -189,6 +190,8 @@ class Status(_S):
     attached: Any = None
     replicas: Any = None
     readyReplicas: Any = None
+    currentRevision: Any = None
+    updateRevision: Any = None
     # DRA: Pod, ResourceClaim
     resourceClaimStatuses: Any = None
     allocation: Any = None

@@ -33,25 +33,25 @@ from __future__ import annotations
 from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple
 
 from kubectl_evict.model import DRA_KINDS, DeviceRequest, Node, Pod, ResourceClaim, ResourceSlice, Snapshot
-from kubectl_evict.scheduling.framework import OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
+from kubectl_evict.scheduling.framework import DRA_NO_CLAIMS, OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
 from kubectl_evict.scheduling.nodeaffinity import node_selector_matches
 from kubectl_evict.scheduling.tolerations import tolerates
 from kubectl_evict.versions import cluster_version
 
 NOT_AVAILABLE = "resourceclaim not available on the node"
 CANNOT_ALLOCATE = "cannot allocate all claims"
-NO_CLAIMS = "no new claims to deallocate"
+NO_CLAIMS = DRA_NO_CLAIMS             # v1.34-v1.36 only (DRANoClaimsPostFilterText, #140222)
 STILL_NOT_SCHEDULABLE = "still not schedulable"
 DEALLOCATED = "deallocation of ResourceClaim completed"
 
 DeviceID = Tuple[str, str, str]          # (driver, pool, device)
 
 
-def holds_dra(snapshot: Snapshot) -> bool:
+def holds_dra(snapshot: Optional[Snapshot]) -> bool:
     """Does the input hold any DRA kind in full (`SnapshotInfo.kinds`, or objects of it)?
     Without one the plugin asserts nothing about a pod's claims; with some, each kind the input
     does not hold leaves the claims needing it unchecked (`DynamicResources._state`)."""
-    return any(snapshot.holds(k) for k in DRA_KINDS)
+    return snapshot is not None and any(snapshot.holds(k) for k in DRA_KINDS)
 
 
 def needed_kinds(snapshot: Snapshot, pod: Pod) -> Tuple[str, ...]:
@@ -210,9 +210,11 @@ class DynamicResources(Plugin):
         """In the default profile for this cluster's version, and the input holds DRA objects."""
         on = cs.cache.get("dra-enabled")
         if on is None:
-            snap = cs.snapshot
-            on = cs.cache["dra-enabled"] = snap is not None and cluster_version(snap).has("DynamicResources")
+            on = cs.cache["dra-enabled"] = self._release(cs).has("DynamicResources")
         return on
+
+    def _release(self, cs: ClusterState) -> Any:
+        return cluster_version(cs.snapshot if cs.snapshot is not None else Snapshot())
 
     def _devices(self, cs: ClusterState) -> _Devices:
         d = cs.cache.get("dra-devices")
@@ -311,14 +313,17 @@ class DynamicResources(Plugin):
         return out
 
     def post_filter(self, cs: ClusterState, pod: Pod) -> Optional[str]:
-        """The PostFilter message when no node fits (None: the plugin is not in the profile)."""
+        """The PostFilter message when no node fits (None: not in the profile, or no message:
+        from v1.37 the "no claims" status carries none, #140222)."""
         if not self.enabled(cs):
             return None
-        if not pod.resource_claims or not holds_dra(cs.snapshot):
-            return NO_CLAIMS
         st, state = self._state(cs, pod)
-        if state is None or not state.pinned:
-            return STILL_NOT_SCHEDULABLE if state is not None else NO_CLAIMS
+        if state is None and pod.resource_claims and st.code == SKIPPED.code:
+            return STILL_NOT_SCHEDULABLE    # claims this input cannot check: none known unavailable
+        if state is None:           # PreFilter recorded no claims (none, or it rejected the pod)
+            return NO_CLAIMS if self._release(cs).has("DRANoClaimsPostFilterText") else None
+        if not state.pinned:
+            return STILL_NOT_SCHEDULABLE
         return DEALLOCATED if self._deallocatable(cs, pod, state) else STILL_NOT_SCHEDULABLE
 
     def deallocate(self, cs: ClusterState, pod: Pod) -> bool:
