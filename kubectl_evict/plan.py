@@ -98,6 +98,8 @@ class Action(Record):
     candidates = field(type=tuple, initial=())
     # label/unlabel: the node's current value of `key` (None: not set), for the apply precondition
     previous = field(initial=None)
+    # upgrade: the batch of the node-pool upgrade the action belongs to (None: not an upgrade)
+    batch = field(initial=None)
 
 
 class Entry(Record):
@@ -234,6 +236,7 @@ class PlanBuilder:
         self.incompletes: List[Incomplete] = []
         self.notes: List[str] = []
         self.extra: dict = {}
+        self.batch: Optional[int] = None     # upgrade: stamped on every action while set
 
     def action(self, type: str, *, by: str, **kw: Any) -> Action:
         assert type in ACTION_TYPES, type
@@ -243,6 +246,8 @@ class PlanBuilder:
             kw["at"] = number(kw["at"])
         if "target" in kw:
             kw["has_target"] = True
+        if self.batch is not None:
+            kw.setdefault("batch", self.batch)
         # The rules are trusted code: skip PClass's per-field checks (thousands of actions a plan).
         a = Action.trusted(type=type, **kw)
         self.actions.append(a)

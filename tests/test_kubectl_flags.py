@@ -42,6 +42,7 @@ BOOLEANS = [
     (["shutdown", "worker-c2", "--non-graceful"], "--disable-force-detach-on-timeout"),
     (["pressure", "worker-a1"], "--oom"),
     (["controller", "--fail", "worker-a1"], "--legacy-eviction"),
+    (["upgrade", "-l", "disktype=ssd", "--provider", "eks"], "--force-upgrade"),
 ]
 # booleans that need a live cluster or only apply with --apply: parsed the same way (checked below)
 NOT_PLANNED_HERE = {"--demo", "--apply", "--yes", "--force-stale", "--follow-timeline", "--insecure-skip-tls-verify",

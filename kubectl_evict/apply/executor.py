@@ -568,6 +568,10 @@ def apply_plan(plan: Plan, *, source: str, opts: Any, settings: ApplySettings, f
         # Checked before connecting: a forecast never turns into a single request.
         raise EvictPlanError("this plan is a forecast of what Kubernetes does by itself (%s); there is nothing to "
                              "apply" % plan.command)
+    if plan.command == "upgrade":
+        # A node-pool upgrade is the provider's to carry out (new nodes, batches, its timeouts).
+        raise EvictPlanError("this plan is a node-pool upgrade: the provider (or Cluster API) carries it out, "
+                             "not apply; the plan is for review")
     conn = connect(opts)
     from kubectl_evict.apply.document import plan_digest
     journal = Journal.open(journal_path, plan, digest or plan_digest(plan), conn.server)

@@ -86,26 +86,75 @@ def kubectl_dry_run_and_timeout(ctx: click.Context, opts: GlobalOptions) -> Opti
 
 
 
+# kubectl drain's own flags, shared with `upgrade` (which drains every batch the same way)
+_DRAIN_FLAGS = (
+    click.argument("nodes", nargs=-1, metavar="NODE..."),
+    click.option("-l", "--selector", metavar="SELECTOR", help="Drain the nodes with these labels (instead of NODE...)."),
+    click.option("--ignore-daemonsets", is_flag=True, default=False, help="Ignore DaemonSet-managed pods."),
+    click.option("--delete-emptydir-data", "--delete-local-data", "delete_emptydir_data", is_flag=True, default=False,
+                 help="Evict pods using emptyDir (their data is lost)."),
+    click.option("--force", is_flag=True, default=False, help="Also evict pods that declare no controller."),
+    click.option("--disable-eviction", is_flag=True, default=False,
+                 help="Plain DELETE instead of the Eviction API: PodDisruptionBudgets are bypassed."),
+    click.option("--grace-period", metavar="SECONDS", default=None,
+                 help="Grace period for each pod (default -1: the pod's own; 0: immediate)."),
+    click.option("--pod-selector", metavar="SELECTOR", default=None, help="Only consider pods with these labels."),
+    click.option("--skip-wait-for-delete-timeout", metavar="SECONDS", default=None,
+                 help="Skip pods whose deletionTimestamp is older than this many seconds (default 0: off)."),
+    click.option("--pod-startup", metavar="DURATION", default="30s", show_default=True,
+                 help="Time for a replacement pod to become Ready: the spacing of eviction waves."),
+    click.option("--chunk-size", metavar="N", default=None,
+                 help="kubectl drain's list page size: accepted, and it does not change the plan."),
+)
+
+
+def drain_flags(f: Any) -> Any:
+    """Decorate a command with kubectl drain's flags (NODE..., -l, the filters, --pod-startup, ...)."""
+    for deco in reversed(_DRAIN_FLAGS):
+        f = deco(f)
+    return f
+
+
+class DrainFlags:
+    """kubectl drain's flags, parsed and checked once (before anything is read)."""
+
+    def __init__(self, ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str], ignore_daemonsets: bool,
+                 delete_emptydir_data: bool, force: bool, disable_eviction: bool, grace_period: Optional[str],
+                 pod_selector: Optional[str], skip_wait_for_delete_timeout: Optional[str], pod_startup: str,
+                 chunk_size: Optional[str]) -> None:
+        if nodes and selector is not None:
+            raise click.UsageError("cannot specify both a node name and a --selector option", ctx=ctx)
+        if not nodes and selector is None:
+            raise click.UsageError("give at least one NODE or --selector", ctx=ctx)
+        self.nodes = nodes
+        self.selector_text = selector or ""
+        self.chunk = _int("--chunk-size", chunk_size, 500, 0) if chunk_size is not None else None
+        self.node_selector = _selector("--selector", selector)
+        grace = _int("--grace-period", grace_period, -1, -1)
+        skip = _int("--skip-wait-for-delete-timeout", skip_wait_for_delete_timeout, 0, 0)
+        startup = duration_flag("--pod-startup", pod_startup, positive=True)
+        pods = _selector("--pod-selector", pod_selector)
+        flags = FilterFlags(force=force, ignore_daemonsets=ignore_daemonsets, delete_emptydir_data=delete_emptydir_data,
+                            skip_wait_for_delete_timeout=skip)
+        self.settings = DrainSettings(filters=flags, disable_eviction=disable_eviction, grace_period=grace,
+                                      pod_selector=pods, pod_startup=startup)
+
+    def resolve(self, snapshot: Snapshot) -> Tuple[str, ...]:
+        """The nodes NODE... or -l name in this snapshot."""
+        return resolve_nodes(snapshot, self.nodes, self.node_selector, self.selector_text)
+
+    def chunk_note(self, plan: Plan) -> Plan:
+        if self.chunk is None:
+            return plan
+        return plan.set(notes=plan.notes.append(
+            "--chunk-size %d only sets the page size of kubectl's list requests: it does not change the plan"
+            % self.chunk))
+
+
 @click.command("drain", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.argument("nodes", nargs=-1, metavar="NODE...")
-@click.option("-l", "--selector", metavar="SELECTOR", help="Drain the nodes with these labels (instead of NODE...).")
-@click.option("--ignore-daemonsets", is_flag=True, default=False, help="Ignore DaemonSet-managed pods.")
-@click.option("--delete-emptydir-data", "--delete-local-data", "delete_emptydir_data", is_flag=True, default=False,
-              help="Evict pods using emptyDir (their data is lost).")
-@click.option("--force", is_flag=True, default=False, help="Also evict pods that declare no controller.")
-@click.option("--disable-eviction", is_flag=True, default=False,
-              help="Plain DELETE instead of the Eviction API: PodDisruptionBudgets are bypassed.")
-@click.option("--grace-period", metavar="SECONDS", default=None,
-              help="Grace period for each pod (default -1: the pod's own; 0: immediate).")
-@click.option("--pod-selector", metavar="SELECTOR", default=None, help="Only consider pods with these labels.")
-@click.option("--skip-wait-for-delete-timeout", metavar="SECONDS", default=None,
-              help="Skip pods whose deletionTimestamp is older than this many seconds (default 0: off).")
-@click.option("--pod-startup", metavar="DURATION", default="30s", show_default=True,
-              help="Time for a replacement pod to become Ready: the spacing of eviction waves.")
+@drain_flags
 @click.option("--one-at-a-time", is_flag=True, default=False,
               help="Drain the nodes in sequence (the order given), each after the previous one's pods landed.")
-@click.option("--chunk-size", metavar="N", default=None,
-              help="kubectl drain's list page size: accepted, and it does not change the plan.")
 @global_options
 @click.pass_context
 def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str], ignore_daemonsets: bool,
@@ -126,30 +175,13 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     """
     opts = pop_global(ctx, kw)
     timeout = kubectl_dry_run_and_timeout(ctx, opts)
-    chunk = _int("--chunk-size", chunk_size, 500, 0) if chunk_size is not None else None
-    if nodes and selector is not None:
-        raise click.UsageError("cannot specify both a node name and a --selector option", ctx=ctx)
-    if not nodes and selector is None:
-        raise click.UsageError("give at least one NODE or --selector", ctx=ctx)
-    node_selector = _selector("--selector", selector)
-    grace = _int("--grace-period", grace_period, -1, -1)
-    skip = _int("--skip-wait-for-delete-timeout", skip_wait_for_delete_timeout, 0, 0)
-    startup = duration_flag("--pod-startup", pod_startup, positive=True)
-    pods = _selector("--pod-selector", pod_selector)
-    flags = FilterFlags(force=force, ignore_daemonsets=ignore_daemonsets, delete_emptydir_data=delete_emptydir_data,
-                        skip_wait_for_delete_timeout=skip)
+    flags = DrainFlags(ctx, nodes, selector, ignore_daemonsets, delete_emptydir_data, force, disable_eviction,
+                       grace_period, pod_selector, skip_wait_for_delete_timeout, pod_startup, chunk_size)
 
     def rule(snapshot: Snapshot, now: float) -> Plan:
-        names = resolve_nodes(snapshot, nodes, node_selector, selector or "")
-        settings = DrainSettings(nodes=names, filters=flags, disable_eviction=disable_eviction, grace_period=grace,
-                                 pod_selector=pods, pod_startup=startup, one_at_a_time=one_at_a_time,
-                                 timeout=timeout or None)
-        plan = plan_drain(snapshot, settings, now)
-        if chunk is not None:
-            plan = plan.set(notes=plan.notes.append(
-                "--chunk-size %d only sets the page size of kubectl's list requests: it does not change the plan"
-                % chunk))
-        return plan
+        settings = flags.settings.set(nodes=flags.resolve(snapshot), one_at_a_time=one_at_a_time,
+                                      timeout=timeout or None)
+        return flags.chunk_note(plan_drain(snapshot, settings, now))
 
     # drain reads no kubelet configz/stats: an empty target list keeps the live loader off them
     return run(opts, rule, nodes=[])

@@ -38,6 +38,8 @@ def action_dict(a: Action) -> Dict[str, Any]:
         d.update(volumeAttachment=a.volume_attachment, node=a.node, at=number(a.at))
     else:
         d.update(node=a.node, at=number(a.at))
+    if a.batch is not None:
+        d["batch"] = a.batch
     d.update(by=a.by, rule=a.rule, reason=a.reason)
     return d
 

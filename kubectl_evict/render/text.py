@@ -171,6 +171,8 @@ def verdict(plan: Plan) -> Tuple[str, str]:
     tail = ""
     if outages:
         tail = "; %s at 0 ready replicas" % plural(outages, "workload")
+    if plan.extra.get("verdict"):      # a rule's own one-line answer (upgrade: how long, where it stalls)
+        return {3: "BLOCKED", 4: "SHORTFALL"}.get(code, "OK"), str(plan.extra["verdict"]) + tail
     if code == 3:
         nodes = sorted({e.node for e in plan.blocked if e.node})
         where = ", ".join(nodes[:3]) + (" and %s" % plural(len(nodes) - 3, "more node") if len(nodes) > 3 else "")

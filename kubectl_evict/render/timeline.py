@@ -6,12 +6,14 @@ controller's plan), and per workload that loses ready replicas. Time runs left t
 fits. A cell holds what happens in its step; pod removals in the same step are counted (2-9, `*`
 for ten or more), so drain waves show as separate marks. Workload rows show the ready replicas:
 `=` all, `-` fewer, `!` none (an outage window); the label says ready now > lowest > after.
+A plan that adds and removes nodes (upgrade: `newNodes`, `nodes[].end`) shows new nodes joining
+(`+`) and old ones removed (`X`, nothing after).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from kubectl_evict.plan import POD_ACTIONS, Plan, Workload
 from kubectl_evict.render import text as T
@@ -29,7 +31,7 @@ SHORT_KIND = {"Deployment": "deploy", "StatefulSet": "sts", "DaemonSet": "ds", "
 LEGEND = {
     "C": "cordon", "T": "taint", "U": "untaint", "L": "label change", "v": "volume detach",
     "e": "1 pod evicted", "d": "1 pod deleted", "k": "1 pod killed", "2-9": "that many pods removed",
-    "*": "10 or more pods removed",
+    "*": "10 or more pods removed", "+": "node joins", "X": "node removed",
     "-": "node cordoned / NoSchedule (no new pods)", "~": "node NoExecute-tainted",
     ".": "zone Normal", "p": "zone PartialDisruption", "F": "zone FullDisruption",
     "=": "all ready", "_": "fewer ready", "!": "none ready (outage)",
@@ -92,6 +94,26 @@ def _zone_cells(states: Sequence[dict], cols: int, step: float) -> str:
     return "".join(out)
 
 
+def _col(at: float, cols: int, step: float) -> int:
+    return min(int(float(at) // step), cols - 1)
+
+
+def _lifecycle(cells: str, joins: Optional[float], removed: Optional[float], cols: int, step: float) -> str:
+    """A node's row with its joining (`+`, nothing before) and removal (`X`, nothing after)."""
+    out = list(cells.ljust(cols))
+    if joins is not None:
+        j = _col(joins, cols, step)
+        out[:j] = [" "] * j
+        if out[j] == " ":
+            out[j] = "+"
+    if removed is not None:
+        r = _col(removed, cols, step)
+        out[r + 1:] = [" "] * (cols - r - 1)
+        if out[r] in " -~":
+            out[r] = "X"
+    return "".join(out)
+
+
 def _node_cells(actions: Sequence, cols: int, step: float) -> str:
     cells = [" "] * cols
     removals: Dict[int, List[str]] = {}
@@ -128,12 +150,18 @@ def to_timeline(plan: Plan, width: int = 120, source: str = "", ascii: bool = Fa
     for a in plan.actions:
         if a.node:
             by_node.setdefault(a.node, []).append(a)
-    nodes = sorted(by_node, key=lambda n: (min(float(a.at) for a in by_node[n]), n))
+    joins = {str(n["node"]): float(n["joins"]) for n in plan.extra.get("newNodes", ()) or ()}
+    removed = {str(n["node"]): float(n["end"]) for n in plan.extra.get("nodes", ()) or ()
+               if n.get("outcome") in ("upgraded", "forced") and n.get("end") is not None}
+    for name in joins:
+        by_node.setdefault(name, [])
+    nodes = sorted(by_node, key=lambda n: (min([float(a.at) for a in by_node[n]] + [joins.get(n, math.inf)]), n))
     zones = [dict(z) for z in plan.extra.get("zones", ()) or ()]
     risky = T.at_risk(plan)
     times = [float(a.at) for a in plan.actions]
     times += [float(at) for w in risky for at, _ in w.levels]
     times += [float(s.get("at", 0)) for z in zones for s in z.get("states", ())]
+    times += list(joins.values()) + list(removed.values())
     last = max(times) if times else 0.0
     span = max(last * 1.05, 10.0)
 
@@ -170,7 +198,10 @@ def to_timeline(plan: Plan, width: int = 120, source: str = "", ascii: bool = Fa
         out.append("%s  %s" % (cut.ljust(label_w), cells.rstrip()))
 
     for n in nodes:  # node names share their domain suffix: keep their unique start
-        row("node/" + n, _node_cells(by_node[n], cols, step), end=True)
+        cells = _node_cells(by_node[n], cols, step)
+        if n in joins or n in removed:
+            cells = _lifecycle(cells, joins.get(n), removed.get(n), cols, step)
+        row("node/" + n, cells, end=True)
     for z in zones:
         row("zone " + str(z.get("zone", "")), _zone_cells(z.get("states", ()), cols, step))
     for w in risky:

@@ -107,18 +107,23 @@ class _BudgetState:
                        observed_generation=max(pdb.observed_generation, pdb.generation))
 
 
-class _Drain:
-    """The local accumulator behind `plan_drain` (never escapes it)."""
+class DrainRun:
+    """The local accumulator behind `plan_drain` (never escapes it), and the building block
+    `rules/upgrade.py` drives batch by batch: cordon and filters (`filter_node`), evictions in PDB
+    waves with placement (`run`), budgets shared across every call."""
 
-    def __init__(self, snapshot: Snapshot, settings: DrainSettings, now: float) -> None:
+    def __init__(self, snapshot: Snapshot, settings: DrainSettings, now: float, command: str = "drain",
+                 excluded: Optional[Sequence[str]] = None) -> None:
         self.s = snapshot
         self.cfg = settings
         self.now = now
-        self.b = PlanBuilder("drain", now)
+        self.b = PlanBuilder(command, now)
         self.budgets: Dict[Tuple[str, str], _BudgetState] = {}
-        self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node,
-                             excluded=() if settings.one_at_a_time else settings.nodes, snapshot=snapshot,
+        if excluded is None:
+            excluded = () if settings.one_at_a_time else settings.nodes
+        self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=excluded, snapshot=snapshot,
                              preempt=True)
+        self.offset = 0.0        # seconds added to every wave's time (upgrade: the batch's start)
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
                                                 "start": 0, "short": 0}
                                             for n in settings.nodes}
@@ -130,6 +135,14 @@ class _Drain:
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def at(self, wave: int) -> float:
+        """When wave `wave` happens: waves are `--pod-startup` apart, from `offset`."""
+        return self.offset + wave * self.cfg.pod_startup
+
+    def pods_of(self, name: str) -> Sequence[Pod]:
+        """The pods on node `name` when its drain starts (upgrade adds replacements that landed there)."""
+        return self.s.pods_on(name)
 
     def block(self, pod: Pod, reason: str, kind: str) -> None:
         self.b.block(pod, _BLOCK_CODES[kind], reason)
@@ -203,7 +216,7 @@ class _Drain:
         warnings: List[Tuple[str, Pod]] = []
         deletable: List[Pod] = []
         flags = self.cfg.filters
-        for pod in self.s.pods_on(name):
+        for pod in self.pods_of(name):
             if self.cfg.pod_selector is not None and not label_selector_matches(self.cfg.pod_selector, pod.labels):
                 self.b.skip(pod, "not-selected", "not selected by --pod-selector: kubectl drain leaves it running")
                 stats["skipped"] += 1
@@ -275,7 +288,7 @@ class _Drain:
 
     def remove(self, pod: Pod, wave: int, reason: str, state: Optional[_BudgetState]) -> None:
         """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget."""
-        at = wave * self.cfg.pod_startup
+        at = self.at(wave)
         if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
             target, problem = None, ""      # its replacement waits for the old pod to be gone
         else:
@@ -456,7 +469,7 @@ class _Drain:
             for name in cfg.nodes:
                 self.node_stats[name]["start"] = wave
                 self.placer.exclude([name])
-                pods = self.filter_node(name, wave * cfg.pod_startup)
+                pods = self.filter_node(name, self.at(wave))
                 last = self.run(pods, wave)
                 if last >= wave:
                     wave = last + 1
@@ -464,17 +477,24 @@ class _Drain:
             for (src, dst), n in sorted(self.landed_later.items()):
                 self.b.warn("%s evicted from node/%s land on node/%s, which is drained later: they move twice"
                             % (_plural(n, "pod", "pods"), src, dst))
+        self.inputs_missing()
+        self.verdicts()
+        self.b.extra["budgets"] = self.budgets_extra()
+        return attach(self.s, self.b.build(), float(cfg.pod_startup))
+
+    def inputs_missing(self) -> None:
+        """The plan's `incomplete` entries for what the drains could not check."""
         if self.unchecked_budgets:
             self.b.incomplete("PodDisruptionBudget", "budgets not checked for %s; a budget may refuse or delay "
                               "them (429) and hold the drain" % _plural(self.unchecked_budgets, "eviction", "evictions"))
-        self.verdicts()
-        self.b.extra["budgets"] = [
-            {"namespace": st.pdb.namespace, "name": st.pdb.name, "source": st.budget.source,
-             "expectedPods": st.budget.expected_pods, "desiredHealthy": st.budget.desired_healthy,
-             "currentHealthy": st.budget.current_healthy, "disruptionsAllowed": st.budget.disruptions_allowed,
-             "spent": st.spent}
-            for _, st in sorted(self.budgets.items())]
-        return attach(self.s, self.b.build(), float(cfg.pod_startup))
+
+    def budgets_extra(self) -> List[dict]:
+        """The plan's `budgets`: every PDB the drain consulted, as computed and as spent."""
+        return [{"namespace": st.pdb.namespace, "name": st.pdb.name, "source": st.budget.source,
+                 "expectedPods": st.budget.expected_pods, "desiredHealthy": st.budget.desired_healthy,
+                 "currentHealthy": st.budget.current_healthy, "disruptionsAllowed": st.budget.disruptions_allowed,
+                 "spent": st.spent}
+                for _, st in sorted(self.budgets.items())]
 
     def verdicts(self) -> None:
         cfg = self.cfg
@@ -568,4 +588,4 @@ def _go_duration(seconds: float) -> str:
 
 def plan_drain(snapshot: Snapshot, settings: DrainSettings, now: float) -> Plan:
     """Plan `kubectl drain NODE...`: cordons, evictions in waves with targets, blocked pods."""
-    return _Drain(snapshot, settings, now).plan()
+    return DrainRun(snapshot, settings, now).plan()

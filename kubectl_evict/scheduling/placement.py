@@ -200,6 +200,26 @@ class Placer:
         self._static.clear()
         self._live.clear()
 
+    def include(self, names: Iterable[str]) -> None:
+        """Make nodes candidates again (upgrade: surge nodes that have joined). The class and
+        order indexes stay: only the per-template feasibility memos are recomputed."""
+        self.excluded.difference_update(names)
+        self._static.clear()
+        self._live.clear()
+        self._nofit.clear()
+
+    def settle(self) -> None:
+        """Every pod evicted so far is gone (upgrade: between batches), and none comes back."""
+        self._forget_terminating()
+        self._gone.clear()
+
+    def swap(self, old: Pod, new: Pod, name: str) -> None:
+        """`new` takes `old`'s place on node `name` (the same pod under another record: same
+        requests, so no "fits nowhere" verdict changes)."""
+        self.cs.remove(old, name)
+        self.cs.add(new, name)
+        self._reorder(name)
+
     # -- static filters (per template and class) ------------------------------------------------
 
     def _static_feasible(self, pod: Pod) -> Tuple[Tuple[_Entry, ...], Counter]:

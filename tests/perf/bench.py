@@ -25,6 +25,8 @@ rusage that os.wait4() returns for that one child). Steps:
   controller  ... controller --fail-zone ZONE (or --fail NODE for every node of the zone)
   pressure    ... pressure (all nodes)
   shutdown    ... shutdown NODE... (--count nodes)
+  upgrade     ... upgrade NODE... (--pool-size nodes of the general pool) --provider gke --max-surge
+              --upgrade-surge: a node-pool upgrade, batch by batch (not in the default steps)
 
 A step whose code does not exist yet (`python -m kubectl_evict COMMAND --help` fails, or the loader
 cannot be imported) is reported as n/a. Exit codes 0, 3 and 4 (plan computed; something blocked or short) count
@@ -49,9 +51,10 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import generate  # noqa: E402  (same directory)
 
-ALL_STEPS = ["json", "msgspec", "startup", "load", "affinity", "drain", "controller", "pressure", "shutdown"]
+ALL_STEPS = ["json", "msgspec", "startup", "load", "affinity", "drain", "controller", "pressure", "shutdown",
+             "upgrade"]
 DEFAULT_STEPS = ["json", "startup", "load", "affinity", "drain", "controller", "pressure", "shutdown"]
-CLI_STEPS = {"affinity", "drain", "controller", "pressure", "shutdown"}
+CLI_STEPS = {"affinity", "drain", "controller", "pressure", "shutdown", "upgrade"}
 
 
 def log(msg: str) -> None:
@@ -171,8 +174,9 @@ def pick_args(a) -> dict:
     shutdown = sorted(n.name for n in rng.sample(workers, k))
     relabel = sorted(n.name for n in rng.sample(general, min(a.count, len(general))))
     zone = generate.ZONES[1]
+    pool = sorted(n.name for n in general)[:a.pool_size]
     return {"drain": drain, "shutdown": shutdown, "relabel": relabel, "zone": zone,
-            "zone_nodes": sorted(n.name for n in nodes if n.zone == zone)}
+            "zone_nodes": sorted(n.name for n in nodes if n.zone == zone), "pool": pool}
 
 
 def command(a, step: str, snap: str, args: dict, env: dict) -> list[str]:
@@ -205,6 +209,9 @@ def command(a, step: str, snap: str, args: dict, env: dict) -> list[str]:
         return cli + ["pressure"]
     if step == "shutdown":
         return cli + ["shutdown"] + args["shutdown"]
+    if step == "upgrade":
+        return cli + ["upgrade"] + args["pool"] + ["--ignore-daemonsets", "--delete-emptydir-data", "--force",
+                                                   "--provider", "gke", "--max-surge", str(a.upgrade_surge)]
     raise ValueError(step)
 
 
@@ -228,6 +235,8 @@ def main(argv=None) -> int:
                     help=f"comma-separated, from {','.join(ALL_STEPS)} (default: {','.join(DEFAULT_STEPS)})")
     ap.add_argument("--repeat", type=int, default=1, help="runs per step; the table shows the fastest (default 1)")
     ap.add_argument("--count", type=int, default=100, help="nodes to drain / shut down / relabel (default 100)")
+    ap.add_argument("--pool-size", type=int, default=500, help="nodes of the general pool to upgrade (default 500)")
+    ap.add_argument("--upgrade-surge", type=int, default=1, help="upgrade's --max-surge (default 1: GKE's default)")
     ap.add_argument("--workdir", default="/tmp/evictplan-bench", help="snapshot cache and results (default /tmp/evictplan-bench)")
     ap.add_argument("--no-stats", dest="stats", action="store_false",
                     help="snapshot without NodeKubeletConfig/NodeStatsSummary (pressure then has no signals)")

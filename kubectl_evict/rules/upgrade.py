@@ -1,0 +1,518 @@
+"""`upgrade`: a node-pool upgrade, batch by batch, as managed node pools and Cluster API roll nodes.
+
+Models the rolling replacement of a node pool by
+- GKE surge upgrades (`NodePool.UpgradeSettings`: maxSurge 1 / maxUnavailable 0 by default,
+  maxSurge + maxUnavailable nodes upgraded at once; PodDisruptionBudgets respected for up to one
+  hour, then the remaining pods are removed anyway),
+- EKS managed node group updates (setup / scale up / upgrade / scale down phases: maxUnavailable 1 by
+  default; the scale-up phase launches max(2 x Availability Zones, maxUnavailable) new nodes and
+  taints every old node `eks.amazonaws.com/nodegroup=unschedulable:NoSchedule`; a node whose pods
+  do not leave within 15 minutes fails the update with PodEvictionFailure unless it was forced),
+- AKS rolling node-pool upgrades (maxSurge default 10% of the pool, rounded up; maxUnavailable 0;
+  drainTimeoutInMinutes 30: past it the upgrade fails, undrainableNodeBehavior Schedule),
+- Cluster API MachineDeployment RollingUpdate (maxSurge 1 rounded up, maxUnavailable 0 rounded down;
+  the Machine controller drains without a time limit unless nodeDrainTimeout is set, after which it
+  deletes the Machine anyway),
+- `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
+  `kubectl drain --timeout` does).
+The facts and their sources are in the README's `upgrade` section (provider documentation as read in
+2026-11). Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
+kube-scheduler releases that module names, chosen by the cluster's version as there.
+
+Every batch is a drain with kubectl drain's semantics, done by `rules/drain.DrainRun` (filters,
+Eviction API decisions, PDB waves, kube-scheduler placement through one `Placer` kept for the whole
+upgrade): new nodes join (copies of the template node, no pods), up to the batch size of old nodes
+are cordoned and drained, and removed. A replacement may land on a new node, on an old node of a
+later batch (it is then evicted again in that batch, spending its PDB's budget again), or nowhere.
+Times: waves are `--pod-startup` apart, new nodes are Ready `--node-startup` after they are created,
+and a batch ends when its last replacements are Ready.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+
+from pyrsistent import PClass, field
+
+from kubectl_evict.errors import InputError
+from kubectl_evict.model import EMPTY_MAP, Condition, Node, Pod, Snapshot
+from kubectl_evict.plan import USER, Plan
+from kubectl_evict.rules.drain import DrainRun, DrainSettings
+from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.timeutil import format_offset, format_seconds
+from kubectl_evict.workloads import attach
+
+RULE = "upgrade"
+HOSTNAME = "kubernetes.io/hostname"
+EKS_TAINT = "eks.amazonaws.com/nodegroup"
+
+
+class Provider(NamedTuple):
+    """How one kind of node pool rolls its nodes."""
+    name: str
+    title: str                        # as the verdict names it
+    max_surge: Optional[str]          # default ("1", "10%"); None: EKS's max(2 x zones, maxUnavailable)
+    max_unavailable: str
+    drain_timeout: Optional[float]    # seconds the provider waits on one node's drain; None: forever
+    on_timeout: str                   # "force": remove the pods anyway; "fail": the upgrade fails
+    unavailable_rounds_down: bool     # a maxUnavailable percentage (Cluster API rounds it down)
+    taints_pool_first: bool           # EKS taints every old node NoSchedule before draining any
+    timeout_name: str                 # the provider's own name for the timeout
+    after_drain: float = 0.0          # seconds between a node's last eviction and its removal
+
+
+PROVIDERS: Dict[str, Provider] = {
+    "generic": Provider("generic", "the upgrade", "1", "0", None, "fail", False, False, "--drain-timeout"),
+    "gke": Provider("gke", "GKE", "1", "0", 3600.0, "force", False, False, "the PDB timeout"),
+    "eks": Provider("eks", "EKS", None, "1", 900.0, "fail", False, True, "the drain timeout", 60.0),
+    "aks": Provider("aks", "AKS", "10%", "0", 1800.0, "fail", False, False, "drainTimeoutInMinutes"),
+    "capi": Provider("capi", "Cluster API", "1", "0", None, "force", True, False, "nodeDrainTimeout"),
+}
+
+
+def parse_count(flag: str, text: str) -> Tuple[int, bool]:
+    """`N` or `N%` (as maxSurge / maxUnavailable take them): (value, is_percent)."""
+    t = text.strip()
+    pct = t.endswith("%")
+    num = t[:-1] if pct else t
+    if not num.isdigit():
+        raise InputError("%r: a whole number of nodes or a percentage of the pool (5, 10%%)" % text, field=flag)
+    value = int(num)
+    if pct and value > 100:
+        raise InputError("%r: a percentage of the pool is at most 100%%" % text, field=flag)
+    return value, pct
+
+
+def resolve_count(flag: str, text: str, pool: int, round_down: bool = False) -> int:
+    """A count flag against a pool of `pool` nodes: percentages round up (down with `round_down`)."""
+    value, pct = parse_count(flag, text)
+    if not pct:
+        return value
+    exact = value * pool / 100.0
+    return int(math.floor(exact)) if round_down else int(math.ceil(exact))
+
+
+class UpgradeSettings(PClass):
+    drain = field(type=DrainSettings, mandatory=True)   # nodes: the pool, in upgrade order
+    provider = field(type=str, initial="generic")
+    max_surge = field(type=int, initial=1)
+    max_unavailable = field(type=int, initial=0)
+    surge_like = field(type=str, initial="")
+    surge_labels = field(type=tuple, initial=())        # ((key, value), ...)
+    drain_timeout = field(initial=None)                 # seconds; None: the drain is waited on forever
+    on_timeout = field(type=str, initial="fail")        # "force" | "fail"
+    node_startup = field(initial=0.0)                   # seconds for a new node to be Ready
+    taints_pool_first = field(type=bool, initial=False)
+
+
+def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "generic",
+                     max_surge: Optional[str] = None, max_unavailable: Optional[str] = None,
+                     surge_like: str = "", surge_labels: Sequence[Tuple[str, str]] = (),
+                     drain_timeout: Optional[float] = None, force: bool = False,
+                     node_startup: float = 0.0) -> UpgradeSettings:
+    """The provider's defaults, overridden by the flags given, against the pool `drain.nodes`."""
+    prov = PROVIDERS[provider]
+    pool = len(drain.nodes)
+    mu = resolve_count("--max-unavailable", max_unavailable if max_unavailable is not None else prov.max_unavailable,
+                       pool, round_down=prov.unavailable_rounds_down)
+    if max_surge is not None:
+        ms = resolve_count("--max-surge", max_surge, pool)
+    elif prov.max_surge is None:      # EKS: up to twice the zones, or maxUnavailable if larger
+        zones = {snapshot.nodes[n].zone for n in drain.nodes}
+        ms = max(2 * len(zones), mu)
+    else:
+        ms = resolve_count("--max-surge", prov.max_surge, pool)
+    if provider != "eks" and ms + mu == 0:
+        raise InputError("--max-surge and --max-unavailable are both 0: no node could ever be upgraded",
+                         field="--max-surge")
+    if provider == "eks" and mu == 0:
+        raise InputError("EKS upgrades maxUnavailable nodes at a time: it must be at least 1", field="--max-unavailable")
+    if surge_like:
+        if surge_like not in snapshot.nodes:
+            raise InputError('node "%s" not found in the snapshot' % surge_like, field="--surge-like")
+    else:
+        surge_like = sorted(drain.nodes)[0]
+    timeout = drain_timeout if drain_timeout is not None else prov.drain_timeout
+    if drain_timeout == 0:
+        timeout = None               # 0: no limit, as nodeDrainTimeout and kubectl drain --timeout say
+    on_timeout = prov.on_timeout
+    if force or (provider == "capi"):
+        on_timeout = "force"
+    return UpgradeSettings(drain=drain, provider=provider, max_surge=ms, max_unavailable=mu, surge_like=surge_like,
+                           surge_labels=tuple(surge_labels), drain_timeout=timeout, on_timeout=on_timeout,
+                           node_startup=float(node_startup), taints_pool_first=prov.taints_pool_first)
+
+
+def new_node(template: Node, name: str, labels: Sequence[Tuple[str, str]]) -> Node:
+    """A node created like `template`: its labels (hostname its own, `labels` applied), its
+    allocatable, its own taints but none of the node.kubernetes.io/ condition taints, Ready,
+    schedulable."""
+    lab = dict(template.labels)
+    if HOSTNAME in lab:
+        lab[HOSTNAME] = name
+    lab.update(labels)
+    taints = tuple(t for t in template.taints
+                   if not t.key.startswith("node.kubernetes.io/") and t.key != EKS_TAINT)
+    ready = Condition(type="Ready", status="True", reason="KubeletReady")
+    return template.set(name=name, uid="", labels=type(EMPTY_MAP)(lab), taints=taints, unschedulable=False,
+                        conditions=type(EMPTY_MAP)({"Ready": ready}), creation_timestamp=None)
+
+
+class _Batch:
+    __slots__ = ("number", "nodes", "joined", "start", "drain_start", "end", "outcome", "stall", "waves",
+                 "evicted", "forced", "blockers")
+
+    def __init__(self, number: int, nodes: Sequence[str]) -> None:
+        self.number = number
+        self.nodes = tuple(nodes)
+        self.joined: List[str] = []
+        self.start: Optional[float] = None
+        self.drain_start: Optional[float] = None
+        self.end: Optional[float] = None
+        self.outcome = "not-reached"        # upgraded | forced | failed | stalled | not-reached
+        self.stall = ""                     # what holds the drain
+        self.waves = 0
+        self.evicted = 0
+        self.forced = 0
+        self.blockers: List[str] = []
+
+
+class _Upgrade(DrainRun):
+    """The drain, driven batch by batch over a snapshot that also holds the new nodes."""
+
+    def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float) -> None:
+        self.up = settings
+        pool = settings.drain.nodes
+        self.pool = pool
+        template = snapshot.nodes[settings.surge_like]
+        self.new_names = ["%s-surge-%d" % (settings.surge_like, i + 1) for i in range(len(pool))]
+        taken = set(snapshot.nodes)
+        for i, name in enumerate(self.new_names):
+            n = i + 1
+            while name in taken:
+                name = "%s-surge-%d-%d" % (settings.surge_like, i + 1, n)
+                n += 1
+            self.new_names[i] = name
+        extended = snapshot
+        for name in self.new_names:
+            extended = extended.with_node(new_node(template, name, settings.surge_labels))
+        excluded = list(self.new_names) + (list(pool) if settings.taints_pool_first else [])
+        super().__init__(extended, settings.drain, now, command="upgrade", excluded=excluded)
+        self.waiting: Set[str] = set(pool)                       # old nodes not drained yet
+        self.arrivals: Dict[str, List[Tuple[Pod, Pod]]] = {}     # node -> (placed object, its pod there)
+        self.batch_of: Dict[str, int] = {}
+        self.evictions: Dict[Tuple[str, str], List[str]] = {}    # pod -> nodes it was evicted from
+
+    # -- DrainRun's hooks ------------------------------------------------------------------------
+
+    def pods_of(self, name: str) -> Sequence[Pod]:
+        """The node's own pods plus the replacements that landed on it in earlier batches."""
+        own = list(self.s.pods_on(name))
+        return own + [pod for _, pod in self.arrivals.get(name, ())]
+
+    def land(self, pod: Pod, at: float) -> Tuple[Optional[str], str]:
+        target, problem = super().land(pod, at)
+        if target is not None and target in self.waiting:
+            copy = pod.set(node_name=target, uid="", phase="Running", ready=True, deletion_timestamp=None,
+                           nominated_node_name="")
+            self.arrivals.setdefault(target, []).append((pod, copy))
+        return target, problem
+
+    def remove(self, pod: Pod, wave: int, reason: str, state) -> None:
+        path = self.evictions.setdefault(pod.key, [])
+        if path:
+            reason = ("evicted again: its replacement landed here after the eviction from node/%s (batch %d); %s"
+                      % (path[-1], self.batch_of.get(path[-1], 0), reason))
+        path.append(pod.node_name)
+        super().remove(pod, wave, reason, state)
+
+    # -- batches -----------------------------------------------------------------------------------
+
+    def batches(self) -> List[_Batch]:
+        up = self.up
+        size = up.max_unavailable if up.provider == "eks" else up.max_surge + up.max_unavailable
+        size = max(1, size)
+        out = []
+        for i in range(0, len(self.pool), size):
+            out.append(_Batch(len(out) + 1, self.pool[i:i + size]))
+        for b in out:
+            for n in b.nodes:
+                self.batch_of[n] = b.number
+        return out
+
+    def plan(self) -> Plan:
+        up = self.up
+        ps = float(self.cfg.pod_startup)
+        batches = self.batches()
+        joined = 0
+        removed = 0
+        t = 0.0
+        wave = 0
+        stopped: Optional[_Batch] = None
+        if up.taints_pool_first and batches:
+            self.b.batch = 1
+            for name in self.pool:
+                self.b.action("taint", by=USER, node=name, key=EKS_TAINT, value="unschedulable", effect="NoSchedule",
+                              at=0, rule=RULE, reason="EKS scale-up phase: every node without the new launch template's "
+                              "labels is tainted so that no pod is scheduled onto a node about to be upgraded")
+        for batch in batches:
+            self.b.batch = batch.number
+            batch.start = t
+            # new nodes: up to (old nodes removed so far) + maxSurge, never more than the pool had
+            want = max(joined, min(len(self.pool), removed + up.max_surge))
+            new = self.new_names[joined:want]
+            joined = want
+            batch.joined = list(new)
+            self.placer.settle()               # what earlier batches evicted is gone
+            self._swap_arrivals(batch.nodes)
+            if new:
+                self.placer.include(new)
+            drain_start = t + (up.node_startup if new else 0.0)
+            batch.drain_start = drain_start
+            self.placer.exclude(batch.nodes)
+            self.offset = drain_start - wave * ps
+            first_block = len(self.b.blocked)
+            pods: List[Pod] = []
+            for name in batch.nodes:
+                self.node_stats[name]["start"] = wave
+                pods.extend(self.filter_node(name, drain_start))
+            last = self.run(pods, wave)
+            for name in batch.nodes:
+                self.waiting.discard(name)
+            batch.evicted = sum(self.node_stats[n]["evicted"] for n in batch.nodes)
+            batch.waves = last - wave + 1 if last >= wave else 0
+            end = self.at(last) + ps if last >= wave else drain_start
+            held = [e for e in self.b.blocked[first_block:] if e.node in batch.nodes]
+            limit = up.drain_timeout
+            late = []
+            if limit is not None:
+                late = [(p, at) for n in batch.nodes for p, at in self.node_stats[n].get("evictions", ())
+                        if at - drain_start >= limit]
+            if held or late:
+                batch.blockers = self._blockers(held, late)
+                batch.stall = ", ".join(batch.blockers)
+                if limit is None:
+                    batch.outcome = "stalled"
+                    stopped = batch
+                elif up.on_timeout == "fail":
+                    batch.outcome = "failed"
+                    batch.end = drain_start + limit
+                    for p, at in late:
+                        self.block(p, "planned for %s, but %s gives up on node/%s at %s (%s)" % (
+                            format_offset(at), self._who(), p.node_name, format_offset(drain_start + limit),
+                            self._timeout_text()), "timeout")
+                    stopped = batch
+                else:
+                    batch.outcome = "forced"
+                    force_at = drain_start + limit
+                    del_end, batch.forced = self._force(held, force_at)
+                    end = max(end, del_end)
+            if stopped is not None:
+                break
+            if batch.outcome == "not-reached":
+                batch.outcome = "upgraded"
+            end += PROVIDERS[up.provider].after_drain    # EKS: cordoned, then 60 s before termination
+            batch.end = end
+            removed += len(batch.nodes)
+            wave = max(wave, last + 1)
+            t = end
+        self.b.batch = None
+        self.inputs_missing()
+        self._report(batches, stopped)
+        self.b.extra["budgets"] = self.budgets_extra()
+        return attach(self.s, self.b.build(), ps)
+
+    def _swap_arrivals(self, nodes: Sequence[str]) -> None:
+        """The replacements on the nodes about to drain become their own records there, so the
+        drain evicts them (and the scheduler model frees their room) like any resident pod."""
+        for name in nodes:
+            for placed, copy in self.arrivals.get(name, ()):
+                self.placer.swap(placed, copy, name)
+
+    def _who(self) -> str:
+        return PROVIDERS[self.up.provider].title
+
+    def _timeout_text(self) -> str:
+        prov = PROVIDERS[self.up.provider]
+        return "%s (%s)" % (prov.timeout_name, format_seconds(self.up.drain_timeout or 0))
+
+    def _blockers(self, held: Sequence, late: Sequence) -> List[str]:
+        """What holds the batch: PDBs by name, else the blocked pods' codes."""
+        out: List[str] = []
+        filtered = [e.node for e in held if e.code == "drain-filter"]
+        for e in held:
+            what = e.code
+            if e.code == "drain-filter":
+                what = "drain filters on %s" % ", ".join("node/%s" % n for n in sorted(set(filtered)))
+            elif e.code == "pdb-budget":
+                pod = self._pod(e.namespace, e.pod, e.node)
+                pdbs = pdbs_for_pod(self.s, pod) if pod is not None else ()
+                what = "PDB %s" % pdbs[0].ref if pdbs else "a PDB"
+            elif e.code == "node-unreachable":
+                what = "unreachable node/%s" % e.node
+            elif e.code == "pdb-multiple":
+                what = "%s/%s (several PDBs)" % (e.namespace, e.pod)
+            if what not in out:
+                out.append(what)
+        if late and "PDB waves past the drain timeout" not in out:
+            out.append("PDB waves past the drain timeout")
+        return out
+
+    def _pod(self, namespace: str, name: str, node: str) -> Optional[Pod]:
+        for _, copy in self.arrivals.get(node, ()):
+            if copy.namespace == namespace and copy.name == name:
+                return copy
+        return self.s.pods_by_key.get((namespace, name))
+
+    def _force(self, held: Sequence, at: float) -> Tuple[float, int]:
+        """The provider removes the pods that held the drain once its timeout runs out: plain
+        deletions (no Eviction API, PDBs not consulted). Returns when their replacements are Ready
+        and how many pods were deleted."""
+        prov = PROVIDERS[self.up.provider]
+        keys = {(e.namespace, e.pod) for e in held}
+        self.b.blocked = [e for e in self.b.blocked if (e.namespace, e.pod) not in keys]
+        how = ("%s deletes it once %s runs out (%s after the drain started): no Eviction API, its "
+               "PodDisruptionBudget is not consulted" % (prov.title, prov.timeout_name,
+                                                         format_seconds(self.up.drain_timeout or 0)))
+        if self.up.provider == "capi":
+            how = ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine, "
+                   "so the pod goes with its node (PDB not consulted)" % format_seconds(self.up.drain_timeout or 0))
+        deleted = 0
+        for e in held:
+            pod = self._pod(e.namespace, e.pod, e.node)
+            if pod is None:
+                continue
+            if pod.controller_kind == "DaemonSet" or pod.is_mirror:
+                # not deleted one by one: it goes with its node (a DaemonSet starts one on each new node)
+                self.b.skip(pod, "daemonset" if pod.controller_kind == "DaemonSet" else "mirror-pod",
+                            "goes with node/%s when %s removes it%s" % (
+                                pod.node_name, prov.title, "; the DaemonSet controller starts its pod on each new "
+                                "node" if pod.controller_kind == "DaemonSet" else ""))
+                continue
+            self.placer.terminate([pod])
+            target, problem = self.land(pod, at)
+            path = self.evictions.setdefault(pod.key, [])
+            path.append(pod.node_name)
+            reason = how
+            if problem:
+                reason += "; its replacement fits no node"
+                self.short(pod, "no-node-fits", "deleted, but its replacement has nowhere to go: %s" % problem)
+            self.b.action("delete", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name,
+                          at=at, grace_period_seconds=None, target=target, force=False, rule=RULE, reason=reason)
+            deleted += 1
+        return at + float(self.cfg.pod_startup), deleted
+
+    # -- the report --------------------------------------------------------------------------------
+
+    def _report(self, batches: List[_Batch], stopped: Optional[_Batch]) -> None:
+        up = self.up
+        prov = PROVIDERS[up.provider]
+        done = [b for b in batches if b.outcome in ("upgraded", "forced")]
+        upgraded = sum(len(b.nodes) for b in done)
+        total = len(self.pool)
+        n = len(batches)
+        forced = [b for b in batches if b.outcome == "forced"]
+        if stopped is None:
+            end = batches[-1].end if batches else 0.0
+            text = "finishes in ~%s in %s" % (format_seconds(end or 0), _plural(n, "batch", "batches"))
+            if forced:
+                b = forced[0]
+                text += "; batch %d stalls %s on %s then %s" % (
+                    b.number, format_seconds(up.drain_timeout or 0), b.stall,
+                    "the Machine is deleted with its pods" if up.provider == "capi" else
+                    "%s deletes the pods (PDBs bypassed)" % prov.title)
+                if len(forced) > 1:
+                    rest = [str(x.number) for x in forced[1:]]
+                    text += "; so do %s (%s%s)" % (_plural(len(forced) - 1, "more batch", "more batches"),
+                                                   ", ".join(rest[:5]), ", ..." if len(rest) > 5 else "")
+        elif stopped.outcome == "stalled":
+            text = ("never finishes: batch %d of %d stalls on %s and %s waits forever (%d of %d nodes upgraded)"
+                    % (stopped.number, n, stopped.stall, "the upgrade" if up.provider == "generic" else prov.title,
+                       upgraded, total))
+            if up.provider in ("capi", "generic"):
+                text += "; --drain-timeout %s" % ("bounds the wait" if up.provider == "generic"
+                                                   else "(nodeDrainTimeout) makes it delete the Machine anyway")
+        else:
+            failure = {"eks": "EKS fails the update (PodEvictionFailure)",
+                       "aks": "AKS fails the upgrade (undrainableNodeBehavior Schedule: the node is made "
+                              "schedulable again, not upgraded)",
+                       "generic": "the upgrade gives up (as kubectl drain --timeout does)",
+                       "gke": "GKE fails the upgrade"}.get(up.provider, "%s fails the upgrade" % prov.title)
+            text = "fails: batch %d of %d stalls %s on %s then %s (%d of %d nodes upgraded)" % (
+                stopped.number, n, format_seconds(up.drain_timeout or 0), stopped.stall, failure, upgraded, total)
+            if up.provider == "eks":
+                text += "; update-nodegroup-version --force deletes the pods instead (--force-upgrade plans that)"
+        self.b.extra["verdict"] = text
+        settings = ("%s: %s, batches of %d (max surge %d, max unavailable %d), new nodes like node/%s%s; "
+                    "drain timeout %s, then %s" % (
+                        up.provider, _plural(total, "node", "nodes"),
+                        up.max_unavailable if up.provider == "eks" else up.max_surge + up.max_unavailable,
+                        up.max_surge, up.max_unavailable, up.surge_like,
+                        (" labelled " + ",".join("%s=%s" % kv for kv in up.surge_labels)) if up.surge_labels else "",
+                        format_seconds(up.drain_timeout) if up.drain_timeout is not None else "none (waits forever)",
+                        "force" if up.on_timeout == "force" else "fail"))
+        if up.taints_pool_first:
+            settings += "; every old node is tainted %s=unschedulable:NoSchedule first, so no pod lands on " \
+                        "one" % EKS_TAINT
+        drain_notes = list(self.b.notes)      # what the drains said (already cordoned, no replacement)
+        del self.b.notes[:]
+        self.b.note(settings)
+        for b in batches:
+            self.b.note(self._batch_line(b))
+        moved = sorted((k, v) for k, v in self.evictions.items() if len(v) > 1)
+        self.b.extra["movedMoreThanOnce"] = [
+            {"namespace": k[0], "pod": k[1], "times": len(v), "nodes": list(v)} for k, v in moved]
+        if moved:
+            names = ", ".join("%s/%s x%d" % (k[0], k[1], len(v)) for k, v in moved[:5])
+            more = " and %d more" % (len(moved) - 5) if len(moved) > 5 else ""
+            self.b.note("moved more than once: %s (%s%s): their replacements landed on old nodes of later batches; "
+                        "to avoid it, cordon the whole pool first (kubectl cordon -l SELECTOR) or raise "
+                        "--max-surge so new nodes take them" % (_plural(len(moved), "pod", "pods"), names, more))
+        self.b.notes.extend(drain_notes)
+        nodes = []
+        for b in batches:
+            for name in b.nodes:
+                st = self.node_stats[name]
+                nodes.append({"node": name, "batch": b.number, "start": b.drain_start, "end": b.end,
+                              "outcome": b.outcome, "evicted": st["evicted"],
+                              "blocked": sum(st["blocked"].values())})
+        self.b.extra["nodes"] = nodes
+        self.b.extra["newNodes"] = [{"node": name, "batch": b.number, "joins": b.start, "like": up.surge_like}
+                                    for b in batches for name in b.joined]
+        self.b.extra["upgrade"] = {"provider": up.provider, "maxSurge": up.max_surge,
+                                   "maxUnavailable": up.max_unavailable, "drainTimeout": up.drain_timeout,
+                                   "onTimeout": up.on_timeout, "batches": len(batches), "upgraded": upgraded}
+
+    def _batch_line(self, b: _Batch) -> str:
+        nodes = ", ".join("node/%s" % n for n in b.nodes)
+        if b.outcome == "not-reached":
+            return "batch %d: %s: not reached" % (b.number, nodes)
+        head = "batch %d (%s to %s): " % (b.number, format_offset(b.start or 0),
+                                       format_offset(b.end) if b.end is not None else "never")
+        parts = []
+        if b.joined:
+            parts.append("%s join%s" % (", ".join(b.joined), "s" if len(b.joined) == 1 else ""))
+        drained = "drains %s: %s" % (nodes, _plural(b.evicted, "eviction", "evictions"))
+        if b.waves:
+            drained += " in %s" % _plural(b.waves, "wave", "waves")
+        parts.append(drained)
+        if b.outcome == "upgraded":
+            parts.append("removed at %s" % format_offset(b.end or 0))
+        elif b.outcome == "forced":
+            parts.append("stalls on %s; %s removed at %s" % (
+                b.stall, _plural(b.forced, "pod", "pods") + " forcibly deleted,", format_offset(b.end or 0)))
+        elif b.outcome == "failed":
+            parts.append("stalls on %s; the upgrade fails at %s" % (b.stall, format_offset(b.end or 0)))
+        else:
+            parts.append("stalls on %s forever" % b.stall)
+        return head + "; ".join(parts)
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return "%d %s" % (n, one if n == 1 else many)
+
+
+def plan_upgrade(snapshot: Snapshot, settings: UpgradeSettings, now: float) -> Plan:
+    """Plan the rolling upgrade of the pool `settings.drain.nodes`, batch by batch."""
+    return _Upgrade(snapshot, settings, now).plan()

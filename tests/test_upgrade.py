@@ -1,0 +1,307 @@
+"""`upgrade`: a node-pool upgrade batch by batch, per provider (real processes, table-driven).
+
+Expected batch sizes, surge counts, timeouts and what follows a stalled drain come from the
+providers' documentation (README, `upgrade`): GKE maxSurge 1 / maxUnavailable 0, PDBs respected for
+1 hour then forced; EKS maxUnavailable 1, max(2 x zones, maxUnavailable) new nodes at once, old
+nodes tainted first, 15 minutes then PodEvictionFailure unless forced; AKS maxSurge 10% rounded up,
+30 minutes then the upgrade fails; Cluster API maxSurge 1 / maxUnavailable 0 (percentages: surge
+up, unavailable down), no drain limit unless nodeDrainTimeout, then the Machine is deleted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import pytest
+
+from conftest import REPO, node, pod, run_cli
+
+
+def pdb(name: str, labels: dict, *, min_available: Optional[int] = None, max_unavailable: Optional[int] = None,
+        allowed: int = 0, healthy: int = 1, expected: int = 1) -> dict:
+    spec: dict = {"selector": {"matchLabels": labels}}
+    if min_available is not None:
+        spec["minAvailable"] = min_available
+    if max_unavailable is not None:
+        spec["maxUnavailable"] = max_unavailable
+    desired = min_available if min_available is not None else expected - (max_unavailable or 0)
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": "default", "generation": 1}, "spec": spec,
+            "status": {"observedGeneration": 1, "disruptionsAllowed": allowed, "currentHealthy": healthy,
+                       "desiredHealthy": desired, "expectedPods": expected}}
+
+
+def info() -> dict:
+    return {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": "2026-11-21T12:00:00Z", "context": "test", "server": "https://test.invalid:6443",
+            "kinds": ["Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "Deployment"]}
+
+
+def write(tmp_path: Path, items: List[dict]) -> str:
+    p = tmp_path / "cluster.json"
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [info()] + items}))
+    return str(p)
+
+
+def pool_cluster(stall: bool = False) -> List[dict]:
+    """Four pool nodes in two zones, one pod each; with `stall`, p1 also runs a single-replica
+    Deployment's pod under a PDB that allows 0 disruptions."""
+    items = [node("p%d" % i, labels={"pool": "a"}, zone="z%d" % (1 + i % 2)) for i in range(1, 5)]
+    items.append(node("other", labels={"pool": "b"}, cpu="1", memory="1Gi"))
+    items += [pod("web-%d" % i, "p%d" % i, owner=("ReplicaSet", "web"), labels={"app": "web"}) for i in range(1, 5)]
+    if stall:
+        items.append(pod("db-0", "p1", owner=("ReplicaSet", "db"), labels={"app": "db"}))
+        items.append(pdb("db", {"app": "db"}, min_available=1, allowed=0, healthy=1, expected=1))
+    return items
+
+
+def upgrade(path: str, *args: str):
+    res = run_cli("-f", path, "-o", "json", "upgrade", "-l", "pool=a", *args)
+    assert res.returncode in (0, 3, 4, 5), res.stderr
+    return res.returncode, json.loads(res.stdout)
+
+
+def batches(plan: dict) -> List[List[str]]:
+    out: dict = {}
+    for n in plan["nodes"]:
+        out.setdefault(n["batch"], []).append(n["node"])
+    return [out[k] for k in sorted(out)]
+
+
+def joins(plan: dict) -> List[int]:
+    """New nodes joining per batch."""
+    counts: dict = {}
+    for n in plan["newNodes"]:
+        counts[n["batch"]] = counts.get(n["batch"], 0) + 1
+    return [counts.get(b, 0) for b in range(1, len(batches(plan)) + 1)]
+
+
+@pytest.mark.parametrize("provider,args,expect_batches,expect_joins", [
+    # GKE / generic: maxSurge 1, maxUnavailable 0: one node at a time, one new node before each
+    ("generic", [], [["p1"], ["p2"], ["p3"], ["p4"]], [1, 1, 1, 1]),
+    ("gke", [], [["p1"], ["p2"], ["p3"], ["p4"]], [1, 1, 1, 1]),
+    # GKE's own example: maxSurge 2, maxUnavailable 1 upgrades 3 nodes at once
+    ("gke", ["--max-surge", "2", "--max-unavailable", "1"], [["p1", "p2", "p3"], ["p4"]], [2, 2]),
+    # EKS: maxUnavailable 1 at a time; max(2 x 2 zones, 1) = 4 new nodes launched in the scale-up phase
+    ("eks", [], [["p1"], ["p2"], ["p3"], ["p4"]], [4, 0, 0, 0]),
+    ("eks", ["--max-unavailable", "2"], [["p1", "p2"], ["p3", "p4"]], [4, 0]),
+    # AKS: maxSurge 10% of 4 nodes rounds up to 1; 50% is 2
+    ("aks", [], [["p1"], ["p2"], ["p3"], ["p4"]], [1, 1, 1, 1]),
+    ("aks", ["--max-surge", "50%"], [["p1", "p2"], ["p3", "p4"]], [2, 2]),
+    # Cluster API: maxUnavailable 50% of 4 rounds down to 2, no surge: new nodes replace removed ones
+    ("capi", ["--max-surge", "0", "--max-unavailable", "50%"], [["p1", "p2"], ["p3", "p4"]], [0, 2]),
+    ("capi", ["--max-surge", "0", "--max-unavailable", "30%"], [["p1"], ["p2"], ["p3"], ["p4"]], [0, 1, 1, 1]),
+])
+def test_batches_and_surge_per_provider(tmp_path, provider, args, expect_batches, expect_joins):
+    code, plan = upgrade(write(tmp_path, pool_cluster()), "--provider", provider, *args)
+    assert code == 0
+    assert plan["command"] == "upgrade" and plan["kind"] == "EvictionPlan"
+    assert batches(plan) == expect_batches
+    assert joins(plan) == expect_joins
+    assert all(isinstance(a.get("batch"), int) for a in plan["actions"])
+    assert {n["outcome"] for n in plan["nodes"]} == {"upgraded"}
+    assert plan["verdict"].startswith("finishes in ~") and ("in %d batches" % len(expect_batches)) in plan["verdict"]
+    # every web pod is evicted from its own node in its node's batch; with surge, only there
+    batch_of = {n["node"]: n["batch"] for n in plan["nodes"]}
+    evicts = [a for a in plan["actions"] if a["type"] == "evict"]
+    assert all(a["batch"] == batch_of[a["node"]] for a in evicts)
+    firsts = {}
+    for a in evicts:
+        firsts.setdefault(a["pod"], a["node"])
+    assert firsts == {"web-%d" % i: "p%d" % i for i in range(1, 5)}
+    if expect_joins[0]:
+        assert len(evicts) == 4 and plan["movedMoreThanOnce"] == []
+
+
+def test_eks_taints_every_old_node_first_so_nothing_moves_twice(tmp_path):
+    code, plan = upgrade(write(tmp_path, pool_cluster()), "--provider", "eks")
+    taints = [a for a in plan["actions"] if a["type"] == "taint"]
+    assert sorted(a["node"] for a in taints) == ["p1", "p2", "p3", "p4"]
+    assert all(a["key"] == "eks.amazonaws.com/nodegroup" and a["effect"] == "NoSchedule" and a["at"] == 0
+               for a in taints)
+    new = {n["node"] for n in plan["newNodes"]}
+    assert all(a["target"] in new for a in plan["actions"] if a["type"] == "evict")
+    assert plan["movedMoreThanOnce"] == []
+
+
+@pytest.mark.parametrize("provider,args,code,outcome,at,words", [
+    # generic and Cluster API wait forever on a drain that never finishes
+    ("generic", [], 3, "stalled", None, "never finishes: batch 1 of 4 stalls on PDB default/db"),
+    ("capi", [], 3, "stalled", None, "Cluster API waits forever"),
+    # generic with a drain timeout gives up, as kubectl drain --timeout does
+    ("generic", ["--drain-timeout", "10m"], 3, "failed", 600, "fails: batch 1 of 4 stalls 10m on PDB default/db"),
+    # EKS: 15 minutes, then the update fails, unless forced
+    ("eks", [], 3, "failed", 900, "stalls 15m on PDB default/db then EKS fails the update"),
+    ("eks", ["--force-upgrade"], 0, "forced", 900, "EKS deletes the pods"),
+    # AKS: 30 minutes, then the upgrade fails; --drain-timeout overrides drainTimeoutInMinutes
+    ("aks", [], 3, "failed", 1800, "stalls 30m on PDB default/db then AKS fails the upgrade"),
+    ("aks", ["--drain-timeout", "5m"], 3, "failed", 300, "stalls 5m"),
+    # GKE: PDBs respected for 1 hour, then the pods go anyway
+    ("gke", [], 0, "forced", 3600, "batch 1 stalls 1h on PDB default/db then GKE deletes the pods"),
+    # Cluster API with nodeDrainTimeout: the Machine is deleted anyway
+    ("capi", ["--drain-timeout", "20m"], 0, "forced", 1200, "the Machine is deleted"),
+])
+def test_a_pdb_that_stalls_a_batch(tmp_path, provider, args, code, outcome, at, words):
+    got, plan = upgrade(write(tmp_path, pool_cluster(stall=True)), "--provider", provider, *args)
+    assert got == code
+    assert words in plan["verdict"], plan["verdict"]
+    first = plan["nodes"][0]
+    assert first["node"] == "p1" and first["outcome"] == outcome
+    later = {n["outcome"] for n in plan["nodes"][1:]}
+    db = [a for a in plan["actions"] if a.get("pod") == "db-0"]
+    if outcome == "forced":
+        # the pod is deleted (no Eviction API) when the timeout runs out; the upgrade goes on
+        assert [(a["type"], a["at"]) for a in db] == [("delete", at)]
+        assert later == {"upgraded"} and not plan["blocked"]
+    else:
+        assert db == [] and [e["pod"] for e in plan["blocked"]] == ["db-0"]
+        assert plan["blocked"][0]["code"] == "pdb-budget"
+        assert later == {"not-reached"}
+        assert first["end"] == at
+
+
+def test_second_move_is_planned_with_its_budget(tmp_path):
+    """No surge: p1's pods can only go to p2 (the rest of the cluster is full), so they are evicted
+    again in p2's batch, where the PDB (maxUnavailable 1) lets one web pod go per wave."""
+    items = [node("p1", labels={"pool": "a"}), node("p2", labels={"pool": "a"}),
+             node("full", labels={"pool": "b"}, cpu="100m")]
+    items += [pod("web-1", "p1", owner=("ReplicaSet", "web"), labels={"app": "web"}),
+              pod("web-2", "p2", owner=("ReplicaSet", "web"), labels={"app": "web"}),
+              pdb("web", {"app": "web"}, max_unavailable=1, allowed=1, healthy=2, expected=2)]
+    code, plan = upgrade(write(tmp_path, items), "--provider", "capi", "--max-surge", "0", "--max-unavailable", "1")
+    assert code == 0, plan["blocked"]
+    evicts = [(a["pod"], a["node"], a["target"], a["batch"], a["at"]) for a in plan["actions"] if a["type"] == "evict"]
+    first = [e for e in evicts if e[3] == 1]
+    assert first == [("web-1", "p1", "p2", 1, 0)]
+    second = sorted(e for e in evicts if e[3] == 2)
+    assert [(e[0], e[1]) for e in second] == [("web-1", "p2"), ("web-2", "p2")]
+    assert {e[2] for e in second} == {"p1-surge-1"}
+    # one disruption allowed: the two pods of p2 go in two waves, 30s apart
+    assert sorted(e[4] for e in second)[1] - sorted(e[4] for e in second)[0] == 30
+    again = [a for a in plan["actions"] if a["type"] == "evict" and a["batch"] == 2 and a["pod"] == "web-1"][0]
+    assert again["reason"].startswith("evicted again")
+    assert plan["movedMoreThanOnce"] == [{"namespace": "default", "pod": "web-1", "times": 2, "nodes": ["p1", "p2"]}]
+    table = run_cli("-f", write(tmp_path, items), "upgrade", "-l", "pool=a", "--provider", "capi",
+                    "--max-surge", "0", "--max-unavailable", "1").stdout
+    assert "moved more than once: 1 pod (default/web-1 x2)" in table and "cordon the whole pool first" in table
+
+
+def test_demo_upgrades_one_pool():
+    res = run_cli("--demo", "-o", "json", "upgrade", "-l", "disktype=ssd", "--ignore-daemonsets",
+                  "--delete-emptydir-data", "--force", "--provider", "gke")
+    assert res.returncode == 0, res.stderr
+    plan = json.loads(res.stdout)
+    assert [n["node"] for n in plan["nodes"]] == ["worker-a1", "worker-a2", "worker-b1", "worker-c1"]
+    assert all(n["outcome"] in ("upgraded", "forced") for n in plan["nodes"])
+    assert all("batch" in a for a in plan["actions"])
+    assert {n["node"] for n in plan["newNodes"]} == {"worker-a1-surge-%d" % i for i in range(1, 5)}
+    # a replacement that landed on a later batch's node is evicted (or deleted) again there
+    moved = plan["movedMoreThanOnce"]
+    assert moved and all(m["times"] >= 2 for m in moved)
+    lows = {(w["namespace"], w["name"]): w["readyMin"] for w in plan["workloads"]}
+    assert lows[("shop", "frontend")] < 10
+    table = run_cli("--demo", "upgrade", "-l", "disktype=ssd", "--ignore-daemonsets", "--delete-emptydir-data",
+                    "--force", "--provider", "gke").stdout
+    assert table.splitlines()[3].startswith("VERDICT: OK (exit 0): finishes in ~")
+    assert "batch 1 (+0s to " in table
+    timeline = run_cli("--demo", "-o", "timeline", "upgrade", "-l", "disktype=ssd", "--ignore-daemonsets",
+                       "--delete-emptydir-data", "--force").stdout
+    for name in ("worker-a1",):
+        assert "node/" + name in timeline
+
+
+REAL = REPO / "tests" / "data" / "real"
+CAPTURES = sorted(p.name for p in REAL.iterdir() if p.is_dir())
+WITH_NODES = [c for c in CAPTURES if any(f.name.startswith("node") for f in (REAL / c).iterdir())]
+
+
+@pytest.mark.parametrize("capture", CAPTURES)
+@pytest.mark.parametrize("provider", ["gke", "eks"])
+def test_every_real_capture_upgrades_without_an_error(capture, provider):
+    res = run_cli("-f", str(REAL / capture), "-o", "json", "upgrade", "-l", "kubernetes.io/hostname",
+                  "--ignore-daemonsets", "--delete-emptydir-data", "--force", "--provider", provider)
+    if capture not in WITH_NODES:      # pods or kubelet data only: no pool to upgrade, said cleanly
+        assert res.returncode == 1 and res.stderr.startswith("error: ") and "Traceback" not in res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1
+        return
+    assert res.returncode in (0, 3, 4, 5), res.stderr
+    plan = json.loads(res.stdout)
+    assert plan["nodes"] and all("batch" in a for a in plan["actions"])
+
+
+@pytest.mark.parametrize("args,code,words", [
+    (["nope"], 1, 'node "nope" not found'),
+    (["-l", "pool=a", "--max-surge", "abc"], 2, "--max-surge"),
+    (["-l", "pool=a", "--max-surge", "150%"], 2, "at most 100%"),
+    (["-l", "pool=a", "--max-surge", "0", "--max-unavailable", "0"], 1, "both 0"),
+    (["-l", "pool=a", "--surge-like", "ghost"], 1, "--surge-like"),
+    (["-l", "pool=a", "--surge-label", "no-equals"], 1, "--surge-label"),
+    (["-l", "pool=a", "--apply"], 2, "carried out by the provider"),
+    (["-l", "pool=a", "--provider", "openstack"], 2, "--provider"),
+    (["-l", "pool=a", "--drain-timeout", "soon"], 1, "--drain-timeout"),
+])
+def test_cli_errors(tmp_path, args, code, words):
+    res = run_cli("-f", write(tmp_path, pool_cluster()), "upgrade", *args)
+    assert res.returncode == code, (res.returncode, res.stderr)
+    assert res.stderr.startswith("error: ") and words in res.stderr and "Traceback" not in res.stderr
+    assert res.stdout == ""
+
+
+def test_surge_labels_and_template(tmp_path):
+    """New nodes copy --surge-like with its hostname and the --surge-label labels; a pod that needs
+    the new label can only land on them."""
+    items = pool_cluster()
+    items.append(pod("needs-new", "p1", owner=("ReplicaSet", "n"), node_selector={"generation": "2"},
+                     labels={"app": "n"}))
+    code, plan = upgrade(write(tmp_path, items), "--surge-like", "p2", "--surge-label", "generation=2")
+    assert code == 0
+    assert plan["newNodes"][0]["node"] == "p2-surge-1" and plan["newNodes"][0]["like"] == "p2"
+    target = [a["target"] for a in plan["actions"] if a.get("pod") == "needs-new"]
+    assert target == ["p2-surge-1"]
+
+
+def test_apply_refuses_an_upgrade_plan(tmp_path):
+    res = run_cli("-f", write(tmp_path, pool_cluster()), "-o", "json", "upgrade", "-l", "pool=a")
+    plan = tmp_path / "plan.json"
+    plan.write_text(res.stdout)
+    got = run_cli("apply", str(plan), "--yes", env={"KUBECONFIG": str(tmp_path / "none")})
+    assert got.returncode == 1 and "node-pool upgrade" in got.stderr and got.stderr.startswith("error: ")
+
+
+@pytest.mark.parametrize("provider,args,code,words", [
+    ("eks", [], 3, "stalls 15m on unreachable node/p1 then EKS fails the update"),
+    ("gke", [], 0, "batch 1 stalls 1h on unreachable node/p1 then GKE deletes the pods"),
+])
+def test_an_unreachable_node_stalls_its_batch(tmp_path, provider, args, code, words):
+    """The Eviction API accepts, but no kubelet confirms the deletion: the drain never finishes."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    got, plan = upgrade(write(tmp_path, items), "--provider", provider, *args)
+    assert got == code and words in plan["verdict"], plan["verdict"]
+
+
+def test_a_forced_drain_leaves_daemonset_pods_to_their_node(tmp_path):
+    """Without --ignore-daemonsets kubectl's filters abort the node; when GKE forces it after an
+    hour, the DaemonSet pod is not deleted one by one (it goes with the node) but the others are."""
+    items = pool_cluster()
+    items.append(pod("agent-p1", "p1", owner=("DaemonSet", "agent"), labels={"app": "agent"}))
+    code, plan = upgrade(write(tmp_path, items), "--provider", "gke")
+    assert code == 0
+    deletes = [(a["pod"], a["at"]) for a in plan["actions"] if a["type"] == "delete"]
+    assert deletes == [("web-1", 3600)]
+    assert [(e["pod"], e["code"]) for e in plan["skipped"]] == [("agent-p1", "daemonset")]
+    assert "stalls 1h on drain filters on node/p1" in plan["verdict"]
+
+
+def test_without_pdbs_in_the_input_the_upgrade_says_so(tmp_path):
+    """As drain does (issue 21): evictions whose budgets the input cannot show make the plan
+    incomplete, exit 5 when nothing is blocked or short."""
+    items = pool_cluster()
+    p = tmp_path / "nopdb.json"
+    head = dict(info(), kinds=["Node", "Pod", "ReplicaSet", "Deployment"])
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [head] + items}))
+    res = run_cli("-f", str(p), "-o", "json", "upgrade", "-l", "pool=a", "--provider", "gke")
+    assert res.returncode == 5, res.stderr
+    plan = json.loads(res.stdout)
+    assert [e["kind"] for e in plan["incomplete"]] == ["PodDisruptionBudget"]
