@@ -31,7 +31,9 @@ DAEMONSET_CONTROLLER = "daemonset-controller"
 POD_GC = "pod-gc"
 ATTACH_DETACH = "attach-detach-controller"
 SCHEDULER = "scheduler"
-ACTORS = (USER, KUBELET, NODE_LIFECYCLE, TAINT_EVICTION, DAEMONSET_CONTROLLER, POD_GC, ATTACH_DETACH, SCHEDULER)
+DEVICE_TAINT_EVICTION = "device-taint-eviction-controller"   # DRA device taints (v1.36+)
+ACTORS = (USER, KUBELET, NODE_LIFECYCLE, TAINT_EVICTION, DAEMONSET_CONTROLLER, POD_GC, ATTACH_DETACH, SCHEDULER,
+          DEVICE_TAINT_EVICTION)
 
 # Stable codes of `blocked`, `shortfall` and `skipped` entries (contract: scripts match on them).
 CODES = {

@@ -161,6 +161,10 @@ RESOURCES = [
     Resource("csinodes", "CSINode", "storage.k8s.io", "v1", False),
     Resource("csidrivers", "CSIDriver", "storage.k8s.io", "v1", False),
     Resource("leases", "Lease", "coordination.k8s.io", "v1", True, (), ()),
+    Resource("resourceclaims", "ResourceClaim", "resource.k8s.io", "v1", True),
+    Resource("resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io", "v1", True, (), ()),
+    Resource("deviceclasses", "DeviceClass", "resource.k8s.io", "v1", False, (), ()),
+    Resource("resourceslices", "ResourceSlice", "resource.k8s.io", "v1", False, (), ()),
     # events.k8s.io/v1 only (the core/v1 view of the same events is not served)
     Resource("events", "Event", "events.k8s.io", "v1", True, ("ev",), ()),
 ]
@@ -168,7 +172,7 @@ BY_KIND = {r.kind: r for r in RESOURCES}
 BY_GVR = {(r.group, r.version, r.name): r for r in RESOURCES}
 BY_NAME = {r.name: r for r in RESOURCES}
 GROUP_ORDER = ["", "apps", "batch", "policy", "scheduling.k8s.io", "storage.k8s.io",
-               "coordination.k8s.io", "events.k8s.io"]
+               "coordination.k8s.io", "resource.k8s.io", "events.k8s.io"]
 
 KUBELET_KINDS = {"NodeKubeletConfig": "kubeletconfig", "NodeStatsSummary": "summary"}
 

@@ -161,6 +161,14 @@ class Spec(_S):
     vsphereVolume: Any = None
     drivers: Any = None
     storageCapacity: Any = None
+    # DRA: Pod, ResourceClaim, ResourceClaimTemplate (spec.spec), DeviceClass, ResourceSlice
+    resourceClaims: Any = None
+    devices: Any = None
+    spec: Any = None
+    selectors: Any = None
+    driver: Any = None
+    pool: Any = None
+    allNodes: Any = None
 
 
 class Status(_S):
@@ -184,6 +192,10 @@ class Status(_S):
     readyReplicas: Any = None
     currentRevision: Any = None
     updateRevision: Any = None
+    # DRA: Pod, ResourceClaim
+    resourceClaimStatuses: Any = None
+    allocation: Any = None
+    reservedFor: Any = None
 
 
 class Doc(_S):

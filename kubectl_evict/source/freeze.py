@@ -541,9 +541,10 @@ class Freezer:
         info = info.set(kinds=tuple(sorted(held)))
 
         storage = project_storage(each, self.it)
+        dra = project_dra(each, self.it)
         return assemble(nodes=nodes, pods=pods, pdbs=pdbs, priority_classes=pcs, owners=owners,
                         volume_attachments=vas, leases=leases, kubelet_configs=kubelet_configs,
-                        stats=stats, info=info, warnings=self.warnings).set(**storage)
+                        stats=stats, info=info, warnings=self.warnings).set(**storage, **dra)
 
 
 def _priority_classes(entries: Iterable[Tuple[str, str, str, dict]]) -> Tuple[Dict[str, PriorityClass],
@@ -732,18 +733,25 @@ def _containers(loc: _Loc, spec: dict, key: str, it: _Interner) -> Tuple[Contain
     return tuple(out)
 
 
-def _tolerations(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Toleration, ...]:
+def _tolerations(loc: _Loc, spec: dict, it: _Interner, path: str = "spec.tolerations",
+                 effects: Tuple[str, ...] = EFFECTS) -> Tuple[Toleration, ...]:
+    """`spec.tolerations` of a pod (or, with `path` and `effects`, a DRA request's tolerations
+    of device taints, which have the same shape)."""
     out = []
-    for i, t in enumerate(_seq(loc, spec, "tolerations", "spec.tolerations")):
-        p = "spec.tolerations[%d]" % i
+    for i, t in enumerate(_seq(loc, spec, "tolerations", path)):
+        p = "%s[%d]" % (path, i)
         t = _item_map(loc, t, p)
         effect = _str(loc, t, "effect", p + ".effect")
-        if effect and effect not in EFFECTS:
-            raise loc.error(p + ".effect", "unknown taint effect %r (want NoSchedule, PreferNoSchedule or NoExecute)" % effect)
+        if effect and effect not in effects:
+            raise loc.error(p + ".effect", "unknown taint effect %r (want %s)" % (effect, _or_list(effects)))
         out.append(it.leaf(Toleration(_str(loc, t, "key", p + ".key"), _str(loc, t, "operator", p + ".operator"),
                                       _str(loc, t, "value", p + ".value"), effect,
                                       _int(loc, t, "tolerationSeconds", p + ".tolerationSeconds"))))
     return tuple(out)
+
+
+def _or_list(words: Tuple[str, ...]) -> str:
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
 def _volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
@@ -1001,7 +1009,8 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
                        nominated_node_name=nominated,
                        deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
                        ready=ready, termination_grace_period=tgps, host_network=host_network,
-                       creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
+                       creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
+                       resource_claims=pod_resource_claims(loc, spec, status) if "resourceClaims" in spec else ())
 
 
 def _int_or_percent(loc: _Loc, d: dict, key: str, path: str) -> Any:
@@ -1099,10 +1108,11 @@ def _project_volume_attachment(loc: _Loc, obj: dict, name: str) -> VolumeAttachm
 
 
 from kubectl_evict.source.freeze_storage import STORAGE_KINDS, pod_scheduling_fields, project_storage  # noqa: E402
+from kubectl_evict.source.freeze_dra import DRA_KINDS, pod_resource_claims, project_dra  # noqa: E402
 
 
 _PROJECTORS = frozenset(("PriorityClass", "Node", "Pod", "PodDisruptionBudget", "VolumeAttachment", "Lease",
-                         "SnapshotInfo") + KUBELET_KINDS + OWNER_KINDS + STORAGE_KINDS)
+                         "SnapshotInfo") + KUBELET_KINDS + OWNER_KINDS + STORAGE_KINDS + DRA_KINDS)
 
 
 def freeze(docs: Iterable[Doc]) -> Snapshot:

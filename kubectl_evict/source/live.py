@@ -88,6 +88,7 @@ class ListSpec:
     api: str             # kubernetes.client class name
     method: str
     namespace: Optional[str] = None
+    optional: bool = False   # an API group older servers lack: a 404 reads as "none of this kind"
 
 
 LISTS: Tuple[ListSpec, ...] = (
@@ -114,6 +115,15 @@ LISTS: Tuple[ListSpec, ...] = (
     ListSpec("CSINode", "storage.k8s.io/v1", "csinodes.storage.k8s.io", "StorageV1Api", "list_csi_node"),
     ListSpec("CSIDriver", "storage.k8s.io/v1", "csidrivers.storage.k8s.io", "StorageV1Api", "list_csi_driver"),
     ListSpec("Namespace", "v1", "namespaces", "CoreV1Api", "list_namespace"),
+    # DRA (resource.k8s.io/v1, GA in v1.34; absent from older servers)
+    ListSpec("ResourceClaim", "resource.k8s.io/v1", "resourceclaims.resource.k8s.io", "ResourceV1Api",
+             "list_resource_claim_for_all_namespaces", optional=True),
+    ListSpec("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates.resource.k8s.io", "ResourceV1Api",
+             "list_resource_claim_template_for_all_namespaces", optional=True),
+    ListSpec("DeviceClass", "resource.k8s.io/v1", "deviceclasses.resource.k8s.io", "ResourceV1Api",
+             "list_device_class", optional=True),
+    ListSpec("ResourceSlice", "resource.k8s.io/v1", "resourceslices.resource.k8s.io", "ResourceV1Api",
+             "list_resource_slice", optional=True),
     ListSpec("Lease", "coordination.k8s.io/v1", "leases.coordination.k8s.io", "CoordinationV1Api",
              "list_namespaced_lease", NODE_LEASE_NAMESPACE),
 )
@@ -838,6 +848,9 @@ class ClusterReader:
                 raise
             except Exception as e:  # noqa: BLE001
                 status = getattr(e, "status", None)
+                if status == 404 and spec.optional and not token:
+                    self.progress.page(spec.kind, 0, None, last=True)
+                    return "", []      # the server does not serve this API group (e.g. DRA before v1.34)
                 if status == 410 and token and not restarted:
                     restarted = True   # the continue token expired (compaction): start over, once
                     if sink is not None:
