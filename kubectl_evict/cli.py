@@ -50,10 +50,10 @@ def _global_names() -> set:
 
 def _hide_global_options(cmd: click.Command) -> None:
     """Global options are documented once (`options`, `--help` of the group), as kubectl does: a
-    subcommand still accepts them, but its help shows only its own flags and examples."""
-    names = _global_names()
-    if cmd.name == "apply":  # its own flags: what to send, to which cluster, how to report
-        names -= {"yes", "dry_run", "timeout", "force_stale", "follow_timeline", "kubeconfig", "context", "output"}
+    subcommand still accepts them, but its help shows only its own flags and examples, and the
+    global ones it names in `shown_global_options` (apply's and verify's own flags; drain's
+    --timeout and --dry-run, which keep kubectl drain's meanings there)."""
+    names = _global_names() - set(getattr(cmd, "shown_global_options", ()))
     if cmd.name == "verify":  # which cluster, as of when, how to report
         names -= {"kubeconfig", "context", "output", "now"}
         for p in cmd.params:
@@ -166,6 +166,24 @@ def options_cmd(ctx: click.Context) -> None:
     click.echo(formatter.getvalue().rstrip("\n"))
 
 
+@cli.command("completion", context_settings=CONTEXT_SETTINGS)
+@click.argument("shell", type=click.Choice(completion.SHELLS))
+def completion_cmd(shell: str) -> None:
+    """Print the shell completion script (bash, zsh or fish), as `kubectl completion SHELL` does.
+
+    The script completes the kubectl-evictplan executable. `kubectl evictplan <TAB>` inside
+    kubectl's own completion (kubectl >= 1.26) needs no script: it runs the
+    kubectl_complete-evictplan executable installed beside kubectl-evictplan.
+
+    \b
+    Examples:
+      source <(kubectl evictplan completion bash)          # in ~/.bashrc
+      source <(kubectl evictplan completion zsh)           # in ~/.zshrc
+      kubectl evictplan completion fish > ~/.config/fish/completions/kubectl-evictplan.fish
+    """
+    click.echo(completion.source_script(cli, shell), nl=False)
+
+
 def _discover() -> None:
     import kubectl_evict.commands as pkg
     for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
@@ -243,6 +261,24 @@ def _no_such_option(e: "click.NoSuchOption") -> str:
     return msg + (" Did you mean '%s'?" % close[0] if close else "")
 
 
+def _interrupted() -> None:
+    """Ctrl-C: stop at once with 130 (128 + SIGINT), as kubectl does. `os._exit`, because a normal
+    exit would first wait for requests still in flight on worker threads (up to their read
+    timeout). Whatever writes must finish (apply's journal, its report) has its own SIGINT
+    handling and is done before this point."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        sys.stderr.write("error: interrupted\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(130)
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """Console-script entry point: the single error boundary."""
     invoked_as = os.path.basename(sys.argv[0])
@@ -277,7 +313,9 @@ def main(argv: Optional[List[str]] = None) -> None:
             hint = " (see '%s --help')" % e.ctx.command_path
         sys.stderr.write("error: %s%s\n" % (msg, hint))
         sys.exit(2)
-    except click.Abort:
+    except click.Abort as e:
+        if isinstance(e.__context__, KeyboardInterrupt):   # click turns Ctrl-C into Abort
+            _interrupted()
         sys.stderr.write("error: aborted\n")
         sys.exit(1)
     except click.ClickException as e:
@@ -287,8 +325,10 @@ def main(argv: Optional[List[str]] = None) -> None:
         sys.stderr.write("error: %s\n" % e)
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        sys.exit(130)
+        _interrupted()
+    except MemoryError:   # its message is empty
+        sys.stderr.write("error: out of memory (give the process more memory, or plan fewer nodes at once)\n")
+        sys.exit(1)
     except BrokenPipeError:
         try:
             sys.stdout = open(os.devnull, "w")

@@ -52,3 +52,17 @@ def kubectl_complete_lines(cli: click.Command, argv: Sequence[str]) -> List[str]
         directive = DIRECTIVE_DEFAULT  # a value we cannot list (a file, a node): cobra's default
     lines.append(":%d" % directive)
     return lines
+
+
+SHELLS = ("bash", "zsh", "fish")
+
+
+def source_script(cli: click.Command, shell: str) -> str:
+    """The completion script `_KUBECTL_EVICTPLAN_COMPLETE=<shell>_source kubectl-evictplan`
+    prints, for `kubectl evictplan completion SHELL` (the subcommand kubectl users type)."""
+    from click.shell_completion import get_completion_class
+    cls = get_completion_class(shell)
+    if cls is None:  # pragma: no cover - SHELLS are click's own
+        raise click.UsageError("no completion for %s" % shell)
+    return cls(cli, {}, EXECUTABLE, COMPLETE_VAR).source()
+

@@ -115,12 +115,8 @@ def load_kubelet_config(path: str) -> Dict[str, Any]:
         except ValueError as e:
             raise InputError("invalid JSON: %s" % e, source=path) from None
     else:
-        import yaml
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        try:
-            docs: List[Any] = [d for d in yaml.load_all(text, Loader=loader) if d is not None]
-        except yaml.YAMLError as e:
-            raise InputError("invalid YAML: %s" % str(e).replace("\n", " "), source=path) from None
+        from kubectl_evict.source.yamltext import load_all
+        docs: List[Any] = load_all(text.encode("utf-8"), path)
         doc = docs[0] if docs else {}
     return normalize(doc, path)
 

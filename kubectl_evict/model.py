@@ -226,15 +226,25 @@ class LazyJSON(Mapping):
     they read as immutable.
     """
 
-    __slots__ = ("_data", "_value")
+    __slots__ = ("_data", "_value", "_where")
 
-    def __init__(self, data: Optional[bytes] = None, value: Optional[dict] = None) -> None:
+    def __init__(self, data: Optional[bytes] = None, value: Optional[dict] = None,
+                 where: Tuple[str, ...] = ()) -> None:
         self._data = data
         self._value = value
+        self._where = where   # (file, object, field): named if the bytes turn out not to decode
 
     def _get(self) -> dict:
         if self._value is None:
-            v = _decode(self._data) if self._data else {}
+            try:
+                v = _decode(self._data) if self._data else {}
+            except (ValueError, RecursionError) as e:   # bad UTF-8, a number beyond float64, ...
+                from kubectl_evict.errors import InputError
+                where = tuple(self._where) + (None, None, None)
+                text = str(e).split(" - at ", 1)[0] or type(e).__name__
+                problem = "not UTF-8 text" if isinstance(e, UnicodeDecodeError) else \
+                    "invalid JSON: %s%s" % (text[:1].lower(), text[1:])
+                raise InputError(problem, source=where[0], obj=where[1], field=where[2]) from None
             self._value = v if isinstance(v, dict) else {}
         return self._value
 
@@ -392,6 +402,7 @@ class Pod(Record):
     termination_grace_period = field(type=int, initial=30)
     host_network = field(type=bool, initial=False)
     creation_timestamp = field(initial=None)
+    resource_claims = field(type=tuple, initial=())            # PodResourceClaim (DRA)
 
     @property
     def key(self) -> Tuple[str, str]:
@@ -547,6 +558,91 @@ class Namespace(Record):
     labels = field(initial=EMPTY_MAP)
 
 
+# --- Dynamic Resource Allocation (resource.k8s.io/v1) -------------------------------------
+
+DRA_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice")
+
+
+class DeviceRequest(NamedTuple):
+    """One `spec.devices.requests[]` entry of a ResourceClaim (or its template): `exactly`, or
+    the v1beta1 flat form. `alternatives` are the `firstAvailable` subrequests (then the request
+    itself names no class). CEL `selectors` are counted, not evaluated (README)."""
+    name: str
+    device_class: str
+    mode: str = "ExactCount"               # ExactCount | All
+    count: int = 1
+    selectors: int = 0
+    tolerations: Tuple[Toleration, ...] = ()
+    alternatives: Tuple["DeviceRequest", ...] = ()
+
+
+class AllocatedDevice(NamedTuple):
+    """`status.allocation.devices.results[]`: the device a request got, with the tolerations
+    copied from the request at allocation time (what the device taint eviction controller reads)."""
+    request: str
+    driver: str
+    pool: str
+    device: str
+    tolerations: Tuple[Toleration, ...] = ()
+
+
+class PodResourceClaim(NamedTuple):
+    """`pod.spec.resourceClaims[]`: a named claim, or a template the resourceclaim controller
+    instantiates per pod (`generated`: the claim's name from `status.resourceClaimStatuses`)."""
+    name: str
+    claim_name: str = ""
+    template_name: str = ""
+    generated: str = ""
+
+
+class Device(NamedTuple):
+    name: str
+    taints: Tuple[Taint, ...] = ()
+    node_name: str = ""          # per-device node selection (`perDeviceNodeSelection` slices)
+    all_nodes: bool = False
+
+
+class ResourceClaim(Record):
+    namespace = field(type=str, mandatory=True)
+    name = field(type=str, mandatory=True)
+    uid = field(type=str, initial="")
+    requests = field(type=tuple, initial=())            # DeviceRequest
+    allocated = field(type=bool, initial=False)
+    node_selector = field(initial=None)                 # status.allocation.nodeSelector: NodeSelector or None
+    devices = field(type=tuple, initial=())             # AllocatedDevice
+    reserved_for = field(type=tuple, initial=())        # (resource, name, uid) of status.reservedFor
+    deletion_timestamp = field(initial=None)
+    owner_refs = field(type=tuple, initial=())
+
+    @property
+    def ref(self) -> str:
+        return "%s/%s" % (self.namespace, self.name)
+
+
+class ResourceClaimTemplate(Record):
+    namespace = field(type=str, mandatory=True)
+    name = field(type=str, mandatory=True)
+    requests = field(type=tuple, initial=())            # DeviceRequest of spec.spec.devices.requests
+
+
+class DeviceClass(Record):
+    """`drivers`: the drivers its CEL selectors pin with `device.driver == "..."` (empty: the
+    selectors say nothing we read, and any device is taken to match)."""
+    name = field(type=str, mandatory=True)
+    drivers = field(type=tuple, initial=())
+    selectors = field(type=int, initial=0)
+
+
+class ResourceSlice(Record):
+    name = field(type=str, mandatory=True)
+    driver = field(type=str, initial="")
+    pool = field(type=str, initial="")
+    node_name = field(type=str, initial="")
+    all_nodes = field(type=bool, initial=False)
+    node_selector = field(initial=None)                 # NodeSelector or None
+    devices = field(type=tuple, initial=())             # Device
+
+
 class SnapshotInfo(Record):
     """Where and when the snapshot was taken, and which kinds it holds in full.
 
@@ -588,6 +684,10 @@ class Snapshot(PClass):
     csi_nodes = field(initial=EMPTY_MAP)           # node name -> CSINode
     csi_drivers = field(initial=EMPTY_MAP)         # name -> CSIDriver
     namespaces = field(initial=EMPTY_MAP)          # name -> Namespace
+    resource_claims = field(initial=EMPTY_MAP)     # (namespace, name) -> ResourceClaim
+    claim_templates = field(initial=EMPTY_MAP)     # (namespace, name) -> ResourceClaimTemplate
+    device_classes = field(initial=EMPTY_MAP)      # name -> DeviceClass
+    resource_slices = field(type=tuple, initial=())   # ResourceSlice, by name
     info = field(initial=SnapshotInfo())
     warnings = field(type=tuple, initial=())
 

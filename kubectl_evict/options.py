@@ -123,7 +123,9 @@ def global_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--dry-run", "dry_run", metavar="none|server", default=None,
                      help="apply: server sends every write with dryRun=All and reports what the server would do."),
         click.option("--timeout", "timeout", metavar="DURATION", default=None,
-                     help="apply: how long each action may retry refused evictions (429) and errors (default 5m; 0: no limit)."),
+                     help="apply: how long each action may retry refused evictions (429) and errors (default 5m; 0: no "
+                          "limit). drain: kubectl drain's --timeout, a plan parameter (which node's drain would "
+                          "take longer; see 'drain --help'); with --apply it bounds the whole drain."),
         click.option("--force-stale", "force_stale", is_flag=True, default=False,
                      help="apply: skip pods replaced or moved since the plan was made, instead of refusing."),
         click.option("--follow-timeline", "follow_timeline", is_flag=True, default=False,

@@ -31,7 +31,9 @@ DAEMONSET_CONTROLLER = "daemonset-controller"
 POD_GC = "pod-gc"
 ATTACH_DETACH = "attach-detach-controller"
 SCHEDULER = "scheduler"
-ACTORS = (USER, KUBELET, NODE_LIFECYCLE, TAINT_EVICTION, DAEMONSET_CONTROLLER, POD_GC, ATTACH_DETACH, SCHEDULER)
+DEVICE_TAINT_EVICTION = "device-taint-eviction-controller"   # DRA device taints (v1.36+)
+ACTORS = (USER, KUBELET, NODE_LIFECYCLE, TAINT_EVICTION, DAEMONSET_CONTROLLER, POD_GC, ATTACH_DETACH, SCHEDULER,
+          DEVICE_TAINT_EVICTION)
 
 # Stable codes of `blocked`, `shortfall` and `skipped` entries (contract: scripts match on them).
 CODES = {
@@ -170,14 +172,6 @@ def exit_code(plan: Plan) -> int:
     if plan.incomplete:
         return 5
     return 0
-
-
-_SEVERITY = (0, 5, 4, 3)   # exit codes of a computed plan, mildest first
-
-
-def worse_code(a: int, b: int) -> int:
-    """The worse of two plan exit codes: 3 over 4 over 5 over 0."""
-    return max(a, b, key=lambda c: _SEVERITY.index(c) if c in _SEVERITY else len(_SEVERITY))
 
 
 def incomplete_warning(entry: Incomplete) -> str:

@@ -69,6 +69,15 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     # -- StatefulSet controller: MaxUnavailableStatefulSet (website feature-gates page):
     # beta on in v1.35.0-v1.35.3, off again from v1.35.4 through v1.36, on in v1.37
     "MaxUnavailableStatefulSet": (((1, 35, 0), (1, 35, 4)), ((1, 37, 0), None)),
+    # DRA GA (resource.k8s.io/v1): the DynamicResources plugin joins the default scheduler profile
+    # (KEP-4381; pkg/features/kube_features.go: DynamicResourceAllocation beta off in v1.32-v1.33,
+    # GA on in v1.34; pkg/scheduler/apis/config/v1/default_plugins.go applyFeatureGates).
+    "DynamicResources": (((1, 34, 0), None),),
+    # DRA device taints (KEP-5055; kube_features.go DRADeviceTaints: alpha off v1.33, beta on
+    # v1.36, GA v1.37);
+    # the device taint eviction controller (pkg/controller/devicetainteviction) deletes pods whose
+    # allocated devices carry an untolerated NoExecute taint, and the allocator skips tainted devices.
+    "DRADeviceTaints": (((1, 36, 0), None),),
 }
 
 

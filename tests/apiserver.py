@@ -17,7 +17,8 @@ over HTTP or HTTPS on 127.0.0.1, with upstream's URLs, bodies and status codes, 
   ``evictplan/v1alpha1`` NodeKubeletConfig / NodeStatsSummary objects (503 when a node has none);
 * bearer-token auth with roles ``admin``, ``readonly``, ``noproxy`` (or a callable);
 * fault injection (``server.faults.add(...)``): Status answers, delays, connection resets and
-  connections closed half-way through a body.
+  connections closed half-way through a body; ``server.stuck_continue.add("pods")`` answers the
+  same continue token forever.
 
 Standard library only (PyYAML is imported lazily, only to read YAML snapshots).
 
@@ -160,6 +161,10 @@ RESOURCES = [
     Resource("csinodes", "CSINode", "storage.k8s.io", "v1", False),
     Resource("csidrivers", "CSIDriver", "storage.k8s.io", "v1", False),
     Resource("leases", "Lease", "coordination.k8s.io", "v1", True, (), ()),
+    Resource("resourceclaims", "ResourceClaim", "resource.k8s.io", "v1", True),
+    Resource("resourceclaimtemplates", "ResourceClaimTemplate", "resource.k8s.io", "v1", True, (), ()),
+    Resource("deviceclasses", "DeviceClass", "resource.k8s.io", "v1", False, (), ()),
+    Resource("resourceslices", "ResourceSlice", "resource.k8s.io", "v1", False, (), ()),
     # events.k8s.io/v1 only (the core/v1 view of the same events is not served)
     Resource("events", "Event", "events.k8s.io", "v1", True, ("ev",), ()),
 ]
@@ -167,7 +172,7 @@ BY_KIND = {r.kind: r for r in RESOURCES}
 BY_GVR = {(r.group, r.version, r.name): r for r in RESOURCES}
 BY_NAME = {r.name: r for r in RESOURCES}
 GROUP_ORDER = ["", "apps", "batch", "policy", "scheduling.k8s.io", "storage.k8s.io",
-               "coordination.k8s.io", "events.k8s.io"]
+               "coordination.k8s.io", "resource.k8s.io", "events.k8s.io"]
 
 KUBELET_KINDS = {"NodeKubeletConfig": "kubeletconfig", "NodeStatsSummary": "summary"}
 
@@ -1303,6 +1308,9 @@ class ApiServer:
         self._tmpdir: str | None = None
         self._conns: set = set()
         self._req_lock = threading.Lock()
+        # resources (e.g. "pods") whose lists ignore `continue` and answer the same first page and
+        # the same continue token forever, as a broken proxy would
+        self.stuck_continue: set[str] = set()
 
     # ---- lifecycle -----------------------------------------------------------------------------
     def start(self) -> "ApiServer":
@@ -1599,6 +1607,8 @@ class ApiServer:
         except ValueError:
             raise ApiError(400, f"invalid limit {q.get('limit')!r}") from None
         tok = q.get("continue") or ""
+        if res.name in self.stuck_continue:
+            tok = ""
         if tok:
             rv, start = _decode_continue(tok)
             if rv == -1:
@@ -1646,6 +1656,8 @@ class ApiServer:
                                                 keys[i - 1] + "\x00")
             if lsel is None and fsel is None:
                 meta["remainingItemCount"] = hi - i
+        if res.name in self.stuck_continue:
+            meta["continue"] = _encode_continue(list_rv, "stuck")
         if self._wants_table(h):
             return self._answer_objects(h, res, [e.obj(res) for e in picked], meta)
         head = json.dumps({"kind": f"{res.kind}List", "apiVersion": res.api_version, "metadata": meta},

@@ -408,3 +408,18 @@ def test_drain_plan_file_round_trip(env):
     assert outcomes(report(out)) == ["done", "done", "done"]
     assert env.srv.state.get("pods", "web-1") is None and env.srv.state.get("pods", "web-2") is None
     assert env.srv.state.get("pods", "web-3") is not None and env.srv.state.get("pods", "solo") is not None
+
+
+def test_apply_of_a_blocked_plan_exits_3_like_drain_apply(env):
+    """One rule (README "Exit codes"): applying a BLOCKED plan does what it can, reports no failure,
+    and still exits 3, whether through `apply PLAN_FILE` or `drain --apply`."""
+    res = run_cli(*env.args("-o", "json", "drain", "n1", "--ignore-daemonsets", "--force"))
+    assert res.returncode == 3, res.stderr
+    plan_file = env.tmp / "blocked.json"
+    plan_file.write_text(res.stdout)
+    assert [b["pod"] for b in json.loads(res.stdout)["blocked"]] == ["db-0"]
+    applied = env.apply(str(plan_file), "-o", "json", "--timeout", "1s")
+    rep = report(applied)
+    assert rep["summary"]["failed"] == 0 and rep["summary"]["done"] >= 1
+    assert applied.returncode == 3, applied.stderr
+    assert env.srv.state.get("nodes", "n1")["spec"]["unschedulable"] is True

@@ -115,3 +115,18 @@ def test_completion_never_runs_the_command(bin_dir, tmp_path):
     lines = _kubectl_complete(bin_dir, "--demo", "drain", "worker-a1", "")
     assert not any(ln.startswith("AT ") or "cordon" in ln for ln in lines)
     assert lines[-1].startswith(":")
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_subcommand_prints_the_script(bin_dir, shell):
+    """`kubectl evictplan completion SHELL`, the form kubectl users type, prints the same script."""
+    res = subprocess.run([str(bin_dir / "kubectl-evictplan"), "completion", shell], capture_output=True, text=True,
+                         timeout=60, env=_env(bin_dir))
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert res.stdout == _source(bin_dir, shell)
+
+
+def test_completion_subcommand_refuses_an_unknown_shell(bin_dir):
+    res = subprocess.run([str(bin_dir / "kubectl-evictplan"), "completion", "tcsh"], capture_output=True, text=True,
+                         timeout=60, env=_env(bin_dir))
+    assert res.returncode == 2 and res.stderr.startswith("error: ") and "bash" in res.stderr

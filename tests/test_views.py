@@ -13,7 +13,9 @@ Regenerate them all with one command, then review the diff before committing:
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -52,20 +54,25 @@ def test_view_golden(command: str, view: str) -> None:
     assert path.exists(), "no golden file: run EVICTPLAN_REGEN_GOLDEN=1 python -m pytest -q tests/test_views.py"
     assert res.stdout == path.read_text(encoding="utf-8")
     if view.startswith("table"):
-        assert max(len(line) for line in _table_lines(res.stdout)) <= int(columns)
+        # tables fit the width by their reasons; only a row of names that alone is wider (its
+        # reason already on its own line: names are never cut) may go past it
+        for line, stacked in _table_lines(res.stdout):
+            assert len(line) <= int(columns) or (stacked and not line.startswith(" ")), line
 
 
 def _table_lines(out: str) -> list:
-    """The lines of the tables (header rows and their rows), not the prose lines a terminal wraps."""
-    lines, keep, inside = out.splitlines(), [], False
-    for line in lines:
+    """The lines of the tables (header rows and their rows), not the prose lines a terminal wraps,
+    each with whether its table puts the reason on a line of its own."""
+    lines, keep, inside, stacked = out.splitlines(), [], False, False
+    for i, line in enumerate(lines):
         first = line.split()[:1]
         if first and first[0] in ("AT", "POD", "WORKLOAD"):
             inside = True
+            stacked = i + 1 < len(lines) and lines[i + 1].strip() == "REASON"
         elif not line.strip():
             inside = False
         if inside:
-            keep.append(line)
+            keep.append((line, stacked))
     return keep
 
 
@@ -130,3 +137,90 @@ def test_machine_formats_exit_like_the_views(command: str) -> None:
     args, code = COMMANDS[command]
     for fmt in ("json", "yaml"):
         assert run_cli("--demo", "-o", fmt, *args).returncode == code
+
+
+# --- the README's console samples are real output -------------------------------------------------
+
+def _readme_samples() -> list:
+    """(line number, environment, arguments, expected lines) of each ```console block of the README
+    that runs the demo; a line `...` stands for any number of lines left out."""
+    lines = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        if line.strip() != "```console" or not lines[i + 1].startswith("$ "):
+            continue
+        words = shlex.split(lines[i + 1][2:])
+        env = {}
+        while "=" in words[0]:
+            k, _, v = words.pop(0).partition("=")
+            env[k] = v
+        if words[:3] != ["kubectl", "evictplan", "--demo"]:
+            continue
+        body = []
+        for j in range(i + 2, len(lines)):
+            if lines[j].strip() == "```":
+                break
+            body.append(lines[j])
+        out.append((i + 2, env, words[2:], body))
+    return out
+
+
+def _matches(expected: list, actual: list) -> Optional[str]:
+    """None when `actual` has `expected`'s lines in order, `...` skipping any; else the first miss."""
+    pos = 0
+    skipping = False
+    for want in expected:
+        if want.strip() == "...":
+            skipping = True
+            continue
+        if skipping:
+            while pos < len(actual) and actual[pos] != want:
+                pos += 1
+        if pos >= len(actual) or actual[pos] != want:
+            return want
+        pos += 1
+        skipping = False
+    return None if skipping or pos == len(actual) else "(more output: %s)" % actual[pos]
+
+
+def _regenerated(expected: list, actual: list) -> list:
+    """`expected` with each run of lines between `...` replaced by as many lines of `actual`, found
+    by the first two words of the run's first line (EVICTPLAN_REGEN_GOLDEN=1)."""
+    runs, cur = [], []
+    for want in expected + ["..."]:
+        if want.strip() == "...":
+            runs.append(cur)
+            cur = []
+        else:
+            cur.append(want)
+    out, pos = [], 0
+    for k, run in enumerate(runs):
+        if k:
+            out.append("...")
+        if not run:
+            continue
+        key = run[0].split()[:2]
+        start = pos if k == 0 else next((i for i in range(pos, len(actual)) if actual[i].split()[:2] == key), None)
+        if start is None:
+            out.extend(run)
+            continue
+        last = k == len(runs) - 1   # the block ends without `...`: the rest of the output
+        out.extend(actual[start:] if last else actual[start:start + len(run)])
+        pos = start + len(run)
+    return out
+
+
+@pytest.mark.parametrize("sample", _readme_samples(), ids=lambda s: "README-line-%d" % s[0])
+def test_readme_console_sample_is_the_real_output(sample) -> None:
+    line, env, args, expected = sample
+    res = run_cli(*args, env={"COLUMNS": env.get("COLUMNS", "120"), "PYTHONIOENCODING": "utf-8"})
+    if REGEN:   # earlier samples may have changed length: find this one again by its content
+        readme = Path(__file__).resolve().parents[1] / "README.md"
+        lines = readme.read_text(encoding="utf-8").split("\n")
+        at = next(i + 1 for i in range(len(lines)) if lines[i:i + 1 + len(expected)] ==
+                  [lines[i]] + expected and lines[i].startswith("$ ") and shlex.split(lines[i][2:])[-len(args):] == args)
+        lines[at:at + len(expected)] = _regenerated(expected, res.stdout.splitlines())
+        readme.write_text("\n".join(lines), encoding="utf-8")
+        return
+    miss = _matches(expected, res.stdout.splitlines())
+    assert miss is None, "README line %d: %r is not what `%s` prints" % (line, miss, " ".join(args))

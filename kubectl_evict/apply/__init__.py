@@ -41,3 +41,16 @@ def apply_flags_given(opts: Any) -> list:
         if getattr(opts, attr, None) not in (None, False):
             given.append(flag)
     return given
+
+
+def exit_code_after_apply(plan_code: int, applied: int) -> int:
+    """The one exit code of applying a plan, for `apply PLAN_FILE` and `COMMAND --apply` alike,
+    in apply's own codes (DESIGN: `apply` keeps its own): 1 (an action failed) and 130
+    (interrupted) first; else 3 when the plan has blocked pods (plan code 3) or an action was
+    blocked, skipped or not run; else 0. So applying a BLOCKED drain plan cordons and evicts what
+    it can, reports "N done, 0 failed", and exits 3, as the plan said it would. A shortfall (4)
+    or incomplete input (5) leaves nothing undone that apply could do: the printed plan says so,
+    the exit code says what applying did."""
+    if applied in (1, 130):
+        return applied
+    return 3 if 3 in (plan_code, applied) else 0

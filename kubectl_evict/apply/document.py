@@ -49,17 +49,8 @@ def _load(data: bytes, source: str) -> Any:
             return json.loads(data)
         except ValueError as e:
             raise InputError("invalid JSON: %s" % e, source=source) from None
-    import yaml
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        docs = [d for d in yaml.load_all(data.decode("utf-8"), Loader=loader) if d is not None]
-    except UnicodeDecodeError as e:
-        raise InputError("not UTF-8 text: %s" % e, source=source) from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = " (line %d, column %d)" % (mark.line + 1, mark.column + 1) if mark is not None else ""
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise InputError("invalid YAML%s: %s" % (where, problem), source=source) from None
+    from kubectl_evict.source.yamltext import load_all
+    docs = load_all(data, source)
     if len(docs) != 1:
         raise InputError("expected one EvictionPlan document, found %d" % len(docs), source=source)
     return docs[0]

@@ -13,7 +13,7 @@ from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.flags import MAX_DURATION, bad_flag, duration_flag  # noqa: F401  (the commands' flag parsing)
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
-from kubectl_evict.plan import Incomplete, Plan, exit_code, with_incomplete, worse_code
+from kubectl_evict.plan import Incomplete, Plan, exit_code, with_incomplete
 from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
@@ -168,7 +168,8 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
             sys.stdout.write("---\n")
         sys.stdout.flush()
         applied = apply_plan(plan, source="--apply", opts=opts, settings=settings, fmt=opts.output, show_plan=False)
-        code = applied if applied in (1, 130) else worse_code(code, applied)
+        from kubectl_evict.apply import exit_code_after_apply
+        code = exit_code_after_apply(code, applied)
     return code
 
 

@@ -6,11 +6,12 @@ from typing import Any
 
 import click
 
-from kubectl_evict.apply import settings_from_options
+from kubectl_evict.apply import exit_code_after_apply, settings_from_options
 from kubectl_evict.apply.document import read_plan_file
 from kubectl_evict.apply.journal import journal_path
 from kubectl_evict.errors import InputError
 from kubectl_evict.options import global_options, pop_global
+from kubectl_evict.plan import exit_code
 
 
 @click.command("apply", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -31,8 +32,9 @@ def command(ctx: click.Context, plan_file: str, **kw: Any) -> int:
     blocked); delete and kill are DELETEs with the uid precondition and the planned grace period;
     detach is left to the cluster. Nothing the plan does not name is touched.
 
-    Progress goes to stderr, the report to stdout (-o table|wide|json|yaml). Exit 0: all done;
-    3: something blocked, skipped or not run; 1: something failed; 130: interrupted. Ctrl-C
+    Progress goes to stderr, the report to stdout (-o table|wide|json|yaml). Exit 1: something
+    failed; 130: interrupted; else 3 when the plan is BLOCKED or an action was blocked, skipped or
+    not run; else 4 when the plan has a shortfall; else 0 (the same as COMMAND --apply). Ctrl-C
     stops before the next action; running apply again on the same plan file finishes the rest
     without repeating what was done (progress is kept in PLAN_FILE.applied).
 
@@ -50,5 +52,11 @@ def command(ctx: click.Context, plan_file: str, **kw: Any) -> int:
     settings = settings_from_options(opts)
     plan, digest = read_plan_file(plan_file)
     from kubectl_evict.apply.executor import apply_plan
-    return apply_plan(plan, source="<stdin>" if plan_file == "-" else plan_file, opts=opts, settings=settings,
-                      fmt=opts.output, journal_path=journal_path(plan_file), digest=digest, show_plan=True)
+    applied = apply_plan(plan, source="<stdin>" if plan_file == "-" else plan_file, opts=opts, settings=settings,
+                         fmt=opts.output, journal_path=journal_path(plan_file), digest=digest, show_plan=True)
+    return exit_code_after_apply(exit_code(plan), applied)
+
+
+# its own flags: what to send, to which cluster, how to report (shown in its --help)
+command.shown_global_options = ("yes", "dry_run", "timeout", "force_stale", "follow_timeline", "kubeconfig",
+                                "context", "output")

@@ -187,10 +187,12 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     return run(opts, rule, nodes=[])
 
 
-for _p in command.params:   # the global --timeout/--dry-run keep kubectl drain's meanings here
+command.shown_global_options = ("timeout", "dry_run")   # kubectl drain's meanings, in drain --help
+for _p in command.params:
     if _p.name == "timeout":
-        _p.help = ("kubectl drain's --timeout: the plan says which node's drain would take longer and what kubectl "
-                   "then does; with --apply it bounds the whole drain (0: no limit).")
+        _p.help = ("kubectl drain's --timeout, which changes the plan (drain-timeout): the plan says which "
+                   "node's drain would take longer and what kubectl then does; with --apply it also bounds "
+                   "the whole drain (0: no limit).")
     elif _p.name == "dry_run":
         _p.help = "none|client|server: client only plans; server is --apply --dry-run=server."
         _p.metavar = "none|client|server"

@@ -97,7 +97,8 @@ def flag_settings(hard: Optional[str], soft: Optional[str], grace: Optional[str]
 
 @click.command("pressure", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("nodes", nargs=-1, metavar="[NODE]...")
-@click.option("--eviction-hard", metavar="T", help="Hard thresholds, kubelet syntax: memory.available<500Mi,nodefs.available<10%.")
+@click.option("--eviction-hard", metavar="T", help="Hard thresholds, kubelet syntax, quoted (< is a shell redirect): "
+                   "'memory.available<500Mi' (several: comma-separated).")
 @click.option("--eviction-soft", metavar="T", help="Soft thresholds (need --eviction-soft-grace-period).")
 @click.option("--eviction-soft-grace-period", metavar="G", help="Grace per soft signal: memory.available=1m30s,...")
 @click.option("--eviction-minimum-reclaim", metavar="R", help="Minimum reclaim per signal: memory.available=200Mi,...")
@@ -127,7 +128,7 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], eviction_hard: Optional[
     Examples:
       kubectl evictplan --demo pressure
       kubectl evictplan -f cluster.json pressure n1 --signal n1:memory.available=300Mi \\
-          --eviction-hard memory.available<500Mi --eviction-minimum-reclaim memory.available=200Mi
+          --eviction-hard 'memory.available<500Mi' --eviction-minimum-reclaim memory.available=200Mi
       kubectl evictplan -f cluster.json pressure n1 --kubelet-config node-config.yaml --ranking qos --oom
     """
     opts = pop_global(ctx, kw)

@@ -23,16 +23,21 @@ from kubectl_evict.options import global_options, pop_global
 from kubectl_evict.source.freeze import _KEPT_ANNOTATION_PREFIXES as KEPT_ANNOTATION_PREFIXES
 # ... and those placement reads on PersistentVolumeClaims and CSINodes (binding state, selected node).
 from kubectl_evict.source.freeze_storage import STORAGE_ANNOTATIONS
+from kubectl_evict.source.freeze_dra import DRA_KINDS
 
 _POD_SPEC_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
 def redact(obj: Any) -> Any:
     """Remove what should not leave the cluster: annotations (except the few the planner reads),
-    managedFields, and env values in pod specs and pod templates (names and valueFrom
-    references stay). Returns the same, modified, object."""
+    managedFields, env values in pod specs and pod templates (names and valueFrom references
+    stay), and DRA driver data (opaque device configuration parameters of ResourceClaims,
+    their templates and DeviceClasses, and the per-device `data` drivers report in a claim's
+    status). Returns the same, modified, object."""
     if not isinstance(obj, dict):
         return obj
+    if obj.get("kind") in DRA_KINDS:
+        _redact_dra(obj)
     meta = obj.get("metadata")
     if isinstance(meta, dict):
         meta.pop("managedFields", None)
@@ -54,6 +59,30 @@ def redact(obj: Any) -> Any:
         if isinstance(jt, dict):
             redact(jt)
     return obj
+
+
+def _path(obj: Any, *keys: str) -> Any:
+    for k in keys:
+        obj = obj.get(k) if isinstance(obj, dict) else None
+    return obj
+
+
+def _redact_dra(obj: dict) -> None:
+    """Opaque driver parameters (`config[].opaque.parameters`: anything a driver accepts,
+    credentials included) and reported device `data`; the planner reads neither."""
+    for keys in (("spec", "devices", "config"), ("spec", "spec", "devices", "config"), ("spec", "config"),
+                 ("status", "allocation", "devices", "config")):
+        configs = _path(obj, *keys)
+        if isinstance(configs, list):
+            for c in configs:
+                opaque = c.get("opaque") if isinstance(c, dict) else None
+                if isinstance(opaque, dict):
+                    opaque.pop("parameters", None)
+    devices = _path(obj, "status", "devices")
+    if isinstance(devices, list):
+        for d in devices:
+            if isinstance(d, dict):
+                d.pop("data", None)
 
 
 def _redact_pod_spec(spec: dict) -> None:

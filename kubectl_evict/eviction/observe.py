@@ -34,7 +34,7 @@ def _int(v: Any) -> Optional[int]:
         return None
     try:
         return int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):   # OverflowError: 1e400 decodes to infinity
         return None
 
 

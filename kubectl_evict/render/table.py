@@ -3,11 +3,13 @@ width.
 
 Top to bottom: the header (command, kind of plan, cluster, now), the verdicts (overall, per node,
 per workload that loses ready replicas), the actions, the blocked / shortfall / skipped pods, the
-warnings (each once, with counts), one summary line. Tables fit `width`: the REASON column is cut
-with an ellipsis (blocked and shortfall reasons wrap instead: they are what someone has to act
-on); when even that leaves it too narrow, the reason moves onto its own indented line. `-o wide`
-never cuts and adds BY, RULE, GRACE and CANDIDATES. Prose lines (notes, warnings) are never cut:
-a terminal wraps them without harm, and scripts grep them whole.
+warnings (each once, with counts), one summary line. Tables fit `width` by the REASON column only:
+it is cut with an ellipsis (blocked and shortfall reasons, however many, wrap instead: they are
+what someone has to act on, fix hints included); when even that leaves it too narrow, the reason
+moves onto its own indented line. Object names, nodes and states (OUTAGE) are never cut: a
+name cut in the middle cannot be copied into the next command. `-o wide` never cuts and adds BY,
+RULE, GRACE and CANDIDATES. Prose lines (notes, warnings) are never cut: a terminal wraps them
+without harm, and scripts grep them whole.
 """
 
 from __future__ import annotations
@@ -22,9 +24,8 @@ from kubectl_evict.timeutil import format_offset
 GAP = "  "
 _POD_NOTE = re.compile(r"(?!node/)[a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*: ")
 MIN_REASON = 24          # below this the reason goes onto its own line
-MIN_SHRINK = 16          # OBJECT / POD cells are never cut below this
+MIN_SHRINK = 16          # a `shrink` column is never cut below this
 MAX_POD_NOTES = 5        # more notes about single pods than this are counted (wide lists them)
-MAX_WRAPPED = 10         # up to this many blocked / shortfall pods, their reasons wrap in full
 MAX_SKIPPED = 20         # more skipped pods than this are counted by code (wide lists them all)
 
 
@@ -125,7 +126,7 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
         headers = ["WORKLOAD", "READY", "LOWEST", "AFTER"] + (["PDB"] if wide else []) + ["STATE"]
         rows = [[w.ref, str(w.ready), T.workload_low(w), str(w.ready_after)] + ([w.pdb] if wide else [])
                 + [T.workload_state(w)] for w in risky]
-        out.extend(layout(headers, rows, width, ellipsis=ell, stack=False, shrink=0))
+        out.extend(layout(headers, rows, None))   # names and states are never cut: nothing to wrap here
     # the actions
     out.append("")
     no_fit = T.no_fit_pods(plan)
@@ -144,7 +145,7 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
         if not wide and not any(r[4] for r in rows):   # nothing is replaced anywhere (kills, taints)
             headers.pop(4)
             rows = [r[:4] + r[5:] for r in rows]
-        out.extend(layout(headers, rows, width, shrink=2, ellipsis=ell))
+        out.extend(layout(headers, rows, width, ellipsis=ell))
     else:
         out.append("No actions.")
     # blocked, shortfall, skipped
@@ -160,10 +161,7 @@ def to_table(plan: Plan, wide: bool = False, width: Optional[int] = 120, source:
             continue
         out.append(title)
         rows = [[T.entry_object(e), e.node, e.code, e.reason] for e in entries]
-        # a few blockers read in full; a long list keeps one line each (-o wide has every word)
-        wrap_reason = wrap_reason and len(entries) <= MAX_WRAPPED
-        out.extend(layout(["POD", "NODE", "CODE", "REASON"], rows, width, wrap_last=wrap_reason, shrink=0,
-                          ellipsis=ell))
+        out.extend(layout(["POD", "NODE", "CODE", "REASON"], rows, width, wrap_last=wrap_reason, ellipsis=ell))
     warnings = T.counted_warnings(plan.warnings, names=0 if wide else 3)
     if warnings:
         out.append("")

@@ -27,8 +27,23 @@ def terminal_width(env: Optional[dict] = None, streams: tuple = ()) -> int:
     return FALLBACK_WIDTH
 
 
-def ascii_only(stream: IO[str]) -> bool:
-    """True when `stream` cannot encode the views' marks (PYTHONIOENCODING=ascii, a C locale)."""
+def c_locale(env: Optional[dict] = None) -> bool:
+    """The character locale is C / POSIX (LC_ALL, else LC_CTYPE, else LANG): the terminal promises
+    only ASCII. Python itself switches to UTF-8 there (PEP 538/540), so the stream's encoding
+    does not tell."""
+    env = os.environ if env is None else env
+    for name in ("LC_ALL", "LC_CTYPE", "LANG"):
+        value = env.get(name)
+        if value:
+            return value in ("C", "POSIX")
+    return False
+
+
+def ascii_only(stream: IO[str], env: Optional[dict] = None) -> bool:
+    """True when `stream` cannot encode the views' marks (PYTHONIOENCODING=ascii) or the locale
+    is C (LC_ALL=C)."""
+    if c_locale(env):
+        return True
     encoding = getattr(stream, "encoding", None) or "ascii"
     try:
         _PROBE.encode(encoding)

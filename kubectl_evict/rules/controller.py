@@ -7,7 +7,9 @@ heartbeats and Leases, NoSchedule condition taints, zone states, per-zone rate-l
 timing measured on a real controller-manager (spec C10). `--legacy-eviction` models the
 pre-taint controller (v1.12 and earlier `monitorNodeStatus`): pods of a node down for
 `--pod-eviction-timeout` are deleted, per-zone rate-limited, DaemonSet pods left alone.
-The timeline itself lives in `rules/nodelifecycle.py`, shared with `shutdown`.
+The timeline itself lives in `rules/nodelifecycle.py`, shared with `shutdown`. From v1.36 the
+device taint eviction controller's deletions (DRA devices with NoExecute taints, whatever the
+nodes do) are part of the plan too (`rules/devicetainteviction.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from pyrsistent import PClass, field
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.workloads import attach
-from kubectl_evict.plan import counted_refs, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, number
+from kubectl_evict.plan import (DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs,
+                                number)
+from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
                                                ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at)
 from kubectl_evict.rules.scheduling import place
@@ -157,10 +161,35 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
 
     order = {n: i for i, n in enumerate(sorted(snapshot.nodes))}
     deletions.sort(key=lambda f: (f.at, order.get(f.node, 0), f.pod.namespace, f.pod.name))
+    by_node = {(f.pod.namespace, f.pod.name): f.at for f in deletions}
+    device = [e for e in device_taint_evictions(snapshot, now) if e.at <= horizon
+              and by_node.get((e.pod.namespace, e.pod.name), e.at + 1) > e.at]
+    gone = {(e.pod.namespace, e.pod.name) for e in device}
+    deletions = [f for f in deletions if (f.pod.namespace, f.pod.name) not in gone]
     placer: Optional[Placer] = None
-    if any(f.pod.recreated_elsewhere for f in deletions):
+    if any(f.pod.recreated_elsewhere for f in deletions) or any(e.pod.recreated_elsewhere for e in device):
         placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down, snapshot=snapshot, preempt=True,
-                             leaving=[f.pod for f in deletions])
+                             leaving=[f.pod for f in deletions] + [e.pod for e in device])
+    for kind in unknown_kinds(snapshot):
+        b.incomplete(kind, "device taint evictions (v1.36+) not checked for pods with ResourceClaims")
+    for e in device:
+        p = e.pod
+        reason = ("its ResourceClaim %s uses a device with an untolerated NoExecute taint (%s): the device taint "
+                  "eviction controller deletes it (plain DELETE, PodDisruptionBudgets not consulted; DisruptionTarget "
+                  "reason %s)" % (e.claim.ref, "; ".join(e.taints), CONDITION_REASON))
+        target = None
+        candidates: tuple = ()
+        if p.recreated_elsewhere:
+            assert placer is not None
+            placed = place(b, placer, p, e.at, RULE)
+            target, candidates = placed.node, placed.candidates
+            if placed.node is None:
+                b.shortfall(p, "no-node-fits", "deleted at %s (device taint), but its replacement fits no node: %s"
+                            % (format_offset(e.at), placed.reason), node=p.node_name)
+        else:
+            reason += "; nothing recreates it"
+        b.action("delete", by=DEVICE_TAINT_EVICTION, namespace=p.namespace, pod=p.name, uid=p.uid, node=p.node_name,
+                 at=e.at, grace_period_seconds=None, target=target, candidates=candidates, rule=RULE, reason=reason)
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
     deleter = NODE_LIFECYCLE if tl.legacy else TAINT_EVICTION
     for f in deletions:

@@ -15,6 +15,7 @@ from typing import Optional
 from kubectl_evict.model import Pod
 from kubectl_evict.plan import SCHEDULER, PlanBuilder
 from kubectl_evict.scheduling.placement import Placement, Placer
+from kubectl_evict.scheduling.plugins.dynamicresources import unknown_kinds
 
 MAX_CASCADE = 3
 
@@ -23,6 +24,9 @@ def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth:
     """Place the replacement of `pod` (removed at `at`); emit the preemptions it causes."""
     placed = placer.place(pod)
     unchecked(b, placer, pod)
+    for kind in unknown_kinds(placer.snapshot, pod):
+        b.incomplete(kind, "replacements with ResourceClaims placed without checking their devices "
+                           "(DynamicResources, v1.34+)")
     for victim, node in placed.preemptions:
         preempted(b, placer, victim, node, pod, placed, at, rule, depth + 1)
     return placed

@@ -6,7 +6,7 @@ Models `pkg/scheduler/framework/{interface.go, types.go, cycle_state.go}` and
 PreFilter computes per-pod state once (or says Skip), its Filter answers per node; the first
 failing Filter is the node's status; `FitError.Error()` is the `FailedScheduling` text.
 
-The PostFilter part of that text follows the release (`postfilter_text`): `RunPostFilterPlugins`
+The PostFilter part of that text follows the release (`Placer._post_filter`): `RunPostFilterPlugins`
 runs DynamicResources (in the default profile from v1.34, before DefaultPreemption) and then
 DefaultPreemption, and joins their Unschedulable messages with ", "; DynamicResources says
 `no new claims to deallocate` for a pod without claims in v1.34-v1.36 and nothing from v1.37
@@ -77,14 +77,6 @@ def fit_error(total: int, reasons: Mapping[str, int], prefilter: str = "", postf
 
 
 DRA_NO_CLAIMS = "no new claims to deallocate"
-
-
-def postfilter_text(preemption: str, dra_no_claims: bool) -> str:
-    """The failed PostFilter phase's message: DynamicResources' (when `dra_no_claims`: feature
-    DRANoClaimsPostFilterText, a pod without claims) then DefaultPreemption's, joined by ", "."""
-    if dra_no_claims:
-        return "%s, %s" % (DRA_NO_CLAIMS, preemption) if preemption else DRA_NO_CLAIMS
-    return preemption
 
 
 def preemption_placed_text(total: int, reasons: Mapping[str, int], node: str, victims: int) -> str:
@@ -510,3 +502,15 @@ class Plugin:
 
     def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
         return None
+
+    def reserve(self, cs: ClusterState, pod: Pod, node_name: str) -> None:
+        """`pod` landed on `node_name`: take what the plugin tracks beyond ClusterState."""
+
+    def post_filter(self, cs: ClusterState, pod: Pod) -> Optional[str]:
+        """The plugin's PostFilter message when no node fits (None: it has no PostFilter)."""
+        return None
+
+    def deallocate(self, cs: ClusterState, pod: Pod) -> bool:
+        """After a failed attempt, free what the plugin's PostFilter frees; True if anything was
+        (the scheduler then retries the pod)."""
+        return False

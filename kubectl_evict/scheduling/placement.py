@@ -5,7 +5,9 @@ the plan places pods (`pkg/scheduler/schedule_one.go`).
 Filter plugins, in the default profile's order: NodeUnschedulable, TaintToleration, NodeAffinity
 (static: evaluated once per node class), then NodePorts, NodeResourcesFit, VolumeRestrictions,
 NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity
-(`scheduling/plugins/`). Nodes that are not Ready carry the `not-ready`/`unreachable`
+(`scheduling/plugins/`), and from v1.34 DynamicResources (DRA devices for pods with
+ResourceClaims; its PostFilter message joins the FitError before DefaultPreemption's, and a claim
+it deallocates makes the pod try again). Nodes that are not Ready carry the `not-ready`/`unreachable`
 NoSchedule taint the node lifecycle controller would put on them.
 
 Choosing among feasible nodes: with fewer than 100 statically feasible nodes (where upstream
@@ -17,7 +19,8 @@ score, then least allocated (cpu and memory), then name.
 
 When nothing fits, the reason is `FitError` text with the per-node reasons counted and sorted,
 and the PostFilter part: DefaultPreemption's (`scheduling/plugins/defaultpreemption.py`), after
-DynamicResources' `no new claims to deallocate, ` in v1.34-v1.36 (`framework.postfilter_text`);
+DynamicResources' from v1.34 (`scheduling/plugins/dynamicresources.py`: `no new claims to
+deallocate, ` for a pod without claims in v1.34-v1.36, its own verdict for a pod with claims);
 the taint reason is `untolerated taint(s)` from v1.34.2. A v1.37 preemption that finds a node
 leaves the text `framework.preemption_placed_text` in the pod's FailedScheduling event.
 
@@ -114,6 +117,7 @@ class Cycle(NamedTuple):
     active: Tuple[Tuple[Any, Any], ...]
     rejected: Optional[Status]
     domains: bool            # spread or inter-pod terms active: feasibility can grow as pods move
+    rejected_by: str = ""    # the plugin whose PreFilter rejected the pod
 
 
 class Placer:
@@ -145,6 +149,7 @@ class Placer:
         self._live: Dict[int, Tuple[Tuple[_Entry, ...], List[str]]] = {}   # per static result: its nodes
         self._nofit: Set[tuple] = set()
         self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
+        self._freed = False          # the last attempt's PostFilter freed something (DRA deallocation)
         self._gone: Dict[Tuple[str, str], str] = {}
         # pod key -> kind the input lacks -> the Filter plugins skipped for that pod because of it
         self.unchecked: Dict[Tuple[str, str], Dict[str, List[str]]] = {}
@@ -289,7 +294,7 @@ class Placer:
             if st.code == framework.SKIP:
                 continue
             if not st.ok:
-                return Cycle((), st, False)
+                return Cycle((), st, False, plugin.name)
             active.append((plugin, data))
             domains = domains or plugin.name in ("PodTopologySpread", "InterPodAffinity")
         return Cycle(tuple(active), None, domains)
@@ -380,7 +385,8 @@ class Placer:
             return None
         return (pod.tolerations, tuple(sorted(pod.node_selector.items())), pod.required_affinity,
                 pod.preferred_affinity, pod.requests, pod.namespace, pod.labels, pod.volumes,
-                tuple(hp for c in pod.containers + pod.init_containers for hp in c.host_ports))
+                tuple(hp for c in pod.containers + pod.init_containers for hp in c.host_ports),
+                pod.resource_claims)
 
     def _fast_pick(self, pod: Pod, entries: Tuple[_Entry, ...], cyc: Cycle) -> Optional[str]:
         sched_key = self._sched_key(pod, cyc)
@@ -445,6 +451,11 @@ class Placer:
         topology spread)."""
         self._retire(pod)
         placed = self._place(pod)
+        if placed.node is None and self._freed:
+            # DynamicResources' PostFilter deallocated a claim no other pod holds: the next
+            # attempt allocates it anew.
+            self._nofit.clear()
+            placed = self._place(pod)
         if placed.node is None and self._terminating:
             # The scheduler retries when pods go away: once the evicted pods are gone (their
             # inter-pod terms, resources and volumes with them) the replacement may fit.
@@ -456,12 +467,17 @@ class Placer:
         entries, static_why = self._static_feasible(pod)
         cyc = self.cycle(pod)
         total = len(self.names)
+        self._freed = False
         if cyc.rejected is not None:
             msg = "; ".join(cyc.rejected.reasons)
             post = framework.NEVER if pod.preemption_policy == "Never" else \
                 framework.preemption_message(total, {framework.NOT_HELPFUL: total})
             if pod.preemption_policy == "Never":
                 post = "preemption: " + post
+            # DynamicResources' PostFilter has its PreFilter state only when it ran, i.e. when it
+            # is the one that rejected (an earlier rejection leaves it none: v1.33's text is kept)
+            if cyc.rejected_by == "DynamicResources":
+                post = ", ".join(self._post_filter(pod) + [post])
             return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=post))
         live = self._live[id(entries)][1]
         candidates: Tuple[str, ...] = ()
@@ -476,6 +492,7 @@ class Placer:
             self.commit(pod, best)
             return Placement(best, "", candidates)
         why, statuses = self.diagnose(pod, entries, static_why, cyc)
+        before = self._post_filter(pod)
         result: Preemption = preempt(self, pod, statuses)
         if result.node is not None and self.preempt:
             for victim, node in result.victims:
@@ -484,14 +501,23 @@ class Placer:
             event = framework.preemption_placed_text(total, why, result.node, len(result.victims)) \
                 if self.release.has("PreemptionPlacementText") else ""
             return Placement(result.node, "", (), result.victims, result.pdb_violations, event)
-        post = framework.postfilter_text(result.message, self.dra_no_claims(pod))
+        post = ", ".join(before + [result.message] if result.message else before)
         return Placement(None, fit_error(total, why, postfilter=post))
 
-    def dra_no_claims(self, pod: Pod) -> bool:
-        """Does DynamicResources' PostFilter add `no new claims to deallocate` for `pod`? (v1.34 to
-        v1.36, pods without ResourceClaims; a pod with claims gets the DynamicResources plugin's
-        own verdict.)"""
-        return self.release.has("DRANoClaimsPostFilterText") and not getattr(pod, "resource_claims", ())
+    def _post_filter(self, pod: Pod) -> List[str]:
+        """The PostFilter plugins that run before DefaultPreemption (DynamicResources: in the
+        default profile from v1.34), in profile order, on this cycle's Filter results: their
+        messages (the FitError joins them with ", " as `RunPostFilterPlugins` joins the statuses'
+        reasons), and whether one freed something (`self._freed`: the scheduler then tries the
+        pod again)."""
+        msgs = []
+        for p in self.filters:
+            m = p.post_filter(self.cs, pod)
+            if m:
+                msgs.append(m)
+            if p.deallocate(self.cs, pod):
+                self._freed = True
+        return msgs
 
     def terminate(self, pods: Iterable[Pod]) -> None:
         """`pods` were just evicted or deleted: until they are gone they still hold their node's
@@ -545,6 +571,8 @@ class Placer:
     def commit(self, pod: Pod, name: str) -> None:
         """Reserve `pod`'s requests, pod slot, host ports, volumes and domains on node `name`."""
         self.cs.add(pod, name)
+        for p in self.filters:
+            p.reserve(self.cs, pod, name)
         self._reorder(name)
 
     def remove(self, pod: Pod, name: str) -> None:

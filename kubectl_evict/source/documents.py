@@ -4,6 +4,7 @@ multi-document YAML, bare arrays. Pure functions over text; `files.py` does the 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterator, List, Tuple
 
 from kubectl_evict.errors import InputError
@@ -41,11 +42,54 @@ def parse_text(data: Any, source: str) -> List[object]:
         except _NotJSON as e:
             raise InputError("invalid JSON: %s is not valid JSON (JSON has no NaN or Infinity)" % e,
                              source=source) from None
+        except UnicodeDecodeError as e:   # JSON text is UTF-8 (RFC 8259); the YAML path says the same
+            raise InputError("not UTF-8 text (byte 0x%02x on line %d)" % (data[e.start], data.count(b"\n", 0, e.start) + 1),
+                             source=source) from None
         except ValueError as e:
             raise InputError("invalid JSON: %s" % e, source=source) from None
         except RecursionError:
-            raise InputError("invalid JSON: nested too deeply", source=source) from None
+            path = _nesting_path(data, NESTING_SHOWN)
+            raise InputError("invalid JSON: nested too deeply%s" % (" (more than %d levels)" % NESTING_SHOWN
+                                                                    if path else ""),
+                             source=source, field=path or None) from None
     return _parse_yaml(bytes(data), source)
+
+
+NESTING_SHOWN = 500   # yamltext.MAX_DEPTH: where a nesting error points
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},:]')
+
+
+def _nesting_path(data: bytes, limit: int, shown: int = 6) -> str:
+    """The field path (`items[0].metadata.labels.a...`) where `data` first nests `limit` levels
+    deep; "" if it never does. Only on the error path: it scans the text in Python."""
+    stack: list = []   # [key or None] for objects, [index] for arrays
+    last = b'""'
+    for m in _TOKEN.finditer(data):
+        t = m.group()
+        c = t[:1]
+        if c == b'"':
+            last = t
+        elif c in b"[{":
+            if len(stack) >= limit:
+                parts = ""
+                for frame in stack[:shown]:
+                    if isinstance(frame[0], int):
+                        parts += "[%d]" % frame[0]
+                    elif frame[0] is not None:
+                        parts += ("." if parts else "") + frame[0]
+                return parts + "..."
+            stack.append([0 if c == b"[" else None])
+        elif c in b"]}":
+            if stack:
+                stack.pop()
+        elif c == b":" and stack:
+            try:
+                stack[-1][0] = json.loads(last)
+            except ValueError:
+                stack[-1][0] = "?"
+        elif c == b"," and stack and isinstance(stack[-1][0], int):
+            stack[-1][0] += 1
+    return ""
 
 
 class _NotJSON(ValueError):
@@ -57,19 +101,46 @@ def _reject_constant(name: str) -> object:
 
 
 def _parse_yaml(data: bytes, source: str) -> List[object]:
-    import yaml
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise InputError("not UTF-8 text: %s" % e, source=source) from None
-    try:
-        return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = " (line %d, column %d)" % (mark.line + 1, mark.column + 1) if mark is not None else ""
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise InputError("invalid YAML%s: %s" % (where, problem), source=source) from None
+    from kubectl_evict.source import yamltext
+    return yamltext.load_all(data, source)
+
+
+def objects(data: Any, source: str) -> Iterator[Doc]:
+    """Every object of one file's content, unwrapped (`expand`). A YAML file is read as it
+    streams: the items of a List come out one by one while the rest is still being parsed, with
+    only the keys the freezer reads."""
+    if _head(data) in (b"{", b"["):
+        docs = parse_text(data, source)
+        del data   # the caller holds no other reference: the text goes as soon as it is parsed
+        for doc in docs:
+            yield from expand(doc, source)
+        return
+    from kubectl_evict.source import yamltext
+    stream = yamltext.stream(bytes(data), source)
+    del data
+    index, waiting = 0, []   # items that name no kind wait for their List's kind
+    for is_item, value in stream:
+        if is_item:
+            where = "items[%d]" % index
+            index += 1
+            if "kind" in value:
+                yield (source, where, value)
+            else:
+                waiting.append((where, value))
+            continue
+        if not index:
+            yield from expand(value, source)
+            continue
+        kind = value.get("kind") if isinstance(value, dict) else None
+        item_kind = kind[: -len(_LIST_SUFFIX)] if isinstance(kind, str) and kind.endswith(_LIST_SUFFIX) \
+            and kind != "List" else None
+        for where, item in waiting:
+            yield (source, where, dict(item, kind=item_kind) if item_kind else item)
+        for i, item in enumerate(value.get("items") or ()):
+            if item is not yamltext.STREAMED:
+                raise InputError("list item is not an object (found %s)" % type(item).__name__,
+                                 source=source, field="items[%d]" % i)
+        index, waiting = 0, []
 
 
 def infer_kind(obj: dict) -> str:

@@ -161,6 +161,14 @@ class Spec(_S):
     vsphereVolume: Any = None
     drivers: Any = None
     storageCapacity: Any = None
+    # DRA: Pod, ResourceClaim, ResourceClaimTemplate (spec.spec), DeviceClass, ResourceSlice
+    resourceClaims: Any = None
+    devices: Any = None
+    spec: Any = None
+    selectors: Any = None
+    driver: Any = None
+    pool: Any = None
+    allNodes: Any = None
 
 
 class Status(_S):
@@ -184,6 +192,10 @@ class Status(_S):
     readyReplicas: Any = None
     currentRevision: Any = None
     updateRevision: Any = None
+    # DRA: Pod, ResourceClaim
+    resourceClaimStatuses: Any = None
+    allocation: Any = None
+    reservedFor: Any = None
 
 
 class Doc(_S):
@@ -250,6 +262,26 @@ def _twin_type(tp: Any, owner: type) -> Any:
 
 
 _DocDict = _twin(Doc)
+
+
+def _keep(cls: type, made: dict) -> dict:
+    """The keys of schema struct `cls` as a tree: key -> True (the whole value) or the same for
+    a struct (or a list of them). The YAML reader prunes with it (yamltext.py)."""
+    if cls in made:
+        return made[cls]
+    out = made[cls] = {}
+    hints = typing.get_type_hints(cls)
+    for f in msgspec.structs.fields(cls):
+        tp = hints[f.name]
+        while typing.get_origin(tp) in (Union, list):
+            tp = next(a for a in typing.get_args(tp) if a is not type(None))
+        whole = not (isinstance(tp, type) and issubclass(tp, msgspec.Struct)) or tp is msgspec.Raw \
+            or tp.__struct_config__.forbid_unknown_fields
+        out[f.encode_name] = True if whole else _keep(tp, made)
+    return out
+
+
+KEEP = _keep(Doc, {})
 _dict_decoder = msgspec.json.Decoder(Union[_DocDict, List[_DocDict]])
 # A list page of the API server: its ListMeta and items (which carry no kind of their own).
 _ListMetaDict = TypedDict("_ListMetaDict", {"resourceVersion": Any, "continue": Any, "remainingItemCount": Any},
@@ -262,13 +294,13 @@ _page_decoder = msgspec.json.Decoder(_PageDict)
 def loads(data: Any) -> Any:
     """Decode a JSON document (bytes, or a memory map of a file) into pruned plain dicts and
     lists; pod subtrees stay raw JSON text (views into `data`)."""
-    try:
+    try:   # RecursionError: nested deeper than msgspec goes; the stdlib path names the place
         doc = _dict_decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        if isinstance(doc, list):
+            return [_finish(d) for d in doc]
+        return _finish(doc)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
         raise FallBack() from None
-    if isinstance(doc, list):
-        return [_finish(d) for d in doc]
-    return _finish(doc)
 
 
 def loads_page(data: bytes, kind: str, api_version: str) -> Tuple[dict, list]:

@@ -12,7 +12,7 @@ from typing import Iterator, List, Optional, Sequence
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Snapshot
 from kubectl_evict.source import documents
-from kubectl_evict.source.documents import Doc, expand, parse_text
+from kubectl_evict.source.documents import Doc, objects
 from kubectl_evict.source.freeze import Freezer
 
 _EXTENSIONS = (".json", ".yaml", ".yml")
@@ -81,11 +81,11 @@ def read_documents(paths: Sequence[str]) -> Iterator[Doc]:
     for path in expand_paths(paths):
         label = "<stdin>" if path == "-" else ("demo cluster" if path == DEMO_PATH else path)
         data = _mapped(path)
-        docs = parse_text(data if data is not None else read_bytes(path), label)   # the file's bytes are released here
-        for doc in docs:
-            for item in expand(doc, label):
-                _refuse_raw_configz(item)
-                yield item
+        items = objects(data if data is not None else read_bytes(path), label)
+        del data   # the file's bytes are released as soon as they are parsed
+        for item in items:
+            _refuse_raw_configz(item)
+            yield item
 
 
 def _refuse_raw_configz(item: Doc) -> None:
@@ -135,7 +135,11 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
                 read[key] = path
                 new += 1
                 before = found[0]
-                freezer.add(_counted(read_documents([path]), found))
+                try:
+                    freezer.add(_counted(read_documents([path]), found))
+                except MemoryError:
+                    freezer = None   # let go of what was read before saying so
+                    raise _out_of_memory(path) from None
                 if found[0] == before and not is_dir:
                     raise InputError("no Kubernetes objects found", source=_label(path))
             if is_dir and new and not found[0]:
@@ -144,7 +148,11 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
         if repeated:
             freezer.warnings.append("%d file%s given more than once (the same file or directory named twice); "
                                     "each was read once" % (repeated, "" if repeated == 1 else "s"))
-        return freezer.build(consume=True)
+        try:
+            return freezer.build(consume=True)
+        except MemoryError:
+            freezer = None
+            raise _out_of_memory(", ".join(_label(p) for p in read.values())) from None
     finally:
         if was_enabled:
             gc.enable()
@@ -164,6 +172,18 @@ def _collapse_duplicate_objects(warnings: List[str], shown: int = 5) -> None:
     more = " and %d more" % (len(names) - shown) if len(names) > shown else ""
     warnings.insert(0, "%d objects appear more than once (%s%s); for each, the later one wins"
                     % (len(names), ", ".join(names[:shown]), more))
+
+
+def _out_of_memory(what: str) -> InputError:
+    """MemoryError carries no message; say what ran out and what helps."""
+    size = ""
+    try:
+        size = " (%d MB)" % (os.path.getsize(what) // (1 << 20)) if os.path.isfile(what) else ""
+    except OSError:
+        pass
+    return InputError("out of memory while loading it%s: give the process more memory, or read the cluster "
+                      "as JSON (a YAML snapshot takes more memory than the same snapshot as JSON)" % size,
+                      source=_label(what))
 
 
 def _label(path: str) -> str:

@@ -113,12 +113,27 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
+def _decoded(loc: _Loc, v: Any, path: str) -> Any:
+    """A raw subtree decoded. The fast loader checks only its syntax: what else the JSON text
+    holds wrong (bytes that are not UTF-8, a number beyond float64, nesting deeper than the
+    decoder goes) surfaces here, and is reported at the field that holds it."""
+    try:
+        return decode_raw(v)
+    except UnicodeDecodeError as e:
+        raise loc.error(path, "not UTF-8 text (byte 0x%02x)" % e.object[e.start]) from None
+    except RecursionError:
+        raise loc.error(path, "invalid JSON: nested too deeply") from None
+    except ValueError as e:   # msgspec.ValidationError / DecodeError ("Number out of range - at `$[0]`")
+        problem = str(e).split(" - at ", 1)[0]
+        raise loc.error(path, "invalid JSON: %s%s" % (problem[:1].lower(), problem[1:])) from None
+
+
 def _map(loc: _Loc, d: dict, key: str, path: str) -> dict:
     v = d.get(key)
     if v is None:
         return {}
     if v.__class__ in _RAW_TYPES:
-        v = decode_raw(v)
+        v = _decoded(loc, v, path)
         if v is None:
             return {}
     if not isinstance(v, dict):
@@ -131,7 +146,7 @@ def _seq(loc: _Loc, d: dict, key: str, path: str) -> list:
     if v is None:
         return []
     if v.__class__ in _RAW_TYPES:
-        v = decode_raw(v)
+        v = _decoded(loc, v, path)
         if v is None:
             return []
     if not isinstance(v, list):
@@ -416,7 +431,7 @@ class Freezer:
         if kind == "NodeStatsSummary" and name is None:
             summary = obj.get("summary")
             if isinstance(summary, (bytes, bytearray)):
-                summary = LazyJSON(data=bytes(summary))
+                summary = LazyJSON(data=bytes(summary), where=(source, "NodeStatsSummary " + where, "summary"))
             node = obj.get("node") if isinstance(obj.get("node"), dict) else \
                 (summary.get("node") if isinstance(summary, Mapping) else None)
             name = node.get("nodeName") if isinstance(node, dict) else None
@@ -561,9 +576,10 @@ class Freezer:
         info = info.set(kinds=tuple(sorted(held)))
 
         storage = project_storage(each, self.it)
+        dra = project_dra(each, self.it)
         return assemble(nodes=nodes, pods=pods, pdbs=pdbs, priority_classes=pcs, owners=owners,
                         volume_attachments=vas, leases=leases, kubelet_configs=kubelet_configs,
-                        stats=stats, info=info, warnings=self.warnings).set(**storage)
+                        stats=stats, info=info, warnings=self.warnings).set(**storage, **dra)
 
 
 def _priority_classes(entries: Iterable[Tuple[str, str, str, dict]]) -> Tuple[Dict[str, PriorityClass],
@@ -627,7 +643,7 @@ def _lazy(loc: _Loc, obj: dict, key: str) -> LazyJSON:
     if isinstance(v, (bytes, bytearray)):
         if v.lstrip()[:1] != b"{":
             raise loc.error(key, "expected an object")
-        return LazyJSON(data=bytes(v))
+        return LazyJSON(data=bytes(v), where=(loc.source, loc.label, key))
     return LazyJSON(value=_map(loc, obj, key, key))
 
 
@@ -720,7 +736,7 @@ def _node_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Op
 def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Optional[LabelSelector]:
     raw = d.get(key)
     if raw.__class__ in _RAW_TYPES:
-        raw = decode_raw(raw)
+        raw = _decoded(loc, raw, path)
     if raw is None:
         return None
     raw = _item_map(loc, raw, path)
@@ -762,18 +778,25 @@ def _containers(loc: _Loc, spec: dict, key: str, it: _Interner, host_network: bo
     return tuple(out)
 
 
-def _tolerations(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Toleration, ...]:
+def _tolerations(loc: _Loc, spec: dict, it: _Interner, path: str = "spec.tolerations",
+                 effects: Tuple[str, ...] = EFFECTS) -> Tuple[Toleration, ...]:
+    """`spec.tolerations` of a pod (or, with `path` and `effects`, a DRA request's tolerations
+    of device taints, which have the same shape)."""
     out = []
-    for i, t in enumerate(_seq(loc, spec, "tolerations", "spec.tolerations")):
-        p = "spec.tolerations[%d]" % i
+    for i, t in enumerate(_seq(loc, spec, "tolerations", path)):
+        p = "%s[%d]" % (path, i)
         t = _item_map(loc, t, p)
         effect = _str(loc, t, "effect", p + ".effect")
-        if effect and effect not in EFFECTS:
-            raise loc.error(p + ".effect", "unknown taint effect %r (want NoSchedule, PreferNoSchedule or NoExecute)" % effect)
+        if effect and effect not in effects:
+            raise loc.error(p + ".effect", "unknown taint effect %r (want %s)" % (effect, _or_list(effects)))
         out.append(it.leaf(Toleration(_str(loc, t, "key", p + ".key"), _str(loc, t, "operator", p + ".operator"),
                                       _str(loc, t, "value", p + ".value"), effect,
                                       _int(loc, t, "tolerationSeconds", p + ".tolerationSeconds"))))
     return tuple(out)
+
+
+def _or_list(words: Tuple[str, ...]) -> str:
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
 def _volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
@@ -1032,7 +1055,8 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
                        nominated_node_name=nominated,
                        deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
                        ready=ready, termination_grace_period=tgps, host_network=host_network,
-                       creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"))
+                       creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
+                       resource_claims=pod_resource_claims(loc, spec, status) if "resourceClaims" in spec else ())
 
 
 def _int_or_percent(loc: _Loc, d: dict, key: str, path: str) -> Any:
@@ -1130,10 +1154,11 @@ def _project_volume_attachment(loc: _Loc, obj: dict, name: str) -> VolumeAttachm
 
 
 from kubectl_evict.source.freeze_storage import STORAGE_KINDS, pod_scheduling_fields, project_storage  # noqa: E402
+from kubectl_evict.source.freeze_dra import DRA_KINDS, pod_resource_claims, project_dra  # noqa: E402
 
 
 _PROJECTORS = frozenset(("PriorityClass", "Node", "Pod", "PodDisruptionBudget", "VolumeAttachment", "Lease",
-                         "SnapshotInfo") + KUBELET_KINDS + OWNER_KINDS + STORAGE_KINDS)
+                         "SnapshotInfo") + KUBELET_KINDS + OWNER_KINDS + STORAGE_KINDS + DRA_KINDS)
 
 
 def freeze(docs: Iterable[Doc]) -> Snapshot:

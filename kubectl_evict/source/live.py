@@ -17,8 +17,11 @@ Kinds are listed concurrently, one thread each; kubelet data (`nodes/NODE/proxy/
 `/proxy/stats/summary`) is fetched concurrently for the nodes a command targets, each call with
 a timeout, and a kubelet that cannot be read is a warning on stderr, never a failure. A `410
 Gone` on an expired continue token restarts that list once (client-go's pager falls back to a
-full list the same way); other API errors raise `ClusterAccessError` naming the resource and
-the HTTP status. `/version` is read first: it is the connectivity check and is recorded in the
+full list the same way); a continue token answered a second time (a proxy that ignores
+`continue`) fails instead of paging forever; other API errors raise `ClusterAccessError` naming
+the resource and the HTTP status. Kubelet failures of one kind fold into one warning naming the
+nodes. Ctrl-C abandons the requests in flight (the CLI exits 130 at once). An exec credential
+plugin that fails is reported once, with its own message. `/version` is read first: it is the connectivity check and is recorded in the
 SnapshotInfo, because rules follow upstream defaults that changed between releases.
 """
 
@@ -28,6 +31,7 @@ import gc
 import json
 import os
 import queue
+import re
 import sys
 import threading
 import time
@@ -84,6 +88,7 @@ class ListSpec:
     api: str             # kubernetes.client class name
     method: str
     namespace: Optional[str] = None
+    optional: bool = False   # an API group older servers lack: a 404 reads as "none of this kind"
 
 
 LISTS: Tuple[ListSpec, ...] = (
@@ -110,6 +115,15 @@ LISTS: Tuple[ListSpec, ...] = (
     ListSpec("CSINode", "storage.k8s.io/v1", "csinodes.storage.k8s.io", "StorageV1Api", "list_csi_node"),
     ListSpec("CSIDriver", "storage.k8s.io/v1", "csidrivers.storage.k8s.io", "StorageV1Api", "list_csi_driver"),
     ListSpec("Namespace", "v1", "namespaces", "CoreV1Api", "list_namespace"),
+    # DRA (resource.k8s.io/v1, GA in v1.34; absent from older servers)
+    ListSpec("ResourceClaim", "resource.k8s.io/v1", "resourceclaims.resource.k8s.io", "ResourceV1Api",
+             "list_resource_claim_for_all_namespaces", optional=True),
+    ListSpec("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates.resource.k8s.io", "ResourceV1Api",
+             "list_resource_claim_template_for_all_namespaces", optional=True),
+    ListSpec("DeviceClass", "resource.k8s.io/v1", "deviceclasses.resource.k8s.io", "ResourceV1Api",
+             "list_device_class", optional=True),
+    ListSpec("ResourceSlice", "resource.k8s.io/v1", "resourceslices.resource.k8s.io", "ResourceV1Api",
+             "list_resource_slice", optional=True),
     ListSpec("Lease", "coordination.k8s.io/v1", "leases.coordination.k8s.io", "CoordinationV1Api",
              "list_namespaced_lease", NODE_LEASE_NAMESPACE),
 )
@@ -200,7 +214,16 @@ def connect(opts: GlobalOptions) -> Connection:
         loader = kconfig.kube_config._get_kube_config_loader(filename=joined, active_context=context,
                                                              persist_config=True)
         _choose_entries(loader, opts, where)
-        loader.load_and_set(cfg)
+        with _ClientErrors() as errors:
+            loader.load_and_set(cfg)
+        if errors.messages:   # the exec credential plugin failed; the client only logged it
+            try:
+                plugin = loader._user["exec"]["command"]
+            except Exception:  # noqa: BLE001 - only for the message
+                plugin = None
+            raise InputError("context %s: getting credentials%s: %s" % (
+                context, " from exec plugin %s" % plugin if isinstance(plugin, str) else "", errors.messages[0]),
+                source=where)
     except InputError:
         raise
     except ConfigException as e:
@@ -209,6 +232,46 @@ def connect(opts: GlobalOptions) -> Connection:
         raise InputError("context %s: cannot load credentials: %s: %s" % (context, type(e).__name__,
                          _one_line(str(e))), source=where) from None
     return _with_flags(kclient, cfg, opts, context)
+
+
+class _ClientErrors:
+    """Collects what the kubernetes client logs as errors while it loads a kubeconfig instead of
+    raising (an exec credential plugin that exits non-zero, is missing or prints no
+    ExecCredential: `ERROR:root:exec: ...`), so that it is said once, as the error, rather
+    than printed as a log line before an unrelated `401 Unauthorized`."""
+
+    def __init__(self) -> None:
+        import logging
+        self.messages: List[str] = []
+        self._handler = logging.Handler(logging.ERROR)
+        self._handler.emit = self._emit  # type: ignore[method-assign]
+        self._root = logging.getLogger()
+
+    def _emit(self, record: Any) -> None:
+        text = _one_line(record.getMessage())
+        self.messages.append(text[len("exec: "):] if text.startswith("exec: ") else text)
+
+    def __enter__(self) -> "_ClientErrors":
+        self._root.addHandler(self._handler)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._root.removeHandler(self._handler)
+
+
+def server_url(host: str) -> str:
+    """The API server URL as client-go's DefaultServerURL makes it: a bare `host:port` gets
+    https://; anything else without a scheme and a host is refused with kubectl's words (urllib3
+    would only warn that the scheme is missing, then fail to resolve a host name)."""
+    from urllib.parse import urlsplit
+    u = urlsplit(host or "")
+    if u.scheme in ("http", "https") and u.netloc:
+        return host
+    fixed = "https://" + (host or "")
+    v = urlsplit(fixed)
+    if not host or not v.netloc or v.path not in ("", "/"):
+        raise InputError('host must be a URL or a host:port pair: "%s"' % host, field="server")
+    return fixed
 
 
 def _no_cluster_message(opts: GlobalOptions, paths: Sequence[str]) -> str:
@@ -291,6 +354,14 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
                 if not flag and attr in scratch.__dict__:
                     setattr(c, attr, scratch.__dict__[attr])
         cfg.refresh_api_key_hook = refresh
+    try:
+        cfg.host = server_url(cfg.host)
+    except InputError as e:
+        raise InputError(e.problem, source=None if opts.server else "context %s" % context,
+                         field="--server" if opts.server else "cluster.server") from None
+    if opts.verbosity < 6:   # retries are ours to report (one line, at the end), not urllib3's
+        import logging
+        logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
     api = _api_client(kclient, cfg)
     headers = ([("Impersonate-User", opts.as_user)] if opts.as_user else []) + \
         [("Impersonate-Group", g) for g in opts.as_groups] + \
@@ -742,6 +813,7 @@ class ClusterReader:
         while True:
             items: list = []
             token: Optional[str] = None
+            seen: set = set()   # continue tokens answered so far: one coming back would page forever
             rv = ""
             try:
                 while True:
@@ -762,6 +834,13 @@ class ClusterReader:
                         items.extend(page)
                     del page
                     token = meta.get("continue") or None
+                    if token is not None:
+                        if token in seen:
+                            raise ClusterAccessError(
+                                "%s: %s answered a continue token it had already given (after %d pages): the "
+                                "list would page forever; a proxy or API server that ignores `continue`? (kubectl "
+                                "get --chunk-size=0 reads it without paging)" % (what, self.conn.server, len(seen) + 1))
+                        seen.add(token)
                     self.progress.page(spec.kind, n, meta.get("remainingItemCount"), last=not token)
                     if not token:
                         return rv, items
@@ -769,6 +848,9 @@ class ClusterReader:
                 raise
             except Exception as e:  # noqa: BLE001
                 status = getattr(e, "status", None)
+                if status == 404 and spec.optional and not token:
+                    self.progress.page(spec.kind, 0, None, last=True)
+                    return "", []      # the server does not serve this API group (e.g. DRA before v1.34)
                 if status == 410 and token and not restarted:
                     restarted = True   # the continue token expired (compaction): start over, once
                     if sink is not None:
@@ -845,19 +927,7 @@ class ClusterReader:
                 "and stats summary missing for %s; plans use upstream kubelet defaults and see no usage stats "
                 "(grant get on nodes/proxy to read them)" % (forbidden[0], _node_list(missing)))
             return
-        lines = []
-        for node in names:
-            p = problems.get(node)
-            if not p:
-                continue
-            missing = [w for w in ("configz", "stats/summary") if w in p]
-            what = {"configz": "kubelet configuration (configz)", "stats/summary": "stats summary"}
-            whys = list(dict.fromkeys(p[m] for m in missing))
-            lines.append("node/%s: %s not read (%s); %s" % (
-                node, " and ".join(what[m] for m in missing), "; ".join(whys),
-                "the plan uses upstream kubelet defaults for it" if "configz" in missing
-                else "the plan has no usage stats for it"))
-        data.warnings.extend(lines)
+        data.warnings.extend(_kubelet_warnings(names, problems))
 
     # -- everything ------------------------------------------------------------------------------
     def read(self, mode: str = "pruned", nodes: Optional[Sequence[str]] = None, kubelet: bool = True,
@@ -900,17 +970,54 @@ class ClusterReader:
                                                args=([n for n in dict.fromkeys(targets) if n in known], data))
                         kub.start()
                         data._kubelet_thread = kub  # type: ignore[attr-defined]
-            except BaseException:
+            except KeyboardInterrupt:
+                # Ctrl-C: stop now, as kubectl does; requests in flight are abandoned, not awaited
+                # (the CLI ends the process at once, without joining the threads)
                 self.cancel.set()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            except BaseException:
+                self.cancel.set()   # a failed list: the others stop after their request in flight
+                pool.shutdown(wait=True)
                 raise
             kub = getattr(data, "_kubelet_thread", None)
             if kub is not None:
                 kub.join()
-        finally:
             pool.shutdown(wait=True)
+        finally:
             self.progress.done()
         info["resourceVersions"] = dict(data.resource_versions)
         return data
+
+
+_DIAL = re.compile(r"dial tcp \S+?:\d+:")
+
+
+def _kubelet_warnings(names: Sequence[str], problems: Dict[str, Dict[str, str]]) -> List[str]:
+    """One warning per kind of failure, naming its nodes (as the 403 warning does): eight
+    unreachable kubelets are one line, not eight. The address in "dial tcp ADDR:PORT" differs per
+    node and is left out of the folded line."""
+    what = {"configz": "kubelet configuration (configz)", "stats/summary": "stats summary"}
+    groups: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], List[str]] = {}
+    first_whys: Dict[Tuple[Tuple[str, ...], Tuple[str, ...]], List[str]] = {}
+    for node in names:
+        p = problems.get(node)
+        if not p:
+            continue
+        missing = tuple(w for w in ("configz", "stats/summary") if w in p)
+        whys = list(dict.fromkeys(p[m] for m in missing))
+        key = (missing, tuple(dict.fromkeys(_DIAL.sub("dial tcp (the node's kubelet):", w) for w in whys)))
+        groups.setdefault(key, []).append(node)
+        first_whys.setdefault(key, whys)
+    lines = []
+    for (missing, folded), nodes in groups.items():
+        single = len(nodes) == 1
+        lines.append("%s: %s not read (%s); %s" % (
+            "node/" + nodes[0] if single else _node_list(nodes), " and ".join(what[m] for m in missing),
+            "; ".join(first_whys[(missing, folded)] if single else folded),
+            ("the plan uses upstream kubelet defaults for %s" if "configz" in missing
+             else "the plan has no usage stats for %s") % ("it" if single else "them")))
+    return lines
 
 
 def _retry_after(headers: Any) -> Optional[float]:

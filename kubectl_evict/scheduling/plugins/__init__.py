@@ -4,6 +4,7 @@ profile for the plugins that look at more than the node's static facts; the stat
 (NodeUnschedulable, TaintToleration, NodeAffinity) are evaluated per node class by
 `scheduling/placement.py`."""
 
+from kubectl_evict.scheduling.plugins.dynamicresources import DynamicResources
 from kubectl_evict.scheduling.plugins.interpodaffinity import InterPodAffinity
 from kubectl_evict.scheduling.plugins.nodeports import NodePorts
 from kubectl_evict.scheduling.plugins.noderesources import NodeResourcesFit
@@ -14,4 +15,6 @@ from kubectl_evict.scheduling.plugins.volumerestrictions import VolumeRestrictio
 from kubectl_evict.scheduling.plugins.volumezone import VolumeZone
 
 FILTERS = (NodePorts(), NodeResourcesFit(), VolumeRestrictions(), NodeVolumeLimits(), VolumeBinding(),
-           VolumeZone(), PodTopologySpread(), InterPodAffinity())
+           VolumeZone(), PodTopologySpread(), InterPodAffinity(), DynamicResources())
+# DynamicResources joins the profile (after InterPodAffinity, before DefaultPreemption) from v1.34;
+# before that its PreFilter skips every pod (`DynamicResources.enabled`).
