@@ -125,6 +125,8 @@ def _action(d: Any, i: int, source: str) -> Action:
                 raise InputError("must be a node name or null, not %s" % _type(t), source=source,
                                  field=where + ".target")
             kw["target"], kw["has_target"] = t, True
+        if "replacementAt" in d:
+            kw["replaced_at"] = _number(d, "replacementAt", where, source, nullable=True)
         force = d.get("force", False)
         if not isinstance(force, bool):
             raise InputError("must be true or false, not %s" % _type(force), source=source, field=where + ".force")
