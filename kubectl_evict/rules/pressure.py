@@ -18,7 +18,13 @@ Models the kubelet eviction manager of Kubernetes v1.30-1.33 (`pkg/kubelet/evict
 - soft-eviction grace by the cluster's version (`versions.cluster_version`): capped by the pod's
   terminationGracePeriodSeconds from v1.32, evictionMaxPodGracePeriod alone before; a note says
   which rule and version the plan assumed;
-- pressure that outlasts every evictable pod is a `threshold-persists` shortfall (exit code 4).
+- pressure that outlasts every evictable pod is a `threshold-persists` shortfall (exit code 4);
+- each evicted pod's replacement (`rules.replacements`): the pod is Failed (reason Evicted,
+  condition DisruptionTarget/TerminationByKubelet) at the end of its grace period and its owner's
+  controller acts then (ReplicaSet `syncReplicaSet`/`FilterActivePods`, StatefulSet
+  `processReplica`, Job `syncJob`/`matchPodFailurePolicy`, DaemonSet `podsShouldBeOnNode` with the
+  eviction manager's Admit); kube-scheduler places it with the node tainted for its pressure
+  conditions; one with nowhere to go is a `no-node-fits` shortfall (exit code 4).
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
 assumes it frees nothing and says so. Pure: (Snapshot, PressureSettings, now) -> Plan.

@@ -11,11 +11,21 @@ Models (upstream Kubernetes v1.30-1.33):
   through its per-zone rate-limited queue, and the taint-eviction controller deletes pods whose
   tolerationSeconds run out (kube-controller-manager, `pkg/controller/nodelifecycle`,
   `pkg/controller/tainteviction`);
+- what replaces each pod the kubelet stops (`rules.replacements`): it is Failed (reason
+  Terminated, condition DisruptionTarget/TerminationByKubelet) at the end of its grace period, and
+  its owner acts then: the ReplicaSet/ReplicationController (`syncReplicaSet`,
+  `controller.FilterActivePods`), StatefulSet (`processReplica`), Job (`syncJob`,
+  `matchPodFailurePolicy`) and DaemonSet (`podsShouldBeOnNode`) controllers, the scheduler placing
+  the replacement with the node NotReady and tainted not-ready:NoSchedule, while the nodeshutdown
+  manager's Admit turns away new daemon pods;
 - non-graceful shutdown (KEP-2268, NodeOutOfServiceVolumeDetach, GA in 1.28): the
   `node.kubernetes.io/out-of-service` taint, pod GC's forced deletion of terminating pods
   (`pkg/controller/podgc` `gcTerminating`) and the attach/detach controller's immediate detach
   (`pkg/controller/volume/attachdetach/reconciler`), including the 6-minute
-  `maxWaitForUnmountDuration` force detach and `--disable-force-detach-on-timeout`.
+  `maxWaitForUnmountDuration` force detach and `--disable-force-detach-on-timeout`; which pods
+  the taint-eviction controller deletes, and when, is the controller rule's own answer
+  (`scheduling.tolerations.taint_eviction_schedule`): a toleration with tolerationSeconds is never
+  "forever".
 
 Pure: `plan_shutdown(snapshot, settings, now) -> Plan`; the helpers below are the kubelet's own
 functions, exposed so they can be checked against upstream's test tables.
