@@ -253,3 +253,26 @@ def test_malformed_pod_failure_policy_is_a_clean_error(write_snapshot) -> None:
     assert r.returncode == 1
     assert r.stderr.startswith("error:") and "spec.podFailurePolicy.rules[0].action" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_demo_shutdown_tells_one_story() -> None:
+    """`--demo shutdown worker-a1`: the ReplicaSet pods come back 30s after they are Failed at
+    +20s, spark-driver's replacement fits nowhere, so the verdict, the table and the exit code all
+    say SHORTFALL (4); the taint-eviction controller's later deletions are named clean-up."""
+    r = run_cli("--demo", "shutdown", "worker-a1", env={"COLUMNS": "200"})
+    assert r.returncode == 4, r.stderr
+    out = r.stdout
+    assert "VERDICT: SHORTFALL (exit 4)" in out
+    rows = {line.split()[1]: line.split()[2:] for line in out.splitlines() if line.startswith("Deployment ")}
+    assert rows["shop/payments"] == ["1", "0", "at", "+0s", "1", "OUTAGE"]       # READY LOWEST AFTER STATE
+    assert rows["shop/checkout"] == ["3", "1", "at", "+0s", "3"]
+    doc = json.loads(run_cli("--demo", "-o", "json", "shutdown", "worker-a1").stdout)
+    wl = {(w["kind"], w["name"]): w for w in doc["workloads"]}
+    assert wl[("Deployment", "payments")]["readyAfter"] == 1
+    assert wl[("Deployment", "spark-driver")]["readyAfter"] == 0
+    assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == [("spark-driver-m8fdfxfbnr-4qp8d", "no-node-fits")]
+    kills = {a["pod"]: a for a in doc["actions"] if a["type"] == "kill"}
+    assert kills["payments-kkdxzxxzvf-pcr65"]["replacementAt"] == 20
+    assert kills["debug-shell"]["target"] is None and "replacementAt" not in kills["debug-shell"]
+    assert any("clean-up of the objects only" in n for n in doc["notes"])
+    assert "outage: Deployment shop/payments has 0 of 1 ready replicas from +0s until +50s" in " ".join(doc["warnings"])
