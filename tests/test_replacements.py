@@ -276,3 +276,15 @@ def test_demo_shutdown_tells_one_story() -> None:
     assert kills["debug-shell"]["target"] is None and "replacementAt" not in kills["debug-shell"]
     assert any("clean-up of the objects only" in n for n in doc["notes"])
     assert "outage: Deployment shop/payments has 0 of 1 ready replicas from +0s until +50s" in " ".join(doc["warnings"])
+
+
+def test_a_terminating_pod_was_replaced_when_its_deletion_started() -> None:
+    """FilterActivePods drops a pod with a deletionTimestamp: its ReplicaSet replaced it already,
+    so the kubelet's kill adds no second replacement."""
+    p = victim("ReplicaSet")
+    p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:00Z"
+    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+    k = kill_of(plan)
+    assert k["target"] is None and not plan.shortfall
+    [rec] = plan.extra["replacements"]
+    assert rec["outcome"] == "already-replaced"

@@ -31,7 +31,7 @@ against nodes as they are while the pods fail (the rule gives their taints).
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Owner, Pod, Snapshot, Taint
 from kubectl_evict.plan import PlanBuilder
@@ -160,6 +160,9 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
                    job_counted: Dict[str, int]) -> Decision:
     """What the pod's controller does once the kubelet has set the pod Failed."""
     kind = pod.controller_kind
+    if pod.deletion_timestamp is not None and kind in ("ReplicaSet", "ReplicationController", "Job"):
+        return Decision("none", None, "already terminating: its %s controller created its replacement when its "
+                        "deletion started (FilterActivePods)" % kind)
     if kind in ("ReplicaSet", "ReplicationController"):
         return Decision("schedule", failed_at, "%s controller counts only active pods (FilterActivePods): it creates "
                         "the replacement when the pod is Failed" % kind)
@@ -197,7 +200,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     condition's taint)."""
     if not kills:
         return
-    nodes = [n.set(taints=node_taints[n.name]) if n.name in node_taints else n for n in snapshot.nodes.values()]
+    nodes = [_with(n, taints=node_taints[n.name]) if n.name in node_taints else n for n in snapshot.nodes.values()]
     placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
     job_counted: Dict[str, int] = {}
     decided: List[Tuple[KilledPod, Decision]] = []
@@ -247,9 +250,10 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
             b.shortfall(pod, "job-failed", "stopped by the kubelet: " + d.why)
         elif pod.controller_kind == "DaemonSet":
             outcome = "daemon-later"
-        action = b.actions[k.index]
-        b.actions[k.index] = action.set(target=target, has_target=True, candidates=candidates,
-                                        replaced_at=d.at if target is not None else None)
+        elif pod.deletion_timestamp is not None and pod.controller_kind:
+            outcome = "already-replaced"
+        b.actions[k.index] = _with(b.actions[k.index], target=target, has_target=True, candidates=candidates,
+                                   replaced_at=d.at if target is not None else None)
         counts = tally.setdefault(pod.node_name, {})
         counts[outcome] = counts.get(outcome, 0) + 1
         records.append({"namespace": pod.namespace, "pod": pod.name, "node": pod.node_name,
@@ -261,6 +265,13 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     b.extra["replacements"] = sorted(records, key=lambda r: (r["failedAt"], r["namespace"], r["pod"]))
 
 
+def _with(record: Any, **changes: Any) -> Any:
+    """`record.set(**changes)` without PClass's per-field checks (thousands of kills a plan)."""
+    values = {f: getattr(record, f) for f in type(record)._pclass_fields}
+    values.update(changes)
+    return type(record).trusted(**values)
+
+
 _OUTCOMES = (("placed", "placed by the scheduler once the pod is Failed", "placed by the scheduler once the pods are Failed"),
              ("same-node", "daemon pod back on its node", "daemon pods back on their node"),
              ("fits-nowhere", "fits no node", "fit no node"),
@@ -268,6 +279,8 @@ _OUTCOMES = (("placed", "placed by the scheduler once the pod is Failed", "place
              ("job-failed", "Job fails instead", "Jobs fail instead"),
              ("daemon-later", "daemon pod back only once its node can run it again",
               "daemon pods back only once their node can run them again"),
+             ("already-replaced", "pod already replaced (it was terminating)",
+              "pods already replaced (they were terminating)"),
              ("not-replaced", "pod nothing replaces", "pods nothing replaces"))
 
 
