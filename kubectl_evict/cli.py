@@ -1,7 +1,8 @@
 """The command line: parse flags, call source -> rule -> render, map errors to exit codes.
 
 Exit codes (contract): 0 plan computed and nothing blocked; 3 plan computed but something is
-blocked; 1 error (one `error:` line on stderr, never a traceback); 2 usage error.
+blocked; 4 nothing blocked but a shortfall; 5 neither, but the verdict depends on kinds the input
+does not hold; 1 error (one `error:` line on stderr, never a traceback); 2 usage error.
 Commands live in `kubectl_evict/commands/`, one module each, and are discovered at start-up.
 """
 

@@ -555,10 +555,16 @@ class Namespace(Record):
 
 
 class SnapshotInfo(Record):
+    """Where and when the snapshot was taken, and which kinds it holds in full.
+
+    `kinds`: every kind the source read in full (`SnapshotInfo.kinds` of the input, which live
+    reads and `snapshot` write, united with the kinds that appear in the input). A kind not in
+    it says nothing: rules must not assert the absence of its objects (see `Snapshot.holds`)."""
     taken_at = field(initial=None)              # epoch seconds or None
     context = field(type=str, initial="")
     server = field(type=str, initial="")
     server_version = field(type=str, initial="")
+    kinds = field(type=tuple, initial=())       # sorted kind names held in full
 
 
 class Snapshot(PClass):
@@ -593,6 +599,11 @@ class Snapshot(PClass):
 
     def node(self, name: str) -> Optional[Node]:
         return self.nodes.get(name)
+
+    def holds(self, kind: str) -> bool:
+        """Does the input hold every object of `kind`? Only then is "no such object" a fact;
+        otherwise the plan lists the kind in `incomplete` and says "not in the input"."""
+        return kind in self.info.kinds
 
     def pods_on(self, node_name: str) -> Tuple[Pod, ...]:
         return self.pods_by_node.get(node_name, ())

@@ -12,7 +12,7 @@ purpose). Each entry carries a stable kebab-case `code` from `CODES`.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Iterable, List, Optional
 
 from pyrsistent import PClass, field, pmap, pvector
 
@@ -113,6 +113,13 @@ class Entry(Record):
     uid = field(type=str, initial="")
 
 
+class Incomplete(Record):
+    """A kind the input does not hold that the plan's verdict depends on, and what was not
+    checked because of it (`effect`). Any entry makes an otherwise clean plan exit 5."""
+    kind = field(type=str, mandatory=True)
+    effect = field(type=str, initial="")
+
+
 class Plan(PClass):
     command = field(type=str, mandatory=True)
     now = field(initial=0.0)                    # epoch seconds
@@ -122,6 +129,7 @@ class Plan(PClass):
     skipped = field(initial=pvector())
     workloads = field(initial=pvector())       # Workload records (kubectl_evict/workloads.py)
     warnings = field(initial=pvector())
+    incomplete = field(initial=pvector())       # Incomplete records, one per kind, in the order found
     notes = field(initial=pvector())            # verdicts, zone timelines: printed after the table
     context = field(type=str, initial="")
     server = field(type=str, initial="")
@@ -153,12 +161,53 @@ def is_forecast(plan: Plan) -> bool:
 
 
 def exit_code(plan: Plan) -> int:
-    """The contract's exit code of a computed plan: 3 blocked, else 4 shortfall, else 0."""
+    """The contract's exit code of a computed plan: 3 blocked, else 4 shortfall, else 5 when the
+    verdict depends on kinds the input does not hold, else 0."""
     if plan.blocked:
         return 3
     if plan.shortfall:
         return 4
+    if plan.incomplete:
+        return 5
     return 0
+
+
+_SEVERITY = (0, 5, 4, 3)   # exit codes of a computed plan, mildest first
+
+
+def worse_code(a: int, b: int) -> int:
+    """The worse of two plan exit codes: 3 over 4 over 5 over 0."""
+    return max(a, b, key=lambda c: _SEVERITY.index(c) if c in _SEVERITY else len(_SEVERITY))
+
+
+def incomplete_warning(entry: Incomplete) -> str:
+    """The warning every view prints for an `incomplete` entry."""
+    return "incomplete input: no %s in the input: %s" % (entry.kind, entry.effect)
+
+
+def with_incomplete(plan: Plan, entries: Iterable[Incomplete]) -> Plan:
+    """`plan` with more `incomplete` entries (merged per kind) and their warnings."""
+    merged = _merge_incomplete(list(plan.incomplete) + list(entries))
+    if len(merged) == len(plan.incomplete) and all(a == b for a, b in zip(merged, plan.incomplete)):
+        return plan
+    old = {incomplete_warning(e) for e in plan.incomplete}
+    warnings = [w for w in plan.warnings if w not in old]
+    warnings += [incomplete_warning(e) for e in merged]
+    return plan.set(incomplete=pvector(merged), warnings=pvector(warnings))
+
+
+def _merge_incomplete(entries: Iterable[Incomplete]) -> List[Incomplete]:
+    """One entry per kind, in the order first found; different effects are joined with "; "."""
+    order: List[str] = []
+    effects: dict = {}
+    for e in entries:
+        if e.kind not in effects:
+            order.append(e.kind)
+            effects[e.kind] = []
+        for part in e.effect.split("; "):
+            if part and part not in effects[e.kind]:
+                effects[e.kind].append(part)
+    return [Incomplete(kind=k, effect="; ".join(effects[k])) for k in order]
 
 
 def number(x: Any) -> Any:
@@ -185,6 +234,7 @@ class PlanBuilder:
         self.shortfalls: List[Entry] = []
         self.skipped: List[Entry] = []
         self.warnings: List[str] = []
+        self.incompletes: List[Incomplete] = []
         self.notes: List[str] = []
         self.extra: dict = {}
 
@@ -224,6 +274,11 @@ class PlanBuilder:
         """The pod is deliberately left where it is."""
         self.skipped.append(self._entry(pod, code, reason, node))
 
+    def incomplete(self, kind: str, effect: str) -> None:
+        """The verdict depends on objects of `kind`, which the input does not hold: `effect` says
+        what was not checked (the rule then claims nothing about those objects)."""
+        self.incompletes.append(Incomplete(kind=kind, effect=effect))
+
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
@@ -243,6 +298,7 @@ class PlanBuilder:
                 if k not in seen:
                     seen.add(k)
                     kept[name].append(e)
-        return Plan(command=self.command, now=self.now, actions=pvector(ordered), blocked=pvector(kept["blocked"]),
+        plan = Plan(command=self.command, now=self.now, actions=pvector(ordered), blocked=pvector(kept["blocked"]),
                     shortfall=pvector(kept["shortfall"]), skipped=pvector(kept["skipped"]), warnings=pvector(self.warnings), notes=pvector(self.notes),
                     context=self.context, server=self.server, extra=pmap(self.extra))
+        return with_incomplete(plan, self.incompletes)

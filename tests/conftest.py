@@ -95,9 +95,21 @@ def pod(name: str, node_name: str, *, ns: str = "default", owner: Optional[tuple
             "status": {"phase": phase, "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
 
 
-def snapshot_list(*items: dict, now: str = NOW) -> dict:
+def complete_kinds() -> List[str]:
+    """Every kind a live read lists, and the kubelet documents: what `snapshot` records in
+    SnapshotInfo.kinds. The small clusters the tests build are complete clusters: a kind they
+    have no object of is one the cluster has none of."""
+    from kubectl_evict.source.freeze import KUBELET_KINDS
+    from kubectl_evict.source.live import LISTS
+    return [spec.kind for spec in LISTS] + list(KUBELET_KINDS)
+
+
+def snapshot_list(*items: dict, now: str = NOW, kinds: Optional[List[str]] = None) -> dict:
+    """A v1 List of `items` with a SnapshotInfo taken at `now` that holds `kinds` in full
+    (default: every kind, see `complete_kinds`)."""
     info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
-            "takenAt": now, "context": "test", "server": "https://test.invalid:6443"}
+            "takenAt": now, "context": "test", "server": "https://test.invalid:6443",
+            "kinds": complete_kinds() if kinds is None else kinds}
     return {"apiVersion": "v1", "kind": "List", "items": [info, *items]}
 
 

@@ -214,7 +214,7 @@ def test_apply_without_kubeconfig_hints_what_works(tmp_path):
     snap = tmp_path / "cluster.json"
     snap.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects()}))
     made = run("-f", str(snap), *PLAN, home=tmp_path)
-    assert made.returncode in (0, 3, 4), made.stderr
+    assert made.returncode in (0, 3, 4, 5), made.stderr   # 5: the objects include no PDB
     plan = tmp_path / "plan.json"
     plan.write_text(made.stdout)
     line = one_error(run("apply", str(plan), home=tmp_path))

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+from conftest import snapshot_list
 from kubectl_evict.rules.drain import DrainSettings, plan_drain
 from kubectl_evict.rules.drain_filters import FilterFlags
 from kubectl_evict.source.freeze import freeze
@@ -410,8 +411,8 @@ def test_demo_drain_shows_wave_blocked_and_skipped_daemonset() -> None:
 
 def test_cli_exit_zero_when_the_drain_can_complete(tmp_path: Path) -> None:
     f = tmp_path / "c.json"
-    f.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
-        node("src"), node("a"), *deployment("web", 1), pod("web-0", "src")]}))
+    # a complete snapshot: its SnapshotInfo says the cluster has no PodDisruptionBudget
+    f.write_text(json.dumps(snapshot_list(node("src"), node("a"), *deployment("web", 1), pod("web-0", "src"))))
     r = cli("-f", str(f), "drain", "src")
     assert r.returncode == 0, r.stderr
     assert "node/src: can be drained in 1 wave (~30s)" in r.stdout

@@ -416,6 +416,18 @@ def make_lease(name):
     }
 
 
+def make_namespaces(items):
+    """A Namespace for every namespace the other objects use, and kube-public, with the label the
+    API server sets on each (`kubernetes.io/metadata.name`, what namespaceSelectors match)."""
+    names = sorted({o["metadata"]["namespace"] for o in items if o["metadata"].get("namespace")} | {"kube-public"})
+    return [{"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": n, "uid": uid("namespace", n), "resourceVersion": rv(),
+                          "creationTimestamp": "2026-03-02T09:13:58Z" if n.startswith("kube-") or n == "default"
+                          else "2026-03-04T15:20:11Z",
+                          "labels": {"kubernetes.io/metadata.name": n}},
+             "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}} for n in names]
+
+
 # --------------------------------------------------------------------------- workloads
 
 def C(name, image, req=None, lim=None, ports=None, mounts=None, **extra):
@@ -1846,7 +1858,14 @@ USAGE = {}
 def main():
     info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
             "takenAt": ts(TAKEN), "context": "demo", "server": "https://demo.evictplan.invalid:6443",
-            "serverVersion": "v1.33.2"}
+            "serverVersion": "v1.33.2",
+            # The demo is a complete cluster: it holds every kind a live read lists (those it has
+            # none of, e.g. StorageClass and CSINode, included) and the kubelet documents of every
+            # node whose kubelet a plan reads (the others' kubelets use upstream defaults).
+            "kinds": ["Node", "Pod", "PodDisruptionBudget", "PriorityClass", "DaemonSet", "ReplicaSet",
+                      "StatefulSet", "Deployment", "Job", "ReplicationController", "VolumeAttachment",
+                      "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
+                      "Namespace", "Lease", "NodeKubeletConfig", "NodeStatsSummary"]}
     pcs = []
     desc = {"system-cluster-critical": "Used for system critical pods that must run in the cluster, "
                                        "but can be moved to another node if necessary.",
@@ -1894,6 +1913,7 @@ def main():
     items = ([info] + pcs + nodes + leases + kcfg + stats + ctrl + pods
              + sorted(pdbs, key=lambda p: (p["metadata"]["namespace"], p["metadata"]["name"]))
              + pvcs + pvs + vas)
+    items += make_namespaces(items)   # last: their resourceVersions follow everything else's
     check(items, pdbs)
     doc = {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
     text = json.dumps(doc, indent=1, sort_keys=False) + "\n"

@@ -23,7 +23,7 @@ def settings_from_options(opts: Any) -> Any:
     if dry not in DRY_RUN_VALUES:
         hint = " (a plan is already the client-side dry run)" if dry == "client" else ""
         raise InputError("%r is not supported: use none or server%s" % (dry, hint), field="--dry-run")
-    from kubectl_evict.commands._run import duration_flag
+    from kubectl_evict.flags import duration_flag
     timeout = duration_flag("--timeout", opts.timeout if opts.timeout is not None else DEFAULT_TIMEOUT)
     # drain --timeout keeps kubectl drain's meaning: it bounds the whole drain (each action's
     # retries included); elsewhere it is how long each action may retry

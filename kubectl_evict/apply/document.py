@@ -17,7 +17,7 @@ from pyrsistent import pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.source.files import read_bytes
-from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Plan
+from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan
 from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.timeutil import parse_time
 
@@ -201,10 +201,15 @@ def plan_from_document(doc: Any, source: str) -> Plan:
     if not isinstance(warnings, list):
         raise InputError("must be a list of strings", source=source, field="warnings")
     command = doc.get("command")
+    incomplete = doc.get("incomplete") or []
+    if not isinstance(incomplete, list) or not all(isinstance(e, dict) and isinstance(e.get("kind"), str)
+                                                   for e in incomplete):
+        raise InputError("must be a list of {kind, effect} entries", source=source, field="incomplete")
     return Plan(command=command if isinstance(command, str) and command else "apply", now=now,
                 actions=pvector(parsed), blocked=pvector(_entries(doc, "blocked", source)),
                 shortfall=pvector(_entries(doc, "shortfall", source)),
                 skipped=pvector(_entries(doc, "skipped", source)), warnings=pvector(str(w) for w in warnings),
+                incomplete=pvector(Incomplete(kind=e["kind"], effect=str(e.get("effect") or "")) for e in incomplete),
                 context=context, server=server)
 
 

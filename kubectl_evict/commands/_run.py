@@ -1,4 +1,4 @@
-"""What every planning command does: load the snapshot, run the rule, print, exit 0, 3 or 4."""
+"""What every planning command does: load the snapshot, run the rule, print, exit 0, 3, 4 or 5."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from typing import Callable, Optional
 import click
 
 from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.flags import MAX_DURATION, bad_flag, duration_flag  # noqa: F401  (the commands' flag parsing)
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
-from kubectl_evict.plan import Plan, exit_code
+from kubectl_evict.plan import Plan, exit_code, worse_code
 from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
-from kubectl_evict.timeutil import parse_duration, parse_time
+from kubectl_evict.timeutil import parse_time
 from kubectl_evict.versions import cluster_version
 
 
@@ -78,7 +79,7 @@ def snapshot_time(snapshot: Snapshot) -> float:
 
 def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Optional[list] = None) -> int:
     """Load, plan, print. Returns the exit code (0; 3 when something is blocked; else 4 when there
-    is a shortfall).
+    is a shortfall; else 5 when the verdict depends on kinds the input does not hold).
 
     With --apply: the plan is printed first, then executed by `kubectl_evict.apply` (which
     confirms, checks staleness and prints its report); the exit code is the worse of the two."""
@@ -122,7 +123,7 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
             sys.stdout.write("---\n")
         sys.stdout.flush()
         applied = apply_plan(plan, source="--apply", opts=opts, settings=settings, fmt=opts.output, show_plan=False)
-        code = applied if applied in (1, 130) else max(code, applied)
+        code = applied if applied in (1, 130) else worse_code(code, applied)
     return code
 
 
@@ -138,35 +139,3 @@ def _apply_settings(opts: GlobalOptions) -> "Optional[object]":
     if opts.demo:
         raise InputError("the demo cluster is not a live cluster: there is nothing to apply to", field="--apply")
     return settings_from_options(opts)
-
-
-MAX_DURATION = 366 * 24 * 3600.0   # a sane bound for every duration flag: a year (and a day)
-
-
-def duration_flag(flag: str, text: Optional[str], *, positive: bool = False,
-                  negative_ok: bool = False, seconds_ok: bool = False) -> Optional[float]:
-    """A Go-duration flag value in seconds (None when the flag was not given), or an InputError
-    naming the flag. Durations are zero or more unless `positive` (or `negative_ok`), and at most
-    a year: larger values are typing slips that would only print float junk. `seconds_ok`: a plain
-    integer is seconds (kubectl's integer --grace-period), so `30` and `30s` mean the same."""
-    if text is None:
-        return None
-    stripped = text.strip()
-    try:
-        if seconds_ok and stripped.lstrip("+-").isdigit():
-            v = float(int(stripped))
-        else:
-            v = parse_duration(text)
-    except ValueParseError as e:
-        raise InputError(str(e), field=flag) from None
-    if positive and v <= 0:
-        raise InputError("must be positive, got %r" % text, field=flag)
-    if v < 0 and not negative_ok:
-        raise InputError("must not be negative, got %r" % text, field=flag)
-    if abs(v) > MAX_DURATION:
-        raise InputError("%r is more than a year: refused as a typing slip" % text, field=flag)
-    return v
-
-
-def bad_flag(flag: str, value: str, problem: str) -> click.BadParameter:
-    return click.BadParameter("%r: %s" % (value, problem), param_hint=flag)

@@ -68,6 +68,7 @@ def plan_document(plan: Plan) -> Dict[str, Any]:
         "skipped": [_entry_dict(e) for e in plan.skipped],
         "workloads": [workload_dict(w) for w in plan.workloads],
         "warnings": list(plan.warnings),
+        "incomplete": [{"kind": e.kind, "effect": e.effect} for e in plan.incomplete],
         "forecast": is_forecast(plan),
     }
     if plan.version:

@@ -163,7 +163,9 @@ def at_risk(plan: Plan) -> List[Workload]:
 
 
 def verdict(plan: Plan) -> Tuple[str, str]:
-    """(WORD, sentence): the one-line answer, matching the exit code (3 BLOCKED, 4 SHORTFALL, 0 OK)."""
+    """(WORD, sentence): the one-line answer, matching the exit code (3 BLOCKED, 4 SHORTFALL,
+    5 INCOMPLETE, 0 OK). Whatever the code, it names the kinds the input lacks (the warnings
+    say what each one leaves unchecked)."""
     code = exit_code(plan)
     outages = sum(1 for w in plan.workloads if w.ready_min == 0 and w.ready > 0)
     tail = ""
@@ -174,6 +176,8 @@ def verdict(plan: Plan) -> Tuple[str, str]:
         where = ", ".join(nodes[:3]) + (" and %s" % plural(len(nodes) - 3, "more node") if len(nodes) > 3 else "")
         return "BLOCKED", "it will not finish: %s on %s%s" % (plural(len(plan.blocked), "blocked pod"), where or "-",
                                                               tail)
+    if plan.incomplete:
+        tail += "; %s" % incomplete_clause(plan)
     if code == 4:
         pods = sum(1 for e in plan.shortfall if e.pod)
         nodes = sum(1 for e in plan.shortfall if not e.pod)
@@ -184,9 +188,24 @@ def verdict(plan: Plan) -> Tuple[str, str]:
         if nodes:
             what.append("%s under pressure" % (plural(nodes, "node") + (" stays" if nodes == 1 else " stay")))
         return "SHORTFALL", "it happens, but %s%s" % (" and ".join(what), tail)
+    if code == 5:
+        return "INCOMPLETE", ("nothing happens" if not plan.actions else
+                              "nothing is blocked and no replacement lacks a node") + tail
     if not plan.actions:
         return "OK", "nothing happens" + tail
     return "OK", "nothing is blocked and no replacement lacks a node" + tail
+
+
+def incomplete_clause(plan: Plan) -> str:
+    """What the verdict cannot vouch for: the kinds the input does not hold."""
+    kinds = [e.kind for e in plan.incomplete]
+    return "not checked: the input holds no %s" % _and_list(kinds)
+
+
+def _and_list(words: Sequence[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return "%s and %s" % (", ".join(words[:-1]), words[-1])
 
 
 def verdict_line(plan: Plan) -> str:

@@ -127,6 +127,7 @@ class _Drain:
         self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
         self.candidates: Dict[Tuple[str, str], Tuple[str, ...]] = {}   # nodes tied with the target
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
+        self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -400,8 +401,11 @@ class _Drain:
                             reason = "%s: the Eviction API deletes it without a PDB check" % pod.phase
                         elif pod.deletion_timestamp is not None:
                             reason = "already terminating: the Eviction API deletes it without a PDB check"
-                        else:
+                        elif self.s.holds("PodDisruptionBudget"):
                             reason = "evict (no PodDisruptionBudget covers it)"
+                        else:
+                            reason = "evict (PodDisruptionBudgets are not in the input: not checked)"
+                            self.unchecked_budgets += 1
                     elif not decision.spends_budget:
                         policy = state.pdb.unhealthy_pod_eviction_policy
                         reason = "not Ready: evicted without spending PDB %s's budget (%s)" % (
@@ -460,6 +464,9 @@ class _Drain:
             for (src, dst), n in sorted(self.landed_later.items()):
                 self.b.warn("%s evicted from node/%s land on node/%s, which is drained later: they move twice"
                             % (_plural(n, "pod", "pods"), src, dst))
+        if self.unchecked_budgets:
+            self.b.incomplete("PodDisruptionBudget", "budgets not checked for %s; a budget may refuse or delay "
+                              "them (429) and hold the drain" % _plural(self.unchecked_budgets, "eviction", "evictions"))
         self.verdicts()
         self.b.extra["budgets"] = [
             {"namespace": st.pdb.namespace, "name": st.pdb.name, "source": st.budget.source,

@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Node, Pod, Snapshot, Taint, Volume
+from kubectl_evict.scheduling.resources import non_zero_requests
 from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 
 SUCCESS = "Success"
@@ -183,7 +184,6 @@ class ClusterState:
     def pod_nonzero(self, pod: Pod) -> Tuple[int, int]:
         """(milli-cpu, memory) with the scheduler's defaults for containers that request none,
         cached per (shared) container tuple."""
-        from kubectl_evict.scheduling.plugins.noderesources import non_zero_requests
         k = id(pod.containers)
         hit = self._nz_pod.get(k)
         if hit is None or hit[2] is not pod.containers or hit[3] is not pod.init_containers:

@@ -11,9 +11,9 @@ non-zero). The kubelet's eviction ranking uses the same effective request
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Mapping, Sequence
+from typing import Any, Callable, Dict, Mapping, Sequence, Tuple
 
-from kubectl_evict.model import Container
+from kubectl_evict.model import Container, Pod
 
 
 def _add(into: Dict[str, int], other: Mapping[str, int]) -> None:
@@ -68,3 +68,30 @@ def pod_limits(containers: Sequence[Container], init_containers: Sequence[Contai
         if limits.get(k):
             limits[k] += v
     return limits
+
+
+# The scheduler's defaults for containers that request no cpu/memory, in its scores only
+# (`schedutil.DefaultMilliCPURequest`, `DefaultMemoryRequest`).
+DEFAULT_MILLI_CPU = 100
+DEFAULT_MEMORY = 200 * 1024 * 1024
+
+
+def non_zero_requests(pod: Pod) -> Tuple[int, int]:
+    """(milli-cpu, memory) with `NonMissingContainerRequests`' defaults, as the score sees them."""
+    def one(containers: Sequence[Any]) -> Tuple[int, int]:
+        cpu = mem = 0
+        for c in containers:
+            cpu += c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
+            mem += c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
+        return cpu, mem
+    cpu, mem = one(pod.containers)
+    for c in pod.init_containers:
+        icpu = c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
+        imem = c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
+        if c.restart_policy == "Always":
+            cpu, mem = cpu + icpu, mem + imem
+        else:
+            cpu, mem = max(cpu, icpu), max(mem, imem)
+    cpu += pod.overhead.get("cpu", 0)
+    mem += pod.overhead.get("memory", 0)
+    return cpu, mem

@@ -210,6 +210,7 @@ class Doc(_S):
     context: Any = None
     server: Any = None
     serverVersion: Any = None
+    kinds: Any = None
     node: Any = None
     pods: Any = None
 

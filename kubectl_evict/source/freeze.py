@@ -54,6 +54,10 @@ _RAW_TYPES = (_Raw, bytes)
 
 OWNER_KINDS = ("DaemonSet", "ReplicaSet", "StatefulSet", "Deployment", "Job", "ReplicationController")
 EVICTPLAN_API = "evictplan/v1alpha1"
+NODE_LEASE_NAMESPACE = "kube-node-lease"   # node heartbeats; the freezer reads no other Lease
+# Our own per-node kubelet documents. A source that lists them in SnapshotInfo.kinds read every
+# kubelet it targets (a node whose kubelet did not answer is a warning, not a gap in the kind).
+KUBELET_KINDS = ("NodeKubeletConfig", "NodeStatsSummary")
 # Annotations the rules read; everything else (last-applied-configuration...) is dropped.
 _KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/")
 AFFINITY_ANNOTATION = "evictplan.io/node-affinity"
@@ -328,6 +332,7 @@ class Freezer:
         self.objects: Dict[Tuple[str, str, str], Tuple[str, dict]] = {}
         self.warnings: List[str] = []
         self.it = _Interner()
+        self.kinds_seen: set = set()     # kinds that appear in the input (a file holds them)
 
     # -- collection -----------------------------------------------------------------------
 
@@ -368,6 +373,8 @@ class Freezer:
                                  obj="%s %s" % (kind, name), field="metadata.namespace")
             if kind == "Pod" and not ns:
                 ns = "default"
+            if kind != "Lease" or ns == NODE_LEASE_NAMESPACE:   # other Leases are no heartbeats
+                self.kinds_seen.add(kind)
             key = (kind, ns, name)
             prev = self.objects.get(key)
             if prev is not None:
@@ -433,7 +440,7 @@ class Freezer:
 
         leases = {}
         for ns, name, src, obj in each("Lease"):
-            if ns != "kube-node-lease":
+            if ns != NODE_LEASE_NAMESPACE:
                 continue
             loc = _Loc(src, "Lease %s/%s" % (ns, name))
             renew = _time(loc, _map(loc, obj, "spec", "spec"), "renewTime", "spec.renewTime")
@@ -452,12 +459,15 @@ class Freezer:
                 stats[name] = LazyJSON(value={k: v for k, v in obj.items() if k in ("node", "pods")})
 
         info = SnapshotInfo()
+        held = self.kinds_seen - {"SnapshotInfo"}
         for ns, name, src, obj in each("SnapshotInfo"):
             loc = _Loc(src, "SnapshotInfo " + name)
+            held.update(_kinds(loc, obj))
             info = SnapshotInfo(taken_at=_time(loc, obj, "takenAt", "takenAt"),
                                 context=_str(loc, obj, "context", "context"),
                                 server=_str(loc, obj, "server", "server"),
                                 server_version=_str(loc, obj, "serverVersion", "serverVersion"))
+        info = info.set(kinds=tuple(sorted(held)))
 
         storage = project_storage(each, self.it)
         return assemble(nodes=nodes, pods=pods, pdbs=pdbs, priority_classes=pcs, owners=owners,
@@ -498,6 +508,16 @@ def assemble(*, nodes: Dict[str, Node], pods: List[Pod], pdbs: Dict[Tuple[str, s
 
 
 # --- per-kind projections ------------------------------------------------------------------
+
+def _kinds(loc: _Loc, obj: dict) -> List[str]:
+    """SnapshotInfo.kinds: the kinds its source read in full (absent: none beyond what appears)."""
+    out = []
+    for i, k in enumerate(_seq(loc, obj, "kinds", "kinds")):
+        if not isinstance(k, str) or not k:
+            raise loc.error("kinds[%d]" % i, "expected a kind name, found %s" % _type_name(k))
+        out.append(k)
+    return out
+
 
 def _lazy(loc: _Loc, obj: dict, key: str) -> LazyJSON:
     """Kubelet documents stay as they are (bytes from the fast path, or a parsed dict)."""
@@ -1011,7 +1031,7 @@ from kubectl_evict.source.freeze_storage import STORAGE_KINDS, pod_scheduling_fi
 
 
 _PROJECTORS = frozenset(("PriorityClass", "Node", "Pod", "PodDisruptionBudget", "VolumeAttachment", "Lease",
-                         "NodeKubeletConfig", "NodeStatsSummary", "SnapshotInfo") + OWNER_KINDS + STORAGE_KINDS)
+                         "SnapshotInfo") + KUBELET_KINDS + OWNER_KINDS + STORAGE_KINDS)
 
 
 def freeze(docs: Iterable[Doc]) -> Snapshot:

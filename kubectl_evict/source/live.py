@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from kubectl_evict.errors import ClusterAccessError, InputError
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
-from kubectl_evict.source.freeze import EVICTPLAN_API, Freezer
+from kubectl_evict.source.freeze import EVICTPLAN_API, KUBELET_KINDS, NODE_LEASE_NAMESPACE, Freezer
 from kubectl_evict.timeutil import format_time
 
 try:  # the fast path; the pure-Python bundle falls back to the stdlib
@@ -48,7 +48,6 @@ LIST_TIMEOUT = (10.0, 120.0)        # (connect, read) seconds per page
 KUBELET_WORKERS = 16
 PAGE_RETRIES = 3                    # 429 / 5xx with Retry-After, like client-go's request retries
 MAX_RETRY_AFTER = 5.0
-NODE_LEASE_NAMESPACE = "kube-node-lease"
 WARNING_LINES = 20                  # stderr warnings about kubelets, then "... and N more"
 
 
@@ -843,7 +842,9 @@ class ClusterReader:
         taken = int(time.time()) if taken_at is None else taken_at   # the shell's clock: allowed here
         info = {"apiVersion": EVICTPLAN_API, "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
                 "takenAt": format_time(taken), "context": self.conn.context, "server": self.conn.server,
-                "serverVersion": version}
+                "serverVersion": version,
+                # every kind listed is held in full, even when the cluster has none of it
+                "kinds": [spec.kind for spec in LISTS] + (list(KUBELET_KINDS) if kubelet else [])}
         data = ClusterData(info=info)
         pool = ThreadPoolExecutor(max_workers=len(LISTS))
         try:

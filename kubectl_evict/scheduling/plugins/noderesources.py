@@ -13,10 +13,9 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Node, Pod
 from kubectl_evict.scheduling.framework import OK, ClusterState, Plugin, Status, unschedulable
+from kubectl_evict.scheduling.resources import DEFAULT_MEMORY, DEFAULT_MILLI_CPU, non_zero_requests  # noqa: F401
 
 TOO_MANY_PODS = "Too many pods"
-DEFAULT_MILLI_CPU = 100
-DEFAULT_MEMORY = 200 * 1024 * 1024
 
 
 def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False) -> List[str]:
@@ -66,27 +65,6 @@ class NodeResourcesFit(Plugin):
     def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
         why = insufficient(cs, pod, node.name)
         return unschedulable(*why) if why else None
-
-
-def non_zero_requests(pod: Pod) -> Tuple[int, int]:
-    """(milli-cpu, memory) with `NonMissingContainerRequests`' defaults, as the score sees them."""
-    def one(containers: Sequence[Any]) -> Tuple[int, int]:
-        cpu = mem = 0
-        for c in containers:
-            cpu += c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
-            mem += c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
-        return cpu, mem
-    cpu, mem = one(pod.containers)
-    for c in pod.init_containers:
-        icpu = c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
-        imem = c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
-        if c.restart_policy == "Always":
-            cpu, mem = cpu + icpu, mem + imem
-        else:
-            cpu, mem = max(cpu, icpu), max(mem, imem)
-    cpu += pod.overhead.get("cpu", 0)
-    mem += pod.overhead.get("memory", 0)
-    return cpu, mem
 
 
 DEFAULT_RESOURCES = (("cpu", 1), ("memory", 1))

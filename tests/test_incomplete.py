@@ -1,0 +1,198 @@
+"""A plan never claims more than its input shows (DESIGN.md: SnapshotInfo.kinds, `incomplete`,
+exit code 5).
+
+The same cluster is planned with and without a kind: with it (or with a SnapshotInfo that says
+the source read that kind in full, as `snapshot` and live reads do) the plan is today's; without
+it, the plan asserts nothing about the missing objects, lists the kind in `incomplete`, warns,
+says so in the verdict line of every human view, and exits 5 when nothing else is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+from conftest import NOW, complete_kinds, node, pod, run_cli, snapshot_list
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from apiserver import ApiServer  # noqa: E402
+
+from kubectl_evict.plan import Entry, Incomplete, Plan, exit_code  # noqa: E402
+
+PDB = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+       "metadata": {"name": "web", "namespace": "default", "generation": 1},
+       "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}},
+       "status": {"observedGeneration": 1, "disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1,
+                  "expectedPods": 2}}
+
+
+def _cluster() -> List[dict]:
+    """Two nodes; two replicas of web (one on each node) and one api pod on n1."""
+    return [node("n1"), node("n2"), node("n3"),
+            pod("web-1", "n1", labels={"app": "web"}), pod("web-2", "n2", labels={"app": "web"}),
+            pod("api-1", "n1", owner=("ReplicaSet", "api"))]
+
+
+def _write(tmp_path: Path, items: List[dict], *, kinds: Optional[List[str]] = None, info: bool = True,
+           name: str = "cluster.json") -> str:
+    doc = snapshot_list(*items, kinds=kinds)
+    if not info:
+        doc["items"] = doc["items"][1:]
+    p = tmp_path / name
+    p.write_text(json.dumps(doc))
+    return str(p)
+
+
+def _plan(path: str, *args: str, fmt: str = "json") -> Any:
+    res = run_cli("-f", path, "--now", NOW, "-o", fmt, *args)
+    assert res.returncode in (0, 3, 4, 5), res.stderr
+    return res
+
+
+def _drain(path: str, *extra: str, fmt: str = "json") -> Any:
+    return _plan(path, "drain", "n1", "--ignore-daemonsets", *extra, fmt=fmt)
+
+
+# --- the exit code -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("blocked,short,incomplete,code", [
+    (False, False, False, 0),
+    (False, False, True, 5),
+    (False, True, True, 4),     # 4 wins over 5
+    (True, False, True, 3),     # 3 wins over 5
+    (True, True, True, 3),
+    (False, True, False, 4),
+])
+def test_exit_code_precedence(blocked: bool, short: bool, incomplete: bool, code: int) -> None:
+    e = Entry(code="pdb-budget", namespace="ns", pod="p", node="n1", reason="r")
+    plan = Plan(command="drain", blocked=[e] if blocked else [], shortfall=[e] if short else [],
+                incomplete=[Incomplete(kind="PodDisruptionBudget", effect="x")] if incomplete else [])
+    assert exit_code(plan) == code
+
+
+# --- PodDisruptionBudgets ------------------------------------------------------------------------
+
+def test_without_pdbs_the_drain_claims_no_budget_and_exits_5(tmp_path: Path) -> None:
+    without = _write(tmp_path, _cluster(), info=False)
+    res = _drain(without)
+    assert res.returncode == 5, res.stderr
+    doc = json.loads(res.stdout)
+    assert [e["kind"] for e in doc["incomplete"]] == ["PodDisruptionBudget"]
+    assert "budgets not checked for 2 evictions" in doc["incomplete"][0]["effect"]
+    reasons = [a["reason"] for a in doc["actions"] if a["type"] == "evict"]
+    assert len(reasons) == 2
+    assert all("not in the input" in r and "no PodDisruptionBudget covers it" not in r for r in reasons)
+    assert any(w.startswith("incomplete input: no PodDisruptionBudget in the input") for w in doc["warnings"])
+
+
+@pytest.mark.parametrize("how", ["pdb object", "snapshotinfo kinds"])
+def test_with_pdbs_or_a_complete_snapshot_the_plan_is_unchanged(tmp_path: Path, how: str) -> None:
+    """A PDB in the input, or a SnapshotInfo listing PodDisruptionBudget (the cluster has none):
+    budgets are checked, nothing is incomplete, exit 0."""
+    if how == "pdb object":
+        path = _write(tmp_path, _cluster() + [PDB], info=False)
+    else:
+        path = _write(tmp_path, _cluster(), kinds=["Node", "Pod", "PodDisruptionBudget"])
+    res = _drain(path)
+    assert res.returncode == 0, res.stdout
+    doc = json.loads(res.stdout)
+    assert doc["incomplete"] == []
+    by_pod = {a["pod"]: a["reason"] for a in doc["actions"] if a["type"] == "evict"}
+    if how == "pdb object":
+        assert by_pod["web-1"].startswith("PDB default/web allows it")
+    else:
+        assert by_pod["web-1"] == "evict (no PodDisruptionBudget covers it)"
+    assert not any("incomplete input" in w for w in doc["warnings"])
+
+
+def test_disable_eviction_needs_no_pdbs(tmp_path: Path) -> None:
+    """--disable-eviction sends plain DELETEs: budgets do not apply, so nothing is missing."""
+    res = _drain(_write(tmp_path, _cluster(), info=False), "--disable-eviction")
+    assert res.returncode == 0, res.stdout
+    assert json.loads(res.stdout)["incomplete"] == []
+
+
+def test_blocked_wins_over_incomplete_through_the_cli(tmp_path: Path) -> None:
+    """A bare pod on n2 blocks its drain (no --force); n1's evictions go unchecked: exit 3, and
+    the kind is still listed."""
+    items = _cluster() + [pod("bare", "n2", owner=None)]
+    res = _plan(_write(tmp_path, items, info=False), "drain", "n1", "n2", "--ignore-daemonsets")
+    assert res.returncode == 3
+    doc = json.loads(res.stdout)
+    assert [e["kind"] for e in doc["incomplete"]] == ["PodDisruptionBudget"]
+
+
+@pytest.mark.parametrize("fmt,line", [
+    ("table", "VERDICT: INCOMPLETE (exit 5): "),
+    ("wide", "VERDICT: INCOMPLETE (exit 5): "),
+    ("markdown", "**INCOMPLETE (exit 5):** "),
+    ("timeline", "VERDICT: INCOMPLETE (exit 5): "),
+])
+def test_every_view_says_so_in_the_verdict(tmp_path: Path, fmt: str, line: str) -> None:
+    res = _drain(_write(tmp_path, _cluster(), info=False), fmt=fmt)
+    assert res.returncode == 5
+    verdict = next(x for x in res.stdout.splitlines() if x.startswith(line))
+    assert "not checked: the input holds no PodDisruptionBudget" in verdict
+
+
+def test_yaml_lists_incomplete(tmp_path: Path) -> None:
+    import yaml
+    res = _drain(_write(tmp_path, _cluster(), info=False), fmt="yaml")
+    doc = yaml.safe_load(res.stdout)
+    assert doc["incomplete"][0]["kind"] == "PodDisruptionBudget" and doc["incomplete"][0]["effect"]
+
+
+# --- SnapshotInfo.kinds ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kinds,problem", [
+    ("PodDisruptionBudget", "expected a list"),
+    ([1], "kinds[0]"),
+    ([""], "kinds[0]"),
+])
+def test_malformed_kinds_are_a_clean_error(tmp_path: Path, kinds: Any, problem: str) -> None:
+    doc = snapshot_list(*_cluster())
+    doc["items"][0]["kinds"] = kinds
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(doc))
+    res = run_cli("-f", str(p), "drain", "n1")
+    assert res.returncode == 1
+    assert res.stderr.startswith("error: ") and "SnapshotInfo" in res.stderr and problem in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_snapshot_records_every_kind_listed_even_when_the_cluster_has_none(tmp_path: Path) -> None:
+    """`snapshot` writes SnapshotInfo.kinds: every kind it listed (the cluster has no PDB,
+    PVC, StorageClass...), and the kubelet documents unless --no-kubelet. Planning from that
+    file checks budgets (there are none) and is complete: exit 0."""
+    with ApiServer(_cluster()) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        plain = run_cli("--kubeconfig", kc, "snapshot", "--no-kubelet")
+        kub = run_cli("--kubeconfig", kc, "snapshot")
+        live = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", "drain", "n1", "--ignore-daemonsets")
+    assert plain.returncode == 0 and kub.returncode == 0, plain.stderr + kub.stderr
+    every = complete_kinds()
+    info = json.loads(plain.stdout)["items"][0]
+    assert info["kind"] == "SnapshotInfo"
+    assert info["kinds"] == [k for k in every if k not in ("NodeKubeletConfig", "NodeStatsSummary")]
+    assert json.loads(kub.stdout)["items"][0]["kinds"] == every
+    snap = tmp_path / "snap.json"
+    snap.write_text(plain.stdout)
+    res = _drain(str(snap))
+    assert res.returncode == 0, res.stdout
+    doc = json.loads(res.stdout)
+    assert doc["incomplete"] == []
+    assert {a["reason"] for a in doc["actions"] if a["type"] == "evict"} == {"evict (no PodDisruptionBudget covers it)"}
+    assert live.returncode == 0 and json.loads(live.stdout)["incomplete"] == []
+
+
+def test_kinds_add_up_across_files(tmp_path: Path) -> None:
+    """Nodes and pods in one file, an empty PDB list in another: the PDB kind is held."""
+    a = _write(tmp_path, _cluster(), info=False, name="a.json")
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": [PDB]}))
+    res = run_cli("-f", a, "-f", str(b), "--now", NOW, "-o", "json", "drain", "n1", "--ignore-daemonsets")
+    assert res.returncode == 0, res.stdout
