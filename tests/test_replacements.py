@@ -288,3 +288,16 @@ def test_a_terminating_pod_was_replaced_when_its_deletion_started() -> None:
     assert k["target"] is None and not plan.shortfall
     [rec] = plan.extra["replacements"]
     assert rec["outcome"] == "already-replaced"
+
+
+def test_a_job_not_in_the_input_is_named_incomplete() -> None:
+    """A Job pod whose Job the input does not hold: the plan assumes the defaults (backoffLimit 6,
+    no policy: replaced after 10s) and says which kind it did not check; when the input lists
+    every Job (SnapshotInfo.kinds) and it is not there, nothing recreates the pod."""
+    plan = plan_for("shutdown", victim("Job"))
+    assert kill_of(plan)["replacementAt"] == SHUTDOWN_FAILED_AT + 10
+    assert [e.kind for e in plan.incomplete] == ["Job"]
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": "2026-11-21T12:00:00Z", "kinds": ["Node", "Pod", "Job"]}
+    plan = plan_for("shutdown", victim("Job"), info)
+    assert kill_of(plan)["target"] is None and not plan.incomplete

@@ -98,15 +98,19 @@ def job_backoff(failures: int) -> float:
     return delay
 
 
-def job_decision(owner: Optional[Owner], failed_at: float, counted: int) -> Tuple[Decision, bool]:
+def job_decision(owner: Optional[Owner], failed_at: float, counted: int, known_absent: bool = False
+                 ) -> Tuple[Decision, bool]:
     """`syncJob` for one more Failed pod of a Job: (decision, is the failure counted).
 
     `counted`: failures of this Job already counted earlier in the plan (they add to
-    `status.failed` and to the pod-failure backoff)."""
+    `status.failed` and to the pod-failure backoff). `owner` None: the Job is not in the input;
+    `known_absent`: the input holds every Job, so it does not exist."""
+    if owner is None and known_absent:
+        return Decision("none", None, "its Job does not exist: nothing recreates it"), False
     if owner is None:
         return Decision("schedule", failed_at + job_backoff(counted + 1),
                         "Job controller: the Job is not in the input: assumed to replace it after the pod-failure "
-                        "backoff (backoffLimit 6)"), True
+                        "backoff (backoffLimit 6, no podFailurePolicy)"), True
     idx, action = match_pod_failure_policy(owner)
     rule = "podFailurePolicy rule %d (%s) matches its DisruptionTarget condition" % (idx, action) \
         if idx is not None else ""
@@ -172,7 +176,8 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
     if kind == "Job":
         owner = snapshot.owners_by_uid.get(pod.controller.uid) or \
             snapshot.owners.get(("Job", pod.namespace, pod.controller.name))
-        decision, counted = job_decision(owner, failed_at, job_counted.get(pod.controller.uid, 0))
+        decision, counted = job_decision(owner, failed_at, job_counted.get(pod.controller.uid, 0),
+                                         snapshot.holds("Job"))
         if counted:
             job_counted[pod.controller.uid] = job_counted.get(pod.controller.uid, 0) + 1
         return decision
@@ -209,6 +214,13 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
         decided.append((k, owner_decision(snapshot, k.pod, k.failed_at, taints, admission, job_counted)))
     order = sorted(range(len(decided)), key=lambda i: (decided[i][1].at if decided[i][1].at is not None else 0.0,
                                                         queue_key(decided[i][0].pod, i)))
+    unknown_jobs = sum(1 for k in kills if k.pod.controller_kind == "Job" and not snapshot.holds("Job")
+                       and snapshot.owners_by_uid.get(k.pod.controller.uid) is None
+                       and snapshot.owners.get(("Job", k.pod.namespace, k.pod.controller.name)) is None)
+    if unknown_jobs:
+        b.incomplete("Job", "backoffLimit and podFailurePolicy not checked for %d stopped Job pod%s: assumed "
+                     "backoffLimit 6 and no podFailurePolicy (replaced after the pod-failure backoff)"
+                     % (unknown_jobs, "" if unknown_jobs == 1 else "s"))
     pending: Set[Tuple[str, str]] = set()
     leaving = frozenset(k.pod.key for k in kills)
     records: List[Dict[str, object]] = []
