@@ -301,3 +301,14 @@ def test_a_job_not_in_the_input_is_named_incomplete() -> None:
             "takenAt": "2026-11-21T12:00:00Z", "kinds": ["Node", "Pod", "Job"]}
     plan = plan_for("shutdown", victim("Job"), info)
     assert kill_of(plan)["target"] is None and not plan.incomplete
+
+
+def test_a_pod_deleted_before_it_is_failed_is_replaced_from_the_deletion() -> None:
+    """FilterActivePods also drops a pod with a deletionTimestamp: a pod that tolerates not-ready
+    for 0s is deleted by the taint-eviction controller when the NoExecute taint comes (+5s),
+    before its 20s kill ends, and its ReplicaSet replaces it then."""
+    p = victim("ReplicaSet", tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                           "effect": "NoExecute", "tolerationSeconds": 0}])
+    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+    k = kill_of(plan)
+    assert (k["target"], k["replacementAt"]) == ("n2", 5)

@@ -59,6 +59,7 @@ class KilledPod(NamedTuple):
     index: int
     pod: Pod
     failed_at: float
+    deleted_at: Optional[float] = None    # a taint-eviction DELETE before then (the pod turns inactive)
 
 
 class Decision(NamedTuple):
@@ -161,9 +162,14 @@ def daemon_decision(pod: Pod, failed_at: float, taints: Sequence[Taint], admissi
 
 
 def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission,
-                   job_counted: Dict[str, int]) -> Decision:
-    """What the pod's controller does once the kubelet has set the pod Failed."""
+                   job_counted: Dict[str, int], deleted_at: Optional[float] = None) -> Decision:
+    """What the pod's controller does once the kubelet has set the pod Failed (or, for the
+    ReplicaSet controller, once the pod is deleted, if that comes first: `deleted_at`)."""
     kind = pod.controller_kind
+    if kind in ("ReplicaSet", "ReplicationController") and deleted_at is not None and deleted_at < failed_at:
+        return Decision("schedule", deleted_at, "%s controller counts only active pods (FilterActivePods): it "
+                        "creates the replacement when the pod is deleted at %s, before it is Failed"
+                        % (kind, format_offset(deleted_at)))
     if pod.deletion_timestamp is not None and kind in ("ReplicaSet", "ReplicationController", "Job"):
         return Decision("none", None, "already terminating: its %s controller created its replacement when its "
                         "deletion started (FilterActivePods)" % kind)
@@ -211,7 +217,8 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     decided: List[Tuple[KilledPod, Decision]] = []
     for k in sorted(kills, key=lambda k: k.failed_at):      # Job failures counted in time order
         taints = node_taints.get(k.pod.node_name, snapshot.nodes[k.pod.node_name].taints)
-        decided.append((k, owner_decision(snapshot, k.pod, k.failed_at, taints, admission, job_counted)))
+        decided.append((k, owner_decision(snapshot, k.pod, k.failed_at, taints, admission, job_counted,
+                                          k.deleted_at)))
     order = sorted(range(len(decided)), key=lambda i: (decided[i][1].at if decided[i][1].at is not None else 0.0,
                                                         queue_key(decided[i][0].pod, i)))
     unknown_jobs = sum(1 for k in kills if k.pod.controller_kind == "Job" and not snapshot.holds("Job")

@@ -507,7 +507,22 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         report["inhibitDelayMaxSeconds"] = settings.inhibit_delay_max
     if side is not None:
         _node_side(b, settings, node, side, pods, kill_end, groups is None, report)
+        if side.no_execute_at is not None:
+            _deleted_before_failed(kills, node, side, settings.controller)
     return report
+
+
+def _deleted_before_failed(kills: List[KilledPod], node: Node, side: NodeSide, cs: ControllerSettings) -> None:
+    """Mark the node's kills whose pod the taint-eviction controller deletes before the kubelet
+    has stopped it: a ReplicaSet replaces such a pod from the deletion on."""
+    key = NOT_READY if side.key == "not-ready" else UNREACHABLE
+    taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
+    for i, k in enumerate(kills):
+        if k.pod.node_name != node.name:
+            continue
+        at, _ = _taint_deletion(k.pod, taints, side.no_execute_at, cs)
+        if at is not None and at < k.failed_at:
+            kills[i] = k._replace(deleted_at=at)
 
 
 def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: NodeSide, pods: Sequence[Pod],
