@@ -312,3 +312,23 @@ def test_a_pod_deleted_before_it_is_failed_is_replaced_from_the_deletion() -> No
     plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
     k = kill_of(plan)
     assert (k["target"], k["replacementAt"]) == ("n2", 5)
+
+
+@pytest.mark.parametrize("mode", ["shutdown", "pressure"])
+def test_statefulset_replacement_keeps_its_claim_and_zone(mode: str) -> None:
+    """processReplica recreates the pod under the same name with the same claim, so the scheduler's
+    VolumeZone filter keeps it in its volume's zone: of two free nodes, the one in zone z2."""
+    from test_placement_plan import zonal_volume
+    sts = owner("StatefulSet", "w")
+    p = victim("StatefulSet", name="w-0", volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "data-w-0"}}])
+    n1 = node("n1", zone="z2")
+    plan_items = [sts, p, node("n2", zone="z1"), node("n3", zone="z2"), *zonal_volume("data-w-0", "z2")]
+    items = [n1, KUBELET, *plan_items]
+    if mode == "shutdown":
+        plan = plan_shutdown(freeze([("t", "", d) for d in items]), ShutdownSettings(nodes=("n1",)), NOW)
+    else:
+        items.append(stats("n1", 100 * MI, "w-0"))
+        plan = plan_pressure(freeze([("t", "", d) for d in items]),
+                             PressureSettings(nodes=("n1",), flags=pmap({"evictionHard": {"memory.available": "500Mi"}})),
+                             NOW)
+    assert kill_of(plan, "w-0")["target"] == "n3"
