@@ -367,10 +367,12 @@ class Pod(Record):
     controller = field(initial=None)            # OwnerRef with controller: true
     owner_refs = field(type=tuple, initial=())
     qos = field(type=str, initial="BestEffort")
+    qos_v136 = field(type=str, initial="")        # QoS as v1.34-v1.36 compute it, when different (qos.pod_qos)
     containers = field(type=tuple, initial=())
     init_containers = field(type=tuple, initial=())
     overhead = field(initial=EMPTY_MAP)
     requests = field(initial=EMPTY_MAP)            # effective pod requests (scheduler's view)
+    pod_level = field(initial=None)                # Container: spec.resources (PodLevelResources), None: unset
     tolerations = field(type=tuple, initial=())
     node_selector = field(initial=EMPTY_MAP)
     required_affinity = field(initial=None)     # NodeSelector or None
@@ -476,6 +478,10 @@ class Owner(Record):
     failed = field(type=int, initial=0)
     pod_failure_rules = field(type=tuple, initial=())      # PodFailureRule, in spec order
     backoff_limit_per_index = field(initial=None)
+    # StatefulSet: rolling out (RollingUpdate strategy, status.currentRevision != updateRevision)
+    # and spec.updateStrategy.rollingUpdate.maxUnavailable (int, "NN%" or None)
+    rolling_out = field(type=bool, initial=False)
+    max_unavailable = field(initial=None)
 
     @property
     def ref(self) -> str:
@@ -565,6 +571,7 @@ class SnapshotInfo(Record):
     server = field(type=str, initial="")
     server_version = field(type=str, initial="")
     kinds = field(type=tuple, initial=())       # sorted kind names held in full
+    assumed_version = field(type=str, initial="")   # --kubernetes-version (overrides the rest)
 
 
 class Snapshot(PClass):

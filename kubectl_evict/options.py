@@ -23,6 +23,7 @@ class GlobalOptions:
     filenames: List[str] = field(default_factory=list)
     demo: bool = False
     now: Optional[str] = None
+    kubernetes_version: Optional[str] = None   # --kubernetes-version: whose behaviour to model
     output: str = "table"
     # apply (`apply PLAN_FILE`, or `--apply` on any planning command)
     apply: bool = False
@@ -60,6 +61,8 @@ class GlobalOptions:
             self.demo = True
         if kw.get("now"):
             self.now = kw["now"]
+        if kw.get("kubernetes_version") is not None:
+            self.kubernetes_version = kw["kubernetes_version"]
         if kw.get("output"):
             self.output = kw["output"]
         for flag in ("apply", "yes", "force_stale", "follow_timeline"):
@@ -93,7 +96,7 @@ CONNECTION_FLAGS = (("--as", "as_user"), ("--as-group", "as_groups"), ("--as-uid
                     ("--request-timeout", "request_timeout"))
 
 
-_NAMES = ("kubeconfig", "context", "filenames", "demo", "now", "output",
+_NAMES = ("kubeconfig", "context", "filenames", "demo", "now", "kubernetes_version", "output",
           "apply", "yes", "dry_run", "timeout", "force_stale", "follow_timeline",
           "as_user", "as_groups", "as_uid", "user", "cluster", "namespace", "server", "token",
           "certificate_authority", "client_certificate", "client_key", "insecure_skip_tls_verify",
@@ -109,6 +112,9 @@ def global_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="Read the cluster from a snapshot file, a directory of them, or - for stdin (repeatable). No cluster is contacted."),
         click.option("--demo", is_flag=True, default=False, help="Use the bundled demo cluster (no cluster needed)."),
         click.option("--now", metavar="RFC3339", help="Plan as of this time (default: the snapshot's time)."),
+        click.option("--kubernetes-version", "kubernetes_version", metavar="vX.Y[.Z]", default=None,
+                     help="Plan with this Kubernetes release's behaviour (v1.30 to v1.37 are modelled; "
+                          "default: the snapshot's serverVersion, else its newest kubelet, else v1.37)."),
         click.option("-o", "--output", type=click.Choice(FORMATS), default=None, help="Output format (default: table)."),
         click.option("--apply", "apply", is_flag=True, default=False,
                      help="Execute the plan on the live cluster after showing it (see 'apply --help')."),

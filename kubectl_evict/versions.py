@@ -3,10 +3,12 @@
 Some defaults and behaviours changed between releases (the node lifecycle controller's
 `--node-monitor-grace-period` went from 40s to 50s in v1.32; the kubelet's soft-eviction grace
 became `min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds)` in v1.32). The version
-comes from the snapshot: the API server's version (`SnapshotInfo.serverVersion`, recorded by
-live reads), else the newest kubelet's (`status.nodeInfo.kubeletVersion`: the control plane is
-at least as new as any kubelet, per the version skew policy), else the newest behaviour this
-release of evictplan knows.
+comes from `--kubernetes-version` (recorded in the snapshot as `SnapshotInfo.assumed_version`
+so rules stay pure functions of the snapshot), else the snapshot: the API server's version
+(`SnapshotInfo.serverVersion`, recorded by live reads), else the newest kubelet's
+(`status.nodeInfo.kubeletVersion`: the control plane is at least as new as any kubelet, per the
+version skew policy), else the newest behaviour this release of evictplan models (v1.37).
+Releases v1.30 to v1.37 are modelled; older ones get v1.30's behaviour, newer ones v1.37's.
 
 Rules ask by feature, not by comparing version strings: `version.has("UntoleratedTaintsText")`.
 `FEATURES` is the one table that says from which release (patch included) to which a behaviour
@@ -20,20 +22,61 @@ from typing import Dict, NamedTuple, Optional, Tuple
 
 from kubectl_evict.model import Snapshot
 
-NEWEST = (1, 33)            # the release whose behaviour this version of evictplan models
+NEWEST = (1, 37)            # the newest release whose behaviour this version of evictplan models
+OLDEST = (1, 30)            # the oldest one
 _VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
 
 Release = Tuple[int, int, int]
 # name -> ranges of releases [first, last-exclusive) in which the behaviour applies (None: open).
 # Patch-level boundaries matter: several fixes were backported to a patch release.
-FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {}
+FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
+    # -- node lifecycle controller (pkg/controller/nodelifecycle/node_lifecycle_controller.go)
+    # --node-monitor-grace-period default 40s -> 50s (#126287, v1.32)
+    "NodeMonitorGracePeriod50s": (((1, 32, 0), None),),
+    # unreachable:NoExecute added in the same pass that sets Ready=Unknown (#120816, v1.34);
+    # before, processTaintBaseEviction read the previous condition: one monitor period later
+    "UnreachableTaintSamePass": (((1, 34, 0), None),),
+    # a live GET of the node's Lease before marking it unhealthy (#138698, KEP-5647, v1.37)
+    "LeaseLiveRecheck": (((1, 37, 0), None),),
+    # -- kube-scheduler
+    # TaintToleration Filter says `node(s) had untolerated taint(s)` (#134740, v1.35; backport
+    # #135023 in v1.34.2); before: `node(s) had untolerated taint {key: value}`
+    "UntoleratedTaintsText": (((1, 34, 2), None),),
+    # DynamicResources in the default profile (DRA GA, v1.34): its PostFilter answers
+    # `no new claims to deallocate` for a pod without claims, joined before DefaultPreemption's
+    # message (default_plugins.go applyFeatureGates; runtime/framework.go RunPostFilterPlugins);
+    # v1.37 keeps that status but drops the message (#140222)
+    "DRANoClaimsPostFilterText": (((1, 34, 0), (1, 37, 0)),),
+    # DefaultPreemption's success status `found a potential placement for pod on node N,
+    # preempting K victims` reaches the FailedScheduling event (#140180, v1.37)
+    "PreemptionPlacementText": (((1, 37, 0), None),),
+    # NodeResourcesBalancedAllocation scores the change in balance the pod brings (#135573, v1.36)
+    "BalancedAllocationDelta": (((1, 36, 0), None),),
+    # -- pod-level resources (KEP-2837; beta and on from v1.34)
+    # kubelet eviction ranking and usage-over-requests use pod-level requests (#132277, v1.34)
+    "PodLevelResourcesEviction": (((1, 34, 0), None),),
+    # empty pod.spec.resources ({}, {requests: {}}, {limits: {}}) no longer decides QoS (#137150, v1.37)
+    "EmptyPodResourcesIgnoredForQoS": (((1, 37, 0), None),),
+    # -- kubelet eviction manager
+    # soft-eviction grace min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds): the gate
+    # AllowOverwriteTerminationGracePeriodSeconds turned default-off (#122890, v1.32)
+    "SoftEvictionGraceCappedByPod": (((1, 32, 0), None),),
+    # memory.available excludes hugepage-reserved memory (HugepageAwareEviction beta on, #138127, v1.37)
+    "HugepageAwareEviction": (((1, 37, 0), None),),
+    # per-container ephemeral-storage limits enforced for sidecars (restartable init
+    # containers) too (#138462, v1.37)
+    "SidecarEphemeralStorageLimits": (((1, 37, 0), None),),
+    # -- StatefulSet controller: MaxUnavailableStatefulSet (website feature-gates page):
+    # beta on in v1.35.0-v1.35.3, off again from v1.35.4 through v1.36, on in v1.37
+    "MaxUnavailableStatefulSet": (((1, 35, 0), (1, 35, 4)), ((1, 37, 0), None)),
+}
 
 
 class ClusterVersion(NamedTuple):
     major: int
     minor: int
     text: str                # as found, e.g. "v1.33.3"
-    source: str              # "serverVersion", "kubeletVersion of node NAME" or "default"
+    source: str              # "serverVersion", "kubeletVersion of node NAME", "--kubernetes-version" or "default"
     patch: int = 0
 
     def at_least(self, major: int, minor: int, patch: int = 0) -> bool:
@@ -70,6 +113,30 @@ def parse_release(text: str) -> Optional[Release]:
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
 
 
+OVERRIDE = "--kubernetes-version"
+_FLAG_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?$")
+
+
+def parse_flag(text: str) -> str:
+    """`--kubernetes-version` value -> canonical `vX.Y[.Z]`; ValueError with the reason."""
+    m = _FLAG_RE.match(text.strip())
+    if not m:
+        raise ValueError("%r is not a Kubernetes version: use vMAJOR.MINOR[.PATCH], e.g. v1.35 or v1.34.2" % text)
+    if int(m.group(1)) != 1:
+        raise ValueError("%r: only Kubernetes 1.x exists" % text)
+    return "v" + ".".join(g for g in m.groups() if g is not None)
+
+
+def outside_modelled(version: ClusterVersion) -> Optional[str]:
+    """A warning when `version` is outside the releases modelled (None inside them)."""
+    if version.source == "default" or OLDEST <= (version.major, version.minor) <= NEWEST:
+        return None
+    edge = NEWEST if (version.major, version.minor) > NEWEST else OLDEST
+    return ("Kubernetes %s (from %s) is outside the releases modelled (v%d.%d to v%d.%d): the plan shows "
+            "v%d.%d's behaviour" % (version.text, version.source, OLDEST[0], OLDEST[1], NEWEST[0], NEWEST[1],
+                                     edge[0], edge[1]))
+
+
 def parse_version(text: str) -> Optional[Tuple[int, int]]:
     r = parse_release(text)
     return (r[0], r[1]) if r else None
@@ -77,6 +144,9 @@ def parse_version(text: str) -> Optional[Tuple[int, int]]:
 
 def cluster_version(snapshot: Snapshot) -> ClusterVersion:
     """The version whose defaults apply to this snapshot (see the module docstring)."""
+    assumed = parse_release(snapshot.info.assumed_version)
+    if assumed is not None:
+        return ClusterVersion(assumed[0], assumed[1], snapshot.info.assumed_version, OVERRIDE, assumed[2])
     server = parse_release(snapshot.info.server_version)
     if server is not None:
         return ClusterVersion(server[0], server[1], snapshot.info.server_version, "serverVersion", server[2])

@@ -22,6 +22,8 @@ from pyrsistent import pvector
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.plan import POD_ACTIONS, Action, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.scheduling.statefulset import rollout_warning
+from kubectl_evict.versions import cluster_version
 from kubectl_evict.timeutil import format_offset
 
 KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "ReplicationController")
@@ -128,6 +130,12 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
         out.append(wl)
         if outage_from is not None:
             warnings.append(_outage_text(wl, outage_from, outage_until, bypass.get(key, "")))
+        if kind == "StatefulSet":
+            owner = snapshot.owners.get(key)
+            if owner is not None and owner.rolling_out:
+                text = rollout_warning(owner, cluster_version(snapshot))
+                if text:
+                    warnings.append(text)
     return tuple(out), tuple(warnings)
 
 

@@ -104,20 +104,24 @@ def complete_kinds() -> List[str]:
     return [spec.kind for spec in LISTS] + list(KUBELET_KINDS)
 
 
-def snapshot_list(*items: dict, now: str = NOW, kinds: Optional[List[str]] = None) -> dict:
+def snapshot_list(*items: dict, now: str = NOW, kinds: Optional[List[str]] = None,
+                  server_version: str = "") -> dict:
     """A v1 List of `items` with a SnapshotInfo taken at `now` that holds `kinds` in full
-    (default: every kind, see `complete_kinds`)."""
+    (default: every kind, see `complete_kinds`) and records `server_version` as serverVersion
+    (which release's behaviour the rules model; none: the newest modelled)."""
     info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
             "takenAt": now, "context": "test", "server": "https://test.invalid:6443",
             "kinds": complete_kinds() if kinds is None else kinds}
+    if server_version:
+        info["serverVersion"] = server_version
     return {"apiVersion": "v1", "kind": "List", "items": [info, *items]}
 
 
 @pytest.fixture
 def write_snapshot(tmp_path: Path):
     """Write objects as a v1 List file and return its path."""
-    def _write(*items: dict, name: str = "cluster.json") -> str:
+    def _write(*items: dict, name: str = "cluster.json", server_version: str = "") -> str:
         p = tmp_path / name
-        p.write_text(json.dumps(snapshot_list(*items)))
+        p.write_text(json.dumps(snapshot_list(*items, server_version=server_version)))
         return str(p)
     return _write

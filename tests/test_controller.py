@@ -1,9 +1,11 @@
 """`controller`: the node lifecycle controller's timeline (spec C, D; timing of spec C10).
 
-Expected times follow upstream with default flags on a v1.32+ server: a node failing at now is
-Unknown with the unreachable:NoSchedule taint at +50s, gets unreachable:NoExecute one monitor
-period later (+55s, the first of its zone), further nodes of the zone 1/rate apart, and pods go
-at taint time + their smallest tolerationSeconds (default 300 -> +355s).
+Expected times follow upstream with default flags on a v1.32/v1.33 server (the snapshots here say
+v1.33 unless a test says otherwise): a node failing at now is Unknown with the
+unreachable:NoSchedule taint at +50s, gets unreachable:NoExecute one monitor period later (+55s,
+the first of its zone), further nodes of the zone 1/rate apart, and pods go at taint time + their
+smallest tolerationSeconds (default 300 -> +355s). From v1.34 the NoExecute taint comes in the
+pass that sets Ready=Unknown (#120816): +50s.
 """
 
 import json
@@ -19,7 +21,7 @@ UNREACH = "node.kubernetes.io/unreachable"
 DS = ("DaemonSet", "agent")
 
 
-def _snap(items, server_version=None, leases=None):
+def _snap(items, server_version="v1.33", leases=None):
     docs = snapshot_list(*items)["items"]
     if server_version:
         docs[0] = dict(docs[0], serverVersion=server_version)
@@ -29,7 +31,7 @@ def _snap(items, server_version=None, leases=None):
     return freeze([("t.json", "", d) for d in docs])
 
 
-def _plan(items, fail=(), zones=(), server_version=None, leases=None, **ctl):
+def _plan(items, fail=(), zones=(), server_version="v1.33", leases=None, **ctl):
     snap = _snap(items, server_version, leases)
     settings = ControllerPlanSettings(fail=tuple(fail), fail_zones=tuple(zones), controller=ControllerSettings(**ctl))
     return plan_controller(snap, settings, snap.info.taken_at)
@@ -151,6 +153,35 @@ def test_older_servers_use_the_forty_second_grace():
     assert [a.at for a in plan.actions if a.type == "taint"] == [40, 45]
 
 
+@pytest.mark.parametrize("version, noexecute, deleted", [
+    # v1.33: processTaintBaseEviction decides on the Ready condition seen before the pass set
+    # Unknown, so the NoExecute taint comes one --node-monitor-period (5s) later
+    ("v1.33.4", 55, 355),
+    # #120816 (v1.34): the same pass that sets Ready=Unknown adds unreachable:NoExecute
+    ("v1.34.0", 50, 350), ("v1.35.2", 50, 350), ("v1.37.0", 50, 350),
+])
+def test_unreachable_noexecute_taint_timing_by_version(version, noexecute, deleted):
+    plan = _plan(zone("n", 3, "z1") + [pod("web-1", "n1")], fail=["n1"], server_version=version)
+    assert [(a.effect, a.at) for a in plan.actions if a.type == "taint"] == [("NoSchedule", 50), ("NoExecute", noexecute)]
+    assert [(p, at) for p, at, _ in _deletes(plan)] == [("web-1", deleted)]
+
+
+def test_second_node_of_a_zone_still_waits_for_the_rate_limiter_on_v1_34():
+    """#120816 moves when a node enters its zone's queue, not the queue: 1/rate (10s) apart."""
+    plan = _plan(zone("n", 4, "z1"), fail=["n1", "n2"], server_version="v1.34.1")
+    assert _noexec(plan) == [("n1", 50), ("n2", 60)]
+
+
+@pytest.mark.parametrize("version, says", [("v1.36.3", False), ("v1.37.0", True)])
+def test_lease_is_re_read_live_before_unknown_from_v1_37(version, says):
+    """#138698 (KEP-5647, v1.37): the controller GETs the Lease before marking the node unhealthy;
+    the snapshot's Lease stands for that read, so the timing is the same and the reason says it."""
+    plan = _plan(zone("n", 3, "z1"), fail=["n1"], server_version=version)
+    noschedule = next(a for a in plan.actions if a.type == "taint" and a.effect == "NoSchedule")
+    assert noschedule.at == 50
+    assert ("live re-read of the Lease" in noschedule.reason) == says
+
+
 def test_horizon_cuts_the_timeline_and_says_how_much():
     plan = _plan(zone("n", 3, "z1") + [pod("web-1", "n1"), pod("web-2", "n1")], fail=["n1"], horizon=300)
     assert _deletes(plan) == []
@@ -200,7 +231,7 @@ def test_same_input_gives_the_same_plan():
 
 @pytest.fixture
 def cluster(write_snapshot):
-    return write_snapshot(*(zone("n", 4, "z1") + zone("m", 2, "z2") + [pod("web-1", "n1")]))
+    return write_snapshot(*(zone("n", 4, "z1") + zone("m", 2, "z2") + [pod("web-1", "n1")]), server_version="v1.33")
 
 
 def test_cli_table_shows_timeline_and_zone_states(cluster):

@@ -72,11 +72,14 @@ def pdb(name: str, app: str, status: Optional[dict] = None, ns: str = "default",
     return obj
 
 
-def snapshot(*objs: Any) -> Any:
+def snapshot(*objs: Any, version: str = "v1.33.3") -> Any:
+    """The objects as a cluster of `version` (the expected FailedScheduling texts here are
+    v1.33's; tests/test_versions.py has the other releases')."""
     flat: List[dict] = []
     for o in objs:
         flat.extend(o if isinstance(o, list) else [o])
-    return freeze([("test", str(i), o) for i, o in enumerate(flat)])
+    snap = freeze([("test", str(i), o) for i, o in enumerate(flat)])
+    return snap.set(info=snap.info.set(server_version=version))
 
 
 def drain(snap: Any, *nodes: str, **kw: Any) -> Any:

@@ -89,7 +89,7 @@ def test_monitor_grace_default_follows_server_version(version, flag, grace):
     ("", ["v1.29.4", "v1.31.9+k3s1"], ("v1.31.9+k3s1", "kubeletVersion of node n2", 40.0)),
     ("", ["v1.32.1-eks-abc", "v1.31.0"], ("v1.32.1-eks-abc", "kubeletVersion of node n1", 50.0)),
     # nothing recorded: the newest behaviour modelled
-    ("", ["", "garbage"], ("v1.33", "default", 50.0)),
+    ("", ["", "garbage"], ("v1.37", "default", 50.0)),
 ])
 def test_version_rule_for_defaults(server, kubelets, want):
     nodes = {"n%d" % (i + 1): Node(name="n%d" % (i + 1), kubelet_version=v) for i, v in enumerate(kubelets)}

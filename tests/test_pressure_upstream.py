@@ -330,8 +330,8 @@ GRACE = [
      "synchronize (v1.31) then pod_workers calculateEffectiveGracePeriod: an override of 0 is floored to 1 s",
      "v1.31.4", None, "0", 20, 1, "before v1.32"),
     ("no-version-newest-behaviour",
-     "synchronize (v1.33) when the snapshot records no version",
-     None, None, "60", 20, 20, "(assumed Kubernetes v1.33 (newest modelled; the snapshot records no version))"),
+     "synchronize (v1.37) when the snapshot records no version",
+     None, None, "60", 20, 20, "(assumed Kubernetes v1.37 (newest modelled; the snapshot records no version))"),
 ]
 
 

@@ -157,12 +157,14 @@ def test_replacement_with_nowhere_to_go_is_a_fit_error_shortfall(mode: str) -> N
     """The only other node is full: the FitError names the stopped node's taint (not-ready for a
     shutdown, memory-pressure for pressure) and the other node's lack of cpu; exit code 4."""
     full = node("n2", cpu="50m")
-    plan = plan_for(mode, owner("ReplicaSet", "w"), victim("ReplicaSet"), full, spare=False)
+    v133 = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": "2026-11-21T12:00:00Z", "serverVersion": "v1.33.3"}
+    plan = plan_for(mode, owner("ReplicaSet", "w"), victim("ReplicaSet"), full, v133, spare=False)
     [entry] = plan.shortfall
     assert entry.code == "no-node-fits"
     taint = "node.kubernetes.io/not-ready" if mode == "shutdown" else "node.kubernetes.io/memory-pressure"
     assert "has nowhere to go: 0/2 nodes are available: " in entry.reason
-    assert "1 node(s) had untolerated taint {%s: }" % taint in entry.reason
+    assert "1 node(s) had untolerated taint {%s: }" % taint in entry.reason       # v1.33's text names it
     assert "1 Insufficient cpu" in entry.reason
     assert kill_of(plan)["target"] is None
     from kubectl_evict.plan import exit_code

@@ -75,7 +75,9 @@ def build(inp: Dict[str, Any], filters: Any = None) -> Tuple[Placer, Any]:
             docs.append(dict(_ns(o) if kind in ("PersistentVolumeClaim", "PodDisruptionBudget") else o, kind=kind))
     if inp.get("csiNode"):
         docs.append(dict(inp["csiNode"], kind="CSINode"))
+    # the vectors are kube-scheduler v1.33's test tables: plan at v1.33
     snap = freeze([("vector", "", d) for d in docs])
+    snap = snap.set(info=snap.info.set(assumed_version="v1.33"))
     incoming = snap.pods_by_key[(pod["metadata"]["namespace"], pod["metadata"]["name"])]
     kw = {} if filters is None else {"filters": filters}
     return Placer(snap.nodes.values(), snap.pods_by_node, snapshot=snap, **kw), incoming

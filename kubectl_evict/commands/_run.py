@@ -17,7 +17,7 @@ from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
 from kubectl_evict.timeutil import parse_time
-from kubectl_evict.versions import cluster_version
+from kubectl_evict.versions import cluster_version, outside_modelled, parse_flag
 
 
 def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
@@ -31,15 +31,35 @@ def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
     if (opts.demo or paths) and given and not opts.apply:
         raise click.UsageError("%s: connection flags are for a live cluster; %s reads no cluster (drop one of them)"
                                % (given[0], "--demo" if opts.demo else "-f"))
+    assumed = assumed_version(opts)
     if opts.demo:
         paths.insert(0, DEMO_PATH)
     if paths:
-        return load_snapshot(paths)
+        return with_assumed_version(load_snapshot(paths), assumed)
     try:
         from kubectl_evict.source import live
     except ImportError:
         raise InputError("no snapshot given: use -f FILE (or --demo for the bundled demo cluster)") from None
-    return live.load_live(opts, nodes=nodes)
+    return with_assumed_version(live.load_live(opts, nodes=nodes), assumed)
+
+
+def assumed_version(opts: GlobalOptions) -> str:
+    """`--kubernetes-version`, canonical (`v1.35`), or "" when not given; validated before
+    anything is read."""
+    if opts.kubernetes_version is None:
+        return ""
+    try:
+        return parse_flag(opts.kubernetes_version)
+    except ValueError as e:
+        raise InputError(str(e), field="--kubernetes-version") from None
+
+
+def with_assumed_version(snapshot: Snapshot, version: str) -> Snapshot:
+    """The snapshot with `--kubernetes-version` recorded, so every rule (a pure function of the
+    snapshot) and the plan's header see the same version (`versions.cluster_version`)."""
+    if not version:
+        return snapshot
+    return snapshot.set(info=snapshot.info.set(assumed_version=version))
 
 
 def source_text(opts: GlobalOptions) -> str:
@@ -104,6 +124,10 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
         if was_enabled:
             gc.enable()
     extra = list(snapshot.warnings)
+    version = cluster_version(snapshot)
+    outside = outside_modelled(version)
+    if outside:
+        extra.append(outside)
     for w in (validate.dangling_node_warning(snapshot),
               validate.now_warning(now, snapshot_time(snapshot)) if opts.now else None):
         if w is not None:
@@ -112,7 +136,6 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
         plan = plan.set(warnings=plan.warnings.extend(w for w in extra if w not in plan.warnings))
     if snapshot.info.context or snapshot.info.server:
         plan = plan.set(context=snapshot.info.context, server=snapshot.info.server)
-    version = cluster_version(snapshot)
     plan = plan.set(version=version.text, version_source=version.source)
     sys.stdout.write(render(plan, opts.output, width=terminal_width(streams=(sys.stdout, sys.stderr)),
                             ascii=ascii_only(sys.stdout), source=source_text(opts)))

@@ -1,6 +1,6 @@
 """One `synchronize` cycle of the eviction manager, admission and grace, as pure functions.
 
-Models `pkg/kubelet/eviction/eviction_manager.go` (v1.30-1.33): the met set is the thresholds
+Models `pkg/kubelet/eviction/eviction_manager.go` (v1.30-v1.37): the met set is the thresholds
 met now plus last cycle's thresholds still inside their minimum reclaim; first-observed times
 survive only while a threshold stays met; conditions are set on first observation (grace
 periods do not delay them) and held for `evictionPressureTransitionPeriod` after the last one;
@@ -13,11 +13,12 @@ the same file.
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, NamedTuple, Sequence, Tuple
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.eviction.ranking import is_critical
 from kubectl_evict.eviction.thresholds import SIGNAL_CONDITION, Observation, Threshold, thresholds_met
 from kubectl_evict.model import Pod, Taint
+from kubectl_evict.scheduling.qos import pod_qos
 from kubectl_evict.scheduling.tolerations import MEMORY_PRESSURE, tolerates
 from kubectl_evict.versions import ClusterVersion
 
@@ -53,13 +54,15 @@ def synchronize(state: ManagerState, thresholds: Sequence[Threshold], obs: Mappi
     return Cycle(ManagerState(first, ready, last_obs), tuple(met), conditions, ready)
 
 
-def admits(pod: Pod, conditions: Sequence[str]) -> bool:
+def admits(pod: Pod, conditions: Sequence[str], version: Optional[ClusterVersion] = None) -> bool:
     """managerImpl.Admit: MemoryPressure alone turns away BestEffort pods that do not tolerate
-    the memory-pressure taint; any other pressure turns away every non-critical pod."""
+    the memory-pressure taint; any other pressure turns away every non-critical pod. The QoS
+    class is the one the cluster's `version` computes (`qos.pod_qos`)."""
     if not conditions or is_critical(pod):
         return True
     if tuple(conditions) == ("MemoryPressure",):
-        return pod.qos != "BestEffort" or any(tolerates(t, _MEMORY_PRESSURE_TAINT) for t in pod.tolerations)
+        qos = pod_qos(pod, version) if version is not None else pod.qos
+        return qos != "BestEffort" or any(tolerates(t, _MEMORY_PRESSURE_TAINT) for t in pod.tolerations)
     return False
 
 
@@ -67,7 +70,7 @@ def caps_soft_grace(version: ClusterVersion) -> bool:
     """Does the kubelet cap a soft eviction's grace by the pod's terminationGracePeriodSeconds?
     From v1.32 (the feature gate AllowOverwriteTerminationGracePeriodSeconds turned default-off,
     kubernetes PR #122890); v1.30 and v1.31 used evictionMaxPodGracePeriod alone."""
-    return version.at_least(1, 32)
+    return version.has("SoftEvictionGraceCappedByPod")
 
 
 def eviction_grace(threshold: Threshold, max_pod_grace_period: int, pod: Pod, cap_by_pod: bool = True) -> int:

@@ -1,7 +1,7 @@
 """Signal observations and per-pod usage from a node's `/stats/summary`.
 
 Models `makeSignalObservations` and the usage helpers of `pkg/kubelet/eviction/helpers.go`
-(v1.30-1.33, Linux, swap not counted). The summary is the snapshot's frozen raw mapping; only the
+(v1.30-v1.37, Linux, swap not counted; v1.37's hugepage-aware memory.available: `hugepage_aware`). The summary is the snapshot's frozen raw mapping; only the
 handful of numbers the eviction manager reads are projected, and per-pod usage only for the nodes
 that actually need ranking, so a 5,000-node snapshot costs a few lookups per node.
 """
@@ -86,6 +86,27 @@ def observations(summary: Mapping[str, Any]) -> Dict[str, Observation]:
     mx, cur = _int(rl.get("maxpid")), _int(rl.get("curproc"))
     if mx is not None and cur is not None:
         out[PID] = Observation(mx - cur, mx, rl.get("time"))
+    return out
+
+
+def hugepage_bytes(capacity: Mapping[str, int]) -> int:
+    """The node's pre-allocated hugepages in bytes: the sum of its `hugepages-<size>` capacity."""
+    return sum(v for k, v in capacity.items() if k.startswith("hugepages-"))
+
+
+def hugepage_aware(obs: Dict[str, Observation], hugepages: int) -> Dict[str, Observation]:
+    """`memory.available` without the hugepage reservation, as the v1.37 kubelet's summary API
+    reports it (HugepageAwareEviction, #138127: `adjustForHugePages` in
+    pkg/kubelet/server/stats/summary.go subtracts the node's total hugepage capacity from
+    AvailableBytes, clamped at 0). Older kubelets count the reserved pages as available. The
+    signal's capacity is available + working set (`makeSignalObservations`), so it drops by as much."""
+    o = obs.get(MEMORY)
+    if o is None or not hugepages:
+        return obs
+    avail = max(0, o.available - hugepages)
+    out = dict(obs)
+    out[MEMORY] = o._replace(available=avail,
+                             capacity=None if o.capacity is None else o.capacity - (o.available - avail))
     return out
 
 

@@ -1,6 +1,6 @@
 """Container `oom_score_adj` and the order the kernel OOM killer would pick.
 
-Models `pkg/kubelet/qos/policy.go` `GetContainerOOMScoreAdjust` (v1.30-1.33): node-critical and
+Models `pkg/kubelet/qos/policy.go` `GetContainerOOMScoreAdjust` (v1.30-v1.37, unchanged): node-critical and
 Guaranteed pods -997, BestEffort 1000, Burstable `1000 - 1000*request/capacity` clamped to
 [1000-997, 999]. The kernel's badness is roughly `adj + 1000 * rss / total memory` (mm/oom_kill.c
 `oom_badness`); the working set stands in for RSS. This is what happens when memory runs out

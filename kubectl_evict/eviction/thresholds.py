@@ -3,7 +3,7 @@
 Models `pkg/kubelet/eviction/helpers.go` (`ParseThresholdConfig`, `parseThresholdStatement`,
 `parseGracePeriods`, `parseMinimumReclaims`, `addAllocatableThresholds`,
 `UpdateContainerFsThresholds`, `thresholdsMet`) and `api/types.go` (`GetThresholdQuantity`) of
-kubelet v1.30-1.33, including the float32 arithmetic of percentages and the exact error texts,
+kubelet v1.30-v1.37 (unchanged), including the float32 arithmetic of percentages and the exact error texts,
 because users paste these thresholds from their kubelet flags and expect the kubelet's verdict.
 """
 

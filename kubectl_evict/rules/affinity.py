@@ -1,7 +1,7 @@
 """`affinity`: what happens to running pods when nodes are relabeled or retainted.
 
 Models, for the nodes an edit changes (or, with no edits, for every node):
-- the taint-eviction controller (kube-controller-manager v1.33, `pkg/controller/tainteviction`):
+- the taint-eviction controller (kube-controller-manager v1.30-v1.37, unchanged, `pkg/controller/tainteviction`):
   a new NoExecute taint deletes non-tolerating pods at once and tolerating ones after the
   smallest used `tolerationSeconds`; a plain DELETE, PDBs not consulted;
 - the DaemonSet controller (`pkg/controller/daemon`): a DaemonSet pod whose node no longer

@@ -1,6 +1,6 @@
 """`controller`: what the control plane does, and when, if nodes or whole zones stop responding.
 
-Models kube-controller-manager v1.33: the node lifecycle controller (node health from Ready
+Models kube-controller-manager v1.30-v1.37 (the release differences live in `nodelifecycle.py`): the node lifecycle controller (node health from Ready
 heartbeats and Leases, NoSchedule condition taints, zone states, per-zone rate-limited NoExecute
 `not-ready`/`unreachable` taints, master disruption mode) and the taint-eviction controller
 (plain DELETE at taint time + the smallest used tolerationSeconds; PDBs not consulted), with the

@@ -1,7 +1,7 @@
 """`drain`: cordon nodes, evict their pods through the Eviction API, and say where each lands.
 
-Models kubectl drain (kubectl v1.30-v1.33, `staging/src/k8s.io/kubectl/pkg/drain` and
-`pkg/cmd/drain`): cordon first, the pod filters and their messages (`drain_filters.py`), one
+Models kubectl drain (kubectl v1.30-v1.37, whose filters, messages and flag defaults have not
+changed since v1.33; `staging/src/k8s.io/kubectl/pkg/drain` and `pkg/cmd/drain`): cordon first, the pod filters and their messages (`drain_filters.py`), one
 node's filter error aborts that node before anything is evicted, `--disable-eviction` sends
 plain DELETEs that bypass PDBs, `--grace-period` (-1: the pod's own). Each eviction is decided
 as the API server's eviction subresource decides it (`pkg/registry/core/pod/storage/eviction.go`)

@@ -1,6 +1,6 @@
 """kubectl drain's pod filters and its error/warning aggregation.
 
-Models `staging/src/k8s.io/kubectl/pkg/drain/filters.go` and `drain.go` (kubectl v1.30-v1.33):
+Models `staging/src/k8s.io/kubectl/pkg/drain/filters.go` and `drain.go` (kubectl v1.30-v1.37, unchanged since v1.33):
 the filters run in the order skipDeleted, daemonSet, mirrorPod, localStorage, unreplicated;
 evaluation stops at the first filter that returns delete=false, and the pod's status is that of
 the LAST filter evaluated (so the local-storage warning, and the orphaned-DaemonSet warning under

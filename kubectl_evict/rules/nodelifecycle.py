@@ -1,15 +1,20 @@
 """The node lifecycle controller as a pure timeline: node health, zone states, rate-limited
 NoExecute tainting, and what the taint-eviction controller then does to each pod.
 
-Models kube-controller-manager v1.33 (`pkg/controller/nodelifecycle/node_lifecycle_controller.go`:
+Models kube-controller-manager v1.30-v1.37 (`pkg/controller/nodelifecycle/node_lifecycle_controller.go`:
 `tryUpdateNodeHealth`, `doNoScheduleTaintingPass`, `processTaintBaseEviction`,
 `doNoExecuteTaintingPass`, `ComputeZoneState`, `setLimiterInZone`, `handleDisruption`;
 `pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go`: token bucket with burst 1 and
 `SwapLimiter`), and `pkg/controller/tainteviction/taint_eviction.go` (`processPodOnNode`), with
-the timing measured on a real controller-manager (spec C10): a node that stops posting at `t`
-turns Unknown at `t + grace`; it is queued for the NoExecute taint one `--node-monitor-period`
-later (the pass decides on the Ready status it saw at its start); each zone's queue hands out one
-token per `1/rate` seconds; zone states are recomputed in the pass that turns nodes Unknown.
+the timing measured on a real v1.33 controller-manager (spec C10): a node that stops posting at
+`t` turns Unknown at `t + grace`; up to v1.33 it is queued for the NoExecute taint one
+`--node-monitor-period` later (`processTaintBaseEviction` decided on the Ready condition seen
+before the pass updated it); from v1.34 (#120816, feature UnreachableTaintSamePass) in the same
+pass that sets Ready=Unknown. Each zone's queue hands out one token per `1/rate` seconds; zone
+states are recomputed in the pass that turns nodes Unknown. From v1.37 the controller re-reads
+the node's Lease live before marking it unhealthy (#138698, KEP-5647): the snapshot's Lease is
+taken as that live read, so the timing is unchanged and the reason says so.
+The default `--node-monitor-grace-period` is 50s from v1.32, 40s before.
 
 Everything here is a pure function of (snapshot, now, failures, settings). The `controller`
 command and the `shutdown` command (a node posting NotReady, then going silent) share
@@ -62,7 +67,14 @@ def monitor_grace(settings: ControllerSettings, version: ClusterVersion) -> floa
     older cluster (the version rule of kubectl_evict/versions.py)."""
     if settings.node_monitor_grace_period is not None:
         return float(settings.node_monitor_grace_period)
-    return 50.0 if version.at_least(1, 32) else 40.0
+    return 50.0 if version.has("NodeMonitorGracePeriod50s") else 40.0
+
+
+def taint_delay(status: str, period: float, same_pass: bool) -> float:
+    """From a Ready change to the pass that acts on it with a NoExecute taint: one
+    `--node-monitor-period`, except for Ready=Unknown from v1.34 (`same_pass`, #120816), which
+    the pass that sets it also taints."""
+    return 0.0 if same_pass and status == "Unknown" else period
 
 
 # --- node health (tryUpdateNodeHealth) -----------------------------------------------------------
@@ -291,8 +303,8 @@ def _reconcile(events: List[NodeEvent], node: Node, statuses: Mapping[str, str])
         _noschedule_events(events, node.name, have, want, 0.0, "node has " + (shown or "no conditions"))
 
 
-def _node_statuses(node: Node, h: NodeHealth, f: Optional[NodeFailure], startup_grace: float, now: float
-                   ) -> Tuple[List[Tuple[float, str]], Dict[Tuple[float, str], str]]:
+def _node_statuses(node: Node, h: NodeHealth, f: Optional[NodeFailure], startup_grace: float, now: float,
+                   lease_recheck: bool = False) -> Tuple[List[Tuple[float, str]], Dict[Tuple[float, str], str]]:
     """The node's Ready status over time and why each change happens."""
     statuses = [(0.0, h.posted_status)]
     why: Dict[Tuple[float, str], str] = {}
@@ -315,6 +327,8 @@ def _node_statuses(node: Node, h: NodeHealth, f: Optional[NodeFailure], startup_
             statuses.append((t, "Unknown"))
             why[(t, "Unknown")] = ("no node status or Lease renewal for %s (node-monitor-grace-period)" % _dur(g)) if has_ready \
                 else "never posted status (node-startup-grace-period %s)" % _dur(g)
+            if lease_recheck and has_ready:
+                why[(t, "Unknown")] += "; the controller's live re-read of the Lease finds no renewal either (v1.37+)"
     statuses.sort(key=lambda s: s[0])
     return statuses, why
 
@@ -425,7 +439,10 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
     applied, the zones' states, and per-node NoExecute taint histories for `pod_fates`.
     With `settings.legacy_eviction` the zone queues hand out pod deletions instead of taints.
     """
-    grace = monitor_grace(settings, cluster_version(snapshot))
+    version = cluster_version(snapshot)
+    grace = monitor_grace(settings, version)
+    same_pass = version.has("UnreachableTaintSamePass")
+    lease_recheck = version.has("LeaseLiveRecheck")
     startup = float(settings.node_startup_grace_period)
     period = float(settings.node_monitor_period)
     legacy = bool(settings.legacy_eviction)
@@ -445,7 +462,7 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
         _reconcile(events, node, cond)
         if f is None and h.status == "True" and not ctl:
             continue
-        statuses, why = _node_statuses(node, h, f, startup, now)
+        statuses, why = _node_statuses(node, h, f, startup, now, lease_recheck)
         prev = h.posted_status
         for at, s in statuses[1:]:
             if s == prev:
@@ -496,9 +513,9 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
                 q = None                   # never posted, still within its startup grace
             elif acting[0][0] == 0.0 and not h.flipped and h.posted_status in ("False", "Unknown"):
                 lt = node.conditions["Ready"].last_transition
-                q = max(0.0, lt + period - now) if lt is not None else 0.0
+                q = max(0.0, lt + taint_delay(acting[0][1], period, same_pass) - now) if lt is not None else 0.0
             else:
-                q = acting[0][0] + period
+                q = acting[0][0] + taint_delay(acting[0][1], period, same_pass)
         if q is not None:
             queued.setdefault(node.zone, []).append((q, name))
             queued_at[name] = q
@@ -522,7 +539,7 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
         r = runs[name]
         node, statuses = r["node"], r["statuses"]
         hist = _noexecute_history(events, r, dequeued.get(name), queued_at.get(name), zone_by_key[node.zone],
-                                  master_at, period, legacy, now)
+                                  master_at, period, legacy, now, same_pass)
         nodes[name] = NodeTimeline(name, node.zone, statuses, hist, r["down_at"], queued_at.get(name),
                                    dequeued.get(name), r["health"])
     events.sort(key=lambda e: e.at)
@@ -540,7 +557,7 @@ def zone_state_at(zone: ZoneTimeline, t: float) -> ZoneState:
 
 def _noexecute_history(events: List[NodeEvent], r: dict, tainted_at: Optional[float], queued_at: Optional[float],
                        zone: ZoneTimeline, master_at: Optional[float], period: float,
-                       legacy: bool, now: float) -> Tuple[Tuple[float, Tuple[Taint, ...]], ...]:
+                       legacy: bool, now: float, same_pass: bool = False) -> Tuple[Tuple[float, Tuple[Taint, ...]], ...]:
     """The node's NoExecute taints over time (and the events that change them). Entry 0 is the
     snapshot's own set; taints carry absolute `timeAdded` times."""
     node: Node = r["node"]
@@ -594,7 +611,7 @@ def _noexecute_history(events: List[NodeEvent], r: dict, tainted_at: Optional[fl
         for at, s in statuses:
             if at <= since or s == last or s == "True":
                 continue
-            when = at + period
+            when = at + taint_delay(s, period, same_pass)
             if master_at is not None and when >= master_at:
                 break
             old, new = _noexec_key(last), _noexec_key(s)

@@ -1,6 +1,6 @@
 """`pressure`: the kubelet's node-pressure eviction, cycle by cycle.
 
-Models the kubelet eviction manager of Kubernetes v1.30-1.33 (`pkg/kubelet/eviction`,
+Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by the cluster's version (`pkg/kubelet/eviction`,
 `eviction_manager.go` `synchronize`) and the node lifecycle controller's pressure taints
 (`pkg/controller/nodelifecycle`, NoSchedule `node.kubernetes.io/{memory,disk,pid}-pressure`):
 
@@ -24,7 +24,11 @@ Models the kubelet eviction manager of Kubernetes v1.30-1.33 (`pkg/kubelet/evict
   controller acts then (ReplicaSet `syncReplicaSet`/`FilterActivePods`, StatefulSet
   `processReplica`, Job `syncJob`/`matchPodFailurePolicy`, DaemonSet `podsShouldBeOnNode` with the
   eviction manager's Admit); kube-scheduler places it with the node tainted for its pressure
-  conditions; one with nowhere to go is a `no-node-fits` shortfall (exit code 4).
+  conditions; one with nowhere to go is a `no-node-fits` shortfall (exit code 4);
+- by release (`versions.FEATURES`): the ranking reads pod-level requests from v1.34 (#132277) and
+  QoS as the release computes it (#137150, v1.37); from v1.37 `memory.available` leaves out the
+  node's hugepages when its kubelet's summary does not already (#138127) and sidecar containers'
+  ephemeral-storage limits are enforced (#138462).
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
 assumes it frees nothing and says so. Pure: (Snapshot, PressureSettings, now) -> Plan.
@@ -39,7 +43,8 @@ from pyrsistent import PClass, field, pmap
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, PodUsage, disk_layout, fs_stats_to_measure,
-                                            non_pod_memory, observations, pod_disk_usage,
+                                            hugepage_aware, hugepage_bytes, non_pod_memory, observations,
+                                            pod_disk_usage,
                                             pod_usages, usage_for)
 from kubectl_evict.eviction.manager import ManagerState, admits, caps_soft_grace, eviction_grace, synchronize
 from kubectl_evict.eviction.oom import oom_order
@@ -58,7 +63,7 @@ from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_qua
 from kubectl_evict.scheduling.resources import pod_limits
 from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE
 from kubectl_evict.timeutil import format_offset, format_seconds
-from kubectl_evict.versions import cluster_version
+from kubectl_evict.versions import ClusterVersion, cluster_version, feature_applies, parse_release
 
 RULE = "pressure"
 CONDITION_TAINT = {"MemoryPressure": MEMORY_PRESSURE, "DiskPressure": DISK_PRESSURE, "PIDPressure": PID_PRESSURE}
@@ -281,10 +286,12 @@ def eviction_message(resource: str, pod: Pod, u: Optional[PodUsage]) -> str:
 
 # --- local storage limits (eviction_manager.go localStorageEviction) ------------------------------
 
-def local_storage_violation(pod: Pod, u: PodUsage, layout: str) -> Optional[str]:
+def local_storage_violation(pod: Pod, u: PodUsage, layout: str, sidecars: bool = False) -> Optional[str]:
     """The kubelet's local-storage-limit message for `pod`, or None when within limits: the
     first of `emptyDirLimitEviction`, `podEphemeralStorageLimitEviction` and
-    `containerEphemeralStorageLimitEviction` that fires."""
+    `containerEphemeralStorageLimitEviction` that fires. `sidecars` (v1.37, #138462, feature
+    SidecarEphemeralStorageLimits): the per-container check covers restartable init containers
+    too; before, only regular containers."""
     # emptyDirLimitEviction: every emptyDir with a positive sizeLimit, whatever its medium
     # (a memory-backed one counts its tmpfs usage against sizeLimit too)
     for v in pod.volumes:
@@ -300,7 +307,9 @@ def local_storage_violation(pod: Pod, u: PodUsage, layout: str) -> Optional[str]
     # containerEphemeralStorageLimitEviction: regular containers with a non-zero limit, in the
     # summary's container order; rootfs counts only without a dedicated image filesystem
     # (`!*m.dedicatedImageFs`: the single-filesystem layout, not the imagefs or split ones)
-    limits = {c.name: c.limits.get(EPHEMERAL) for c in pod.containers if c.limits.get(EPHEMERAL)}
+    checked = pod.containers + tuple(c for c in pod.init_containers if c.restart_policy == "Always") \
+        if sidecars else pod.containers
+    limits = {c.name: c.limits.get(EPHEMERAL) for c in checked if c.limits.get(EPHEMERAL)}
     for cs in u.containers:
         lim = limits.get(cs.name)
         if lim is None:
@@ -309,6 +318,17 @@ def local_storage_violation(pod: Pod, u: PodUsage, layout: str) -> Optional[str]
         if used > lim:
             return 'Container %s exceeded its local ephemeral storage limit "%s". ' % (cs.name, format_go_quantity(lim))
     return None
+
+
+def hugepages_unadjusted(node: Node, version: ClusterVersion) -> bool:
+    """Is the node's stats summary lacking the v1.37 hugepage adjustment the plan's version
+    applies? The summary is the node's own kubelet's: a kubelet before v1.37 reports
+    memory.available with the hugepage reservation in it (a kubelet of unknown version is taken
+    to be the cluster's own, whose summary needs nothing)."""
+    if not version.has("HugepageAwareEviction"):
+        return False
+    kubelet = parse_release(node.kubelet_version)
+    return kubelet is not None and not feature_applies("HugepageAwareEviction", kubelet)
 
 
 def _has_local_limits(pod: Pod) -> bool:
@@ -379,10 +399,12 @@ def _grid(x: float) -> float:
 def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionConfig,
                   obs: Dict[str, Observation], summary: Optional[Mapping[str, Any]],
                   settings: PressureSettings, layout: str, advice: "Advice",
-                  cap_soft_grace: bool = True) -> Optional[NodeResult]:
+                  cap_soft_grace: bool = True, version: Optional[ClusterVersion] = None) -> Optional[NodeResult]:
     """Run the node's eviction manager cycle by cycle from `now`; None when nothing is met,
     no pod has a local-storage limit and no pressure condition or taint is set.
-    `cap_soft_grace`: the v1.32+ soft grace rule (`manager.caps_soft_grace`)."""
+    `cap_soft_grace`: the v1.32+ soft grace rule (`manager.caps_soft_grace`); `version` decides
+    the ranking's requests and QoS, sidecar limits and admission (None: the newest modelled)."""
+    sidecars = version is None or version.has("SidecarEphemeralStorageLimits")
     thresholds, ignored = update_containerfs_thresholds(cfg.thresholds, layout)
     pods = [p for p in snapshot.pods_on(node.name) if not p.is_terminal]
     met0 = thresholds_met(thresholds, obs, False)
@@ -447,7 +469,7 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
                 u = usage_for(usages, p)
                 if u is None or is_critical(p):
                     continue
-                why = local_storage_violation(p, u, layout)
+                why = local_storage_violation(p, u, layout, sidecars)
                 if why:
                     b.action("kill", by=KUBELET, namespace=p.namespace, pod=p.name, uid=p.uid, node=name, at=t,
                              grace_period_seconds=HARD_GRACE, rule=RULE, reason=why.rstrip())
@@ -481,7 +503,7 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
                    "does not say how much that frees, so this plan assumes nothing (evictions may stop earlier)"
                    % (name, th.signal))
         victim: Optional[Pod] = None
-        for p in rank(alive, th.signal, layout, usages, settings.ranking):
+        for p in rank(alive, th.signal, layout, usages, settings.ranking, version):
             if is_critical(p):
                 if p.key not in skipped_critical:
                     skipped_critical.add(p.key)
@@ -511,11 +533,12 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
         t += max(MONITORING_INTERVAL, _grid(min(grace, 30)))
     res = NodeResult(name, kills, cleared_at, exhausted, tuple(c for c in CONDITION_ORDER if c in set_during or c in existing),
                      soft_kills)
-    _admission_warning(b, snapshot, node, res, advice)
+    _admission_warning(b, snapshot, node, res, advice, version)
     return res
 
 
-def _admission_warning(b: PlanBuilder, snapshot: Snapshot, node: Node, res: NodeResult, advice: "Advice") -> None:
+def _admission_warning(b: PlanBuilder, snapshot: Snapshot, node: Node, res: NodeResult, advice: "Advice",
+                       version: Optional[ClusterVersion] = None) -> None:
     """eviction_manager.go Admit: which pods the node turns away while the conditions hold."""
     conds = res.conditions
     if not conds:
@@ -523,7 +546,7 @@ def _admission_warning(b: PlanBuilder, snapshot: Snapshot, node: Node, res: Node
     candidates = [p for p in snapshot.pods_on(node.name) if p.phase == "Pending"] + \
         [p for p in advice.killed_on(node.name) if p.controller_kind == "DaemonSet"]
     memory_only = conds == ("MemoryPressure",)
-    rejected = [p.ref for p in candidates if not admits(p, conds)]
+    rejected = [p.ref for p in candidates if not admits(p, conds, version)]
     rule = ("new BestEffort pods that do not tolerate %s:NoSchedule" % MEMORY_PRESSURE) if memory_only else \
         "every new non-critical pod"
     text = "node/%s: while %s the kubelet rejects %s (reason Evicted, \"The node had condition: [%s]. \")" % (
@@ -661,6 +684,8 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
             continue
         obs = observations(summary) if summary is not None else {}
         layout = disk_layout(summary) if summary is not None else "single"
+        if summary is not None and hugepages_unadjusted(node, version):
+            obs = hugepage_aware(obs, hugepage_bytes(node.capacity))
         if name in overrides:
             obs = apply_overrides(obs, node, overrides[name])
         thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)
@@ -670,7 +695,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         advice.check_config(name, cfg, obs)
         advice.check_node(node, cfg, obs, summary, snapshot.pods_on(name))
         before = dict(obs)
-        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice, cap_soft_grace)
+        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice, cap_soft_grace, version)
         if res is not None and (res.kills or res.conditions):
             results.append(res)
             if res.conditions or thresholds_met(thresholds, before, False):

@@ -35,6 +35,8 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
     if placed.pdb_violations:
         reason += "; this preemption violates %d PodDisruptionBudget%s" % (
             placed.pdb_violations, "" if placed.pdb_violations == 1 else "s")
+    if placed.event:   # v1.37 (#140180): the preemptor's FailedScheduling event says where it goes
+        reason += "; %s's FailedScheduling event: %s" % (preemptor.ref, placed.event)
     target: Optional[str] = None
     candidates: tuple = ()
     problem = ""

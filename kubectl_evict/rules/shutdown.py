@@ -1,6 +1,6 @@
 """`shutdown`: what happens to a node's pods when the node is shut down, gracefully or not.
 
-Models (upstream Kubernetes v1.30-1.33):
+Models (upstream Kubernetes v1.30-v1.37; no change to shutdown found since v1.33):
 - the kubelet's graceful node shutdown manager (`pkg/kubelet/nodeshutdown`, gates
   GracefulNodeShutdown and GracefulNodeShutdownBasedOnPodPriority on): `migrateConfig`,
   `groupByPriority`, the per-group kill with `gracePeriodOverride`, `periodRequested` and the

@@ -1,6 +1,6 @@
 """PodDisruptionBudgets: which budgets cover a pod, what the budget is, what the Eviction API says.
 
-Models, for Kubernetes v1.30-v1.33:
+Models, for Kubernetes v1.30-v1.37 (the PDB arithmetic is unchanged since v1.33):
 - `pkg/registry/core/pod/storage/eviction.go` `getPodDisruptionBudgets`: same namespace only; a
   PDB whose selector is nil, empty or invalid matches nothing;
 - `pkg/controller/disruption/disruption.go` (`getExpectedPodCount`, `getExpectedScale`,

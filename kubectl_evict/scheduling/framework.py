@@ -2,9 +2,17 @@
 the per-domain pod counters that topology spread and inter-pod affinity read, and FitError text.
 
 Models `pkg/scheduler/framework/{interface.go, types.go, cycle_state.go}` and
-`pkg/scheduler/framework/runtime/framework.go` of kube-scheduler v1.33: a plugin's PreFilter
-computes per-pod state once (or says Skip), its Filter answers per node; the first failing
-Filter is the node's status; `FitError.Error()` is the `FailedScheduling` text.
+`pkg/scheduler/framework/runtime/framework.go` of kube-scheduler v1.30-v1.37: a plugin's
+PreFilter computes per-pod state once (or says Skip), its Filter answers per node; the first
+failing Filter is the node's status; `FitError.Error()` is the `FailedScheduling` text.
+
+The PostFilter part of that text follows the release (`postfilter_text`): `RunPostFilterPlugins`
+runs DynamicResources (in the default profile from v1.34, before DefaultPreemption) and then
+DefaultPreemption, and joins their Unschedulable messages with ", "; DynamicResources says
+`no new claims to deallocate` for a pod without claims in v1.34-v1.36 and nothing from v1.37
+(#140222). A successful preemption ends the PostFilter phase with DefaultPreemption's Success
+message, empty before v1.37 and `found a potential placement for pod on node N, preempting K
+victims` from v1.37 (#140180), with no trailing period.
 
 `ClusterState` is the scheduler cache as the plan stands: the snapshot's pods minus those
 leaving, plus the replacements placed so far, with the free resources, host ports, PVC users
@@ -68,6 +76,24 @@ def fit_error(total: int, reasons: Mapping[str, int], prefilter: str = "", postf
     return text
 
 
+DRA_NO_CLAIMS = "no new claims to deallocate"
+
+
+def postfilter_text(preemption: str, dra_no_claims: bool) -> str:
+    """The failed PostFilter phase's message: DynamicResources' (when `dra_no_claims`: feature
+    DRANoClaimsPostFilterText, a pod without claims) then DefaultPreemption's, joined by ", "."""
+    if dra_no_claims:
+        return "%s, %s" % (DRA_NO_CLAIMS, preemption) if preemption else DRA_NO_CLAIMS
+    return preemption
+
+
+def preemption_placed_text(total: int, reasons: Mapping[str, int], node: str, victims: int) -> str:
+    """The v1.37 FailedScheduling text of a pod whose preemption found a node (#140180): the
+    FitError, then DefaultPreemption's Success message with no trailing period."""
+    return "0/%d nodes are available: %s. preemption: found a potential placement for pod on node %s, " \
+           "preempting %d victims" % (total, histogram(reasons), node, victims)
+
+
 def preemption_message(total: int, reasons: Mapping[str, int]) -> str:
     """DefaultPreemption's failed PostFilter message (`preemption: ` + a FitError over all nodes)."""
     return "preemption: 0/%d nodes are available: %s." % (total, histogram(reasons))
@@ -83,6 +109,21 @@ def effective_taints(node: Node) -> Tuple[Taint, ...]:
     elif status in ("Unknown", "") and node.conditions and (UNREACHABLE, "NoSchedule") not in keys:
         taints.append(Taint(UNREACHABLE, "", "NoSchedule"))
     return tuple(taints)
+
+
+def nominated_pods(snapshot: Snapshot, nodes: Mapping[str, Node]) -> Dict[str, List[Pod]]:
+    """Unbound pods with `status.nominatedNodeName` naming a node: the scheduler's nominator
+    (`pkg/scheduler/backend/queue/nominator.go`) holds room for them there. A bound pod's
+    nominatedNodeName is no nomination: up to v1.34 it is a leftover of the cycle that bound the
+    pod (real v1.33 captures show it on Running pods); from v1.35 the API server clears it on
+    bind (ClearingNominatedNodeNameAfterBinding, #135103) and the scheduler when an attempt
+    fails (#135007), so what the snapshot shows is current."""
+    out: Dict[str, List[Pod]] = {}
+    for p in snapshot.pods:
+        if p.nominated_node_name and not p.node_name and p.nominated_node_name in nodes \
+                and not p.is_terminal and p.deletion_timestamp is None:
+            out.setdefault(p.nominated_node_name, []).append(p)
+    return out
 
 
 def claim_names(pod: Pod) -> Tuple[Tuple[str, Volume], ...]:
@@ -178,6 +219,24 @@ class ClusterState:
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
         self.term_groups: Optional[Dict[Any, DomainCounter]] = None
         self._min_prio: Dict[str, Optional[int]] = {}
+        self.nominated = nominated_pods(snapshot, self.nodes) if snapshot is not None else {}
+
+    # -- nominated pods (the scheduler's nominator) ----------------------------------------------
+
+    def nominated_room(self, name: str, pod: Pod) -> Optional[Tuple[Dict[str, int], int]]:
+        """(requests, count) the node keeps for pods nominated to it that are at least as
+        important as `pod` (`addGENominatedPods`: priority >= the pod's), None when none."""
+        noms = self.nominated.get(name)
+        if not noms:
+            return None
+        held: Dict[str, int] = {}
+        n = 0
+        for p in noms:
+            if p.priority >= pod.priority and p.uid != pod.uid:
+                n += 1
+                for r, q in self.items(p):
+                    held[r] = held.get(r, 0) + q
+        return (held, n) if n else None
 
     # -- non-zero requests (the score's view) -------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Node selector and node affinity matching.
 
-Models `k8s.io/component-helpers/scheduling/corev1/nodeaffinity` (v1.33): `LazyErrorNodeSelector`
+Models `k8s.io/component-helpers/scheduling/corev1/nodeaffinity` (v1.30-v1.37, unchanged): `LazyErrorNodeSelector`
 (what the scheduler and DaemonSet controller use: a term that fails to parse is skipped and its
 errors surface only when no term matches), the strict `NewNodeSelector` (all errors up front),
 `GetRequiredNodeAffinity` (`spec.nodeSelector` AND the required terms) and

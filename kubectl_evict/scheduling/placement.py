@@ -1,5 +1,6 @@
-"""Where would a replacement pod land? kube-scheduler v1.33's scheduling cycle for one pod at a
-time, with the cluster state moving as the plan places pods (`pkg/scheduler/schedule_one.go`).
+"""Where would a replacement pod land? kube-scheduler's scheduling cycle (v1.30-v1.37, by the
+cluster's version: `versions.FEATURES`) for one pod at a time, with the cluster state moving as
+the plan places pods (`pkg/scheduler/schedule_one.go`).
 
 Filter plugins, in the default profile's order: NodeUnschedulable, TaintToleration, NodeAffinity
 (static: evaluated once per node class), then NodePorts, NodeResourcesFit, VolumeRestrictions,
@@ -8,14 +9,17 @@ NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread, InterPodAffinity
 NoSchedule taint the node lifecycle controller would put on them.
 
 Choosing among feasible nodes: with fewer than 100 statically feasible nodes (where upstream
-scores every feasible node) the v1.33 default score plugins and weights are summed as
+scores every feasible node) the default score plugins and weights are summed as
 upstream does (`scheduling/scoring.py`), ties go by node name and the tied nodes are
 reported as `candidates`. On larger clusters upstream scores only a rotating sample, so no
 prediction can be exact; there the pick is the fast one: highest preferred node-affinity
 score, then least allocated (cpu and memory), then name.
 
 When nothing fits, the reason is `FitError` text with the per-node reasons counted and sorted,
-and the DefaultPreemption part v1.33 appends (`scheduling/plugins/defaultpreemption.py`).
+and the PostFilter part: DefaultPreemption's (`scheduling/plugins/defaultpreemption.py`), after
+DynamicResources' `no new claims to deallocate, ` in v1.34-v1.36 (`framework.postfilter_text`);
+the taint reason is `untolerated taint(s)` from v1.34.2. A v1.37 preemption that finds a node
+leaves the text `framework.preemption_placed_text` in the pod's FailedScheduling event.
 
 Speed (5,000 nodes, thousands of evicted pods): never a pods x nodes loop.
 - Nodes are grouped into classes by the facts that decide static feasibility: labels (minus
@@ -36,6 +40,7 @@ from collections import Counter
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Node, NodeSelector, Pod, PreferredTerm, Snapshot, Taint
+from kubectl_evict.versions import cluster_version
 from kubectl_evict.scheduling import framework
 from kubectl_evict.scheduling.framework import (UNRESOLVABLE, UNSCHEDULABLE, ClusterState, Status,
                                                 effective_taints, fit_error)
@@ -62,6 +67,7 @@ class Placement(NamedTuple):
     candidates: Tuple[str, ...] = ()          # nodes tied at the top score (empty: no tie)
     preemptions: Tuple[Tuple[Pod, str], ...] = ()   # (victim, its node) deleted by the scheduler to make room
     pdb_violations: int = 0                   # PodDisruptionBudgets those deletions violate
+    event: str = ""                           # v1.37: the FailedScheduling text of a placing preemption
 
 
 def _selector_keys(sel: Optional[NodeSelector]) -> Tuple[Set[str], bool]:
@@ -121,6 +127,8 @@ class Placer:
                  snapshot: Optional[Snapshot] = None, preempt: bool = False,
                  filters: Sequence[Any] = FILTERS) -> None:
         self.cs = ClusterState(nodes, pods_by_node, leaving, snapshot)
+        self.release = cluster_version(snapshot if snapshot is not None else Snapshot())
+        self._taints_text = self.release.has("UntoleratedTaintsText")
         self.filters = tuple(filters)
         self._check_resources = any(isinstance(p, NodeResourcesFit) for p in self.filters)
         self.nodes: Dict[str, Node] = self.cs.nodes
@@ -214,7 +222,7 @@ class Placer:
                 continue
             bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
             if bad is not None:
-                why[tainttoleration.message(bad)] += len(live)
+                why[tainttoleration.message(bad, self._taints_text)] += len(live)
                 continue
             if per_node_req or per_node_pref:
                 subset = []
@@ -285,6 +293,14 @@ class Placer:
                     return False
             if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
                 return False
+            if self.cs.nominated and name in self.cs.nominated:
+                held = self.cs.nominated_room(name, pod)
+                if held is not None:
+                    for r, q in items:
+                        if r != "pods" and q > free.get(r, 0) - held[0].get(r, 0):
+                            return False
+                    if "pods" in alloc and self.count[name] + 1 + held[1] > alloc["pods"]:
+                        return False
         node = self.nodes[name]
         for plugin, data in cyc.active:
             if isinstance(plugin, NodeResourcesFit):
@@ -434,8 +450,17 @@ class Placer:
             for victim, node in result.victims:
                 self.remove(victim, node)
             self.commit(pod, result.node)
-            return Placement(result.node, "", (), result.victims, result.pdb_violations)
-        return Placement(None, fit_error(total, why, postfilter=result.message))
+            event = framework.preemption_placed_text(total, why, result.node, len(result.victims)) \
+                if self.release.has("PreemptionPlacementText") else ""
+            return Placement(result.node, "", (), result.victims, result.pdb_violations, event)
+        post = framework.postfilter_text(result.message, self.dra_no_claims(pod))
+        return Placement(None, fit_error(total, why, postfilter=post))
+
+    def dra_no_claims(self, pod: Pod) -> bool:
+        """Does DynamicResources' PostFilter add `no new claims to deallocate` for `pod`? (v1.34 to
+        v1.36, pods without ResourceClaims; a pod with claims gets the DynamicResources plugin's
+        own verdict.)"""
+        return self.release.has("DRANoClaimsPostFilterText") and not getattr(pod, "resource_claims", ())
 
     def terminate(self, pods: Iterable[Pod]) -> None:
         """`pods` were just evicted or deleted: until they are gone they still hold their node's

@@ -1,12 +1,14 @@
 """Pod resource requests as the scheduler counts them, and pod limits as the kubelet does.
 
-Models `k8s.io/component-helpers/resource` `PodRequests` and `PodLimits` (v1.33,
+Models `k8s.io/component-helpers/resource` `PodRequests` and `PodLimits` (v1.30-v1.37,
 `aggregateContainerResourcesByFn`): the sum of regular containers, restartable (sidecar) init
 containers added to the running total, each regular init container taking the max of itself plus
 the sidecars started before it; then pod overhead added (to limits only where one is set and
-non-zero). The kubelet's eviction ranking uses the same effective request
-(`GetResourceRequestQuantity`), so both read `Pod.requests`; its ephemeral-storage limit eviction
-(`podEphemeralStorageLimitEviction`) reads `pod_limits`.
+non-zero). With pod-level resources (`spec.resources`) the pod-level requests replace these
+(`Pod.requests`, set when freezing). The kubelet's eviction ranking uses the same effective
+request (`GetResourceRequestQuantity`), so both read `Pod.requests`, except that kubelets before
+v1.34 ranked by the containers' requests (#132277, `eviction/ranking.py`); its ephemeral-storage
+limit eviction (`podEphemeralStorageLimitEviction`) reads `pod_limits`.
 """
 
 from __future__ import annotations

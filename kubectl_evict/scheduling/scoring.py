@@ -1,5 +1,8 @@
-"""Score: kube-scheduler v1.33's default score plugins, normalised, weighted and summed
+"""Score: kube-scheduler's default score plugins (v1.30-v1.37), normalised, weighted and summed
 (`pkg/scheduler/framework/runtime/framework.go` RunScorePlugins, `schedule_one.go` selectHost).
+NodeResourcesBalancedAllocation scores the balance with the pod up to v1.35 and the change in
+balance from v1.36 (#135573, feature BalancedAllocationDelta). DynamicResources' score (v1.35+)
+is neutral for pods without claims and is left out.
 
 Weights (`apis/config/v1/default_plugins.go`): TaintToleration 3, NodeAffinity 2,
 NodeResourcesFit 1 (LeastAllocated), PodTopologySpread 2, InterPodAffinity 2,
@@ -59,6 +62,7 @@ def resource_scores(placer: Any, pod: Pod, names: Sequence[str],
     real = dict(cs.items(pod))
     least: Dict[str, int] = {}
     balanced: Optional[Dict[str, int]] = None if not any(q > 0 for q in real.values()) else {}
+    delta = placer.release.has("BalancedAllocationDelta")
     for n in names:
         alloc = cs.alloc[n]
         ncpu, nmem = cs.node_nonzero(n)
@@ -67,7 +71,7 @@ def resource_scores(placer: Any, pod: Pod, names: Sequence[str],
         nz = dict(with_pod, cpu=ncpu + pcpu, memory=nmem + pmem)
         least[n] = least_allocated(alloc, nz, least_resources, real)
         if balanced is not None:
-            balanced[n] = balanced_allocation(alloc, with_pod, balanced_resources, real)
+            balanced[n] = balanced_allocation(alloc, with_pod, balanced_resources, real, used if delta else None)
     return least, balanced
 
 

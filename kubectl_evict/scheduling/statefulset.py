@@ -1,13 +1,20 @@
 """What the StatefulSet controller does with an evicted pod (`pkg/controller/statefulset/
-stateful_set_control.go`, v1.33): the replacement has the same name and the same claims, and
-is created only once the old pod is gone; with `podManagementPolicy: OrderedReady` (the default)
-ordinal N is (re)created only while every lower ordinal is Running and Ready (`monotonic`)."""
+stateful_set_control.go`, v1.30-v1.37): the replacement has the same name and the same claims,
+and is created only once the old pod is gone; with `podManagementPolicy: OrderedReady` (the
+default) ordinal N is (re)created only while every lower ordinal is Running and Ready
+(`monotonic`).
+
+A rolling update in progress takes pods down by itself: one at a time, or up to
+`rollingUpdate.maxUnavailable` where MaxUnavailableStatefulSet is on
+(`updateStatefulSetAfterInvariantEstablished`: v1.35.0-v1.35.3 and v1.37+; off in v1.35.4-v1.36
+and before v1.35, where the field is ignored). `rollout_warning` says so for the sets a plan touches."""
 
 from __future__ import annotations
 
-from typing import AbstractSet, Optional, Tuple
+from typing import AbstractSet, Any, Optional, Tuple
 
-from kubectl_evict.model import Pod, Snapshot
+from kubectl_evict.model import Owner, Pod, Snapshot
+from kubectl_evict.scheduling.disruption import scaled_value
 
 
 def ordinal(pod: Pod) -> Optional[int]:
@@ -50,3 +57,31 @@ def queue_key(pod: Pod, index: int) -> tuple:
     is gone (a grace period later), so after the others (a set's own pods in ordinal order)."""
     sts = pod.controller_kind == "StatefulSet"
     return (sts, -pod.priority, (ordinal(pod) or 0) if sts else 0, index)
+
+
+def down_at_once(owner: Owner, version: Any) -> int:
+    """How many pods a rollout of `owner` may have unavailable at once on a cluster of `version`:
+    rollingUpdate.maxUnavailable (default 1, a percentage of spec.replicas rounded down, at least 1)
+    where MaxUnavailableStatefulSet is on, else 1."""
+    if not version.has("MaxUnavailableStatefulSet") or owner.max_unavailable is None:
+        return 1
+    value = owner.max_unavailable
+    if isinstance(value, str) and value.endswith("%"):
+        return max(1, int(value[:-1]) * (owner.replicas or 0) // 100)
+    return max(1, scaled_value(value, owner.replicas or 0))
+
+
+def rollout_warning(owner: Owner, version: Any) -> Optional[str]:
+    """A warning for a StatefulSet the plan touches that is rolling out (None otherwise)."""
+    if owner.kind != "StatefulSet" or not owner.rolling_out:
+        return None
+    n = down_at_once(owner, version)
+    if version.has("MaxUnavailableStatefulSet"):
+        why = "rollingUpdate.maxUnavailable %s, MaxUnavailableStatefulSet on in %s" % (
+            owner.max_unavailable if owner.max_unavailable is not None else "unset (1)", version.text)
+    else:
+        why = "MaxUnavailableStatefulSet off in %s%s" % (
+            version.text, ": rollingUpdate.maxUnavailable %s is ignored" % owner.max_unavailable
+            if owner.max_unavailable is not None else "")
+    return ("%s is rolling out (currentRevision != updateRevision): its controller takes down up to %d pod%s "
+            "at once by itself (%s), on top of this plan" % (owner.ref, n, "" if n == 1 else "s", why))

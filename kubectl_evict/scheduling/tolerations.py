@@ -3,7 +3,7 @@
 Models `k8s.io/api/core/v1/toleration.go` (`ToleratesTaint`), `pkg/apis/core/v1/helper`
 (`GetMatchingTolerations`), the taint-eviction controller's `getMinTolerationTime` and
 `processPodOnNode` replayed over a node's NoExecute taint history (`taint_eviction_schedule`,
-`pkg/controller/tainteviction`, v1.33: the one answer `controller` and `shutdown` share, where a
+`pkg/controller/tainteviction`, v1.30-v1.37: the one answer `controller` and `shutdown` share, where a
 toleration with tolerationSeconds is never "forever"), the DefaultTolerationSeconds admission
 plugin and the DaemonSet controller's implicit tolerations (`pkg/controller/daemon/util`).
 """

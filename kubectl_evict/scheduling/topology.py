@@ -1,4 +1,4 @@
-"""Zone keys, as `k8s.io/component-helpers/node/topology.GetZoneKey` (v1.33) computes them."""
+"""Zone keys, as `k8s.io/component-helpers/node/topology.GetZoneKey` computes them (v1.30-v1.37, unchanged)."""
 
 from __future__ import annotations
 

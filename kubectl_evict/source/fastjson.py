@@ -149,6 +149,7 @@ class Spec(_S):
     source: Any = None
     # StatefulSet, PersistentVolumeClaim, PersistentVolume, CSINode, CSIDriver
     podManagementPolicy: Any = None
+    updateStrategy: Any = None
     volumeName: Any = None
     storageClassName: Any = None
     accessModes: Any = None
@@ -186,6 +187,8 @@ class Status(_S):
     replicas: Any = None
     readyReplicas: Any = None
     failed: Any = None
+    currentRevision: Any = None
+    updateRevision: Any = None
 
 
 class Doc(_S):

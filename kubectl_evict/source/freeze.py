@@ -28,7 +28,7 @@ from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort,
                                  SnapshotInfo, Taint, Toleration, Volume, VolumeAttachment, LazyJSON, frozen_map)
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
-from kubectl_evict.scheduling.qos import compute_qos
+from kubectl_evict.scheduling.qos import pod_qos_by_release
 from kubectl_evict.scheduling.resources import pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
 from kubectl_evict.scheduling.topology import zone_key
@@ -753,7 +753,8 @@ def _containers_key(v: Any) -> Any:
 
 
 def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
-    """(containers, init containers, overhead, pod-level resources, effective requests, computed QoS).
+    """(containers, init containers, overhead, pod-level resources (None: spec.resources unset),
+    effective requests, computed QoS, and the QoS v1.34-v1.36 compute when it differs (else "")).
 
     Pods of one template share all of it: with the fast loader it is computed once per distinct
     (containers, initContainers, overhead, resources)."""
@@ -770,16 +771,16 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
     overhead = it.resource_map(loc, spec, "overhead", "spec.overhead")
     pod_res = _map(loc, spec, "resources", "spec.resources")
     pod_level = None
-    if pod_res:  # PodLevelResources: pod-level values replace the container sums
+    if spec.get("resources") is not None:  # PodLevelResources: pod-level values replace the container sums
         pod_level = Container("", it.resource_map(loc, pod_res, "requests", "spec.resources.requests"),
                               it.resource_map(loc, pod_res, "limits", "spec.resources.limits"))
-    qos = compute_qos((pod_level,) if pod_level is not None else containers + inits)
+    qos, qos_v136 = pod_qos_by_release(containers + inits, pod_level)
     reqs = pod_requests(containers, inits, overhead)
     if pod_level is not None:
         for r, q in pod_level.requests.items():
             reqs[r] = q + overhead.get(r, 0)
     requests = it.resources.setdefault(("__req__",) + tuple(sorted(reqs.items())), frozen_map(reqs))
-    out = (containers, inits, overhead, pod_level, requests, qos)
+    out = (containers, inits, overhead, pod_level, requests, qos, qos_v136)
     if key is not None:
         it.templates[key] = out
     return out
@@ -843,7 +844,7 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     cached = it.cached
     ann = cached(it.annotations, loc, meta, "annotations", _annotations)
     refs, controller = cached(it.owner_refs, loc, meta, "ownerReferences", _owners)
-    containers, inits, overhead, _, requests, computed_qos = _pod_resources(loc, spec, it)
+    containers, inits, overhead, pod_level, requests, computed_qos, qos_v136 = _pod_resources(loc, spec, it)
     pcname = spec.get("priorityClassName")
     if pcname.__class__ is not str:
         pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
@@ -854,7 +855,10 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     qos = status.get("qosClass")
     if qos.__class__ is not str:
         qos = _str(loc, status, "qosClass", "status.qosClass")
-    qos = qos or computed_qos
+    if qos:
+        qos_v136 = ""                       # status.qosClass is set once at creation and wins
+    else:
+        qos = computed_qos
     required, rde, preferred = cached(it.affinities, loc, spec, "affinity", _affinity)
     node_selector = it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector")
     if rde is None and ann and ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution":
@@ -903,7 +907,8 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     return Pod.trusted(namespace=_intern(ns), name=name, uid=uid, node_name=_intern(node_name),
                        phase=_intern(phase), priority=priority, priority_class_name=pcname,
                        labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
-                       annotations=ann, controller=controller, owner_refs=refs, qos=qos,
+                       annotations=ann, controller=controller, owner_refs=refs, qos=qos, qos_v136=qos_v136,
+                       pod_level=pod_level,
                        containers=containers, init_containers=inits, overhead=overhead,
                        requests=requests, tolerations=tolerations, node_selector=node_selector,
                        required_affinity=required, preferred_affinity=preferred, required_during_execution=rde,
@@ -973,12 +978,25 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
         replicas = _int(loc, spec, "parallelism", "spec.parallelism", 1)
     else:
         replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
-    job: Dict[str, Any] = {}
-    if kind == "Job":
-        job = _job_fields(loc, obj, spec)
+    job: Dict[str, Any] = _job_fields(loc, obj, spec) if kind == "Job" else {}
+    rolling_out, max_unavailable = _statefulset_rollout(loc, obj, spec) if kind == "StatefulSet" else (False, None)
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
                  controller=controller, selector=selector,
-                 pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"), **job)
+                 pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"),
+                 rolling_out=rolling_out, max_unavailable=max_unavailable, **job)
+
+
+def _statefulset_rollout(loc: _Loc, obj: dict, spec: dict) -> Tuple[bool, Any]:
+    """(rolling out, rollingUpdate.maxUnavailable) of a StatefulSet: a RollingUpdate (the default
+    strategy) whose status.currentRevision differs from status.updateRevision."""
+    strategy = _map(loc, spec, "updateStrategy", "spec.updateStrategy")
+    rolling = _map(loc, strategy, "rollingUpdate", "spec.updateStrategy.rollingUpdate")
+    max_unavailable = _int_or_percent(loc, rolling, "maxUnavailable", "spec.updateStrategy.rollingUpdate.maxUnavailable")
+    status = _map(loc, obj, "status", "status")
+    current = _str(loc, status, "currentRevision", "status.currentRevision")
+    update = _str(loc, status, "updateRevision", "status.updateRevision")
+    kind = _str(loc, strategy, "type", "spec.updateStrategy.type")
+    return (kind in ("", "RollingUpdate") and bool(current) and bool(update) and current != update), max_unavailable
 
 
 def _job_fields(loc: _Loc, obj: dict, spec: dict) -> Dict[str, Any]:

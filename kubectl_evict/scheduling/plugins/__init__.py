@@ -1,4 +1,4 @@
-"""kube-scheduler v1.33's default plugins, one module each, named as upstream names them
+"""kube-scheduler's default plugins (v1.30-v1.37; release differences are asked of `versions.FEATURES`), one module each, named as upstream names them
 (`pkg/scheduler/framework/plugins/<name>/`). `FILTERS` is the Filter order of the default
 profile for the plugins that look at more than the node's static facts; the static ones
 (NodeUnschedulable, TaintToleration, NodeAffinity) are evaluated per node class by

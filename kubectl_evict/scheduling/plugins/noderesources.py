@@ -1,6 +1,9 @@
 """NodeResourcesFit and NodeResourcesBalancedAllocation
 (`pkg/scheduler/framework/plugins/noderesources/{fit.go, least_allocated.go,
-balanced_allocation.go, resource_allocation.go}`).
+balanced_allocation.go, resource_allocation.go}`, v1.30-v1.37).
+
+The Filter counts the pods nominated to the node that are at least as important as the pod as
+if they ran there (`RunFilterPluginsWithNominatedPods`; `framework.nominated_pods`).
 
 Filter: the pod count, then every requested resource against allocatable minus what the
 node's pods request (a resource the node does not list has 0). Score: LeastAllocated over cpu
@@ -22,11 +25,14 @@ def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False
     """`fitsRequest`: every reason, in upstream's order (pods, cpu, memory, ephemeral, scalar)."""
     out: List[str] = []
     alloc = cs.alloc[name]
-    if "pods" in alloc and cs.count[name] + 1 > alloc["pods"]:
+    held = cs.nominated_room(name, pod) if cs.nominated else None
+    if "pods" in alloc and cs.count[name] + 1 + (held[1] if held else 0) > alloc["pods"]:
         out.append(TOO_MANY_PODS)
         if first_only:
             return out
     free = cs.free[name]
+    if held:
+        free = {r: free.get(r, 0) - held[0].get(r, 0) for r in set(free) | set(held[0])}
     items = cs.items(pod)
     order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
     for r, q in sorted(items, key=lambda rq: (order.get(rq[0], 3), rq[0])):
@@ -97,8 +103,25 @@ def least_allocated(alloc: Mapping[str, int], requested: Mapping[str, int],
 
 def balanced_allocation(alloc: Mapping[str, int], requested: Mapping[str, int],
                         resources: Sequence[Tuple[str, int]] = DEFAULT_RESOURCES,
-                        pod_requests: Mapping[str, int] = {}) -> int:
-    """`balancedResourceScorer`: `(1 - std) * 100` over the requested fractions (capped at 1)."""
+                        pod_requests: Mapping[str, int] = {},
+                        allocated: Optional[Mapping[str, int]] = None) -> int:
+    """`balancedResourceScorer`. Up to v1.35: `(1 - std) * 100` over the requested fractions
+    (capped at 1) with the pod placed. From v1.36 (#135573, `allocated`: the node's requests
+    without the pod) it scores the change in balance: `50 + (50 + with - without) / 2` (integer
+    division), so no change scores 75, balanced -> fully unbalanced 50, the reverse 100."""
+    with_pod = _balance(alloc, requested, resources, pod_requests)
+    if allocated is None:
+        return with_pod
+    without = _balance(alloc, allocated, resources, pod_requests)
+    return MAX_NODE_SCORE // 2 + (MAX_NODE_SCORE // 2 + with_pod - without) // 2
+
+
+MAX_NODE_SCORE = 100
+
+
+def _balance(alloc: Mapping[str, int], requested: Mapping[str, int], resources: Sequence[Tuple[str, int]],
+             pod_requests: Mapping[str, int]) -> int:
+    """The pre-v1.36 score of one state: `(1 - std) * 100` over the requested fractions."""
     fractions = [min(1.0, requested.get(r, 0) / alloc[r]) for r, _ in _counted(resources, alloc, pod_requests)]
     if len(fractions) == 2:
         std = abs(fractions[0] - fractions[1]) / 2

@@ -1,0 +1,374 @@
+"""Behaviour by Kubernetes release (v1.30-v1.37): the feature table, `--kubernetes-version`, and
+one table test per behaviour that changed in v1.34-v1.37, each naming the upstream PR or file.
+Expected values follow the upstream code and release notes (../shared/spec/upstream-1.34-1.37.md),
+worked out by hand below."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import node, pod, run_cli, snapshot_list
+from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.plugins.noderesources import balanced_allocation
+from kubectl_evict.scheduling.qos import pod_qos
+from kubectl_evict.source.freeze import freeze
+from kubectl_evict.versions import FEATURES, cluster_version, feature_applies, parse_flag
+from test_pressure_upstream import GI, MI, _plan, _pod_stats, _storage_pod, _summary, _write
+
+# --- the table --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("feature, release, on", [
+    # tainttoleration/taint_toleration.go: #134740 (v1.35), backported in #135023 (v1.34.2)
+    ("UntoleratedTaintsText", (1, 33, 9), False), ("UntoleratedTaintsText", (1, 34, 1), False),
+    ("UntoleratedTaintsText", (1, 34, 2), True), ("UntoleratedTaintsText", (1, 35, 0), True),
+    # DynamicResources in the default profile from v1.34; #140222 drops the message in v1.37
+    ("DRANoClaimsPostFilterText", (1, 33, 3), False), ("DRANoClaimsPostFilterText", (1, 34, 0), True),
+    ("DRANoClaimsPostFilterText", (1, 36, 9), True), ("DRANoClaimsPostFilterText", (1, 37, 0), False),
+    # website feature-gates/MaxUnavailableStatefulSet.md: on 1.35.0-1.35.3, off 1.35.4-1.36, on 1.37
+    ("MaxUnavailableStatefulSet", (1, 34, 9), False), ("MaxUnavailableStatefulSet", (1, 35, 0), True),
+    ("MaxUnavailableStatefulSet", (1, 35, 3), True), ("MaxUnavailableStatefulSet", (1, 35, 4), False),
+    ("MaxUnavailableStatefulSet", (1, 36, 2), False), ("MaxUnavailableStatefulSet", (1, 37, 0), True),
+    ("UnreachableTaintSamePass", (1, 33, 5), False), ("UnreachableTaintSamePass", (1, 34, 0), True),   # #120816
+    ("LeaseLiveRecheck", (1, 36, 4), False), ("LeaseLiveRecheck", (1, 37, 0), True),                   # #138698
+    ("BalancedAllocationDelta", (1, 35, 6), False), ("BalancedAllocationDelta", (1, 36, 0), True),     # #135573
+    ("PodLevelResourcesEviction", (1, 33, 0), False), ("PodLevelResourcesEviction", (1, 34, 0), True),  # #132277
+    ("EmptyPodResourcesIgnoredForQoS", (1, 36, 1), False), ("EmptyPodResourcesIgnoredForQoS", (1, 37, 0), True),  # #137150
+    ("HugepageAwareEviction", (1, 36, 0), False), ("HugepageAwareEviction", (1, 37, 0), True),         # #138127
+    ("SidecarEphemeralStorageLimits", (1, 36, 0), False), ("SidecarEphemeralStorageLimits", (1, 37, 1), True),  # #138462
+    ("PreemptionPlacementText", (1, 36, 3), False), ("PreemptionPlacementText", (1, 37, 0), True),     # #140180
+    ("NodeMonitorGracePeriod50s", (1, 31, 9), False), ("NodeMonitorGracePeriod50s", (1, 32, 0), True),
+])
+def test_feature_table(feature, release, on):
+    assert feature_applies(feature, release) is on
+
+
+def test_every_feature_names_known_ranges_and_unknown_ones_are_refused():
+    for name, ranges in FEATURES.items():
+        assert ranges and all(hi is None or lo < hi for lo, hi in ranges), name
+    with pytest.raises(KeyError, match="add it to versions.FEATURES"):
+        feature_applies("NoSuchFeature", (1, 35, 0))
+
+
+# --- --kubernetes-version -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, canonical", [("v1.35", "v1.35"), ("1.34.2", "v1.34.2"), (" v1.37.0 ", "v1.37.0")])
+def test_flag_values_are_canonical(text, canonical):
+    assert parse_flag(text) == canonical
+
+
+@pytest.mark.parametrize("bad", ["latest", "v1", "2.x", "v2.0", "v1.35-eks", "v1.35.1.2"])
+def test_bad_flag_values_are_one_clean_error_naming_the_flag(bad):
+    r = run_cli("--demo", "drain", "worker-a1", "--kubernetes-version", bad)
+    assert r.returncode == 1, r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --kubernetes-version: "), r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_flag_overrides_server_version_and_says_so(where):
+    args = ["drain", "worker-a1"]
+    flag = ["--kubernetes-version", "v1.35.1"]
+    r = run_cli("--demo", "-o", "json", *(flag + args if where == "before" else args + flag))
+    doc = json.loads(r.stdout)
+    assert doc["assumedVersion"] == {"version": "v1.35.1", "source": "--kubernetes-version"}
+    table = run_cli("--demo", *(flag + args if where == "before" else args + flag)).stdout
+    assert table.splitlines()[0].endswith("defaults of Kubernetes v1.35.1 (from --kubernetes-version)")
+
+
+def test_without_any_version_the_newest_modelled_behaviour_applies(write_snapshot):
+    path = write_snapshot(node("n1"), node("n2"), pod("web-1", "n1"))
+    doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n1").stdout)
+    assert doc["assumedVersion"] == {"version": "v1.37", "source": "default"}
+
+
+# --- FitError text (kube-scheduler) --------------------------------------------------------------------
+
+def _placer(items: List[Dict[str, Any]], version: str, **kw: Any) -> Any:
+    snap = freeze([("t.json", "", d) for d in snapshot_list(*items, server_version=version)["items"]])
+    return Placer(snap.nodes.values(), snap.pods_by_node, snapshot=snap, **kw), snap
+
+
+def _unschedulable_cluster() -> List[Dict[str, Any]]:
+    """n1 and n2 carry a NoSchedule taint the pod does not tolerate (UnschedulableAndUnresolvable:
+    preemption is not helpful); n3 is full with a pod of the same priority (Insufficient cpu,
+    no victims)."""
+    return [node("n1", taints=[{"key": "k1", "value": "v1", "effect": "NoSchedule"}]),
+            node("n2", taints=[{"key": "k2", "value": "v2", "effect": "NoSchedule"}]),
+            node("n3"), pod("full", "n3", cpu="3"),
+            pod("incoming", "", cpu="2", phase="Pending", ready=False)]
+
+
+TAINTS_V133 = "1 node(s) had untolerated taint {k1: v1}, 1 node(s) had untolerated taint {k2: v2}"
+PREEMPTION = "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, " \
+             "2 Preemption is not helpful for scheduling."
+
+
+@pytest.mark.parametrize("version, text", [
+    ("v1.33.4", "0/3 nodes are available: 1 Insufficient cpu, %s. %s" % (TAINTS_V133, PREEMPTION)),
+    # v1.34.0/1: DynamicResources' PostFilter joins "no new claims to deallocate" before preemption
+    ("v1.34.1", "0/3 nodes are available: 1 Insufficient cpu, %s. no new claims to deallocate, %s" % (TAINTS_V133, PREEMPTION)),
+    # #135023 (v1.34.2) / #134740 (v1.35): one bucket for every untolerated taint
+    ("v1.34.2", "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). "
+                "no new claims to deallocate, " + PREEMPTION),
+    ("v1.36.0", "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). "
+                "no new claims to deallocate, " + PREEMPTION),
+    # #140222 (v1.37): the no-op PostFilter message is gone
+    ("v1.37.0", "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). " + PREEMPTION),
+])
+def test_failed_scheduling_text_by_version(version, text):
+    placer, snap = _placer(_unschedulable_cluster(), version)
+    placed = placer.place(snap.pods_by_key[("default", "incoming")])
+    assert (placed.node, placed.reason) == (None, text)
+
+
+@pytest.mark.parametrize("version, event", [
+    ("v1.36.2", ""),
+    # #140180: DefaultPreemption's Success message reaches the event, with no trailing period
+    ("v1.37.0", "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod "
+                "on node n1, preempting 1 victims"),
+])
+def test_preemption_that_finds_a_node_by_version(version, event):
+    items = [node("n1"), pod("low", "n1", cpu="3", priority=0),
+             pod("urgent", "", cpu="2", priority=1000, phase="Pending", ready=False)]
+    placer, snap = _placer(items, version, preempt=True)
+    placed = placer.place(snap.pods_by_key[("default", "urgent")])
+    assert placed.node == "n1" and [v.name for v, _ in placed.preemptions] == ["low"]
+    assert placed.event == event
+
+
+# --- NodeResourcesBalancedAllocation (#135573, v1.36) ----------------------------------------------------
+
+GIB8 = {"cpu": 4000, "memory": 8 * GI}
+
+
+@pytest.mark.parametrize("used, pod_req, v135, v136", [
+    # node balanced (0.5, 0.5: 100), the pod unbalances it (0.5, 0.625: std 0.0625 -> 93):
+    # v1.36 50 + (50 + 93 - 100) // 2 = 71
+    ({"cpu": 2000, "memory": 4 * GI}, {"memory": GI}, 93, 71),
+    # node unbalanced (0.5, 0.25: 87), the pod evens it out to (0.5, 0.375: 93): 50 + (50 + 93 - 87) // 2 = 78
+    ({"cpu": 2000, "memory": 2 * GI}, {"memory": GI}, 93, 78),
+    # no change in balance scores 75 (empty node, pod as balanced as the node: 100 -> 100)
+    ({"cpu": 0, "memory": 0}, {"cpu": 1000, "memory": 2 * GI}, 100, 75),
+    # perfectly balanced -> as unbalanced as two fractions get (1, 0): 50 + (50 + 50 - 100) // 2 = 50
+    ({"cpu": 0, "memory": 0}, {"cpu": 4000}, 50, 50),
+])
+def test_balanced_allocation_scores_the_change_from_v1_36(used, pod_req, v135, v136):
+    with_pod = {r: used.get(r, 0) + pod_req.get(r, 0) for r in ("cpu", "memory")}
+    assert balanced_allocation(GIB8, with_pod, pod_requests=pod_req) == v135
+    assert balanced_allocation(GIB8, with_pod, pod_requests=pod_req, allocated=used) == v136
+
+
+def test_balanced_allocation_follows_the_snapshot_version():
+    from kubectl_evict.scheduling.scoring import resource_scores
+    items = [node("n1", cpu="4", memory="8Gi"), pod("a", "n1", cpu="2", memory="4Gi"),
+             node("n2", cpu="4", memory="8Gi"), pod("b", "n2", cpu="2", memory="2Gi"),
+             pod("incoming", "", cpu=None, memory="1Gi", phase="Pending", ready=False)]
+    for version, want in (("v1.35.0", {"n1": 93, "n2": 93}), ("v1.36.0", {"n1": 71, "n2": 78})):
+        placer, snap = _placer(items, version)
+        _, balanced = resource_scores(placer, snap.pods_by_key[("default", "incoming")], ["n1", "n2"])
+        assert balanced == want, version
+
+
+# --- pod-level resources: QoS (#137150) and the eviction ranking (#132277) ---------------------------------
+
+def _pod_with_pod_level(name: str, resources: Any, memory: str = "128Mi") -> Dict[str, Any]:
+    p = pod(name, "n1", cpu="100m", memory=memory)
+    p["spec"]["containers"][0]["resources"]["limits"] = {"cpu": "100m", "memory": memory}
+    p["spec"]["resources"] = resources
+    return p
+
+
+@pytest.mark.parametrize("resources, v136, v137", [
+    ({}, "BestEffort", "Guaranteed"),                       # empty pod-level resources decided QoS before v1.37
+    ({"requests": {}}, "BestEffort", "Guaranteed"),
+    ({"limits": {}}, "BestEffort", "Guaranteed"),
+    ({"requests": {"memory": "1Gi"}}, "Burstable", "Burstable"),   # set pod-level values decide in both
+])
+def test_qos_of_empty_pod_level_resources_by_version(resources, v136, v137):
+    for version, want in (("v1.36.0", v136), ("v1.37.0", v137)):
+        snap = freeze([("t", "", d) for d in snapshot_list(node("n1"), _pod_with_pod_level("p", resources),
+                                                           server_version=version)["items"]])
+        assert pod_qos(snap.pods_by_key[("default", "p")], cluster_version(snap)) == want, version
+
+
+def test_status_qos_class_wins_in_every_version():
+    p = _pod_with_pod_level("p", {})
+    p["status"]["qosClass"] = "BestEffort"       # set at creation by a v1.36 API server, immutable
+    snap = freeze([("t", "", d) for d in snapshot_list(node("n1"), p, server_version="v1.37.0")["items"]])
+    assert pod_qos(snap.pods_by_key[("default", "p")], cluster_version(snap)) == "BestEffort"
+
+
+@pytest.mark.parametrize("version, first", [
+    # v1.33: the containers' 128Mi: both pods use more than they request; then the larger
+    # usage-minus-request goes first: big (512Mi - 128Mi) before small (300Mi - 128Mi)
+    ("v1.33.2", "big"),
+    # #132277 (v1.34): big's pod-level 1Gi request covers its 512Mi: only small exceeds its request
+    ("v1.34.0", "small"),
+])
+def test_eviction_ranking_reads_pod_level_requests_from_v1_34(tmp_path, version, first):
+    big = pod("big", "n1", memory="128Mi")
+    big["spec"]["resources"] = {"requests": {"memory": "1Gi"}}
+    items = [node("n1", memory="8Gi"), big, pod("small", "n1", memory="128Mi")]
+    s = _summary("n1", "single", [_pod_stats("big", ws=512 * MI, containers=[("app", 0, 0)]),
+                                  _pod_stats("small", ws=300 * MI, containers=[("app", 0, 0)])])
+    s["summary"]["node"]["memory"]["availableBytes"] = 300 * MI
+    doc = _plan(_write(tmp_path, *items, s, server_version=version), "n1", "--eviction-hard", "memory.available<500Mi")
+    assert [a["pod"] for a in doc["actions"] if a["type"] == "kill"][:1] == [first]
+
+
+# --- kubelet eviction manager: hugepages (#138127) and sidecar limits (#138462) ---------------------------
+
+@pytest.mark.parametrize("version, kubelet, killed", [
+    ("v1.36.1", "v1.36.1", False),      # 1.2Gi available (hugepages counted as available) > 500Mi
+    ("v1.37.0", "v1.36.1", True),       # v1.37 behaviour on an older kubelet's summary: 1.2Gi - 1Gi < 500Mi
+    ("v1.37.0", "v1.37.0", False),      # a v1.37 kubelet's summary is already adjusted: not twice
+])
+def test_hugepage_aware_memory_available(tmp_path, version, kubelet, killed):
+    n = node("n1", memory="8Gi", extra_alloc={"hugepages-2Mi": "1Gi"})
+    n["status"]["nodeInfo"] = {"kubeletVersion": kubelet}
+    s = _summary("n1", "single", [_pod_stats("web", ws=200 * MI, containers=[("app", 0, 0)])])
+    s["summary"]["node"]["memory"]["availableBytes"] = 1200 * MI
+    doc = _plan(_write(tmp_path, n, pod("web", "n1"), s, server_version=version), "n1",
+                "--eviction-hard", "memory.available<500Mi")
+    assert bool([a for a in doc["actions"] if a["type"] == "kill"]) is killed
+
+
+@pytest.mark.parametrize("version, message", [
+    ("v1.36.0", None),                  # containerEphemeralStorageLimitEviction: regular containers only
+    ("v1.37.0", 'Container sidecar exceeded its local ephemeral storage limit "1Gi".'),
+])
+def test_sidecar_ephemeral_storage_limit_from_v1_37(tmp_path, version, message):
+    worker = _storage_pod("worker", [("app", "10Gi")], init=[("sidecar", "1Gi", True)])
+    stats = _pod_stats("worker", ephemeral=2 * GI, containers=[("app", 0, 0), ("sidecar", 0, 2 * GI)])
+    doc = _plan(_write(tmp_path, node("n1"), worker, _summary("n1", "single", [stats]), server_version=version), "n1")
+    kills = [a["reason"] for a in doc["actions"] if a["type"] == "kill"]
+    assert kills == ([message] if message else [])
+
+
+# --- the demo ----------------------------------------------------------------------------------------------
+
+DRAIN = ["drain", "worker-a1", "--ignore-daemonsets", "--delete-emptydir-data", "--force"]
+
+
+def test_demo_plans_the_same_at_v1_33_as_from_its_server_version():
+    """The demo records serverVersion v1.33.2: asking for v1.33 changes only the header."""
+    for fmt in ("wide", "json"):
+        own = run_cli("--demo", "-o", fmt, *DRAIN, env={"COLUMNS": "160"}).stdout
+        asked = run_cli("--demo", "-o", fmt, "--kubernetes-version", "v1.33", *DRAIN, env={"COLUMNS": "160"}).stdout
+        if fmt == "json":
+            a, b = json.loads(own), json.loads(asked)
+            assert b.pop("assumedVersion") == {"version": "v1.33", "source": "--kubernetes-version"}
+            a.pop("assumedVersion")
+            assert a == b
+        else:
+            assert own.splitlines()[1:] == asked.splitlines()[1:]
+
+
+@pytest.mark.parametrize("version, present, absent", [
+    ("v1.33", ["untolerated taint {"], ["untolerated taint(s)", "no new claims to deallocate"]),
+    ("v1.35", ["untolerated taint(s). no new claims to deallocate, preemption: 0/12"], ["untolerated taint {"]),
+    ("v1.37", ["untolerated taint(s). preemption: 0/12"], ["untolerated taint {", "no new claims to deallocate"]),
+])
+def test_demo_shows_each_versions_scheduler_texts(version, present, absent):
+    out = run_cli("--demo", "-o", "json", "--kubernetes-version", version, *DRAIN).stdout
+    for text in present:
+        assert text in out, (version, text)
+    for text in absent:
+        assert text not in out, (version, text)
+
+
+def test_demo_controller_taints_without_the_extra_period_from_v1_34():
+    def noexec(version: str) -> List[Any]:
+        doc = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", version, "controller",
+                                 "--fail", "worker-b1").stdout)
+        return [a["at"] for a in doc["actions"] if a["type"] == "taint" and a["effect"] == "NoExecute"]
+    assert noexec("v1.33") == [55] and noexec("v1.37") == [50]
+
+
+# --- StatefulSet rollouts: MaxUnavailableStatefulSet ------------------------------------------------------
+
+def _sts_cluster(max_unavailable: Any, current: str = "web-1", update: str = "web-2") -> List[Dict[str, Any]]:
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet",
+           "metadata": {"name": "web", "namespace": "default", "uid": "uid-web"},
+           "spec": {"replicas": 5, "selector": {"matchLabels": {"app": "web"}},
+                    "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": max_unavailable}}},
+           "status": {"currentRevision": current, "updateRevision": update}}
+    return [node("n1"), node("n2"), sts] + [pod("web-%d" % i, "n1" if i < 2 else "n2", owner=("StatefulSet", "web"),
+                                                labels={"app": "web"}) for i in range(5)]
+
+
+@pytest.mark.parametrize("version, max_unavailable, text", [
+    # stateful_set_control.go: updateStatefulSetAfterInvariantEstablished only with the gate on
+    ("v1.34.3", 3, "up to 1 pod at once by itself (MaxUnavailableStatefulSet off in v1.34.3: "
+                   "rollingUpdate.maxUnavailable 3 is ignored)"),
+    ("v1.35.2", 3, "up to 3 pods at once by itself (rollingUpdate.maxUnavailable 3, MaxUnavailableStatefulSet on in v1.35.2)"),
+    ("v1.35.4", 3, "up to 1 pod at once by itself (MaxUnavailableStatefulSet off in v1.35.4"),
+    ("v1.36.0", 3, "up to 1 pod at once"),
+    ("v1.37.0", 3, "up to 3 pods at once"),
+    # getStatefulSetMaxUnavailable: a percentage of replicas rounded down (50% of 5: 2)
+    ("v1.37.0", "50%", "up to 2 pods at once"),
+])
+def test_statefulset_rollout_warning_by_version(write_snapshot, version, max_unavailable, text):
+    path = write_snapshot(*_sts_cluster(max_unavailable), server_version=version)
+    doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n1").stdout)
+    [w] = [w for w in doc["warnings"] if "rolling out" in w]
+    assert w.startswith("StatefulSet default/web is rolling out (currentRevision != updateRevision): ") and text in w, w
+
+
+def test_no_rollout_warning_when_the_statefulset_is_at_its_revision(write_snapshot):
+    path = write_snapshot(*_sts_cluster(3, current="web-2", update="web-2"), server_version="v1.37.0")
+    doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n1").stdout)
+    assert not [w for w in doc["warnings"] if "rolling out" in w]
+
+
+# --- nominated pods (the scheduler's nominator; KEP-5278 in v1.35) ---------------------------------------
+
+def _nominated(name: str, node_name: str, cpu: str, priority: int, bound: str = "") -> Dict[str, Any]:
+    p = pod(name, bound, cpu=cpu, priority=priority, phase="Running" if bound else "Pending", ready=bool(bound))
+    p["status"]["nominatedNodeName"] = node_name
+    return p
+
+
+@pytest.mark.parametrize("version", ["v1.33.3", "v1.35.0", "v1.37.0"])
+@pytest.mark.parametrize("priority, target", [
+    # addGENominatedPods: a pod nominated to n1 with priority >= the incoming pod's holds its 3 cpu
+    (0, "n2"), (100, "n2"),
+    # ... and one of lower priority does not (the incoming pod may take the room)
+    (1000, "n1"),
+])
+def test_unbound_nominated_pods_hold_room_on_their_node(version, priority, target):
+    items = [node("n1"), node("n2"), pod("busy", "n2", cpu="1"), _nominated("waiting", "n1", "3", 100),
+             pod("incoming", "", cpu="2", priority=priority, phase="Pending", ready=False)]
+    placer, snap = _placer(items, version)
+    assert placer.place(snap.pods_by_key[("default", "incoming")]).node == target
+
+
+def test_a_bound_pods_leftover_nomination_holds_nothing():
+    """Real v1.33 captures show Running pods still carrying nominatedNodeName (cleared on bind
+    only from v1.35, #135103): it is no nomination."""
+    items = [node("n1"), _nominated("done", "n1", "100m", 100, bound="n1"),
+             pod("incoming", "", cpu="3", phase="Pending", ready=False)]
+    placer, snap = _placer(items, "v1.33.3")
+    assert placer.place(snap.pods_by_key[("default", "incoming")]).node == "n1"
+
+
+def test_nominated_room_shows_in_the_scheduler_text():
+    items = [node("n1"), _nominated("waiting", "n1", "3", 100),
+             pod("incoming", "", cpu="2", phase="Pending", ready=False)]
+    placer, snap = _placer(items, "v1.33.3")
+    assert placer.place(snap.pods_by_key[("default", "incoming")]).reason == (
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+        "1 No preemption victims found for incoming pod.")
+
+
+@pytest.mark.parametrize("version, shown", [("v1.28", "v1.30"), ("v1.39.1", "v1.37")])
+def test_a_release_outside_the_modelled_ones_is_planned_with_the_nearest_and_says_so(version, shown):
+    doc = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", version, *DRAIN).stdout)
+    assert ("Kubernetes %s (from --kubernetes-version) is outside the releases modelled (v1.30 to v1.37): "
+            "the plan shows %s's behaviour" % (version, shown)) in doc["warnings"]
+    inside = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", "v1.35", *DRAIN).stdout)
+    assert not [w for w in inside["warnings"] if "outside the releases modelled" in w]
