@@ -63,10 +63,21 @@ def _hide_global_options(cmd: click.Command) -> None:
 
 def _version_text() -> str:
     """Version, interpreter, install kind and which fast paths are really in use (they are optional:
-    the krew archive is pure Python and leaves msgspec out)."""
+    msgspec comes from the krew archive's wheel for this CPython, or from the user's own install)."""
+    try:
+        from kubectl_evict import _bundle  # written into the krew archive by tools/build_release.py
+    except ImportError:
+        _bundle = None  # type: ignore[assignment]
     try:
         import kubectl_evict.source.fastjson  # noqa: F401  (imports msgspec)
-        fast = "msgspec fast JSON path active"
+        import msgspec
+        where = os.path.dirname(os.path.dirname(os.path.abspath(msgspec.__file__)))
+        native = getattr(_bundle, "NATIVE_DIR", None)
+        if native and os.path.basename(os.path.dirname(where)) == native:
+            whence = "from the krew archive, %s" % os.path.basename(where)
+        else:
+            whence = "installed, %s" % where
+        fast = "msgspec %s fast JSON path active (%s)" % (getattr(msgspec, "__version__", "?"), whence)
     except ImportError:
         fast = "msgspec missing: stdlib JSON path (slower on large snapshots)"
     try:  # pyrsistent picks its C pvector at import unless absent or PYRSISTENT_NO_C_EXTENSION is set
@@ -80,13 +91,23 @@ def _version_text() -> str:
         ya = "PyYAML libyaml loader" if getattr(yaml, "__with_libyaml__", False) else "PyYAML pure-Python loader"
     except ImportError:
         ya = "PyYAML missing"
-    try:
-        from kubectl_evict import _bundle  # written into the krew archive by tools/build_release.py
-        origin = "krew archive %s (pure Python; bundled %s)" % (_bundle.ARCHIVE, ", ".join(_bundle.DIRECT))
-    except ImportError:
+    if _bundle is not None:
+        carried = _carried(getattr(_bundle, "MSGSPEC", ()))
+        origin = "krew archive %s (%s; bundled %s)" % (_bundle.ARCHIVE, carried, ", ".join(_bundle.DIRECT))
+    else:
         origin = "installed package (%s)" % os.path.dirname(os.path.abspath(__file__))
     return "kubectl-evictplan %s\nPython %s (%s)\n%s; %s; %s\n%s" % (
         __version__, sys.version.split()[0], sys.executable, fast, pv, ya, origin)
+
+
+def _carried(wheels: Any) -> str:
+    """What the krew archive carries natively, from _bundle.MSGSPEC ("cp311-manylinux 0.22.0", ...)."""
+    if not wheels:
+        return "pure Python"
+    abis = sorted({w.split("-")[0] for w in wheels}, key=lambda a: (int(a[3:].rstrip("t")), a))
+    families = sorted({w.split()[0].split("-", 1)[1] for w in wheels})
+    versions = sorted({w.split()[1] for w in wheels})
+    return "msgspec %s wheels for %s..%s, %s" % ("/".join(versions), abis[0], abis[-1], "/".join(families))
 
 
 def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:

@@ -272,6 +272,46 @@ def test_expired_continue_token(tmp_path, expiries, outcome):
             assert e.value.status == 410
 
 
+def test_planning_read_projects_pages_as_they_arrive_and_restarts_cleanly(tmp_path):
+    """With a Freezer (every plan), pod pages go straight into it: ClusterData keeps none, and a
+    list that restarts on an expired continue token replaces the pods it had projected instead of
+    adding them twice. The snapshot equals one read without any restart."""
+    from kubectl_evict.source.freeze import Freezer
+    with ApiServer(small_cluster(pods_per_node=401)) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        want = live.load_live(GlobalOptions(kubeconfig=kc), kubelet=False)
+        conn = live.connect(GlobalOptions(kubeconfig=kc))
+        freezer = Freezer()
+        sink = live.FreezeSink(freezer, live.source_label(conn.context))
+        data = live.ClusterReader(conn, progress=_Expirer(srv, 1)).read(kubelet=False, sink=sink)
+        sink.close()
+        firsts = [p for m, p in srv.requests if p.startswith("/api/v1/pods?") and "continue=" not in p]
+    assert len(firsts) == 3, "one list for `want`, then the restarted one: two first pages"
+    assert not data.items.get("Pod") and not data.items.get("PriorityClass"), "projected, not kept"
+    assert data.items["Node"], "nodes stay (the kubelet reads need their names)"
+    freezer.add(live.documents(data))
+    got = freezer.build()
+    assert freezer.warnings == [], "a restarted list must not look like duplicate pods"
+    assert len(got.pods) == 1203
+    assert list(got.pods) == list(want.pods)
+
+
+def test_bad_pod_in_a_live_page_is_one_error_line(tmp_path):
+    """A pod the freezer rejects while its page is projected (on the freezing thread) is still one
+    `error:` line naming the cluster, the pod and the field, and nothing else is printed."""
+    objs = small_cluster(pods_per_node=300)
+    bad = pod("p-bad", "n2", ns="ns1", cpu="1m", memory="1Mi")
+    bad["spec"]["terminationGracePeriodSeconds"] = "soon"
+    objs.append(bad)
+    with ApiServer(objs) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        res = main("--kubeconfig", kc, "drain", "n1")
+    assert res.returncode == 1 and res.stdout == ""
+    assert res.stderr.startswith("error: ") and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "Pod ns1/p-bad" in res.stderr and "spec.terminationGracePeriodSeconds" in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr
+
+
 def test_too_many_requests_with_retry_after_is_retried(demo, demo_kc):
     demo.faults.add("GET", r"^/api/v1/pods$", status=429, retry_after=1, times=1)
     data = live.read_live(GlobalOptions(kubeconfig=demo_kc), "pruned", kubelet=False)

@@ -4,7 +4,8 @@ cmd/validate-krew-manifest), installed the way `kubectl krew install` does it
 (internal/installation: untar, apply `files`, link `bin`), and run through the real kubectl with
 only the system python3; plus `pip install` of the repo and of a built wheel into a fresh venv.
 
-Needs network access to PyPI (the build pins wheels by sha256; downloads are cached per session).
+Needs network access to PyPI the first time (the build pins wheels by sha256; downloads are cached
+in the repo's build/wheels, outside git, and reused only while their sha256 matches the pins).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 import shutil
 import subprocess
 import sys
+import platform
+import struct
 import tarfile
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -49,7 +52,7 @@ def release(tmp_path_factory) -> Dict[str, Path]:
     """Two independent builds from a clean copy of this tree (no build/ cache, no untracked
     outputs; same wheel cache for both, so the network is used once)."""
     root = tmp_path_factory.mktemp("release")
-    cache, checkout = root / "wheels", root / "checkout"
+    cache, checkout = REPO / "build" / "wheels", root / "checkout"
     shutil.copytree(REPO, checkout, ignore=CHECKOUT_IGNORE)
     out: Dict[str, Path] = {"root": root, "cache": cache, "checkout": checkout}
     for i in (1, 2):
@@ -63,10 +66,27 @@ def release(tmp_path_factory) -> Dict[str, Path]:
     return out
 
 
+PLATFORM_ARCHIVES = [("linux", "amd64"), ("linux", "arm64"), ("darwin", "amd64"), ("darwin", "arm64")]
+
+
+def _archives(dist: Path) -> Dict[str, Path]:
+    """{"pure" or "OS-ARCH": archive}: the five archives a build writes, and nothing else."""
+    v = kubectl_evict.__version__
+    want = {"pure": "kubectl-evictplan-v%s.tar.gz" % v}
+    want.update({"%s-%s" % p: "kubectl-evictplan-v%s-%s-%s.tar.gz" % ((v,) + p) for p in PLATFORM_ARCHIVES})
+    assert sorted(p.name for p in dist.glob("*.tar.gz")) == sorted(want.values())
+    return {k: dist / n for k, n in want.items()}
+
+
 def _archive(dist: Path) -> Path:
-    found = sorted(dist.glob("*.tar.gz"))
-    assert [p.name for p in found] == ["kubectl-evictplan-v%s.tar.gz" % kubectl_evict.__version__]
-    return found[0]
+    return _archives(dist)["pure"]
+
+
+def _machine() -> Tuple[str, str]:
+    """This machine as krew names it (GOOS, GOARCH)."""
+    arch = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}.get(platform.machine().lower(),
+                                                                                           platform.machine().lower())
+    return sys.platform, arch
 
 
 # --- krew's validation rules -------------------------------------------------------------------
@@ -172,18 +192,31 @@ def test_validator_rejects_what_krew_rejects(tmp_path, mutation, problem):
 
 # --- the build ---------------------------------------------------------------------------------
 
+def _platform_for(spec: dict, os_: str, arch: str) -> dict:
+    """The one manifest platform krew picks for os/arch (index.MatchPlatform)."""
+    hits = [p for p in spec["platforms"] if _selector_matches(p["selector"], {"os": os_, "arch": arch})]
+    assert len(hits) == 1, (os_, arch, hits)
+    return hits[0]
+
+
 def test_build_is_reproducible_and_fills_the_manifest(release):
-    a1, a2 = _archive(release["dist1"]), _archive(release["dist2"])
-    assert a1.read_bytes() == a2.read_bytes(), "two builds of the same tree must be byte-identical"
-    sha = _sha256(a1)
+    b1, b2 = _archives(release["dist1"]), _archives(release["dist2"])
+    for key in b1:
+        assert b1[key].read_bytes() == b2[key].read_bytes(), "two builds of the same tree must be byte-identical: " + key
+    sums = "".join("%s  %s\n" % (_sha256(b1[k]), b1[k].name) for k in ["pure"] + ["%s-%s" % p for p in PLATFORM_ARCHIVES])
+    assert (release["dist1"] / "SHA256SUMS").read_text() == sums
     for i in (1, 2):
         filled = release["manifest%d" % i]
         assert krew_problems(filled) == []
         spec = yaml.safe_load(filled.read_text())["spec"]
-        assert [p["sha256"] for p in spec["platforms"]] == [sha]
-        assert spec["platforms"][0]["uri"].endswith("/v%s/%s" % (kubectl_evict.__version__, a1.name))
         assert (release["dist%d" % i] / "evictplan.yaml").read_text() == filled.read_text()
-    assert (release["dist1"] / "SHA256SUMS").read_text() == "%s  %s\n" % (sha, a1.name)
+        # every os/arch krew knows for linux and darwin gets exactly the archive built for it
+        for os_ in ("linux", "darwin"):
+            for arch in ("amd64", "arm64", "386", "arm", "ppc64le"):
+                key = "%s-%s" % (os_, arch) if (os_, arch) in PLATFORM_ARCHIVES else "pure"
+                pl = _platform_for(spec, os_, arch)
+                assert pl["sha256"] == _sha256(b1[key]), (os_, arch)
+                assert pl["uri"].endswith("/v%s/%s" % (kubectl_evict.__version__, b1[key].name))
     # comments and the operator-facing text of the template survive the rewrite
     template = (REPO / "krew" / "evictplan.yaml").read_text()
     filled_text = release["manifest1"].read_text()
@@ -203,20 +236,71 @@ def test_check_mode_reports_a_stale_manifest(release, tmp_path):
     assert ok.returncode == 0, ok.stderr
 
 
-def test_archive_is_pure_python_with_normalised_metadata(release):
-    with tarfile.open(_archive(release["dist1"])) as tar:
-        members = tar.getmembers()
+def _members(archive: Path) -> List[tarfile.TarInfo]:
+    with tarfile.open(archive) as tar:
+        return tar.getmembers()
+
+
+def _common_layout(members: List[tarfile.TarInfo]) -> None:
     names = [m.name for m in members]
     assert names == sorted(names)
     top = "kubectl-evictplan-v%s/" % kubectl_evict.__version__
     assert all(n + "/" == top or n.startswith(top) for n in names)
     assert all(m.mtime == members[0].mtime and m.uid == 0 and m.gid == 0 and not m.uname for m in members)
-    assert not [n for n in names if n.endswith((".so", ".pyd", ".dylib", ".pyc"))], "must run on any os/arch"
     assert {m.name: m.mode for m in members}[top + "kubectl-evictplan"] == 0o755
     for pkg in ("kubectl_evict/cli.py", "kubectl_evict/demo/cluster.json", "click/__init__.py",
                 "kubernetes/__init__.py", "pyrsistent/__init__.py", "yaml/__init__.py", "tabulate/__init__.py"):
         assert top + "lib/" + pkg in names, pkg
+    assert not [n for n in names if n.endswith(".pyc")]
+
+
+def test_pure_archive_is_pure_python_with_normalised_metadata(release):
+    members = _members(_archive(release["dist1"]))
+    _common_layout(members)
+    names = [m.name for m in members]
+    assert not [n for n in names if n.endswith((".so", ".pyd", ".dylib"))], "must run on any os/arch"
     assert not [n for n in names if "/lib/msgspec" in n], "msgspec is compiled: left out of the pure archive"
+
+
+# ELF e_machine / Mach-O cputype of each krew arch: what a wheel's compiled core must be built for
+_ELF_MACHINE = {"amd64": 62, "arm64": 183}
+_MACHO_CPU = {"amd64": 0x01000007, "arm64": 0x0100000C}
+# CPython ABIs the manifest accepts ("python3 (3.9 or newer)") that msgspec publishes for these platforms
+_ABIS = {"cp39", "cp310", "cp311", "cp312", "cp313", "cp314", "cp314t", "cp315", "cp315t"}
+
+
+def _binary_target(data: bytes) -> Tuple[str, int]:
+    if data[:4] == b"\x7fELF":
+        return "linux", struct.unpack("<H", data[18:20])[0]
+    if data[:4] == b"\xcf\xfa\xed\xfe":
+        return "darwin", struct.unpack("<I", data[4:8])[0]
+    return "unknown", 0
+
+
+@pytest.mark.parametrize("os_, arch", PLATFORM_ARCHIVES)
+def test_platform_archive_carries_msgspec_wheels_for_every_cpython(release, os_, arch):
+    """Each platform archive holds msgspec's published wheel for every CPython 3.9+ ABI, unpacked one
+    directory per ABI (and libc on linux), with a compiled core built for that os/arch."""
+    archive = _archives(release["dist1"])["%s-%s" % (os_, arch)]
+    members = _members(archive)
+    _common_layout(members)
+    top = "kubectl-evictplan-v%s/lib/msgspec-wheels/" % kubectl_evict.__version__
+    dirs = {m.name[len(top):].split("/")[0] for m in members if m.name.startswith(top) and m.name != top}
+    families = ("manylinux", "musllinux") if os_ == "linux" else ("macosx",)
+    assert dirs == {"%s-%s" % (a, f) for a in _ABIS for f in families}
+    with tarfile.open(archive) as tar:
+        cores = [m for m in tar.getmembers() if m.name.startswith(top) and "/msgspec/_core." in m.name]
+        assert len(cores) == len(dirs)
+        for m in cores:
+            abi = m.name[len(top):].split("-")[0]
+            assert "/msgspec/_core.cpython-%s-" % abi[2:] in m.name, m.name
+            assert _binary_target(tar.extractfile(m).read(64)) == \
+                (os_, (_ELF_MACHINE if os_ == "linux" else _MACHO_CPU)[arch]), m.name
+    names = [m.name for m in members]
+    assert not [n for n in names if n.endswith((".so", ".dylib")) and not n.startswith(top)], \
+        "only msgspec is compiled; everything else stays pure"
+    lock = (REPO / "tools" / "msgspec-wheels.lock").read_text()
+    assert all(re.match(r"^[0-9a-f]{64}$", ln.split()[1]) for ln in lock.splitlines() if ln and not ln.startswith("#"))
 
 
 # --- install the way krew does, run through kubectl with only the system python3 ----------------
@@ -232,12 +316,13 @@ def _system_python3() -> str:
     raise AssertionError("no system python3 found outside %s" % sorted(ours))
 
 
-def krew_install(archive: Path, manifest: Path, krew_root: Path) -> Path:
-    """internal/installation.Install: untar into a temp dir, apply `files` (direct move or glob,
-    move.go), move into store/NAME/VERSION, link bin/kubectl-NAME (dashes -> underscores)."""
+def krew_install(archive: Path, manifest: Path, krew_root: Path, os_arch: Tuple[str, str]) -> Path:
+    """internal/installation.Install: pick the platform for os/arch, untar into a temp dir, apply
+    `files` (direct move or glob, move.go), move into store/NAME/VERSION, link bin/kubectl-NAME
+    (dashes -> underscores)."""
     doc = yaml.safe_load(manifest.read_text())
     name, version = doc["metadata"]["name"], doc["spec"]["version"]
-    platform = doc["spec"]["platforms"][0]
+    platform = _platform_for(doc["spec"], *os_arch)
     assert _sha256(archive) == platform["sha256"], "krew refuses an archive whose sha256 differs"
     extract = krew_root / "download"
     with tarfile.open(archive) as tar:
@@ -276,17 +361,36 @@ def krew_install(archive: Path, manifest: Path, krew_root: Path) -> Path:
     return link
 
 
-@pytest.fixture(scope="module")
-def krew_env(release) -> Dict[str, str]:
-    root = release["root"] / "krew"
+def _install_env(release: Dict[str, Path], name: str, os_arch: Tuple[str, str]) -> Dict[str, str]:
+    """A fresh krew root holding the archive krew picks for os_arch; PATH has only its bin and the
+    system python3 (no site-packages: nothing the user installed can help)."""
+    root = release["root"] / name
     root.mkdir()
-    krew_install(_archive(release["dist1"]), release["manifest1"], root)
+    doc = yaml.safe_load(release["manifest1"].read_text())
+    uri = _platform_for(doc["spec"], *os_arch)["uri"]
+    krew_install(release["dist1"] / uri.rsplit("/", 1)[1], release["manifest1"], root, os_arch)
     shims = root / "python-only"
     shims.mkdir()
     (shims / "python3").write_text('#!/bin/sh\nexec "%s" -s -S "$@"\n' % _system_python3())
     (shims / "python3").chmod(0o755)
     return {"PATH": "%s:%s" % (root / "bin", shims), "HOME": str(root), "PYTHONNOUSERSITE": "1",
-            "KUBECONFIG": str(root / "no-kubeconfig"), "LANG": "C.UTF-8"}
+            "KUBECONFIG": str(root / "no-kubeconfig"), "LANG": "C.UTF-8", "FLAVOUR": name}
+
+
+@pytest.fixture(scope="module", params=["native", "pure"])
+def krew_env(release, request) -> Dict[str, str]:
+    """native: the archive krew picks for this machine (msgspec wheels inside); pure: the one it picks
+    for an arch msgspec publishes no wheel for (KREW_ARCH=ppc64le)."""
+    if request.param == "native":
+        assert _machine() in PLATFORM_ARCHIVES, "this machine (%s/%s) has a platform archive" % _machine()
+        return _install_env(release, "native", _machine())
+    return _install_env(release, "pure", ("linux", "ppc64le"))
+
+
+def _system_abi() -> str:
+    out = subprocess.run([_system_python3(), "-S", "-c", "import sys; print('cp%d%d%s' % (sys.version_info[:2] + "
+                          "('t' if 't' in sys.abiflags else '',)))"], capture_output=True, text=True, timeout=60)
+    return out.stdout.strip()
 
 
 def _kubectl(env: Dict[str, str], *args: str) -> subprocess.CompletedProcess:
@@ -316,11 +420,44 @@ def test_version_reports_the_bundle_truthfully(krew_env):
     lines = res.stdout.splitlines()
     assert lines[0] == "kubectl-evictplan " + kubectl_evict.__version__
     assert lines[1].startswith("Python 3.")
-    # -S: no site-packages at all, so nothing compiled can be in use
-    assert "msgspec missing: stdlib JSON path" in lines[2] and "pyrsistent pure-Python" in lines[2]
-    assert "PyYAML pure-Python loader" in lines[2]
-    assert lines[3].startswith("krew archive kubectl-evictplan-v%s.tar.gz (pure Python" % kubectl_evict.__version__)
+    # -S: no site-packages at all, so the only compiled code in use is the archive's msgspec
+    assert "pyrsistent pure-Python" in lines[2] and "PyYAML pure-Python loader" in lines[2]
+    v = kubectl_evict.__version__
+    if krew_env["FLAVOUR"] == "native":
+        assert lines[2].startswith("msgspec 0.22.0 fast JSON path active (from the krew archive, %s-manylinux)"
+                                   % _system_abi()), lines[2]
+        assert lines[3].startswith("krew archive kubectl-evictplan-v%s-%s-%s.tar.gz (msgspec 0.20.0/0.22.0 wheels "
+                                   "for cp39..cp315t, manylinux/musllinux;" % ((v,) + _machine())), lines[3]
+    else:
+        assert lines[2].startswith("msgspec missing: stdlib JSON path")
+        assert lines[3].startswith("krew archive kubectl-evictplan-v%s.tar.gz (pure Python" % v)
     assert _kubectl(krew_env, "evictplan", "--version").stdout == res.stdout
+
+
+def test_no_matching_wheel_falls_back_to_an_installed_msgspec_then_the_stdlib(release, tmp_path):
+    """The platform archive with no wheel that loads for this CPython (here: only the musl build of
+    this ABI is left, which a glibc python3 cannot load) plans on the stdlib path, identically;
+    an msgspec the user installed (this test's own interpreter has one) is used instead when present."""
+    os_arch = _machine()
+    archive = _archives(release["dist1"])["%s-%s" % os_arch]
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path)
+    top = tmp_path / ("kubectl-evictplan-v%s" % kubectl_evict.__version__)
+    shutil.rmtree(top / "lib" / "msgspec-wheels" / ("%s-manylinux" % _system_abi()))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONNOUSERSITE": "1", "LANG": "C.UTF-8"}
+    launcher = str(top / "kubectl-evictplan")
+    res = subprocess.run([_system_python3(), "-s", "-S", launcher, "version"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[2].startswith("msgspec missing: stdlib JSON path"), res.stdout
+    args = ("--demo", "-o", "json", "drain", "worker-a1")
+    plan = subprocess.run([_system_python3(), "-s", "-S", launcher, *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert plan.stdout == run_cli(*args).stdout and plan.stdout.strip(), plan.stderr
+    mine = subprocess.run([sys.executable, launcher, "version"], capture_output=True, text=True, env=env, timeout=120)
+    import msgspec
+    assert mine.stdout.splitlines()[2].startswith("msgspec %s fast JSON path active (installed, %s)" % (
+        msgspec.__version__, os.path.dirname(os.path.dirname(msgspec.__file__)))), mine.stdout
 
 
 @pytest.mark.parametrize("args", [

@@ -1,27 +1,33 @@
 #!/usr/bin/env python3
-"""Release build: the krew archive (one pure-Python archive for linux and darwin, any arch) and
-the krew manifest's uri/sha256.
+"""Release build: the krew archives (one per os/arch that msgspec publishes wheels for, plus one
+pure-Python archive for every other linux/darwin arch) and the krew manifest's uri/sha256 lines.
 
-Why one archive and not one per platform: every runtime dependency except msgspec has a pure
-form. kubernetes 35.x is pure Python (36 adds aiohttp, 37 adds pydantic-core, which has no pure
-fallback and is compiled per CPython minor, so krew could not even select the right archive);
-pyrsistent ships a `py3-none-any` wheel (falls back to its Python pvector); PyYAML ships only
-compiled wheels but its pure loader is in every one of them, so the build takes a pinned wheel
-for one fixed tag and drops the extension module (PyYAML then uses its pure-Python loader, as it
-does wherever libyaml is missing). msgspec is the one dependency with no pure form: the archive
-leaves it out, `kubectl_evict.source.documents` then uses the stdlib json module, and an msgspec
-the user installed for their python3 is picked up if present (`kubectl evictplan version` says
-which path is active). Per-platform archives would need one build per (os, arch, CPython minor)
-for a speed-up that only matters on snapshot files with tens of thousands of pods.
+What every archive holds: the launcher (`kubectl-evictplan`), LICENSE and `lib/`, a plain
+directory with the kubectl_evict package and its pure-Python dependencies. kubernetes 35.x is pure
+Python (36 adds aiohttp, 37 pydantic-core, compiled per CPython minor); pyrsistent ships a
+`py3-none-any` wheel (its Python pvector); PyYAML ships only compiled wheels, but its pure loader
+is in every one of them, so the build takes a pinned wheel for one fixed tag and drops the
+extension module.
+
+msgspec (the fast JSON path: pages and files decoded straight into the freezer's projection) has
+no pure form. The platform archives (linux/amd64, linux/arm64, darwin/amd64, darwin/arm64) carry
+msgspec's own published wheels for every CPython the manifest accepts, pinned with their sha256
+in tools/msgspec-wheels.lock, each unpacked into `lib/msgspec-wheels/<abi>-<platform tag>/`
+(compiled parts included: nothing is compiled here). The launcher puts the directory matching the
+running interpreter on sys.path and checks that it imports; with none matching (another CPython,
+another libc) it falls back to an msgspec the user installed, else to the stdlib json module
+(`kubectl evictplan version` says which). The pure archive is the same without lib/msgspec-wheels.
 
 Reproducible: every wheel is pinned by version and sha256 (`pip download --require-hashes`, from
 PyPI only: local find-links/extra indexes are switched off), the wheels are unpacked by this
-script (not `pip install --target`, which writes host paths and shebangs), and the tar has sorted
+script (not `pip install --target`, which writes host paths and shebangs), and each tar has sorted
 members, fixed mtime (SOURCE_DATE_EPOCH or 1980-01-01), uid/gid 0, normalised modes and a gzip
-header without name or time. Two builds of the same tree give the same sha256.
+header without name or time. Two builds of the same tree give the same sha256s. Downloads go to a
+local cache (--wheel-cache, default build/wheels, outside git) and are reused when their sha256
+still matches.
 
 Usage:  python tools/build_release.py [--dist DIR] [--manifest PATH] [--wheel-cache DIR] [--check]
-Writes DIR/kubectl-evictplan-vX.Y.Z.tar.gz, DIR/evictplan.yaml (the filled manifest) and
+Writes DIR/kubectl-evictplan-vX.Y.Z[-OS-ARCH].tar.gz, DIR/evictplan.yaml (the filled manifest) and
 DIR/SHA256SUMS, and rewrites the uri/sha256/version lines of the manifest (default
 krew/evictplan.yaml). With --check the manifest is not written; exit 1 if it is stale.
 """
@@ -39,6 +45,7 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -74,8 +81,15 @@ STRIPPED_WHEELS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("pyyaml==6.0.3", "0150219816b6a1fa26fb4699fb7daa9caf09eb1999f3b70fb6e786805e80375a",
      ("--platform", "manylinux2014_x86_64", "--implementation", "cp", "--abi", "cp39")),
 )
-# setup.cfg's install_requires that the archive carries (msgspec is the one left out).
+# setup.cfg's install_requires that the archive carries (msgspec: per platform, see below).
 DIRECT_DEPENDENCIES = ("click", "kubernetes", "pyrsistent", "pyyaml", "tabulate")
+MSGSPEC_LOCK = REPO / "tools" / "msgspec-wheels.lock"
+NATIVE_DIR = "msgspec-wheels"   # lib/<this>/<abi>-<platform tag>/msgspec: read by plugin/kubectl-evictplan
+# krew (os, arch) -> the machine names in wheel platform tags that serve it
+PLATFORMS: Tuple[Tuple[str, str, str], ...] = (
+    ("linux", "amd64", "linux_x86_64"), ("linux", "arm64", "linux_aarch64"),
+    ("darwin", "amd64", "macosx_x86_64"), ("darwin", "arm64", "macosx_arm64"),
+)
 _COMPILED = (".so", ".pyd", ".dylib", ".dll")
 _KEEP_DIST_INFO = re.compile(r"^[^/]+\.dist-info/(METADATA|(licenses/.+)|(LICEN[CS]E.*)|(COPYING.*)|(NOTICE.*)|(AUTHORS.*))$")
 
@@ -93,12 +107,13 @@ def project_version() -> str:
     return m.group(1)
 
 
-def archive_name(version: str) -> str:
-    return "%s-v%s.tar.gz" % (NAME, version)
+def archive_name(version: str, platform: Optional[Tuple[str, str]] = None) -> str:
+    """kubectl-evictplan-vX.Y.Z-OS-ARCH.tar.gz, or without -OS-ARCH for the pure archive."""
+    return "%s-v%s%s.tar.gz" % (NAME, version, "-%s-%s" % platform if platform else "")
 
 
-def release_uri(version: str) -> str:
-    return "%s/releases/download/v%s/%s" % (HOMEPAGE, version, archive_name(version))
+def release_uri(version: str, platform: Optional[Tuple[str, str]] = None) -> str:
+    return "%s/releases/download/v%s/%s" % (HOMEPAGE, version, archive_name(version, platform))
 
 
 def _sha256(path: Path) -> str:
@@ -161,12 +176,91 @@ def fetch_wheels(cache: Path) -> List[Tuple[Path, bool]]:
     return out
 
 
+def read_lock(path: Path = MSGSPEC_LOCK) -> List[Tuple[str, str]]:
+    """(wheel file name, sha256) pairs of the msgspec lock file."""
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2 or not parts[0].endswith(".whl") or not re.match(r"^[0-9a-f]{64}$", parts[1]):
+            raise BuildError("%s line %d: expected `WHEEL-FILE SHA256`" % (path, n))
+        out.append((parts[0], parts[1]))
+    return out
+
+
+def wheel_tags(filename: str) -> Tuple[str, str, str, Tuple[str, ...]]:
+    """(version, python tag, abi tag, platform tags) of a wheel file name."""
+    parts = filename[:-len(".whl")].split("-")
+    if len(parts) != 5:
+        raise BuildError("%s: not a wheel file name (NAME-VERSION-PY-ABI-PLATFORM.whl)" % filename)
+    return parts[1], parts[2], parts[3], tuple(parts[4].split("."))
+
+
+def wheel_platform(filename: str) -> Tuple[str, str]:
+    """The krew (os, arch) a native wheel serves, from its platform tags."""
+    plats = wheel_tags(filename)[3]
+    for os_, arch, machine in PLATFORMS:
+        family, cpu = machine.split("_", 1)
+        if any(family in p and p.endswith("_" + cpu) for p in plats):
+            return os_, arch
+    raise BuildError("%s: no krew platform for tags %s" % (filename, ".".join(plats)))
+
+
+def native_dir_name(filename: str) -> str:
+    """lib/msgspec-wheels/<this>: the abi tag first (what the launcher matches), then the libc
+    family (manylinux, musllinux, macosx), so several per abi can sit side by side."""
+    _, _, abi, plats = wheel_tags(filename)
+    return "%s-%s" % (abi, plats[0].split("_", 1)[0].rstrip("0123456789"))
+
+
+def _download_one(cache: Path, filename: str, sha: str) -> None:
+    version, _, abi, plats = wheel_tags(filename)
+    digits = re.match(r"^cp(\d)(\d+)t?$", abi)
+    if not digits:
+        raise BuildError("%s: not a CPython wheel" % filename)
+    with tempfile.TemporaryDirectory() as tmp:
+        reqfile = os.path.join(tmp, "req.txt")
+        with open(reqfile, "w") as f:
+            f.write("msgspec==%s --hash=sha256:%s\n" % (version, sha))
+        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+               "--require-hashes", "--index-url", PYPI, "--implementation", "cp", "--abi", abi,
+               "--python-version", "%s.%s" % digits.groups()]
+        for p in plats:
+            cmd += ["--platform", p]
+        cmd += ["-d", tmp, "-r", reqfile]
+        res = subprocess.run(cmd, capture_output=True, text=True, env=_pip_env(), timeout=600)
+        if res.returncode != 0:
+            last = (res.stderr.strip().splitlines() or ["pip failed"])[-1]
+            raise BuildError("pip download %s from %s failed: %s" % (filename, PYPI, last))
+        got = os.path.join(tmp, filename)
+        if not os.path.exists(got):
+            raise BuildError("pip download gave %s, not %s" % (sorted(os.listdir(tmp)), filename))
+        os.replace(got, cache / filename)
+
+
+def fetch_native(cache: Path, lock: Sequence[Tuple[str, str]]) -> List[Path]:
+    """Every locked msgspec wheel, from `cache` (sha256 checked) or downloaded into it."""
+    cache.mkdir(parents=True, exist_ok=True)
+    missing = [(f, s) for f, s in lock if not ((cache / f).is_file() and _sha256(cache / f) == s)]
+    if missing:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(lambda t: _download_one(cache, *t), missing))
+    out = []
+    for f, s in lock:
+        if _sha256(cache / f) != s:
+            raise BuildError("%s in %s does not match its sha256 in %s" % (f, cache, MSGSPEC_LOCK.name))
+        out.append(cache / f)
+    return out
+
+
 # --- archive contents: {path inside the archive: (bytes, executable?)} -------------------------
 
 Files = Dict[str, Tuple[bytes, bool]]
 
 
-def _add_wheel(files: Files, wheel: Path, strip: bool, prefix: str) -> None:
+def _add_wheel(files: Files, wheel: Path, strip: bool, prefix: str, native: bool = False) -> None:
     with zipfile.ZipFile(wheel) as z:
         for name in z.namelist():
             if name.endswith("/"):
@@ -181,7 +275,7 @@ def _add_wheel(files: Files, wheel: Path, strip: bool, prefix: str) -> None:
             first = rel.split("/", 1)[0]
             if first.endswith(".dist-info") and not _KEEP_DIST_INFO.match(rel):
                 continue
-            if rel.endswith(_COMPILED):
+            if rel.endswith(_COMPILED) and not native:
                 if not strip:
                     raise BuildError("%s: compiled file %s in a wheel expected to be pure" % (wheel.name, rel))
                 continue
@@ -201,7 +295,8 @@ def _add_package(files: Files, prefix: str) -> None:
             files[prefix + rel] = (p.read_bytes(), False)
 
 
-def _bundle_module(version: str, wheels: Sequence[Tuple[Path, bool]]) -> bytes:
+def _bundle_module(version: str, wheels: Sequence[Tuple[Path, bool]], platform: Optional[Tuple[str, str]],
+                   native: Sequence[Path]) -> bytes:
     """kubectl_evict/_bundle.py, present only in the krew archive: what `version` reports."""
     pins = []
     for w, strip in wheels:
@@ -210,11 +305,14 @@ def _bundle_module(version: str, wheels: Sequence[Tuple[Path, bool]]) -> bytes:
     pins.sort()
     direct = tuple("%s %s" % p for p in pins if p[0] in DIRECT_DEPENDENCIES)
     return ('"""Written by tools/build_release.py: this package runs from the krew archive."""\n\n'
-            "ARCHIVE = %r\nDIRECT = %r\nVENDORED = %r\n"
-            % (archive_name(version), direct, tuple("%s %s" % p for p in pins))).encode()
+            "ARCHIVE = %r\nDIRECT = %r\nVENDORED = %r\nNATIVE_DIR = %r\nMSGSPEC = %r\n"
+            % (archive_name(version, platform), direct, tuple("%s %s" % p for p in pins), NATIVE_DIR,
+               tuple(sorted(native_dir_name(w.name) + " " + wheel_tags(w.name)[0] for w in native)))).encode()
 
 
-def collect(version: str, wheels: Sequence[Tuple[Path, bool]]) -> Files:
+def collect(version: str, wheels: Sequence[Tuple[Path, bool]], platform: Optional[Tuple[str, str]] = None,
+            native: Sequence[Path] = ()) -> Files:
+    """The files of one archive: `native` are the msgspec wheels for `platform` (none: pure)."""
     top = "%s-v%s/" % (NAME, version)
     files: Files = {}
     launcher = REPO / "plugin" / NAME
@@ -222,8 +320,10 @@ def collect(version: str, wheels: Sequence[Tuple[Path, bool]]) -> Files:
     files[top + "LICENSE"] = ((REPO / "LICENSE").read_bytes(), False)
     for wheel, strip in wheels:
         _add_wheel(files, wheel, strip, top + "lib/")
+    for wheel in native:
+        _add_wheel(files, wheel, False, "%slib/%s/%s/" % (top, NATIVE_DIR, native_dir_name(wheel.name)), native=True)
     _add_package(files, top + "lib/")
-    files[top + "lib/kubectl_evict/_bundle.py"] = (_bundle_module(version, wheels), False)
+    files[top + "lib/kubectl_evict/_bundle.py"] = (_bundle_module(version, wheels, platform, native), False)
     return files
 
 
@@ -255,17 +355,29 @@ def write_tar(files: Files, dest: Path, mtime: int) -> str:
     return _sha256(dest)
 
 
-def render_manifest(text: str, version: str, uri: str, sha: str) -> str:
-    """The manifest with version, every platform's uri and sha256 filled (one archive for all)."""
+_URI_ARCHIVE = re.compile(r"/%s-v[^/]*?(?:-(linux|darwin)-(amd64|arm64))?\.tar\.gz$" % NAME)
+
+
+def render_manifest(text: str, version: str, shas: Dict[Optional[Tuple[str, str]], str]) -> str:
+    """The manifest with version, every platform's uri and sha256 filled. Which archive a platform
+    entry gets is read from the -OS-ARCH suffix of its uri (none: the pure archive); its sha256
+    line follows the uri line."""
     out, n_uri, n_sha = [], 0, 0
+    current: Optional[Tuple[str, str]] = None
     for line in text.splitlines(keepends=True):
         m = re.match(r"^(\s*)(version|uri|sha256):(\s*)(\S*)(.*)$", line.rstrip("\n"))
         if m and m.group(2) == "version" and m.group(1) == "  ":
             line = "%sversion: v%s\n" % (m.group(1), version)
         elif m and m.group(2) == "uri":
-            line, n_uri = "%suri: %s\n" % (m.group(1), uri), n_uri + 1
+            a = _URI_ARCHIVE.search(m.group(4))
+            if not a:
+                raise BuildError("manifest: uri %s does not name a %s archive" % (m.group(4), NAME))
+            current = (a.group(1), a.group(2)) if a.group(1) else None
+            if current not in shas:
+                raise BuildError("manifest: no archive is built for uri %s" % m.group(4))
+            line, n_uri = "%suri: %s\n" % (m.group(1), release_uri(version, current)), n_uri + 1
         elif m and m.group(2) == "sha256":
-            line, n_sha = "%ssha256: %s\n" % (m.group(1), sha), n_sha + 1
+            line, n_sha = "%ssha256: %s\n" % (m.group(1), shas[current]), n_sha + 1
         out.append(line)
     if n_uri == 0 or n_uri != n_sha:
         raise BuildError("manifest: expected one uri and one sha256 line per platform, found %d/%d" % (n_uri, n_sha))
@@ -273,24 +385,34 @@ def render_manifest(text: str, version: str, uri: str, sha: str) -> str:
 
 
 def build(dist: Path, manifest: Path, wheel_cache: Path, check: bool = False,
-          mtime: Optional[int] = None) -> Tuple[Path, str]:
-    """Build the archive into `dist`, fill the manifest; returns (archive, sha256)."""
+          mtime: Optional[int] = None) -> List[Tuple[Path, str]]:
+    """Build every archive into `dist`, fill the manifest; returns [(archive, sha256)], the pure
+    archive first, then the platform archives in PLATFORMS order."""
     version = project_version()
     if mtime is None:
         mtime = int(os.environ.get("SOURCE_DATE_EPOCH", DEFAULT_EPOCH))
     wheels = fetch_wheels(wheel_cache)
-    archive = dist / archive_name(version)
-    sha = write_tar(collect(version, wheels), archive, mtime)
+    native = fetch_native(wheel_cache, read_lock())
+    by_platform: Dict[Tuple[str, str], List[Path]] = {}
+    for w in native:
+        by_platform.setdefault(wheel_platform(w.name), []).append(w)
+    shas: Dict[Optional[Tuple[str, str]], str] = {}
+    built: List[Tuple[Path, str]] = []
+    for platform in [None] + [(o, a) for o, a, _ in PLATFORMS]:
+        archive = dist / archive_name(version, platform)
+        files = collect(version, wheels, platform, by_platform.get(platform, []) if platform else [])
+        shas[platform] = write_tar(files, archive, mtime)
+        built.append((archive, shas[platform]))
     template = manifest.read_text()
-    filled = render_manifest(template, version, release_uri(version), sha)
+    filled = render_manifest(template, version, shas)
     (dist / "evictplan.yaml").write_text(filled)
-    (dist / "SHA256SUMS").write_text("%s  %s\n" % (sha, archive.name))
+    (dist / "SHA256SUMS").write_text("".join("%s  %s\n" % (sha, a.name) for a, sha in built))
     if check:
         if filled != template:
             raise BuildError("%s is stale: run python tools/build_release.py" % manifest)
     elif filled != template:
         manifest.write_text(filled)
-    return archive, sha
+    return built
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -303,11 +425,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--check", action="store_true", help="do not write the manifest; exit 1 if it is stale")
     args = ap.parse_args(argv)
     try:
-        archive, sha = build(args.dist, args.manifest, args.wheel_cache, check=args.check)
+        built = build(args.dist, args.manifest, args.wheel_cache, check=args.check)
     except (BuildError, OSError) as e:
         sys.stderr.write("error: %s\n" % e)
         return 1
-    print("%s  %s" % (sha, archive))
+    for archive, sha in built:
+        print("%s  %s  (%.1f MB)" % (sha, archive, archive.stat().st_size / 1e6))
     return 0
 
 

@@ -2,12 +2,12 @@
 
 `msgspec` decodes only the fields of this schema and skips everything else at C speed
 (managedFields, container statuses, image lists, env): on a 150,000-pod snapshot this is what
-makes loading faster and smaller than a plain `json.load` of the same file. Files are decoded
-into the schema's TypedDict twins, i.e. straight into the plain dicts that `freeze.py` reads
-(one projection for every input path); live list pages into the structs, whose raw subtrees are
-copied out (`Converter`) so that each page's buffer can be released. Anything msgspec rejects
-(malformed JSON, a wrong type where an object is expected) raises `FallBack`, and the caller
-re-parses with the stdlib to produce the precise error message.
+makes loading faster and smaller than a plain `json.load` of the same file. Files (`loads`) and
+live list pages (`loads_page`) are decoded the same way: into the schema's TypedDict twins, i.e.
+straight into the plain dicts that `freeze.py` reads (one projection for every input path), with
+no second copy. Anything msgspec rejects (malformed JSON, a wrong type where an object is
+expected) raises `FallBack`, and the caller re-parses with the stdlib to produce the precise error
+message.
 
 Pods are most of a snapshot, and most of a pod's subtrees repeat across the pods of one template
 (labels, tolerations, affinity, container resources). Those subtrees are kept as their raw JSON
@@ -20,7 +20,7 @@ the stdlib path gives them.
 from __future__ import annotations
 
 import typing
-from typing import Any, List, Optional, TypedDict, Union
+from typing import Any, List, Optional, Tuple, TypedDict, Union
 
 import msgspec
 
@@ -256,6 +256,12 @@ def _twin_type(tp: Any, owner: type) -> Any:
 
 _DocDict = _twin(Doc)
 _dict_decoder = msgspec.json.Decoder(Union[_DocDict, List[_DocDict]])
+# A list page of the API server: its ListMeta and items (which carry no kind of their own).
+_ListMetaDict = TypedDict("_ListMetaDict", {"resourceVersion": Any, "continue": Any, "remainingItemCount": Any},
+                          total=False)
+_PageDict = TypedDict("_PageDict", {"metadata": Optional[_ListMetaDict], "items": Optional[List[_DocDict]]},
+                      total=False)
+_page_decoder = msgspec.json.Decoder(_PageDict)
 
 
 def loads(data: Any) -> Any:
@@ -268,6 +274,22 @@ def loads(data: Any) -> Any:
     if isinstance(doc, list):
         return [_finish(d) for d in doc]
     return _finish(doc)
+
+
+def loads_page(data: bytes, kind: str, api_version: str) -> Tuple[dict, list]:
+    """(list metadata, items) of one list page of `kind`, decoded exactly like a file's items
+    (`loads`): pruned plain dicts whose raw subtrees are views into `data`. Each item gets the
+    kind and apiVersion the API server leaves out of list items."""
+    try:
+        page = _page_decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise FallBack() from None
+    items = page.get("items") or []
+    for item in items:
+        item["kind"] = kind
+        item["apiVersion"] = api_version
+        _finish_one(item)
+    return page.get("metadata") or {}, items
 
 
 def _finish(doc: dict) -> dict:
@@ -314,8 +336,14 @@ def _plain(v: Any) -> Any:
     if v.__class__ is list:
         return [_plain(x) for x in v]
     if isinstance(v, msgspec.Struct):
-        return msgspec.to_builtins(v, enc_hook=Converter._decoded)
+        return msgspec.to_builtins(v, enc_hook=_decoded)
     return v
+
+
+def _decoded(v: Any) -> Any:
+    if isinstance(v, msgspec.Raw):
+        return decode_raw(v)
+    raise TypeError("unexpected %s" % type(v).__name__)
 
 
 _RAW_FIELDS = ("kubeletconfig", "summary")
@@ -325,47 +353,3 @@ _PASS = (msgspec.Raw,)
 def _takes_raw(kind: Any, has_containers: bool) -> bool:
     """Does the freezer read this object's subtrees as raw text (RAW_KINDS, or a kind-less pod)?"""
     return kind in RAW_KINDS or (kind is None and has_containers)
-
-
-class Converter:
-    """Live list page items (structs) to plain dicts. For the kinds the freezer reads raw text
-    for, raw subtrees become `bytes` (equal texts shared as one object), so that each page's
-    buffer can be released: the live reader decodes page after page."""
-
-    def __init__(self) -> None:
-        self.texts: dict = {}
-
-    def _shared_bytes(self, v: Any) -> Any:
-        if isinstance(v, msgspec.Raw):
-            b = bytes(v)
-            return self.texts.setdefault(b, b)
-        raise TypeError("unexpected %s" % type(v).__name__)
-
-    @staticmethod
-    def _decoded(v: Any) -> Any:
-        if isinstance(v, msgspec.Raw):
-            return decode_raw(v)
-        raise TypeError("unexpected %s" % type(v).__name__)
-
-    def one(self, doc: Doc) -> Any:
-        """One object as plain dicts; kubelet documents stay bytes (the freezer wraps them)."""
-        raw = {}
-        for name in _RAW_FIELDS:
-            value = getattr(doc, name)
-            if len(value):
-                raw[name] = bytes(value)
-            setattr(doc, name, None)
-        if _takes_raw(doc.kind, doc.spec is not None and doc.spec.containers is not None):
-            out = msgspec.to_builtins(doc, builtin_types=(bytes,), enc_hook=self._shared_bytes)
-        else:
-            out = msgspec.to_builtins(doc, enc_hook=self._decoded)
-        for name in _RAW_FIELDS:
-            out.pop(name, None)
-        out.update(raw)
-        return out
-
-
-def to_builtins(doc: Doc, conv: Optional[Converter] = None) -> Any:
-    """One pruned struct (a live list page item) as plain dicts, like `loads` gives (with bytes
-    where `loads` gives raw text)."""
-    return (conv or Converter()).one(doc)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from pyrsistent import pvector
@@ -49,7 +50,7 @@ def _text(v: Any) -> Any:
     return bytes(v) if v.__class__ is _Raw else v
 
 
-# Raw JSON text arrives as msgspec.Raw (files) or bytes (live pages, see fastjson.Converter).
+# Raw JSON text arrives as msgspec.Raw (files and live pages) or bytes (kubelet documents).
 _RAW_TYPES = (_Raw, bytes)
 
 OWNER_KINDS = ("DaemonSet", "ReplicaSet", "StatefulSet", "Deployment", "Job", "ReplicationController")
@@ -326,61 +327,107 @@ _EMPTY = EMPTY_MAP
 
 
 class Freezer:
-    """Collects raw objects, then builds one Snapshot. Later duplicates win, with a warning."""
+    """Collects raw objects, then builds one Snapshot. Later duplicates win, with a warning.
+
+    `add` keeps raw objects until `build`; `add_page` (the live reader's list pages) projects the
+    PAGED_KINDS at once, so that a page and its raw text can go before the next one arrives."""
+
+    # Kinds that need nothing but themselves (and, for pods, the PriorityClasses) to be projected.
+    PAGED_KINDS = ("Pod",) + OWNER_KINDS
 
     def __init__(self) -> None:
         self.objects: Dict[Tuple[str, str, str], Tuple[str, dict]] = {}
+        self.projected: Dict[Tuple[str, str, str], Tuple[str, Any]] = {}
         self.warnings: List[str] = []
         self.it = _Interner()
+        self._lock = threading.Lock()
+        self._pod_pcs: Optional[Tuple[Dict[str, PriorityClass], Optional[PriorityClass]]] = None
         self.kinds_seen: set = set()     # kinds that appear in the input (a file holds them)
 
     # -- collection -----------------------------------------------------------------------
 
     def add(self, docs: Iterable[Doc]) -> None:
         for source, where, obj in docs:
-            kind = obj.get("kind")
-            if kind is None:
-                kind = infer_kind(obj)
-            if not isinstance(kind, str):
-                raise InputError("expected a string, found %s" % _type_name(kind), source=source,
-                                 obj=where or None, field="kind")
-            if not kind:
-                continue
-            if kind not in _PROJECTORS:
-                continue
-            meta = obj.get("metadata")
-            if meta is None:
-                meta = {}
-            if not isinstance(meta, dict):
-                raise InputError("expected an object, found %s" % _type_name(meta), source=source,
-                                 obj="%s %s" % (kind, where) if where else kind, field="metadata")
-            name = meta.get("name")
-            if kind == "NodeStatsSummary" and name is None:
-                summary = obj.get("summary")
-                if isinstance(summary, (bytes, bytearray)):
-                    summary = LazyJSON(data=bytes(summary))
-                node = obj.get("node") if isinstance(obj.get("node"), dict) else \
-                    (summary.get("node") if isinstance(summary, Mapping) else None)
-                name = node.get("nodeName") if isinstance(node, dict) else None
-            if not isinstance(name, str) or not name:
-                label = "%s %s" % (kind, where) if where else kind
-                problem = "%s without a name" % kind if name is None or name == "" else \
-                    "expected a string, found %s" % _type_name(name)
-                raise InputError(problem, source=source, obj=label, field="metadata.name")
-            ns = meta.get("namespace") or ""
-            if not isinstance(ns, str):
-                raise InputError("expected a string, found %s" % _type_name(ns), source=source,
-                                 obj="%s %s" % (kind, name), field="metadata.namespace")
-            if kind == "Pod" and not ns:
-                ns = "default"
-            if kind != "Lease" or ns == NODE_LEASE_NAMESPACE:   # other Leases are no heartbeats
-                self.kinds_seen.add(kind)
-            key = (kind, ns, name)
-            prev = self.objects.get(key)
-            if prev is not None:
-                self.warnings.append("%s %s appears more than once (%s, %s); the later one wins"
-                                     % (kind, "%s/%s" % (ns, name) if ns else name, prev[0], source))
-            self.objects[key] = (source, obj)
+            key = self._identify(source, where, obj)
+            if key is not None:
+                self.objects[key] = (source, obj)
+                self.projected.pop(key, None)
+
+    def add_page(self, kind: str, source: str, items: Iterable[dict]) -> None:
+        """Project one list page of `kind` (one of PAGED_KINDS) now; the items are not kept.
+        Pods are priced with the PriorityClasses `add`ed so far: add those first. Thread-safe:
+        the live reader calls it from one thread per kind."""
+        if kind not in self.PAGED_KINDS:
+            raise ValueError(kind)
+        with self._lock:
+            if kind == "Pod" and self._pod_pcs is None:
+                self._pod_pcs = _priority_classes(sorted(
+                    (ns, name, src, obj) for (k, ns, name), (src, obj) in self.objects.items() if k == "PriorityClass"))
+            for obj in items:
+                key = self._identify(source, "", obj)
+                if key is None:
+                    continue
+                _, ns, name = key
+                if kind == "Pod":
+                    pcs, default_pc = self._pod_pcs  # type: ignore[misc]
+                    rec = _project_pod(_PodLoc(source, ns, name), obj, ns, name, pcs, default_pc, self.it)
+                else:
+                    rec = _project_owner(_Loc(source, "%s %s/%s" % (kind, ns, name)), obj, kind, ns, name, self.it)
+                self.projected[key] = (source, rec)
+                self.objects.pop(key, None)
+
+    def forget(self, kind: str) -> None:
+        """Drop what `add_page` projected of `kind` (a live list that restarts from its first page)."""
+        with self._lock:
+            for key in [k for k in self.projected if k[0] == kind]:
+                del self.projected[key]
+
+    def _identify(self, source: str, where: str, obj: dict) -> Optional[Tuple[str, str, str]]:
+        """(kind, namespace, name) of a raw object, checked as the API server would; None for
+        kinds the freezer does not read. Warns when the key was seen before (the later one wins)."""
+        kind = obj.get("kind")
+        if kind is None:
+            kind = infer_kind(obj)
+        if not isinstance(kind, str):
+            raise InputError("expected a string, found %s" % _type_name(kind), source=source,
+                             obj=where or None, field="kind")
+        if not kind:
+            return None
+        if kind not in _PROJECTORS:
+            return None
+        meta = obj.get("metadata")
+        if meta is None:
+            meta = {}
+        if not isinstance(meta, dict):
+            raise InputError("expected an object, found %s" % _type_name(meta), source=source,
+                             obj="%s %s" % (kind, where) if where else kind, field="metadata")
+        name = meta.get("name")
+        if kind == "NodeStatsSummary" and name is None:
+            summary = obj.get("summary")
+            if isinstance(summary, (bytes, bytearray)):
+                summary = LazyJSON(data=bytes(summary))
+            node = obj.get("node") if isinstance(obj.get("node"), dict) else \
+                (summary.get("node") if isinstance(summary, Mapping) else None)
+            name = node.get("nodeName") if isinstance(node, dict) else None
+        if not isinstance(name, str) or not name:
+            label = "%s %s" % (kind, where) if where else kind
+            problem = "%s without a name" % kind if name is None or name == "" else \
+                "expected a string, found %s" % _type_name(name)
+            raise InputError(problem, source=source, obj=label, field="metadata.name")
+        ns = meta.get("namespace") or ""
+        if not isinstance(ns, str):
+            raise InputError("expected a string, found %s" % _type_name(ns), source=source,
+                             obj="%s %s" % (kind, name), field="metadata.namespace")
+        if kind == "Pod" and not ns:
+            ns = "default"
+        if kind != "Lease" or ns == NODE_LEASE_NAMESPACE:   # other Leases are no heartbeats
+            self.kinds_seen.add(kind)
+        key = (kind, ns, name)
+        prev = self.objects.get(key) or self.projected.get(key)
+        if prev is not None:
+            self.warnings.append("%s %s appears more than once (%s, %s); the later one wins"
+                                 % (kind, "%s/%s" % (ns, name) if ns else name, prev[0], source))
+        return key
 
     # -- building -------------------------------------------------------------------------
 
@@ -412,10 +459,16 @@ class Freezer:
                 if consume:
                     lst[i] = None
 
-        pcs = {}
-        for ns, name, src, obj in each("PriorityClass"):
-            pcs[name] = _project_priority_class(_Loc(src, "PriorityClass " + name), obj, name)
-        default_pc = max((pc for pc in pcs.values() if pc.global_default), key=lambda pc: pc.value, default=None)
+        pcs, default_pc = _priority_classes(each("PriorityClass"))
+        if self._pod_pcs is not None and (pcs, default_pc) != self._pod_pcs:
+            raise RuntimeError("PriorityClasses were added after pod pages were projected")
+        projected: Dict[str, list] = {}   # kind -> [(ns, name, record)] from add_page
+        for (kind, ns, name), (_, rec) in self.projected.items():
+            projected.setdefault(kind, []).append((ns, name, rec))
+        if consume:
+            self.projected = {}
+        for lst in projected.values():
+            lst.sort(key=lambda t: (t[0], t[1]))
 
         nodes = {}
         for ns, name, src, obj in each("Node"):
@@ -424,6 +477,7 @@ class Freezer:
         pods: List[Pod] = []
         for ns, name, src, obj in each("Pod"):
             pods.append(_project_pod(_PodLoc(src, ns, name), obj, ns, name, pcs, default_pc, self.it))
+        pods.extend(rec for _, _, rec in projected.pop("Pod", ()))
 
         pdbs = {}
         for ns, name, src, obj in each("PodDisruptionBudget"):
@@ -433,6 +487,8 @@ class Freezer:
         for kind in OWNER_KINDS:
             for ns, name, src, obj in each(kind):
                 owners[(kind, ns, name)] = _project_owner(_Loc(src, "%s %s/%s" % (kind, ns, name)), obj, kind, ns, name, self.it)
+            for ns, name, rec in projected.pop(kind, ()):
+                owners[(kind, ns, name)] = rec
 
         vas = []
         for ns, name, src, obj in each("VolumeAttachment"):
@@ -473,6 +529,17 @@ class Freezer:
         return assemble(nodes=nodes, pods=pods, pdbs=pdbs, priority_classes=pcs, owners=owners,
                         volume_attachments=vas, leases=leases, kubelet_configs=kubelet_configs,
                         stats=stats, info=info, warnings=self.warnings).set(**storage)
+
+
+def _priority_classes(entries: Iterable[Tuple[str, str, str, dict]]) -> Tuple[Dict[str, PriorityClass],
+                                                                             Optional[PriorityClass]]:
+    """The PriorityClasses by name, and the global default a pod without a class gets (the
+    highest-valued globalDefault class, as the Priority admission plugin picks it)."""
+    pcs = {}
+    for ns, name, src, obj in entries:
+        pcs[name] = _project_priority_class(_Loc(src, "PriorityClass " + name), obj, name)
+    default_pc = max((pc for pc in pcs.values() if pc.global_default), key=lambda pc: pc.value, default=None)
+    return pcs, default_pc
 
 
 def assemble(*, nodes: Dict[str, Node], pods: List[Pod], pdbs: Dict[Tuple[str, str], PodDisruptionBudget],

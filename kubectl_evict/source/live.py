@@ -4,10 +4,14 @@ Configuration and authentication are the client's own (`new_client_from_config`:
 files, `KUBECONFIG` with several files, contexts, tokens, client certificates, exec plugins,
 OIDC, proxies; `load_incluster_config` inside a pod). Everything else avoids the client's models:
 each kind is listed in pages of 500 (`limit`/`continue`, kubectl's `--chunk-size`) with
-`_preload_content=False`, every page is decoded straight from its bytes (msgspec, pruned to the
-fields the freezer reads; stdlib `json` without msgspec) and the raw objects go into the SAME
-`Freezer` that snapshot files use. The client's model deserialization costs 6-25 s per 5,000
-pods against well under a second for this path (shared/notes/python-performance.md).
+`_preload_content=False`, every page is decoded straight from its bytes the way files are
+(`fastjson.loads_page`: msgspec, pruned to the fields the freezer reads, raw subtrees as views
+into the page; stdlib `json` without msgspec) and the objects go into the SAME `Freezer` that
+snapshot files use. When planning, pods and workloads are projected page by page as they arrive
+(`Freezer.add_page`, on the list's own thread, while the server is still sending the next pages),
+so a page's bytes are freed at once and freezing overlaps the read. The client's model
+deserialization costs 6-25 s per 5,000 pods against well under a second for this path
+(shared/notes/python-performance.md).
 
 Kinds are listed concurrently, one thread each; kubelet data (`nodes/NODE/proxy/configz` and
 `/proxy/stats/summary`) is fetched concurrently for the nodes a command targets, each call with
@@ -20,12 +24,14 @@ SnapshotInfo, because rules follow upstream defaults that changed between releas
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import queue
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -49,6 +55,10 @@ KUBELET_WORKERS = 16
 PAGE_RETRIES = 3                    # 429 / 5xx with Retry-After, like client-go's request retries
 MAX_RETRY_AFTER = 5.0
 WARNING_LINES = 20                  # stderr warnings about kubelets, then "... and N more"
+# While a plan's read projects pages on one thread, the list threads need the GIL for every chunk
+# they take off their sockets (socket.SocketIO is Python code); with the default 5 ms switch
+# interval each such chunk can wait 5 ms behind the projection, and the server idles meanwhile.
+READ_SWITCH_INTERVAL = 0.0005
 
 
 def kubelet_timeout() -> float:
@@ -502,10 +512,6 @@ if msgspec is not None:
         continue_: Any = msgspec.field(name="continue", default=None)
         remainingItemCount: Any = None
 
-    class _PrunedPage(msgspec.Struct):
-        metadata: Optional[_ListMeta] = None
-        items: Optional[List[fastjson.Doc]] = None
-
     class _RawPage(msgspec.Struct):
         metadata: Optional[_ListMeta] = None
         items: Optional[List[msgspec.Raw]] = None
@@ -514,20 +520,25 @@ if msgspec is not None:
         metadata: Optional[_ListMeta] = None
         items: Optional[List[Any]] = None
 
-    _DECODERS = {"pruned": msgspec.json.Decoder(_PrunedPage), "raw": msgspec.json.Decoder(_RawPage),
-                 "full": msgspec.json.Decoder(_FullPage)}
+    _DECODERS = {"raw": msgspec.json.Decoder(_RawPage), "full": msgspec.json.Decoder(_FullPage)}
 
 
 class _BadPage(Exception):
     """A page that is not a Kubernetes list."""
 
 
-def decode_page(data: bytes, mode: str) -> Tuple[dict, list]:
-    """(list metadata, items) of one list page. Items: dicts ("pruned", "full") or bytes ("raw").
+def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tuple[dict, list]:
+    """(list metadata, items) of one list page. Items: dicts ("pruned", "full") or bytes ("raw");
+    "pruned" items of `spec`'s kind carry its kind and apiVersion.
 
     A page msgspec's pruned schema rejects (a wrong type somewhere) is re-read with the stdlib so
     that the freezer can name the object and field."""
-    if msgspec is not None:
+    if msgspec is not None and mode == "pruned":
+        try:
+            return fastjson.loads_page(data, spec.kind if spec else None, spec.api_version if spec else None)
+        except fastjson.FallBack:
+            pass
+    elif msgspec is not None:
         try:
             page = _DECODERS[mode].decode(data)
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -537,10 +548,7 @@ def decode_page(data: bytes, mode: str) -> Tuple[dict, list]:
             meta = {"resourceVersion": m.resourceVersion, "continue": m.continue_,
                     "remainingItemCount": m.remainingItemCount} if m is not None else {}
             items = page.items or []
-            if mode == "pruned":
-                conv = fastjson.Converter()
-                items = [fastjson.to_builtins(i, conv) for i in items]
-            elif mode == "raw":
+            if mode == "raw":
                 items = [bytes(i) for i in items]
             return meta, items
     try:
@@ -554,6 +562,11 @@ def decode_page(data: bytes, mode: str) -> Tuple[dict, list]:
     if mode == "raw":
         dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
         items = [dumps(i).encode() for i in items]
+    elif mode == "pruned" and spec is not None:
+        for i in items:
+            if isinstance(i, dict):
+                i["kind"] = spec.kind
+                i["apiVersion"] = spec.api_version
     return meta, items
 
 
@@ -710,8 +723,9 @@ class ClusterReader:
         return str(doc.get("gitVersion") or "") if isinstance(doc, dict) else ""
 
     # -- lists -----------------------------------------------------------------------------------
-    def list_kind(self, spec: ListSpec, mode: str) -> Tuple[str, list]:
-        """Every item of one kind, paging by CHUNK_SIZE; restarts once on 410 Gone."""
+    def list_kind(self, spec: ListSpec, mode: str, sink: Optional["FreezeSink"] = None) -> Tuple[str, list]:
+        """Every item of one kind, paging by CHUNK_SIZE; restarts once on 410 Gone. Pages the
+        `sink` takes are handed to it as they arrive and not returned."""
         api = getattr(self.kclient, spec.api)(self.conn.api)
         fn = getattr(api, spec.method)
         args = (spec.namespace,) if spec.namespace else ()
@@ -730,14 +744,17 @@ class ClusterReader:
                         kw["_continue"] = token
                     data = self._call(what, fn, *args, **kw)
                     try:
-                        meta, page = decode_page(data, mode)
+                        meta, page = decode_page(data, mode, spec)
                     except _BadPage as e:
                         raise ClusterAccessError("%s: the answer from %s is %s" % (what, self.conn.server, e)) from None
                     if not token:
                         rv = str(meta.get("resourceVersion") or "")
-                    items.extend(page)
+                    n = len(page)
+                    if sink is None or not sink.take(spec, page):
+                        items.extend(page)
+                    del page
                     token = meta.get("continue") or None
-                    self.progress.page(spec.kind, len(page), meta.get("remainingItemCount"), last=not token)
+                    self.progress.page(spec.kind, n, meta.get("remainingItemCount"), last=not token)
                     if not token:
                         return rv, items
             except (ClusterAccessError, _Cancelled):
@@ -746,6 +763,8 @@ class ClusterReader:
                 status = getattr(e, "status", None)
                 if status == 410 and token and not restarted:
                     restarted = True   # the continue token expired (compaction): start over, once
+                    if sink is not None:
+                        sink.restart(spec)
                     continue
                 if status == 410 and token:
                     raise ClusterAccessError(
@@ -834,8 +853,10 @@ class ClusterReader:
 
     # -- everything ------------------------------------------------------------------------------
     def read(self, mode: str = "pruned", nodes: Optional[Sequence[str]] = None, kubelet: bool = True,
-             taken_at: Optional[float] = None) -> ClusterData:
-        """Read the cluster. `nodes`: the nodes whose kubelets to read (None: every node)."""
+             taken_at: Optional[float] = None, sink: Optional["FreezeSink"] = None) -> ClusterData:
+        """Read the cluster. `nodes`: the nodes whose kubelets to read (None: every node).
+        `sink`: takes pages as they arrive (see FreezeSink); its FIRST kinds are read before the
+        others start."""
         if mode not in MODES:
             raise ValueError(mode)
         version = self.version()
@@ -848,7 +869,17 @@ class ClusterReader:
         data = ClusterData(info=info)
         pool = ThreadPoolExecutor(max_workers=len(LISTS))
         try:
-            futures = {spec.kind: pool.submit(self.list_kind, spec, mode) for spec in LISTS}
+            futures: Dict[str, Future] = {}
+            for spec in LISTS:   # what the sink needs before any other page (pods need PriorityClasses)
+                if sink is not None and spec.kind in sink.FIRST:
+                    futures[spec.kind] = first = Future()
+                    try:
+                        first.set_result(self.list_kind(spec, mode, sink))
+                    except Exception as e:  # noqa: BLE001 - raised below, in LISTS order like the others
+                        first.set_exception(e)
+            for spec in LISTS:
+                if spec.kind not in futures:
+                    futures[spec.kind] = pool.submit(self.list_kind, spec, mode, sink)
             try:
                 for spec in LISTS:   # the node list first: kubelet reads start while pods still page
                     rv, items = futures[spec.kind].result()
@@ -928,9 +959,93 @@ def kubelet_documents(data: ClusterData) -> Iterator[dict]:
                "summary": data.summaries[node]}
 
 
+def source_label(context: str) -> str:
+    """How objects read from a cluster are named in messages (the file name of a snapshot)."""
+    return "cluster %s" % context
+
+
+class FreezeSink:
+    """Hands a live read's list pages to the Freezer as they arrive: PriorityClasses are added
+    first (pods are priced with them); pods and workloads are projected page by page
+    (`Freezer.add_page`) on one projecting thread, fed through a short queue, so that the list
+    threads keep asking for the next page while the previous one is projected (the server and
+    the projection overlap) and at most QUEUE_PAGES decoded pages wait. Every other kind stays in
+    ClusterData until the read is done. `close` waits for the queue to drain and raises what
+    projecting a page raised (an InputError naming the object)."""
+
+    FIRST = ("PriorityClass",)
+    QUEUE_PAGES = 8
+
+    def __init__(self, freezer: Freezer, label: str) -> None:
+        self.freezer = freezer
+        self.label = label
+        self._queue: "queue.Queue[Any]" = queue.Queue(maxsize=self.QUEUE_PAGES)
+        self._error: Optional[BaseException] = None
+        self._abandoned = False
+        self._thread: Optional[threading.Thread] = None
+        self._start = threading.Lock()
+
+    def take(self, spec: ListSpec, items: list) -> bool:
+        """Take one page of `spec`'s kind (True), or leave it to the caller (False)."""
+        if spec.kind in Freezer.PAGED_KINDS:
+            self._put((spec.kind, items))
+            return True
+        if spec.kind in self.FIRST:
+            self.freezer.add((self.label, "", i) for i in items)
+            return True
+        return False
+
+    def restart(self, spec: ListSpec) -> None:
+        """The list of `spec`'s kind starts over: forget its pages projected so far."""
+        if spec.kind in Freezer.PAGED_KINDS:
+            self._put((spec.kind, None))
+
+    def _put(self, job: Tuple[str, Optional[list]]) -> None:
+        with self._start:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="freeze-pages", daemon=True)
+                self._thread.start()
+        while True:
+            if self._error is not None:
+                raise self._error
+            try:
+                self._queue.put(job, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+
+    def _run(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            if self._error is not None or self._abandoned:
+                continue   # drain: the read is failing
+            kind, items = job
+            try:
+                if items is None:
+                    self.freezer.forget(kind)
+                else:
+                    self.freezer.add_page(kind, self.label, items)
+            except BaseException as e:  # noqa: BLE001 - handed to the reader's threads and to close()
+                self._error = e
+            del job, items
+
+    def close(self, raise_error: bool = True) -> None:
+        """Wait until every page taken is projected; then raise what projecting one raised.
+        `raise_error=False` (the read failed or was interrupted): pages still queued are dropped."""
+        self._abandoned = not raise_error
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+        if raise_error and self._error is not None:
+            raise self._error
+
+
 def documents(data: ClusterData) -> Iterator[Tuple[str, str, dict]]:
     """Freezer input (source, where, object) for data read in "pruned" or "full" mode."""
-    label = "cluster %s" % data.info["context"]
+    label = source_label(data.info["context"])
     yield (label, "", data.info)
     for spec in LISTS:
         for item in data.items.get(spec.kind, ()):
@@ -954,10 +1069,20 @@ def write_warnings(warnings: Sequence[str], stream: Any = None) -> None:
 # --- entry points -------------------------------------------------------------------------------
 
 def read_live(opts: GlobalOptions, mode: str, nodes: Optional[Sequence[str]] = None,
-              kubelet: bool = True) -> ClusterData:
-    """Connect with the options' kubeconfig/context and read the cluster."""
+              kubelet: bool = True, freezer: Optional[Freezer] = None) -> ClusterData:
+    """Connect with the options' kubeconfig/context and read the cluster; with a `freezer`, pages
+    of the kinds it projects page by page go straight into it (FreezeSink)."""
     conn = connect(opts)
-    return ClusterReader(conn).read(mode=mode, nodes=nodes, kubelet=kubelet)
+    if freezer is None:
+        return ClusterReader(conn).read(mode=mode, nodes=nodes, kubelet=kubelet)
+    sink = FreezeSink(freezer, source_label(conn.context))
+    try:
+        data = ClusterReader(conn).read(mode=mode, nodes=nodes, kubelet=kubelet, sink=sink)
+    except BaseException:
+        sink.close(raise_error=False)
+        raise
+    sink.close()
+    return data
 
 
 def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: bool = True) -> Snapshot:
@@ -966,10 +1091,24 @@ def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: boo
     `nodes`: the nodes the command targets, whose kubelet configz and stats/summary are read
     (None: every node); `kubelet=False` reads no kubelet at all. Kubelet read problems are
     printed as `warning:` lines on stderr: the plan itself is a function of what was read, so
-    planning from `kubectl evictplan snapshot` output gives the identical plan."""
-    data = read_live(opts, "pruned", nodes, kubelet)
-    write_warnings(data.warnings)
-    freezer = Freezer()
-    freezer.add(documents(data))
-    data.items.clear()
-    return freezer.build()
+    planning from `kubectl evictplan snapshot` output gives the identical plan.
+
+    The garbage collector is paused throughout, as for files (files.load_snapshot): reading and
+    freezing allocate millions of objects that all stay alive."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    interval = sys.getswitchinterval()
+    try:
+        freezer = Freezer()
+        sys.setswitchinterval(min(interval, READ_SWITCH_INTERVAL))
+        try:
+            data = read_live(opts, "pruned", nodes, kubelet, freezer=freezer)
+        finally:
+            sys.setswitchinterval(interval)
+        write_warnings(data.warnings)
+        freezer.add(documents(data))
+        data.items.clear()
+        return freezer.build(consume=True)
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -11,14 +11,19 @@ readers run against the same server in the same run, each in a fresh process, ou
 
 * `evictplan snapshot`: every kind the planner reads, pages of 500, raw bytes out (--no-kubelet:
   kubectl reads no kubelet either);
-* `evictplan plan`: `affinity` live (read + freeze + plan), the path every command takes;
+* `evictplan plan`: `affinity` live (read + freeze + plan), the path every command takes (pages
+  decoded straight into the freezer's projection, as files are);
 * `kubectl get pods -A -o json` (chunks of 500, its default);
 * `client models`: `CoreV1Api.list_pod_for_all_namespaces(limit=500, _continue=...)` with the
   client's model deserialization, page by page (one unpaginated call for 150,000 pods needs
   ~20 GB of models). `--client-pages N` stops after N pages and extrapolates to all pods (marked
   "extrapolated" in the table).
 
-Goal (issue 7): snapshot no slower than kubectl, and at least 5x faster than the client's models.
+Goals: snapshot no slower than kubectl, and at least 5x faster than the client's models (issue 7);
+the live plan within 1.5x snapshot's wall time and peak RSS (issue 27; the last line says whether
+it is met). The machine may be shared: each reader's CPU seconds (user+sys of the child) and the
+1-minute load average before it are printed too. `--no-kubectl` leaves kubectl out (it needs about
+13 GB at 150,000 pods), `--no-client` the client models.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+GOAL = 1.5   # issue 27: a live plan within 1.5x snapshot's wall time and peak RSS
 
 CLIENT_SCRIPT = r"""
 import sys, time, json
@@ -58,7 +64,7 @@ print(json.dumps({"pods": n, "seconds": time.perf_counter() - t0, "remaining": r
 
 
 def run(cmd, env=None, stdout=subprocess.DEVNULL):
-    """(wall seconds, peak RSS MiB, returncode, stdout) of one child process."""
+    """(wall seconds, peak RSS MiB, returncode, stdout, cpu seconds) of one child process."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env, cwd=str(REPO))
     out = p.stdout.read() if stdout == subprocess.PIPE else b""
@@ -68,7 +74,7 @@ def run(cmd, env=None, stdout=subprocess.DEVNULL):
     wall = time.perf_counter() - t0
     if p.returncode not in (0, 3):
         sys.stderr.write("%s failed (%d): %s\n" % (cmd[:4], p.returncode, err.decode()[-2000:]))
-    return wall, usage.ru_maxrss / 1024.0, p.returncode, out
+    return wall, usage.ru_maxrss / 1024.0, p.returncode, out, usage.ru_utime + usage.ru_stime
 
 
 def start_server(snapshot: str, kubeconfig: str):
@@ -89,6 +95,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--client-pages", type=int, default=0, help="stop the client-model reader after N pages of 500 "
                     "and extrapolate (0: read all)")
+    ap.add_argument("--no-kubectl", action="store_true", help="leave `kubectl get pods -A -o json` out")
+    ap.add_argument("--no-client", action="store_true", help="leave the client models out")
     ap.add_argument("--json", help="also write the results here")
     a = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-live-"))
@@ -107,7 +115,7 @@ def main(argv=None) -> int:
     results = {}
     try:
         # warm-up (page cache, server snapshot of each kind); and count the pods
-        _, _, _, out = run([sys.executable, "-c", "import json,sys,urllib.request;"
+        _, _, _, out, _ = run([sys.executable, "-c", "import json,sys,urllib.request;"
                             "d=json.load(urllib.request.urlopen(sys.argv[1]+'/api/v1/pods?limit=1'));"
                             "print(d['metadata'].get('remainingItemCount',0)+len(d['items']))", url],
                            stdout=subprocess.PIPE)
@@ -115,42 +123,53 @@ def main(argv=None) -> int:
         readers = [
             ("evictplan snapshot", py + ["snapshot", "--no-kubelet"]),
             ("evictplan plan (affinity)", py + ["--now", "2026-11-21T12:00:00Z", "affinity"]),
-            ("kubectl get pods -A -o json", ["kubectl", "--kubeconfig", kc, "get", "pods", "-A", "-o", "json"]),
         ]
+        if not a.no_kubectl:
+            readers.append(("kubectl get pods -A -o json", ["kubectl", "--kubeconfig", kc, "get", "pods", "-A", "-o", "json"]))
         for name, cmd in readers:
             best = None
             for _ in range(a.repeat):
-                wall, rss, rc, _ = run(cmd, env=env)
+                load = os.getloadavg()[0]
+                wall, rss, rc, _, cpu = run(cmd, env=env)
                 if rc in (0, 3) and (best is None or wall < best[0]):
-                    best = (wall, rss)
-            results[name] = {"seconds": round(best[0], 2), "peak_rss_mib": round(best[1]), "pods": total} \
-                if best else {"failed": True}
-        wall, rss, rc, out = run([sys.executable, "-c", CLIENT_SCRIPT, kc, str(a.client_pages)], env=env,
-                                 stdout=subprocess.PIPE)
+                    best = (wall, rss, cpu, load)
+            results[name] = {"seconds": round(best[0], 2), "peak_rss_mib": round(best[1]), "pods": total,
+                             "cpu_seconds": round(best[2], 2), "load": round(best[3], 2)} if best else {"failed": True}
+        load = os.getloadavg()[0]
+        wall, rss, rc, out, cpu = run([sys.executable, "-c", CLIENT_SCRIPT, kc, str(a.client_pages)], env=env,
+                                      stdout=subprocess.PIPE) if not a.no_client else (0, 0, 1, b"", 0)
         if rc == 0:
             r = json.loads(out.decode().strip().splitlines()[-1])
             overhead = wall - r["seconds"]
             est = r["seconds"] * total / max(r["pods"], 1) + overhead
             results["client models (list_pod_for_all_namespaces)"] = {
                 "seconds": round(est, 2), "peak_rss_mib": round(rss), "pods": r["pods"],
-                "extrapolated": r["pods"] < total}
+                "extrapolated": r["pods"] < total, "cpu_seconds": round(cpu, 2), "load": round(load, 2)}
     finally:
         server.terminate()
         server.wait()
     width = max(len(k) for k in results)
     print("%d pods from %s" % (total, snapshot))
-    print("%-*s  %9s  %9s  %s" % (width, "reader", "seconds", "peak MiB", "note"))
+    print("%-*s  %9s  %9s  %9s  %5s  %s" % (width, "reader", "seconds", "cpu s", "peak MiB", "load", "note"))
     for k, v in results.items():
         if v.get("failed"):
             print("%-*s  failed" % (width, k))
             continue
-        note = "extrapolated from %d pods" % v["pods"] if v.get("extrapolated") else ""
-        print("%-*s  %9.2f  %9d  %s" % (width, k, v["seconds"], v["peak_rss_mib"], note))
+        note = "extrapolated from %d pods (cpu: the pages read)" % v["pods"] if v.get("extrapolated") else ""
+        print("%-*s  %9.2f  %9.2f  %9d  %5.2f  %s" % (width, k, v["seconds"], v["cpu_seconds"], v["peak_rss_mib"],
+                                                     v["load"], note))
     snap = results.get("evictplan snapshot", {}).get("seconds")
     kube = results.get("kubectl get pods -A -o json", {}).get("seconds")
     model = results.get("client models (list_pod_for_all_namespaces)", {}).get("seconds")
     if snap and kube and model:
         print("snapshot vs kubectl: %.2fx faster; vs client models: %.1fx faster" % (kube / snap, model / snap))
+    plan = results.get("evictplan plan (affinity)", {})
+    snapshot = results.get("evictplan snapshot", {})
+    if plan.get("seconds") and snapshot.get("seconds"):
+        t, m = plan["seconds"] / snapshot["seconds"], plan["peak_rss_mib"] / snapshot["peak_rss_mib"]
+        print("live plan vs snapshot: %.2fx wall, %.2fx cpu, %.2fx peak RSS; goal (<= %.1fx wall and RSS) %s"
+              % (t, plan["cpu_seconds"] / max(snapshot["cpu_seconds"], 0.01), m, GOAL,
+                 "met" if t <= GOAL and m <= GOAL else "NOT met"))
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=2))
     return 0
