@@ -466,6 +466,13 @@ class PriorityClass(Record):
     preemption_policy = field(type=str, initial="")
 
 
+class PodFailureRule(NamedTuple):
+    """One `spec.podFailurePolicy.rules` entry of a Job."""
+    action: str                                   # FailJob | Ignore | Count | FailIndex
+    on_conditions: Tuple[Tuple[str, str], ...]    # (type, status) patterns; status defaults to True
+    on_exit_codes: bool = False                   # the rule matches on container exit codes
+
+
 class Owner(Record):
     """A workload controller: DaemonSet, ReplicaSet, StatefulSet, Deployment, Job, RC."""
     kind = field(type=str, mandatory=True)
@@ -476,6 +483,12 @@ class Owner(Record):
     controller = field(initial=None)            # OwnerRef (ReplicaSet -> Deployment)
     selector = field(initial=None)              # LabelSelector
     pod_management_policy = field(type=str, initial="")   # StatefulSet: OrderedReady (default) | Parallel
+    # Job only: spec.backoffLimit (defaulted to 6), status.failed, spec.podFailurePolicy.rules,
+    # spec.backoffLimitPerIndex (None: not set)
+    backoff_limit = field(type=int, initial=6)
+    failed = field(type=int, initial=0)
+    pod_failure_rules = field(type=tuple, initial=())      # PodFailureRule, in spec order
+    backoff_limit_per_index = field(initial=None)
     # StatefulSet: rolling out (RollingUpdate strategy, status.currentRevision != updateRevision)
     # and spec.updateStrategy.rollingUpdate.maxUnavailable (int, "NN%" or None)
     rolling_out = field(type=bool, initial=False)

@@ -56,6 +56,8 @@ CODES = {
     "ordered-ready": "shortfall: an OrderedReady StatefulSet creates this ordinal only after every lower one "
                      "is Running and Ready",
     "threshold-persists": "shortfall: node pressure persists after every pod the kubelet may evict is gone",
+    "job-failed": "shortfall: the kubelet's kill fails the pod's Job (backoffLimit exceeded, or a podFailurePolicy "
+                  "FailJob/FailIndex rule matches), so nothing replaces the pod",
     # skipped: left on purpose
     "daemonset": "skipped: a DaemonSet pod (kubectl drain --ignore-daemonsets, or the DaemonSet "
                  "controller tolerates the taint)",
@@ -70,7 +72,7 @@ CODES = {
     "stays-running": "skipped: the change does not affect the running pod (IgnoredDuringExecution)",
 }
 BLOCKED_CODES = ("pdb-budget", "pdb-multiple", "drain-filter", "node-unreachable", "nowhere-to-move", "drain-timeout")
-SHORTFALL_CODES = ("no-node-fits", "waits-for-old-pod", "ordered-ready", "threshold-persists")
+SHORTFALL_CODES = ("no-node-fits", "waits-for-old-pod", "ordered-ready", "threshold-persists", "job-failed")
 
 
 class Action(Record):
@@ -94,6 +96,9 @@ class Action(Record):
     force = field(type=bool, initial=False)
     # detach
     volume_attachment = field(type=str, initial="")
+    # kill: when the owning controller creates the replacement (the pod turned Failed, or later
+    # after a backoff); None: at `at`, or nothing replaces it
+    replaced_at = field(initial=None)
     # evict/delete: nodes tied at the top score with `target` (the pick among them is by name)
     candidates = field(type=tuple, initial=())
     # label/unlabel: the node's current value of `key` (None: not set), for the apply precondition

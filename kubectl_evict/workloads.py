@@ -3,7 +3,8 @@
 Operators do not think in pods but in workloads: "does shop/payments keep serving while I
 drain?". Every rule's plan removes pods at known times (`at` of evict/delete/kill actions) and
 says where a replacement lands (`target`); a replacement counts as Ready `startup` seconds after
-its pod is gone, the same assumption drain's waves make (`--pod-startup`). A pod that is already
+its controller creates it (its pod is gone, or for a kubelet `kill` the pod is Failed:
+`replaced_at`), the same assumption drain's waves make (`--pod-startup`). A pod that is already
 not Ready or already terminating takes no ready replica away, and a terminating pod's
 replacement already exists, so it adds none.
 
@@ -108,7 +109,7 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
 def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
                ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...], Tuple[Incomplete, ...]]:
     events: Dict[WorkloadKey, List[Tuple[float, int]]] = {}
-    bypass: Dict[WorkloadKey, bool] = {}
+    bypass: Dict[WorkloadKey, str] = {}         # how the PDB is bypassed: "delete", "kill" or ""
     pods: Dict[WorkloadKey, List[Pod]] = {}
     for a in actions:
         if a.type not in POD_ACTIONS:
@@ -124,9 +125,12 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
         if _counts_ready(pod):
             ev.append((float(a.at), -1))
         if a.target is not None and pod.deletion_timestamp is None:
-            ev.append((float(a.at) + startup, +1))
-        if a.type != "evict":
-            bypass[key] = True
+            created = a.replaced_at if a.replaced_at is not None else a.at
+            ev.append((float(created) + startup, +1))
+        if a.type == "kill":
+            bypass[key] = bypass.get(key) or "kill"
+        elif a.type != "evict":
+            bypass[key] = "delete"
     if not events:
         return (), (), ()
     rs_index = _replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in events) else {}
@@ -162,7 +166,7 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
                       levels=tuple(levels))
         out.append(wl)
         if outage_from is not None:
-            warnings.append(_outage_text(wl, outage_from, outage_until, bypass.get(key, False)))
+            warnings.append(_outage_text(wl, outage_from, outage_until, bypass.get(key, "")))
         if kind == "StatefulSet":
             owner = snapshot.owners.get(key)
             if owner is not None and owner.rolling_out:
@@ -186,13 +190,17 @@ def _pdb_ref(snapshot: Snapshot, pods: Sequence[Pod]) -> str:
     return ""
 
 
-def _outage_text(wl: Workload, start: float, end: Optional[float], bypassed: bool) -> str:
+def _outage_text(wl: Workload, start: float, end: Optional[float], bypassed: str) -> str:
     window = ("from %s until %s" % (format_offset(start), format_offset(end)) if end is not None
               else "from %s on: no replacement becomes Ready" % format_offset(start))
     text = "outage: %s has 0 of %d ready replicas %s" % (wl.ref, wl.ready, window)
     if wl.pdb:
-        text += (" (plain deletions bypass PDB %s)" % wl.pdb if bypassed
-                 else " (PDB %s allows it)" % wl.pdb)
+        if bypassed == "delete":
+            text += " (plain deletions bypass PDB %s)" % wl.pdb
+        elif bypassed == "kill":
+            text += " (the kubelet's kills do not consult PDB %s)" % wl.pdb
+        else:
+            text += " (PDB %s allows it)" % wl.pdb
     return text
 
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from kubectl_evict.model import Taint, Toleration
-from kubectl_evict.rules.nodelifecycle import taint_eviction_schedule
+from kubectl_evict.scheduling.tolerations import taint_eviction_schedule
 from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, matching_tolerations,
                                                   min_toleration_seconds, no_execute_decision, tolerates)
 from kubectl_evict.timeutil import parse_time

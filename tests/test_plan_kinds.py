@@ -43,7 +43,7 @@ COMMANDS = [
     (["drain", "worker-c2", *DRAIN_FLAGS, "--skip-wait-for-delete-timeout", "30"], 4, False, {"user"}),
     (["controller", "--fail", "worker-a1"], 4, True, {"node-lifecycle-controller", "taint-eviction-controller"}),
     (["pressure"], 0, True, {"kubelet", "node-lifecycle-controller"}),
-    (["shutdown", "worker-a1"], 0, True, {"kubelet", "node-lifecycle-controller"}),
+    (["shutdown", "worker-a1"], 4, True, {"kubelet", "node-lifecycle-controller"}),   # spark-driver fits nowhere
     (["shutdown", "worker-c2", "--non-graceful"], 0, False, {"user", "pod-gc", "attach-detach-controller"}),
     (["affinity", "--taint", "worker-a2:k=v:NoExecute"], 0, False, {"user", "taint-eviction-controller"}),
     (["affinity", "--label", "worker-b1:disktype=hdd"], 0, False, {"user"}),

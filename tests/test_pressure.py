@@ -99,7 +99,8 @@ def _kubelet(node_name, **cfg):
 
 
 def _cluster(write, *extra):
-    items = [node("n1", memory="8Gi")]
+    items = [node("n1", memory="8Gi"),
+             node("n2", memory="8Gi")]   # where the ReplicaSet puts the evicted pods' replacements
     for name, mem, prio in (("hog", "256Mi", 0), ("mid", "256Mi", 0), ("small", "256Mi", 0), ("calm", "1Gi", 0)):
         items.append(pod(name, "n1", memory=mem, priority=prio))
     items.append(pod("etcd", "n1", owner=("Node", "n1"), memory=None, cpu=None,

@@ -262,7 +262,8 @@ def test_synchronize_min_reclaim_carry_over(case):
 
 
 def _memory_cluster(tmp_path: Path, available: int, usage, *extra, server_version=None, stats=True, tgps=None) -> str:
-    items: List[Dict[str, Any]] = [node("n1", memory="8Gi")]
+    items: List[Dict[str, Any]] = [node("n1", memory="8Gi"),
+             node("n2", memory="8Gi")]   # where the ReplicaSet puts the evicted pods' replacements
     pods_stats = []
     for name, ws, prio in usage:
         p = pod(name, "n1", memory="256Mi", priority=prio)

@@ -144,7 +144,10 @@ def test_not_ready_taints_and_taint_manager_order() -> None:
              pod("early", "n1", priority=0, tgps=10), pod("late", "n1", priority=100000, tgps=10),
              pod("b1000", "n1", priority=1000, tgps=10), pod("b10000", "n1", priority=10000, tgps=200),
              pod("forever", "n1", tolerations=[{"operator": "Exists"}]),
-             pod("raw", "n1", tolerations=[]))
+             # (a pod with no toleration at all gets DefaultTolerationSeconds' 300s, as the controller rule
+             # assumes: this one tolerates not-ready for 0s and goes as soon as the NoExecute taint comes)
+             pod("raw", "n1", tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                            "effect": "NoExecute", "tolerationSeconds": 0}]))
     plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",), inhibit_delay_max=600), NOW)
     assert taints(plan) == [("n1", "node.kubernetes.io/not-ready", "NoSchedule", 0),
                             ("n1", "node.kubernetes.io/not-ready", "NoExecute", 5)]

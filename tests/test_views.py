@@ -28,7 +28,7 @@ COMMANDS = {
     "drain": (["drain", "worker-a1", "--ignore-daemonsets", "--delete-emptydir-data", "--force"], 3),
     "controller": (["controller", "--fail-zone", "eu-west-1b"], 4),
     "pressure": (["pressure"], 0),
-    "shutdown": (["shutdown", "worker-a1"], 0),
+    "shutdown": (["shutdown", "worker-a1"], 4),
     "affinity": (["affinity", "--label", "worker-b1:disktype=hdd", "--taint", "worker-a2:maintenance=true:NoExecute"], 0),
 }
 VIEWS = {

@@ -122,6 +122,8 @@ def _action(d: Any, i: int, source: str) -> Action:
             if not isinstance(cands, list) or not all(isinstance(c, str) for c in cands):
                 raise InputError("must be a list of node names", source=source, field=where + ".candidates")
             kw["candidates"] = tuple(cands)
+        if "replacementAt" in d:
+            kw["replaced_at"] = _number(d, "replacementAt", where, source, nullable=True)
         force = d.get("force", False)
         if not isinstance(force, bool):
             raise InputError("must be true or false, not %s" % _type(force), source=source, field=where + ".force")

@@ -20,6 +20,8 @@ def action_dict(a: Action) -> Dict[str, Any]:
             d["target"] = a.target
             if a.candidates:
                 d["candidates"] = list(a.candidates)
+            if a.replaced_at is not None:
+                d["replacementAt"] = number(a.replaced_at)
         if a.type == "delete":
             d["force"] = a.force
         if a.owner is not None:

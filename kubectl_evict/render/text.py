@@ -338,6 +338,8 @@ def fix_hint(plan: Plan, e: Entry) -> str:
                              "taint so the old pod is removed",
         "ordered-ready": "its lower ordinals must be Ready first (podManagementPolicy: Parallel avoids the wait)",
         "threshold-persists": "free memory or disk outside the pods, or raise the eviction threshold",
+        "job-failed": "raise the Job's backoffLimit, or add a podFailurePolicy rule that Ignores the "
+                      "DisruptionTarget condition",
     }
     if e.code == "drain-filter":
         for flag in ("--force", "--delete-emptydir-data", "--ignore-daemonsets"):

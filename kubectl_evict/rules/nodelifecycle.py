@@ -35,7 +35,7 @@ from kubectl_evict.model import Condition, Node, Pod, Snapshot, Taint, Toleratio
 from kubectl_evict.versions import ClusterVersion, cluster_version
 from kubectl_evict.scheduling.tolerations import (DISK_PRESSURE, MEMORY_PRESSURE, NETWORK_UNAVAILABLE, NOT_READY,
                                                   PID_PRESSURE, UNREACHABLE, UNSCHEDULABLE, default_toleration_seconds,
-                                                  no_execute_decision, taints_text)
+                                                  taint_eviction_schedule)
 
 # --- settings ----------------------------------------------------------------------------------
 
@@ -661,66 +661,6 @@ def effective_tolerations(pod: Pod, settings: ControllerSettings,
         _cache[key] = hit
     return hit
 
-
-
-def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequence[Toleration],
-                            history: Sequence[Tuple[float, Tuple[Taint, ...]]], now: float
-                            ) -> Tuple[str, Optional[float], str]:
-    """`processPodOnNode` replayed over a node's NoExecute taint history.
-
-    Returns (kind, at, why): "delete" at a time, "forever" (tolerated without seconds while the
-    controller's taints were on), "cancelled" (a scheduled deletion was cancelled because the
-    taints went away), or "none". A scheduled deletion is kept when later taint changes come
-    (`startTime + min < now + min`); not tolerating a taint deletes at once; the taints in the
-    snapshot are assumed to have been seen when added (`timeAdded`, else `now`).
-    """
-    sched: Optional[Tuple[float, float, str]] = None   # (created, fires, why)
-    forever = ""
-    cancelled = ""
-    for i, (t, taints) in enumerate(history):
-        if sched is not None and sched[1] <= t and i > 0:
-            return "delete", sched[1], sched[2]
-        d = no_execute_decision(taints, tolerations)
-        noexec = [x for x in taints if x.effect == "NoExecute"]
-        if d.action == "none":
-            if sched is not None:
-                cancelled = "deletion planned for %s cancelled at %s: NoExecute taints removed" % (_fmt(sched[1]), _fmt(t))
-            sched = None
-            continue
-        if d.action == "delete-now":
-            if d.untolerated:
-                why = "does not tolerate NoExecute taint %s" % taints_text(d.untolerated)
-            else:
-                why = "tolerates NoExecute taint %s for 0s" % taints_text(noexec)
-            if i == 0:
-                why += " (in the snapshot: deletion is due now)"
-            return "delete", t, why
-        if d.action == "forever":
-            if sched is not None:
-                cancelled = ""
-            sched = None
-            forever = "tolerates NoExecute taint %s forever (no tolerationSeconds)" % taints_text(noexec)
-            continue
-        secs = d.seconds
-        used = [tol for tol in tolerations if tol.seconds == secs and tol.effect in ("", "NoExecute")]
-        added = bool(used) and all(u not in original for u in used)
-        why = "tolerates NoExecute taint %s for %ds%s" % (taints_text(noexec), secs,
-                                                          " (default toleration added at admission)" if added else "")
-        if i == 0:
-            starts = [x.time_added - now for x in noexec if x.time_added is not None]
-            created = min(starts) if starts else 0.0
-            sched = (created, max(0.0, created + secs),
-                     why + (" (taint added %s ago)" % _dur(round(-created)) if created < 0 else ""))
-        elif sched is None or sched[0] == t:
-            sched = (t, t + secs, why)
-        # else: the earlier scheduled deletion is kept as it is
-    if sched is not None:
-        return "delete", sched[1], sched[2]
-    if cancelled:
-        return "cancelled", None, cancelled
-    if forever:
-        return "forever", None, forever
-    return "none", None, ""
 
 
 def pod_fates(snapshot: Snapshot, timeline: Timeline, settings: ControllerSettings, now: float) -> List[PodFate]:

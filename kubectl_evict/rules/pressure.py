@@ -19,6 +19,12 @@ Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by the cluster's 
   terminationGracePeriodSeconds from v1.32, evictionMaxPodGracePeriod alone before; a note says
   which rule and version the plan assumed;
 - pressure that outlasts every evictable pod is a `threshold-persists` shortfall (exit code 4);
+- each evicted pod's replacement (`rules.replacements`): the pod is Failed (reason Evicted,
+  condition DisruptionTarget/TerminationByKubelet) at the end of its grace period and its owner's
+  controller acts then (ReplicaSet `syncReplicaSet`/`FilterActivePods`, StatefulSet
+  `processReplica`, Job `syncJob`/`matchPodFailurePolicy`, DaemonSet `podsShouldBeOnNode` with the
+  eviction manager's Admit); kube-scheduler places it with the node tainted for its pressure
+  conditions; one with nowhere to go is a `no-node-fits` shortfall (exit code 4);
 - by release (`versions.FEATURES`): the ranking reads pod-level requests from v1.34 (#132277) and
   QoS as the release computes it (#137150, v1.37); from v1.37 `memory.available` leaves out the
   node's hugepages when its kubelet's summary does not already (#138127) and sidecar containers'
@@ -49,8 +55,9 @@ from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICT
                                                eviction_priority_order, parse_duration_go, parse_threshold_config,
                                                threshold_quantity, thresholds_met, update_containerfs_thresholds)
 from kubectl_evict.kubeletconfig import kubelet_config_for
-from kubectl_evict.model import Node, Pod, Snapshot
+from kubectl_evict.model import Node, Pod, Snapshot, Taint
 from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder
+from kubectl_evict.rules.replacements import KilledPod, replace_killed
 from kubectl_evict.workloads import attach
 from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
 from kubectl_evict.scheduling.resources import pod_limits
@@ -722,6 +729,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
             for i, e in enumerate(order, 1):
                 b.note("  %d. %s/%s/%s score %d (adj %d + %d)" % (i, e.namespace, e.pod, e.container, e.score, e.adj,
                                                                  e.score - e.adj))
+    _replacements(b, snapshot, results)
     advice.flush(b)
     if any(r.soft_kills for r in results):
         b.note("soft-threshold kills use %s, the kubelet's rule %s (assumed Kubernetes %s)" % (
@@ -735,6 +743,45 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     if not results and not b.warnings and not b.has_incomplete:
         b.note("no node is under pressure or over a local-storage limit")
     return attach(snapshot, b.build())
+
+
+def _replacements(b: PlanBuilder, snapshot: Snapshot, results: Sequence[NodeResult]) -> None:
+    """Each evicted pod's replacement: the kubelet sets the pod Failed at the end of its grace
+    period and its controller acts then (`rules.replacements`). The pressured node carries its
+    conditions' NoSchedule taints meanwhile; a daemon pod comes back on it once the kubelet admits
+    it (eviction manager Admit), at once under MemoryPressure alone, else when the conditions clear."""
+    by_node = {r.node: r for r in results}
+    kills = []
+    for i, a in enumerate(b.actions):
+        if a.type == "kill" and a.rule == RULE:
+            pod = snapshot.pods_by_key.get((a.namespace, a.pod))
+            if pod is not None:
+                kills.append(KilledPod(i, pod, float(a.at) + float(a.grace_period_seconds or 0)))
+    cleared: Dict[str, float] = {}
+    for a in b.actions:
+        if a.type == "untaint" and a.rule == RULE:
+            cleared[a.node] = max(cleared.get(a.node, 0.0), float(a.at))
+    taints = {}
+    for name, r in by_node.items():
+        node = snapshot.nodes[name]
+        have = {(t.key, t.effect) for t in node.taints}
+        extra = tuple(Taint(CONDITION_TAINT[c], "", "NoSchedule") for c in r.conditions
+                      if (CONDITION_TAINT[c], "NoSchedule") not in have)
+        taints[name] = node.taints + extra
+
+    def admission(pod: Pod, at: float) -> Tuple[Optional[float], str]:
+        r = by_node.get(pod.node_name)
+        conds = r.conditions if r is not None else ()
+        if admits(pod, conds):
+            return at, ""
+        held = " and ".join("%s=True" % c for c in conds)
+        if r is None or r.exhausted or pod.node_name not in cleared:
+            return None, ("the kubelet rejects it while node/%s has %s (eviction manager Admit), which outlasts the "
+                          "plan" % (pod.node_name, held))
+        return max(at, cleared[pod.node_name]), ("the kubelet rejects it while node/%s has %s (eviction manager "
+                                                 "Admit)" % (pod.node_name, held))
+
+    replace_killed(b, snapshot, RULE, kills, taints, admission)
 
 
 def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str, Observation],

@@ -11,11 +11,21 @@ Models (upstream Kubernetes v1.30-v1.37; no change to shutdown found since v1.33
   through its per-zone rate-limited queue, and the taint-eviction controller deletes pods whose
   tolerationSeconds run out (kube-controller-manager, `pkg/controller/nodelifecycle`,
   `pkg/controller/tainteviction`);
+- what replaces each pod the kubelet stops (`rules.replacements`): it is Failed (reason
+  Terminated, condition DisruptionTarget/TerminationByKubelet) at the end of its grace period, and
+  its owner acts then: the ReplicaSet/ReplicationController (`syncReplicaSet`,
+  `controller.FilterActivePods`), StatefulSet (`processReplica`), Job (`syncJob`,
+  `matchPodFailurePolicy`) and DaemonSet (`podsShouldBeOnNode`) controllers, the scheduler placing
+  the replacement with the node NotReady and tainted not-ready:NoSchedule, while the nodeshutdown
+  manager's Admit turns away new daemon pods;
 - non-graceful shutdown (KEP-2268, NodeOutOfServiceVolumeDetach, GA in 1.28): the
   `node.kubernetes.io/out-of-service` taint, pod GC's forced deletion of terminating pods
   (`pkg/controller/podgc` `gcTerminating`) and the attach/detach controller's immediate detach
   (`pkg/controller/volume/attachdetach/reconciler`), including the 6-minute
-  `maxWaitForUnmountDuration` force detach and `--disable-force-detach-on-timeout`.
+  `maxWaitForUnmountDuration` force detach and `--disable-force-detach-on-timeout`; which pods
+  the taint-eviction controller deletes, and when, is the controller rule's own answer
+  (`scheduling.tolerations.taint_eviction_schedule`): a toleration with tolerationSeconds is never
+  "forever".
 
 Pure: `plan_shutdown(snapshot, settings, now) -> Plan`; the helpers below are the kubelet's own
 functions, exposed so they can be checked against upstream's test tables.
@@ -29,13 +39,14 @@ from pyrsistent import PClass, field, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
-from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, noexecute_timeline
+from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, effective_tolerations, noexecute_timeline
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import attach
+from kubectl_evict.rules.replacements import KilledPod, replace_killed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
-from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, no_execute_decision
+from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
 from kubectl_evict.timeutil import format_go_duration, format_seconds, format_time, parse_duration
 
 RULE = "shutdown"
@@ -344,17 +355,14 @@ def _report(reports: List[Dict[str, Any]]) -> Any:
     return pvector(reports)
 
 
-def _taint_deletion(pod: Pod, taints: Sequence[Taint], start: float) -> Tuple[Optional[float], str]:
-    """When the taint-eviction controller deletes `pod` once NoExecute `taints` are in place at
-    `start`, and why (None: tolerated forever or no NoExecute taint)."""
-    d = no_execute_decision(taints, pod.tolerations)
-    if d.action == "delete-now":
-        if d.untolerated:
-            return start, "does not tolerate %s" % ", ".join(str(t) for t in d.untolerated)
-        return start, "tolerates the NoExecute taints for 0s"
-    if d.action == "delete-after":
-        return start + d.seconds, "tolerationSeconds %d ran out" % d.seconds
-    return None, ""
+def _taint_deletion(pod: Pod, taints: Sequence[Taint], start: float,
+                    cs: ControllerSettings) -> Tuple[Optional[float], str]:
+    """When the taint-eviction controller deletes `pod` once NoExecute `taints` are in place from
+    `start`, and why (None: tolerated forever or no NoExecute taint). The controller rule's own
+    answer (`taint_eviction_schedule`), over the pod's tolerations as admitted."""
+    tols = effective_tolerations(pod, cs)
+    kind, at, why = taint_eviction_schedule(tols, pod.tolerations, [(start, ()), (start, tuple(taints))], start)
+    return (at, why) if kind == "delete" else (None, why)
 
 
 def _priority_text(groups: Sequence[Group], i: int) -> str:
@@ -393,6 +401,7 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
     reports = []
     failing: Dict[str, Tuple[str, float]] = {}
     per_node = {}
+    kills: List[KilledPod] = []
     for name in nodes:
         node = snapshot.nodes[name]
         cfg = resolve_config(snapshot, settings, name)
@@ -409,13 +418,27 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
     for name in nodes:
         node = snapshot.nodes[name]
         cfg, groups = per_node[name]
-        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now))
+        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now, kills))
+    taints = {name: snapshot.nodes[name].taints + (Taint(NOT_READY, "", "NoSchedule"),)
+              for name in nodes if per_node[name][1] is not None
+              and not any(t.key == NOT_READY and t.effect == "NoSchedule" for t in snapshot.nodes[name].taints)}
+    replace_killed(b, snapshot, RULE, kills, taints, _shutting_down)
     b.extra["shutdown"] = _report(reports)
+
+
+def _shutting_down(pod: Pod, at: float) -> Tuple[Optional[float], str]:
+    """The kubelet of a node that shuts down admits no new pod (the shutdown manager's Admit),
+    and the node is off afterwards: daemon pods run there again only when it is back."""
+    return None, ("node/%s is shutting down: its kubelet rejects new pods (\"Pod was rejected as the node is "
+                  "shutting down.\") and the node is off afterwards; it runs there again once the node is back"
+                  % pod.node_name)
 
 
 def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, node: Node,
                    cfg: ShutdownConfig, groups: Optional[Tuple[Group, ...]], side: Optional[NodeSide],
-                   now: float) -> Dict[str, Any]:
+                   now: float, kills: List[KilledPod]) -> Dict[str, Any]:
+    """One node's graceful shutdown: its kills (appended to `kills` for their replacements), the
+    phases, and the node lifecycle and taint-eviction controllers' side."""
     name = node.name
     pods = []
     for pod in snapshot.pods_on(name):
@@ -472,6 +495,7 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                 why += "; ends %s/Terminated" % shutdown_pod_status(pod.phase)["phase"]
                 b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=t,
                          grace_period_seconds=grace, rule=RULE, reason=why)
+                kills.append(KilledPod(len(b.actions) - 1, pod, float(t + grace)))
                 kill_end[pod.key] = (t, t + grace)
             phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": t,
                            "pods": [pods[j].ref for j in idxs]})
@@ -497,7 +521,22 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         report["inhibitDelayMaxSeconds"] = settings.inhibit_delay_max
     if side is not None:
         _node_side(b, settings, node, side, pods, kill_end, groups is None, report)
+        if side.no_execute_at is not None:
+            _deleted_before_failed(kills, node, side, settings.controller)
     return report
+
+
+def _deleted_before_failed(kills: List[KilledPod], node: Node, side: NodeSide, cs: ControllerSettings) -> None:
+    """Mark the node's kills whose pod the taint-eviction controller deletes before the kubelet
+    has stopped it: a ReplicaSet replaces such a pod from the deletion on."""
+    key = NOT_READY if side.key == "not-ready" else UNREACHABLE
+    taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
+    for i, k in enumerate(kills):
+        if k.pod.node_name != node.name:
+            continue
+        at, _ = _taint_deletion(k.pod, taints, side.no_execute_at, cs)
+        if at is not None and at < k.failed_at:
+            kills[i] = k._replace(deleted_at=at)
 
 
 def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: NodeSide, pods: Sequence[Pod],
@@ -527,12 +566,13 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
     taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
     stopped = 0
     for pod in pods:
-        at, why = _taint_deletion(pod, taints, side.no_execute_at)
+        at, why = _taint_deletion(pod, taints, side.no_execute_at, settings.controller)
         if at is None:
             continue
         start, end = kill_end.get(pod.key, (None, None))
         if not disabled and end is not None and at >= end:
-            stopped += 1
+            if pod.controller_kind not in ("StatefulSet", "DaemonSet"):   # those controllers delete them at once
+                stopped += 1
             continue
         if disabled:
             tail = ("plain DELETE; it stays Terminating until the node is back (a ReplicaSet replaces it now, "
@@ -543,10 +583,11 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
             tail = "the kubelet is still stopping it"
         b.action("delete", by=TAINT_EVICTION, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                  grace_period_seconds=None, rule=CONTROLLER,
-                 reason="taint-eviction controller: %s for %s:NoExecute; %s" % (why, key, tail))
+                 reason="taint-eviction controller: %s; %s" % (why, tail))
     if stopped:
-        b.note("node/%s: %d pod object%s already stopped by the kubelet (phase Failed) %s deleted later by the "
-               "taint-eviction controller when tolerationSeconds run out"
+        b.note("node/%s: %d Failed pod object%s (stopped by the kubelet) %s deleted later by the taint-eviction "
+               "controller when tolerationSeconds run out: clean-up of the objects only; no replacement waits for it "
+               "(controllers replace a pod when it is Failed)"
                % (name, stopped, "" if stopped == 1 else "s", "is" if stopped == 1 else "are"))
 
 
@@ -563,7 +604,7 @@ def _explain_stuck_statefulsets(b: PlanBuilder, snapshot: Snapshot, settings: Sh
             state = "is Terminating%s" % _since(pod.deletion_timestamp, now)
         else:
             start = max((t.time_added for t in noexec if t.time_added is not None), default=now)
-            at, _ = _taint_deletion(pod, noexec, start) if noexec else (None, "")
+            at, _ = _taint_deletion(pod, noexec, start, settings.controller) if noexec else (None, "")
             if at is None:
                 state = "is not deleted by the taint-eviction controller yet"
             else:
@@ -600,27 +641,23 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                  rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off")
         deleted = []
         sts_targets = []
-        noexec = tuple(t for t in node.taints if t.effect == "NoExecute")
+        noexec = tuple(t for t in node.taints if t.effect == "NoExecute" and (t.key, t.effect) != (oos.key, oos.effect))
         for pod in snapshot.pods_on(name):
-            d = no_execute_decision((oos,), pod.tolerations)
             if pod.deletion_timestamp is not None:
                 at = 0.0
                 why = ("pod GC force-deletes it: it is Terminating%s on a NotReady node with the out-of-service taint"
                        % _since(pod.deletion_timestamp, now))
-            elif d.action == "delete-now":
-                at = 0.0
-                why = ("taint-eviction controller deletes it (does not tolerate %s), then pod GC force-deletes it "
-                       "within %ds (terminating pod on a NotReady node with the out-of-service taint)"
-                       % (str(oos), POD_GC_PERIOD))
             else:
-                start = max((t.time_added for t in noexec if t.time_added is not None), default=now)
-                when, reason = _taint_deletion(pod, noexec, start) if noexec else (None, "")
-                if when is None:
-                    b.skip(pod, "tolerates-forever", "tolerates %s: stays bound to the powered-off node" % (str(oos),))
+                # the controller rule's answer over every NoExecute taint the node then has: a toleration
+                # with tolerationSeconds is never "forever", whatever taints it matches
+                tols = effective_tolerations(pod, settings.controller)
+                kind, when, reason = taint_eviction_schedule(tols, pod.tolerations, [(0.0, noexec + (oos,))], now)
+                if kind != "delete" or when is None:
+                    b.skip(pod, "tolerates-forever", "%s: stays bound to the powered-off node" % reason)
                     continue
-                at = max(0.0, when - now)
-                why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it: it tolerates the "
-                       "out-of-service taint but not the node's other NoExecute taints" % reason)
+                at = max(0.0, when)
+                why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it within %ds (a "
+                       "terminating pod on a NotReady node with the out-of-service taint)" % (reason, POD_GC_PERIOD))
             kw: Dict[str, Any] = {}
             if pod.recreated_elsewhere and not (pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"):
                 placed = place(b, placer, pod, at, RULE)

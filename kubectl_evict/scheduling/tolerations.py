@@ -1,9 +1,11 @@
 """Taints and tolerations.
 
 Models `k8s.io/api/core/v1/toleration.go` (`ToleratesTaint`), `pkg/apis/core/v1/helper`
-(`GetMatchingTolerations`), the taint-eviction controller's `getMinTolerationTime`
-(`pkg/controller/tainteviction`, v1.30-v1.37), the DefaultTolerationSeconds admission plugin and the
-DaemonSet controller's implicit tolerations (`pkg/controller/daemon/util`).
+(`GetMatchingTolerations`), the taint-eviction controller's `getMinTolerationTime` and
+`processPodOnNode` replayed over a node's NoExecute taint history (`taint_eviction_schedule`,
+`pkg/controller/tainteviction`, v1.30-v1.37: the one answer `controller` and `shutdown` share, where a
+toleration with tolerationSeconds is never "forever"), the DefaultTolerationSeconds admission
+plugin and the DaemonSet controller's implicit tolerations (`pkg/controller/daemon/util`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Taint, Toleration
 from kubectl_evict.scheduling.labels import parse_int64
+from kubectl_evict.timeutil import format_offset, format_seconds
 
 NOT_READY = "node.kubernetes.io/not-ready"
 UNREACHABLE = "node.kubernetes.io/unreachable"
@@ -116,6 +119,66 @@ def no_execute_decision(taints: Iterable[Taint], tolerations: Sequence[Toleratio
     if secs == 0:
         return NoExecuteDecision("delete-now")
     return NoExecuteDecision("delete-after", secs)
+
+
+def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequence[Toleration],
+                            history: Sequence[Tuple[float, Tuple[Taint, ...]]], now: float
+                            ) -> Tuple[str, Optional[float], str]:
+    """`processPodOnNode` replayed over a node's NoExecute taint history.
+
+    Returns (kind, at, why): "delete" at a time, "forever" (tolerated without seconds while the
+    controller's taints were on), "cancelled" (a scheduled deletion was cancelled because the
+    taints went away), or "none". A scheduled deletion is kept when later taint changes come
+    (`startTime + min < now + min`); not tolerating a taint deletes at once; the taints in the
+    snapshot are assumed to have been seen when added (`timeAdded`, else `now`).
+    """
+    sched: Optional[Tuple[float, float, str]] = None   # (created, fires, why)
+    forever = ""
+    cancelled = ""
+    for i, (t, taints) in enumerate(history):
+        if sched is not None and sched[1] <= t and i > 0:
+            return "delete", sched[1], sched[2]
+        d = no_execute_decision(taints, tolerations)
+        noexec = [x for x in taints if x.effect == "NoExecute"]
+        if d.action == "none":
+            if sched is not None:
+                cancelled = "deletion planned for %s cancelled at %s: NoExecute taints removed" % (format_offset(sched[1]), format_offset(t))
+            sched = None
+            continue
+        if d.action == "delete-now":
+            if d.untolerated:
+                why = "does not tolerate NoExecute taint %s" % taints_text(d.untolerated)
+            else:
+                why = "tolerates NoExecute taint %s for 0s" % taints_text(noexec)
+            if i == 0:
+                why += " (in the snapshot: deletion is due now)"
+            return "delete", t, why
+        if d.action == "forever":
+            if sched is not None:
+                cancelled = ""
+            sched = None
+            forever = "tolerates NoExecute taint %s forever (no tolerationSeconds)" % taints_text(noexec)
+            continue
+        secs = d.seconds
+        used = [tol for tol in tolerations if tol.seconds == secs and tol.effect in ("", "NoExecute")]
+        added = bool(used) and all(u not in original for u in used)
+        why = "tolerates NoExecute taint %s for %ds%s" % (taints_text(noexec), secs,
+                                                          " (default toleration added at admission)" if added else "")
+        if i == 0:
+            starts = [x.time_added - now for x in noexec if x.time_added is not None]
+            created = min(starts) if starts else 0.0
+            sched = (created, max(0.0, created + secs),
+                     why + (" (taint added %s ago)" % format_seconds(round(-created)) if created < 0 else ""))
+        elif sched is None or sched[0] == t:
+            sched = (t, t + secs, why)
+        # else: the earlier scheduled deletion is kept as it is
+    if sched is not None:
+        return "delete", sched[1], sched[2]
+    if cancelled:
+        return "cancelled", None, cancelled
+    if forever:
+        return "forever", None, forever
+    return "none", None, ""
 
 
 def untolerated_schedule_taints(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> Tuple[Taint, ...]:

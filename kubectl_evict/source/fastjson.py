@@ -138,6 +138,10 @@ class Spec(_S):
     replicas: Any = None
     parallelism: Any = None
     completions: Any = None
+    # Job (what decides whether a failed pod is replaced)
+    backoffLimit: Any = None
+    backoffLimitPerIndex: Any = None
+    podFailurePolicy: RawField = None
     # Lease, VolumeAttachment
     holderIdentity: Any = None
     renewTime: Any = None
@@ -190,6 +194,7 @@ class Status(_S):
     attached: Any = None
     replicas: Any = None
     readyReplicas: Any = None
+    failed: Any = None
     currentRevision: Any = None
     updateRevision: Any = None
     # DRA: Pod, ResourceClaim

@@ -24,7 +24,7 @@ from pyrsistent import pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
-                                 NodeSelectorTerm, Owner, OwnerRef, Pod, PodAffinityTerm,
+                                 NodeSelectorTerm, Owner, OwnerRef, PodFailureRule, Pod, PodAffinityTerm,
                                  PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
                                  SnapshotInfo, Taint, Toleration, Volume, VolumeAttachment, LazyJSON, frozen_map)
 from kubectl_evict.quantity import parse_quantity, to_units
@@ -1115,11 +1115,12 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
         replicas = _int(loc, spec, "parallelism", "spec.parallelism", 1)
     else:
         replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
+    job: Dict[str, Any] = _job_fields(loc, obj, spec) if kind == "Job" else {}
     rolling_out, max_unavailable = _statefulset_rollout(loc, obj, spec) if kind == "StatefulSet" else (False, None)
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
                  controller=controller, selector=selector,
                  pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"),
-                 rolling_out=rolling_out, max_unavailable=max_unavailable)
+                 rolling_out=rolling_out, max_unavailable=max_unavailable, **job)
 
 
 def _statefulset_rollout(loc: _Loc, obj: dict, spec: dict) -> Tuple[bool, Any]:
@@ -1133,6 +1134,34 @@ def _statefulset_rollout(loc: _Loc, obj: dict, spec: dict) -> Tuple[bool, Any]:
     update = _str(loc, status, "updateRevision", "status.updateRevision")
     kind = _str(loc, strategy, "type", "spec.updateStrategy.type")
     return (kind in ("", "RollingUpdate") and bool(current) and bool(update) and current != update), max_unavailable
+
+
+def _job_fields(loc: _Loc, obj: dict, spec: dict) -> Dict[str, Any]:
+    """What the Job controller reads to decide whether a failed pod is replaced."""
+    status = _map(loc, obj, "status", "status")
+    policy = _map(loc, spec, "podFailurePolicy", "spec.podFailurePolicy")
+    rules = []
+    for i, raw in enumerate(_seq(loc, policy, "rules", "spec.podFailurePolicy.rules")):
+        path = "spec.podFailurePolicy.rules[%d]" % i
+        if not isinstance(raw, dict):
+            raise loc.error(path, "expected an object, found %s" % _type_name(raw))
+        action = _str(loc, raw, "action", path + ".action")
+        if action not in ("FailJob", "Ignore", "Count", "FailIndex"):
+            raise loc.error(path + ".action", "expected FailJob, Ignore, Count or FailIndex, found %r" % action)
+        conds = []
+        for j, c in enumerate(_seq(loc, raw, "onPodConditions", path + ".onPodConditions")):
+            cpath = "%s.onPodConditions[%d]" % (path, j)
+            if not isinstance(c, dict):
+                raise loc.error(cpath, "expected an object, found %s" % _type_name(c))
+            conds.append((_str(loc, c, "type", cpath + ".type"), _str(loc, c, "status", cpath + ".status", "True")))
+        exit_codes = _map(loc, raw, "onExitCodes", path + ".onExitCodes")
+        rules.append(PodFailureRule(action, tuple(conds), bool(exit_codes)))
+    limit = _int(loc, spec, "backoffLimit", "spec.backoffLimit", 6)
+    failed = _int(loc, status, "failed", "status.failed", 0)
+    if limit is None or limit < 0:
+        raise loc.error("spec.backoffLimit", "must not be negative, found %r" % limit)
+    return {"backoff_limit": limit, "failed": max(0, failed or 0), "pod_failure_rules": tuple(rules),
+            "backoff_limit_per_index": _int(loc, spec, "backoffLimitPerIndex", "spec.backoffLimitPerIndex")}
 
 
 def _project_priority_class(loc: _Loc, obj: dict, name: str) -> PriorityClass:

@@ -1,0 +1,312 @@
+"""Who replaces a pod the kubelet stopped on its own node, when, and where it lands.
+
+The kubelet kills pods by itself in two cases: graceful node shutdown and node-pressure
+eviction. Either way it sets the pod's phase to Failed once the grace period is over (reason
+`Terminated` or `Evicted`) and adds the `DisruptionTarget` condition (reason
+`TerminationByKubelet`); the pod object stays. No deletion is needed for the owner to act,
+because every workload controller stops counting a Failed pod at once (upstream v1.30-1.33):
+
+- ReplicaSet and ReplicationController (`pkg/controller/replicaset` `syncReplicaSet`, which
+  counts `controller.FilterActivePods`: not Succeeded/Failed, not terminating) create the
+  replacement when the pod turns Failed; the scheduler places it.
+- Job (`pkg/controller/job` `syncJob`): `matchPodFailurePolicy` first (an `Ignore` rule, for
+  example on the `DisruptionTarget` condition, does not count the failure, `FailJob` fails the
+  Job, `FailIndex` fails the index); a counted failure beyond `backoffLimit` fails the Job
+  (`BackoffLimitExceeded`); otherwise `manageJob` creates the replacement once the pod-failure
+  backoff (`DefaultJobPodFailureBackOff` 10s, doubled per failure, at most 10m) has passed.
+- StatefulSet (`stateful_set_control.go` `processReplica`): deletes the Failed pod (a terminal
+  pod is deleted at once: the pod strategy's `CheckGracefulDelete` gives it grace 0) and
+  creates it again under the same name, with the same claims, in the next sync; an
+  OrderedReady set does that only while every lower ordinal is Running and Ready.
+- DaemonSet (`daemon_controller.go` `podsShouldBeOnNode`): deletes the failed daemon pod
+  (`failedPodsBackoff` paces repeats) and creates a new one on the same node only when
+  `NodeShouldRunDaemonPod` says it should run there (the node's NoSchedule/NoExecute taints
+  against the pod's tolerations plus the DaemonSet's own) and the kubelet admits it, which the
+  calling rule decides (a node shutting down admits nothing; pressure by its conditions).
+- Pods without a controller and static/mirror pods are not replaced.
+
+Replacements are placed by the same scheduler model and the same `place` call drain uses,
+against nodes as they are while the pods fail (the rule gives their taints).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+
+from kubectl_evict.model import Owner, Pod, Snapshot, Taint
+from kubectl_evict.plan import PlanBuilder
+from kubectl_evict.rules.scheduling import place
+from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.statefulset import lower_ordinal_holding, queue_key
+from kubectl_evict.scheduling.tolerations import untolerated_schedule_taints, with_daemonset_tolerations
+from kubectl_evict.timeutil import format_offset, format_seconds
+
+JOB_POD_FAILURE_BACKOFF = 10.0        # job_controller.go DefaultJobPodFailureBackOff
+JOB_MAX_POD_FAILURE_BACKOFF = 600.0   # MaxJobPodFailureBackOff
+
+# The pod conditions a pod the kubelet stopped carries (a podFailurePolicy onPodConditions rule
+# may name any of them): the kubelet's DisruptionTarget, and the status of a stopped pod.
+KILLED_POD_CONDITIONS = (("DisruptionTarget", "True"), ("Ready", "False"), ("ContainersReady", "False"),
+                         ("PodScheduled", "True"), ("Initialized", "True"))
+
+# When a node runs a given daemon pod again: (seconds after now or None for not within the plan, why).
+Admission = Callable[[Pod, float], Tuple[Optional[float], str]]
+
+
+class KilledPod(NamedTuple):
+    """A `kill` the rule emitted: its position in the builder's actions, the pod, and when the
+    owner's controller sees it as gone (the end of its grace period: phase Failed)."""
+    index: int
+    pod: Pod
+    failed_at: float
+    deleted_at: Optional[float] = None    # a taint-eviction DELETE before then (the pod turns inactive)
+
+
+class Decision(NamedTuple):
+    """The owner controller's answer for one stopped pod."""
+    kind: str                  # "schedule" (the scheduler places it), "same-node", "none", "job-failed"
+    at: Optional[float]        # when the replacement is created; None: not within the plan
+    why: str
+
+
+# --- the controllers' answers ---------------------------------------------------------------------
+
+
+def match_pod_failure_policy(owner: Owner, conditions: Sequence[Tuple[str, str]] = KILLED_POD_CONDITIONS
+                             ) -> Tuple[Optional[int], str]:
+    """`matchPodFailurePolicy` for a pod the kubelet stopped: (index of the first rule that
+    matches, its action), or (None, "Count") when none does. `onExitCodes` rules are not
+    matched: the exit codes of a killed container are unknown before the kill."""
+    have = set(conditions)
+    for i, rule in enumerate(owner.pod_failure_rules):
+        if rule.on_exit_codes:
+            continue
+        if any((t, s or "True") in have for t, s in rule.on_conditions):
+            return i, rule.action
+    return None, "Count"
+
+
+def job_backoff(failures: int) -> float:
+    """`getRemainingTimeForFailuresCount` right after the last failure: 10s doubled per
+    failure after the last success, at most 10m."""
+    if failures <= 0:
+        return 0.0
+    delay = JOB_POD_FAILURE_BACKOFF
+    for _ in range(1, failures):
+        delay *= 2
+        if delay >= JOB_MAX_POD_FAILURE_BACKOFF:
+            return JOB_MAX_POD_FAILURE_BACKOFF
+    return delay
+
+
+def job_decision(owner: Optional[Owner], failed_at: float, counted: int, known_absent: bool = False
+                 ) -> Tuple[Decision, bool]:
+    """`syncJob` for one more Failed pod of a Job: (decision, is the failure counted).
+
+    `counted`: failures of this Job already counted earlier in the plan (they add to
+    `status.failed` and to the pod-failure backoff). `owner` None: the Job is not in the input;
+    `known_absent`: the input holds every Job, so it does not exist."""
+    if owner is None and known_absent:
+        return Decision("none", None, "its Job does not exist: nothing recreates it"), False
+    if owner is None:
+        return Decision("schedule", failed_at + job_backoff(counted + 1),
+                        "Job controller: the Job is not in the input: assumed to replace it after the pod-failure "
+                        "backoff (backoffLimit 6, no podFailurePolicy)"), True
+    idx, action = match_pod_failure_policy(owner)
+    rule = "podFailurePolicy rule %d (%s) matches its DisruptionTarget condition" % (idx, action) \
+        if idx is not None else ""
+    if action == "Ignore":
+        return Decision("schedule", failed_at, "Job controller: %s: the failure is not counted and a "
+                        "replacement is created at once (syncJob)" % rule), False
+    if action == "FailJob":
+        return Decision("job-failed", None, "Job controller: %s: Job %s/%s fails (reason PodFailurePolicy) and "
+                        "nothing replaces the pod" % (rule, owner.namespace, owner.name)), True
+    if action == "FailIndex":
+        return Decision("job-failed", None, "Job controller: %s: its index fails and is not retried"
+                        % rule), True
+    failed = owner.failed + counted + 1
+    if failed > owner.backoff_limit:
+        return Decision("job-failed", None, "Job controller: %d failed pod%s > backoffLimit %d: Job %s/%s fails "
+                        "(reason BackoffLimitExceeded) and nothing replaces the pod"
+                        % (failed, "" if failed == 1 else "s", owner.backoff_limit, owner.namespace, owner.name)), True
+    delay = job_backoff(counted + 1)
+    head = rule + ": counted" if rule else "no podFailurePolicy rule matches: counted"
+    return Decision("schedule", failed_at + delay, "Job controller: %s (%d of backoffLimit %d); the replacement is "
+                    "created after the pod-failure backoff of %s (manageJob)"
+                    % (head, failed, owner.backoff_limit, format_seconds(delay))), True
+
+
+def daemon_blocking_taint(pod: Pod, taints: Sequence[Taint]) -> Optional[Taint]:
+    """`NodeShouldRunDaemonPod`'s taint check: the first NoSchedule/NoExecute taint the daemon pod
+    (its tolerations plus those the DaemonSet controller adds) does not tolerate, None if it may run."""
+    tols = with_daemonset_tolerations(pod.tolerations, pod.host_network)
+    bad = untolerated_schedule_taints(taints, tols)
+    return bad[0] if bad else None
+
+
+def daemon_decision(pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission) -> Decision:
+    """`podsShouldBeOnNode` for a failed daemon pod: deleted, and created again on its node once
+    the node should run it and the kubelet admits it."""
+    head = "DaemonSet controller deletes the failed daemon pod"
+    bad = daemon_blocking_taint(pod, taints)
+    if bad is not None:
+        return Decision("none", None, "%s; it creates none on node/%s while the node has %s, which the daemon pod "
+                        "does not tolerate (NodeShouldRunDaemonPod)" % (head, pod.node_name, bad))
+    at, why = admission(pod, failed_at)
+    if at is None:
+        return Decision("none", None, "%s and creates it again on node/%s, but %s" % (head, pod.node_name, why))
+    if at > failed_at:
+        return Decision("same-node", at, "%s; %s, so its new pod runs there from %s (failedPodsBackoff retries until "
+                        "then)" % (head, why, format_offset(at)))
+    return Decision("same-node", at, "%s and creates a new one on node/%s at once" % (head, pod.node_name))
+
+
+def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission,
+                   job_counted: Dict[str, int], deleted_at: Optional[float] = None) -> Decision:
+    """What the pod's controller does once the kubelet has set the pod Failed (or, for the
+    ReplicaSet controller, once the pod is deleted, if that comes first: `deleted_at`)."""
+    kind = pod.controller_kind
+    if kind in ("ReplicaSet", "ReplicationController") and deleted_at is not None and deleted_at < failed_at:
+        return Decision("schedule", deleted_at, "%s controller counts only active pods (FilterActivePods): it "
+                        "creates the replacement when the pod is deleted at %s, before it is Failed"
+                        % (kind, format_offset(deleted_at)))
+    if pod.deletion_timestamp is not None and kind in ("ReplicaSet", "ReplicationController", "Job"):
+        return Decision("none", None, "already terminating: its %s controller created its replacement when its "
+                        "deletion started (FilterActivePods)" % kind)
+    if kind in ("ReplicaSet", "ReplicationController"):
+        return Decision("schedule", failed_at, "%s controller counts only active pods (FilterActivePods): it creates "
+                        "the replacement when the pod is Failed" % kind)
+    if kind == "StatefulSet":
+        return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
+                        "under the same name, with the same claims (processReplica)")
+    if kind == "Job":
+        owner = snapshot.owners_by_uid.get(pod.controller.uid) or \
+            snapshot.owners.get(("Job", pod.namespace, pod.controller.name))
+        decision, counted = job_decision(owner, failed_at, job_counted.get(pod.controller.uid, 0),
+                                         snapshot.holds("Job"))
+        if counted:
+            job_counted[pod.controller.uid] = job_counted.get(pod.controller.uid, 0) + 1
+        return decision
+    if kind == "DaemonSet":
+        return daemon_decision(pod, failed_at, taints, admission)
+    if kind == "Node":
+        return Decision("none", None, "static pod: only the kubelet's manifest runs it again")
+    if not kind:
+        return Decision("none", None, "no controller: nothing recreates it")
+    return Decision("none", None, "owned by a %s, whose controller is not modelled: whether it is replaced is "
+                    "not known" % kind)
+
+
+# --- placing them -------------------------------------------------------------------------------------
+
+
+def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequence[KilledPod],
+                   node_taints: Mapping[str, Tuple[Taint, ...]], admission: Admission) -> None:
+    """Give every kill its replacement: the owner controller's answer, and for those the
+    scheduler places, the node (`target`, `candidates`) or the FitError (`no-node-fits`).
+
+    Replacements are placed in the order their controllers create them (then kube-scheduler's
+    queue order); the stopped pods hold no room any more. `node_taints`: the taints of the nodes
+    whose pods are stopped, as they are while the pods fail (shutdown: not-ready; pressure: the
+    condition's taint)."""
+    if not kills:
+        return
+    nodes = [_with(n, taints=node_taints[n.name]) if n.name in node_taints else n for n in snapshot.nodes.values()]
+    placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
+    job_counted: Dict[str, int] = {}
+    decided: List[Tuple[KilledPod, Decision]] = []
+    for k in sorted(kills, key=lambda k: k.failed_at):      # Job failures counted in time order
+        taints = node_taints.get(k.pod.node_name, snapshot.nodes[k.pod.node_name].taints)
+        decided.append((k, owner_decision(snapshot, k.pod, k.failed_at, taints, admission, job_counted,
+                                          k.deleted_at)))
+    order = sorted(range(len(decided)), key=lambda i: (decided[i][1].at if decided[i][1].at is not None else 0.0,
+                                                        queue_key(decided[i][0].pod, i)))
+    unknown_jobs = sum(1 for k in kills if k.pod.controller_kind == "Job" and not snapshot.holds("Job")
+                       and snapshot.owners_by_uid.get(k.pod.controller.uid) is None
+                       and snapshot.owners.get(("Job", k.pod.namespace, k.pod.controller.name)) is None)
+    if unknown_jobs:
+        b.incomplete("Job", "backoffLimit and podFailurePolicy not checked for %d stopped Job pod%s: assumed "
+                     "backoffLimit 6 and no podFailurePolicy (replaced after the pod-failure backoff)"
+                     % (unknown_jobs, "" if unknown_jobs == 1 else "s"))
+    pending: Set[Tuple[str, str]] = set()
+    leaving = frozenset(k.pod.key for k in kills)
+    records: List[Dict[str, object]] = []
+    tally: Dict[str, Dict[str, int]] = {}
+    for i in order:
+        k, d = decided[i]
+        pod = k.pod
+        target: Optional[str] = None
+        candidates: Tuple[str, ...] = ()
+        why = d.why
+        outcome = "not-replaced"
+        if d.kind == "schedule":
+            holder = lower_ordinal_holding(snapshot, pod, pending, leaving)
+            if holder is not None:
+                pending.add(pod.key)
+                outcome = "never-created"
+                why += ("; but StatefulSet %s/%s is OrderedReady: it recreates %s only once %s is Running and Ready"
+                        % (pod.namespace, pod.controller.name, pod.name, holder.name))
+                b.shortfall(pod, "ordered-ready", "stopped by the kubelet, but its replacement is never created: "
+                            "%s is not Running and Ready" % holder.ref)
+            else:
+                placed = place(b, placer, pod, d.at, rule)
+                target, candidates = placed.node, placed.candidates
+                if target is None:
+                    pending.add(pod.key)
+                    outcome = "fits-nowhere"
+                    why += "; it fits no node"
+                    b.shortfall(pod, "no-node-fits", "stopped by the kubelet; its replacement (created at %s) has "
+                                "nowhere to go: %s" % (format_offset(d.at), placed.reason))
+                else:
+                    outcome = "placed"
+                    why += "; the scheduler places it on %s" % target
+        elif d.kind == "same-node":
+            target = pod.node_name
+            placer.commit(pod, target)
+            outcome = "same-node"
+        elif d.kind == "job-failed":
+            outcome = "job-failed"
+            b.shortfall(pod, "job-failed", "stopped by the kubelet: " + d.why)
+        elif pod.controller_kind == "DaemonSet":
+            outcome = "daemon-later"
+        elif pod.deletion_timestamp is not None and pod.controller_kind:
+            outcome = "already-replaced"
+        b.actions[k.index] = _with(b.actions[k.index], target=target, has_target=True, candidates=candidates,
+                                   replaced_at=d.at if target is not None else None)
+        counts = tally.setdefault(pod.node_name, {})
+        counts[outcome] = counts.get(outcome, 0) + 1
+        records.append({"namespace": pod.namespace, "pod": pod.name, "node": pod.node_name,
+                        "controller": pod.controller_kind or "", "failedAt": k.failed_at,
+                        "createdAt": d.at if outcome in ("placed", "fits-nowhere", "same-node") else None,
+                        "target": target, "outcome": outcome, "reason": why})
+    for node in sorted(tally):
+        b.note("node/%s: replacements: %s" % (node, _tally_text(tally[node])))
+    b.extra["replacements"] = sorted(records, key=lambda r: (r["failedAt"], r["namespace"], r["pod"]))
+
+
+def _with(record: Any, **changes: Any) -> Any:
+    """`record.set(**changes)` without PClass's per-field checks (thousands of kills a plan)."""
+    values = {f: getattr(record, f) for f in type(record)._pclass_fields}
+    values.update(changes)
+    return type(record).trusted(**values)
+
+
+_OUTCOMES = (("placed", "placed by the scheduler once the pod is Failed", "placed by the scheduler once the pods are Failed"),
+             ("same-node", "daemon pod back on its node", "daemon pods back on their node"),
+             ("fits-nowhere", "fits no node", "fit no node"),
+             ("never-created", "never created (OrderedReady)", "never created (OrderedReady)"),
+             ("job-failed", "Job fails instead", "Jobs fail instead"),
+             ("daemon-later", "daemon pod back only once its node can run it again",
+              "daemon pods back only once their node can run them again"),
+             ("already-replaced", "pod already replaced (it was terminating)",
+              "pods already replaced (they were terminating)"),
+             ("not-replaced", "pod nothing replaces", "pods nothing replaces"))
+
+
+def _tally_text(counts: Mapping[str, int]) -> str:
+    parts = []
+    for key, one, many in _OUTCOMES:
+        n = counts.get(key, 0)
+        if n:
+            parts.append("%d %s" % (n, one if n == 1 else many))
+    return ", ".join(parts)

@@ -1,0 +1,336 @@
+"""Who replaces a pod the kubelet stops, when, and where: owner kinds x (graceful shutdown,
+node-pressure eviction).
+
+In both cases the kubelet sets the pod Failed at the end of its grace period (reason Terminated or
+Evicted, condition DisruptionTarget/TerminationByKubelet) and the owner's controller acts then,
+without waiting for the pod object to be deleted. Each case names the upstream function whose
+behaviour it states; the expected numbers come from those functions, not from our output:
+
+- shutdown: shutdownGracePeriod 30s / critical 10s -> the non-critical phase gives 20s, so a pod
+  with terminationGracePeriodSeconds 30 is killed at +0s and Failed at +20s;
+- pressure: memory.available 100Mi < 500Mi (hard) -> the kubelet kills the one pod at +0s with
+  the 1s hard-eviction grace, Failed at +1s; MemoryPressure stays until +5m10s.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+from pyrsistent import pmap
+
+from conftest import node, pod, run_cli
+from kubectl_evict.model import Pod
+from kubectl_evict.render import plan_document
+from kubectl_evict.rules.pressure import PressureSettings, plan_pressure
+from kubectl_evict.rules.replacements import (KILLED_POD_CONDITIONS, daemon_decision, job_backoff,
+                                              match_pod_failure_policy)
+from kubectl_evict.rules.shutdown import ShutdownSettings, plan_shutdown
+from kubectl_evict.source.freeze import freeze
+from kubectl_evict.timeutil import parse_time
+
+NOW = parse_time("2026-11-21T12:00:00Z")
+MI = 1024 * 1024
+SHUTDOWN_FAILED_AT = 20       # killed at +0s with 20s (the non-critical phase)
+PRESSURE_FAILED_AT = 1        # killed at +0s with the 1s hard-eviction grace
+
+
+def owner(kind: str, name: str, **spec: Any) -> Dict[str, Any]:
+    api = "batch/v1" if kind == "Job" else "v1" if kind == "ReplicationController" else "apps/v1"
+    status = spec.pop("status", {})
+    body: Dict[str, Any] = {"replicas": 1} if kind in ("ReplicaSet", "StatefulSet", "ReplicationController") else {}
+    body.update(spec)
+    return {"apiVersion": api, "kind": kind, "metadata": {"name": name, "namespace": "default", "uid": "uid-" + name},
+            "spec": body, "status": status}
+
+
+def stats(node_name: str, available: int, victim: str) -> Dict[str, Any]:
+    s = {"node": {"nodeName": node_name, "memory": {"availableBytes": available, "workingSetBytes": 6 * 1024 * MI},
+                  "systemContainers": [{"name": "pods", "memory": {"availableBytes": available,
+                                                                   "workingSetBytes": 1024 * MI}}]},
+         "pods": [{"podRef": {"name": victim, "namespace": "default", "uid": "uid-default-" + victim},
+                   "memory": {"workingSetBytes": 1024 * MI},
+                   "containers": [{"name": "app", "memory": {"workingSetBytes": 1024 * MI}}]}]}
+    return {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": node_name},
+            "summary": s}
+
+
+KUBELET = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+           "kubeletconfig": {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}}
+
+
+def victim(kind: Optional[str], name: str = "victim", **kw: Any) -> Dict[str, Any]:
+    p = pod(name, "n1", owner=(kind, "w") if kind else None, **kw)
+    p["spec"]["terminationGracePeriodSeconds"] = 30
+    return p
+
+
+def plan_for(mode: str, *docs: Dict[str, Any], spare: bool = True, victim_name: str = "victim") -> Any:
+    items = [node("n1"), KUBELET, *docs]
+    if spare:
+        items.append(node("n2"))
+    if mode == "shutdown":
+        return plan_shutdown(freeze([("t", "", d) for d in items]), ShutdownSettings(nodes=("n1",)), NOW)
+    items.append(stats("n1", 100 * MI, victim_name))
+    settings = PressureSettings(nodes=("n1",), flags=pmap({"evictionHard": {"memory.available": "500Mi"}}))
+    return plan_pressure(freeze([("t", "", d) for d in items]), settings, NOW)
+
+
+def kill_of(plan: Any, name: str = "victim") -> Dict[str, Any]:
+    doc = plan_document(plan)
+    [k] = [a for a in doc["actions"] if a["type"] == "kill" and a["pod"] == name]
+    return k
+
+
+def shortfall_codes(plan: Any) -> List[Tuple[str, str]]:
+    return [(e.pod, e.code) for e in plan.shortfall]
+
+
+FAILED_AT = {"shutdown": SHUTDOWN_FAILED_AT, "pressure": PRESSURE_FAILED_AT}
+
+# (id, upstream function, owner objects, victim kind, victim kwargs,
+#  expected per mode: (target, replacement created this long after the pod is Failed or None, shortfall code or None))
+CASES = [
+    ("replicaset", "replicaset.syncReplicaSet / controller.FilterActivePods: a Failed pod is not active",
+     [owner("ReplicaSet", "w")], "ReplicaSet", {},
+     {"shutdown": ("n2", 0, None), "pressure": ("n2", 0, None)}),
+    ("replicationcontroller", "replication controller = replicaset.syncReplicaSet over RCs (FilterActivePods)",
+     [owner("ReplicationController", "w")], "ReplicationController", {},
+     {"shutdown": ("n2", 0, None), "pressure": ("n2", 0, None)}),
+    ("statefulset", "stateful_set_control.go processReplica: delete the Failed pod, recreate it (same name)",
+     [owner("StatefulSet", "w")], "StatefulSet", {},
+     {"shutdown": ("n2", 0, None), "pressure": ("n2", 0, None)}),
+    ("job-counted", "job_controller.go syncJob/manageJob: counted failure, DefaultJobPodFailureBackOff 10s",
+     [owner("Job", "w", backoffLimit=6)], "Job", {},
+     {"shutdown": ("n2", 10, None), "pressure": ("n2", 10, None)}),
+    ("job-backoff-limit", "job_controller.go syncJob: failed 1 > backoffLimit 0 -> BackoffLimitExceeded",
+     [owner("Job", "w", backoffLimit=0)], "Job", {},
+     {"shutdown": (None, None, "job-failed"), "pressure": (None, None, "job-failed")}),
+    ("job-already-failed", "job_controller.go syncJob: status.failed 2 + 1 > backoffLimit 2",
+     [owner("Job", "w", backoffLimit=2, status={"failed": 2})], "Job", {},
+     {"shutdown": (None, None, "job-failed"), "pressure": (None, None, "job-failed")}),
+    ("job-ignore-disruption", "pod_failure_policy.go matchPodFailurePolicy: Ignore on DisruptionTarget, not counted",
+     [owner("Job", "w", backoffLimit=0, podFailurePolicy={"rules": [
+         {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]})], "Job", {},
+     {"shutdown": ("n2", 0, None), "pressure": ("n2", 0, None)}),
+    ("job-failjob-disruption", "pod_failure_policy.go matchPodFailurePolicy: FailJob on DisruptionTarget",
+     [owner("Job", "w", podFailurePolicy={"rules": [
+         {"action": "FailJob", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]})], "Job", {},
+     {"shutdown": (None, None, "job-failed"), "pressure": (None, None, "job-failed")}),
+    ("job-exit-code-rule-skipped", "matchPodFailurePolicy: an onExitCodes rule cannot be matched before the kill; "
+     "the next rule (Ignore) decides",
+     [owner("Job", "w", backoffLimit=0, podFailurePolicy={"rules": [
+         {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}},
+         {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]})], "Job", {},
+     {"shutdown": ("n2", 0, None), "pressure": ("n2", 0, None)}),
+    ("daemonset", "daemon_controller.go podsShouldBeOnNode: failed daemon pod deleted, recreated on its node "
+     "only when it should run there and the kubelet admits it",
+     [owner("DaemonSet", "w")], "DaemonSet", {},
+     # shutdown: the node shuts down (rejects new pods, then is off); pressure: MemoryPressure alone
+     # admits a Burstable daemon pod (eviction manager Admit), and DaemonSet pods tolerate its taint
+     {"shutdown": (None, None, None), "pressure": ("n1", 0, None)}),
+    ("bare-pod", "no controller: nothing recreates it",
+     [], None, {},
+     {"shutdown": (None, None, None), "pressure": (None, None, None)}),
+]
+
+
+@pytest.mark.parametrize("mode", ["shutdown", "pressure"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_owner_kinds(case: tuple, mode: str) -> None:
+    _id, upstream, owners, kind, kw, expected = case
+    plan = plan_for(mode, *owners, victim(kind, **kw))
+    target, delay, code = expected[mode]
+    k = kill_of(plan)
+    assert k["at"] == 0 and k["gracePeriodSeconds"] == FAILED_AT[mode], upstream
+    assert k["target"] == target, upstream
+    if delay is None:
+        assert "replacementAt" not in k, upstream
+    else:
+        assert k["replacementAt"] == FAILED_AT[mode] + delay, upstream
+    assert shortfall_codes(plan) == ([("victim", code)] if code else []), upstream
+
+
+@pytest.mark.parametrize("mode", ["shutdown", "pressure"])
+def test_replacement_with_nowhere_to_go_is_a_fit_error_shortfall(mode: str) -> None:
+    """The only other node is full: the FitError names the stopped node's taint (not-ready for a
+    shutdown, memory-pressure for pressure) and the other node's lack of cpu; exit code 4."""
+    full = node("n2", cpu="50m")
+    v133 = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": "2026-11-21T12:00:00Z", "serverVersion": "v1.33.3"}
+    plan = plan_for(mode, owner("ReplicaSet", "w"), victim("ReplicaSet"), full, v133, spare=False)
+    [entry] = plan.shortfall
+    assert entry.code == "no-node-fits"
+    taint = "node.kubernetes.io/not-ready" if mode == "shutdown" else "node.kubernetes.io/memory-pressure"
+    assert "has nowhere to go: 0/2 nodes are available: " in entry.reason
+    assert "1 node(s) had untolerated taint {%s: }" % taint in entry.reason       # v1.33's text names it
+    assert "1 Insufficient cpu" in entry.reason
+    assert kill_of(plan)["target"] is None
+    from kubectl_evict.plan import exit_code
+    assert exit_code(plan) == 4
+
+
+def test_statefulset_replacement_keeps_its_name_and_waits_for_lower_ordinals() -> None:
+    """stateful_set_control.go: an OrderedReady set recreates ordinal 1 only while ordinal 0 is
+    Running and Ready (processReplica's monotonic check); ordinal 0 here is not Ready."""
+    sts = owner("StatefulSet", "w", replicas=2)
+    zero = pod("w-0", "n2", owner=("StatefulSet", "w"), ready=False)
+    one = victim("StatefulSet", name="w-1")
+    plan = plan_for("shutdown", sts, zero, one)
+    assert shortfall_codes(plan) == [("w-1", "ordered-ready")]
+    parallel = owner("StatefulSet", "w", replicas=2, podManagementPolicy="Parallel")
+    plan = plan_for("shutdown", parallel, zero, one)
+    assert kill_of(plan, "w-1")["target"] == "n2" and not plan.shortfall
+    [rec] = plan.extra["replacements"]
+    assert "same name" in rec["reason"]
+
+
+def test_workloads_dip_and_recover_when_the_pod_is_failed() -> None:
+    """`workloads`: the ready count drops when the kubelet starts stopping the pod and comes back
+    30s (pod startup) after the replacement is created when the pod is Failed, not never."""
+    plan = plan_for("shutdown", owner("ReplicaSet", "w"), victim("ReplicaSet"))
+    [w] = plan.workloads
+    assert (w.kind, w.ready, w.ready_min, w.ready_min_at, w.ready_after) == ("ReplicaSet", 1, 0, 0, 1)
+    assert any("from +0s until +50s" in x for x in plan.warnings)
+
+
+def test_job_backoff_doubles_per_failure() -> None:
+    """getRemainingTimeForFailuresCount: 10s, 20s, 40s, ... capped at 10m."""
+    assert [job_backoff(n) for n in (0, 1, 2, 3, 6, 7, 20)] == [0, 10, 20, 40, 320, 600, 600]
+
+
+def test_pod_failure_policy_matches_the_conditions_of_a_killed_pod() -> None:
+    """The kubelet's DisruptionTarget (True) and Ready=False both match onPodConditions patterns;
+    status defaults to True; rules apply in order."""
+    doc = owner("Job", "j", podFailurePolicy={"rules": [
+        {"action": "Count", "onPodConditions": [{"type": "ConfigIssue"}]},
+        {"action": "FailJob", "onPodConditions": [{"type": "Ready", "status": "False"}]},
+        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]})
+    job = freeze([("t", "", doc)]).owners[("Job", "default", "j")]
+    assert ("DisruptionTarget", "True") in KILLED_POD_CONDITIONS
+    assert match_pod_failure_policy(job) == (1, "FailJob")
+    assert match_pod_failure_policy(job.set(pod_failure_rules=job.pod_failure_rules[2:])) == (0, "Ignore")
+    assert match_pod_failure_policy(job.set(pod_failure_rules=())) == (None, "Count")
+
+
+def test_daemon_pod_comes_back_once_the_kubelet_admits_it() -> None:
+    """podsShouldBeOnNode + the kubelet's Admit: a DiskPressure node rejects every non-critical pod
+    until the condition clears; a taint the daemon pod does not tolerate keeps it off altogether."""
+    from kubectl_evict.model import Taint
+    p = Pod(namespace="d", name="ds-x", node_name="n1")
+    later = daemon_decision(p, 5.0, (), lambda pod, at: (300.0, "DiskPressure=True"))
+    assert (later.kind, later.at) == ("same-node", 300.0)
+    never = daemon_decision(p, 5.0, (Taint("dedicated", "db", "NoSchedule"),), lambda pod, at: (at, ""))
+    assert (never.kind, never.at) == ("none", None) and "dedicated=db:NoSchedule" in never.why
+    tolerated = daemon_decision(p, 5.0, (Taint("node.kubernetes.io/disk-pressure", "", "NoSchedule"),),
+                                lambda pod, at: (at, ""))
+    assert (tolerated.kind, tolerated.at) == ("same-node", 5.0)
+
+
+def test_non_graceful_toleration_with_seconds_is_not_forever(write_snapshot) -> None:
+    """taint-eviction controller (processPodOnNode / getMinTolerationTime): a toleration matching
+    every NoExecute taint with tolerationSeconds 12 deletes the pod 12s after the out-of-service
+    taint; only a toleration without seconds keeps it. The controller rule gives the same answer."""
+    tol = [{"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 12}]
+    forever = [{"operator": "Exists", "effect": "NoExecute"}]
+    path = write_snapshot(node("n1", ready="Unknown"), node("n2"), pod("twelve", "n1", tolerations=tol),
+                          pod("forever", "n1", tolerations=forever))
+    r = run_cli("-f", path, "-o", "json", "shutdown", "n1", "--non-graceful")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    deletes = {a["pod"]: a["at"] for a in doc["actions"] if a["type"] == "delete"}
+    assert deletes == {"twelve": 12}
+    assert [(s["pod"], s["code"]) for s in doc["skipped"]] == [("forever", "tolerates-forever")]
+    r = run_cli("-f", path, "-o", "json", "controller", "--fail", "n1")
+    doc = json.loads(r.stdout)
+    assert not any(s["pod"] == "twelve" and s["code"] == "tolerates-forever" for s in doc["skipped"])
+    assert any(s["pod"] == "forever" and s["code"] == "tolerates-forever" for s in doc["skipped"])
+
+
+def test_malformed_pod_failure_policy_is_a_clean_error(write_snapshot) -> None:
+    bad = owner("Job", "w", podFailurePolicy={"rules": [{"action": "Retry"}]})
+    path = write_snapshot(node("n1"), bad)
+    r = run_cli("-f", path, "shutdown", "n1")
+    assert r.returncode == 1
+    assert r.stderr.startswith("error:") and "spec.podFailurePolicy.rules[0].action" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_demo_shutdown_tells_one_story() -> None:
+    """`--demo shutdown worker-a1`: the ReplicaSet pods come back 30s after they are Failed at
+    +20s, spark-driver's replacement fits nowhere, so the verdict, the table and the exit code all
+    say SHORTFALL (4); the taint-eviction controller's later deletions are named clean-up."""
+    r = run_cli("--demo", "shutdown", "worker-a1", env={"COLUMNS": "200"})
+    assert r.returncode == 4, r.stderr
+    out = r.stdout
+    assert "VERDICT: SHORTFALL (exit 4)" in out
+    rows = {line.split()[1]: line.split()[2:] for line in out.splitlines() if line.startswith("Deployment ")}
+    assert rows["shop/payments"] == ["1", "0", "at", "+0s", "1", "OUTAGE"]       # READY LOWEST AFTER STATE
+    assert rows["shop/checkout"] == ["3", "1", "at", "+0s", "3"]
+    doc = json.loads(run_cli("--demo", "-o", "json", "shutdown", "worker-a1").stdout)
+    wl = {(w["kind"], w["name"]): w for w in doc["workloads"]}
+    assert wl[("Deployment", "payments")]["readyAfter"] == 1
+    assert wl[("Deployment", "spark-driver")]["readyAfter"] == 0
+    assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == [("spark-driver-m8fdfxfbnr-4qp8d", "no-node-fits")]
+    kills = {a["pod"]: a for a in doc["actions"] if a["type"] == "kill"}
+    assert kills["payments-kkdxzxxzvf-pcr65"]["replacementAt"] == 20
+    assert kills["debug-shell"]["target"] is None and "replacementAt" not in kills["debug-shell"]
+    assert any("clean-up of the objects only" in n for n in doc["notes"])
+    assert "outage: Deployment shop/payments has 0 of 1 ready replicas from +0s until +50s" in " ".join(doc["warnings"])
+
+
+def test_a_terminating_pod_was_replaced_when_its_deletion_started() -> None:
+    """FilterActivePods drops a pod with a deletionTimestamp: its ReplicaSet replaced it already,
+    so the kubelet's kill adds no second replacement."""
+    p = victim("ReplicaSet")
+    p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:00Z"
+    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+    k = kill_of(plan)
+    assert k["target"] is None and not plan.shortfall
+    [rec] = plan.extra["replacements"]
+    assert rec["outcome"] == "already-replaced"
+
+
+def test_a_job_not_in_the_input_is_named_incomplete() -> None:
+    """A Job pod whose Job the input does not hold: the plan assumes the defaults (backoffLimit 6,
+    no policy: replaced after 10s) and says which kind it did not check; when the input lists
+    every Job (SnapshotInfo.kinds) and it is not there, nothing recreates the pod."""
+    plan = plan_for("shutdown", victim("Job"))
+    assert kill_of(plan)["replacementAt"] == SHUTDOWN_FAILED_AT + 10
+    assert [e.kind for e in plan.incomplete] == ["Job"]
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": "2026-11-21T12:00:00Z", "kinds": ["Node", "Pod", "Job"]}
+    plan = plan_for("shutdown", victim("Job"), info)
+    assert kill_of(plan)["target"] is None and not plan.incomplete
+
+
+def test_a_pod_deleted_before_it_is_failed_is_replaced_from_the_deletion() -> None:
+    """FilterActivePods also drops a pod with a deletionTimestamp: a pod that tolerates not-ready
+    for 0s is deleted by the taint-eviction controller when the NoExecute taint comes (+5s),
+    before its 20s kill ends, and its ReplicaSet replaces it then."""
+    p = victim("ReplicaSet", tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                           "effect": "NoExecute", "tolerationSeconds": 0}])
+    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+    k = kill_of(plan)
+    assert (k["target"], k["replacementAt"]) == ("n2", 5)
+
+
+@pytest.mark.parametrize("mode", ["shutdown", "pressure"])
+def test_statefulset_replacement_keeps_its_claim_and_zone(mode: str) -> None:
+    """processReplica recreates the pod under the same name with the same claim, so the scheduler's
+    VolumeZone filter keeps it in its volume's zone: of two free nodes, the one in zone z2."""
+    from test_placement_plan import zonal_volume
+    sts = owner("StatefulSet", "w")
+    p = victim("StatefulSet", name="w-0", volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "data-w-0"}}])
+    n1 = node("n1", zone="z2")
+    plan_items = [sts, p, node("n2", zone="z1"), node("n3", zone="z2"), *zonal_volume("data-w-0", "z2")]
+    items = [n1, KUBELET, *plan_items]
+    if mode == "shutdown":
+        plan = plan_shutdown(freeze([("t", "", d) for d in items]), ShutdownSettings(nodes=("n1",)), NOW)
+    else:
+        items.append(stats("n1", 100 * MI, "w-0"))
+        plan = plan_pressure(freeze([("t", "", d) for d in items]),
+                             PressureSettings(nodes=("n1",), flags=pmap({"evictionHard": {"memory.available": "500Mi"}})),
+                             NOW)
+    assert kill_of(plan, "w-0")["target"] == "n3"
