@@ -494,8 +494,17 @@ class Plugin:
         """The kinds this plugin would read for `pod` that the input does not hold."""
         if not self.claim_kinds or cs.snapshot is None:
             return ()
-        missing = tuple(k for k in self.claim_kinds if not cs.snapshot.holds(k))
-        return missing if missing and claim_names(pod) else ()
+        missing = [k for k in self.claim_kinds if not cs.snapshot.holds(k)]
+        claims = claim_names(pod) if missing else ()
+        if not claims:
+            return ()
+        if "StorageClass" in missing and "PersistentVolumeClaim" not in missing:
+            # a claim already bound to its volume is judged by the PV: its class is not read
+            pvcs = cs.pvcs
+            if all(pvcs.get((pod.namespace, c)) is not None and pvcs[(pod.namespace, c)].volume_name
+                   for c, _ in claims):
+                missing.remove("StorageClass")
+        return tuple(missing)
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         return SKIPPED, None
