@@ -179,14 +179,6 @@ def exit_code(plan: Plan) -> int:
     return 0
 
 
-_SEVERITY = (0, 5, 4, 3)   # exit codes of a computed plan, mildest first
-
-
-def worse_code(a: int, b: int) -> int:
-    """The worse of two plan exit codes: 3 over 4 over 5 over 0."""
-    return max(a, b, key=lambda c: _SEVERITY.index(c) if c in _SEVERITY else len(_SEVERITY))
-
-
 def incomplete_warning(entry: Incomplete) -> str:
     """The warning every view prints for an `incomplete` entry."""
     return "incomplete input: no %s in the input: %s" % (entry.kind, entry.effect)
@@ -201,6 +193,13 @@ def with_incomplete(plan: Plan, entries: Iterable[Incomplete]) -> Plan:
     warnings = [w for w in plan.warnings if w not in old]
     warnings += [incomplete_warning(e) for e in merged]
     return plan.set(incomplete=pvector(merged), warnings=pvector(warnings))
+
+
+def counted_refs(noun: str, refs: List[str], shown: int = 3) -> str:
+    """`1 pod (a/b)`, `5 pods (a/b, c/d, e/f and 2 more)`."""
+    n = len(refs)
+    more = " and %d more" % (n - shown) if n > shown else ""
+    return "%d %s%s (%s%s)" % (n, noun, "" if n == 1 else "s", ", ".join(refs[:shown]), more)
 
 
 def _merge_incomplete(entries: Iterable[Incomplete]) -> List[Incomplete]:
@@ -242,6 +241,7 @@ class PlanBuilder:
         self.skipped: List[Entry] = []
         self.warnings: List[str] = []
         self.incompletes: List[Incomplete] = []
+        self._unchecked: dict = {}     # (kind, what, noun) -> refs of what it was not checked for
         self.notes: List[str] = []
         self.extra: dict = {}
         self.batch: Optional[int] = None     # upgrade: stamped on every action while set
@@ -289,6 +289,18 @@ class PlanBuilder:
         what was not checked (the rule then claims nothing about those objects)."""
         self.incompletes.append(Incomplete(kind=kind, effect=effect))
 
+    def incomplete_for(self, kind: str, what: str, ref: str, noun: str = "pod") -> None:
+        """`what` was not checked for `ref` (a pod, or a `noun` such as a workload) because the
+        input does not hold `kind`; `build` says it once per (kind, what) with a count and names."""
+        refs = self._unchecked.setdefault((kind, what, noun), [])
+        if ref not in refs:
+            refs.append(ref)
+
+    @property
+    def has_incomplete(self) -> bool:
+        """Has the rule said that its verdict depends on something the input does not hold?"""
+        return bool(self.incompletes or self._unchecked)
+
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
@@ -311,4 +323,6 @@ class PlanBuilder:
         plan = Plan(command=self.command, now=self.now, actions=pvector(ordered), blocked=pvector(kept["blocked"]),
                     shortfall=pvector(kept["shortfall"]), skipped=pvector(kept["skipped"]), warnings=pvector(self.warnings), notes=pvector(self.notes),
                     context=self.context, server=self.server, extra=pmap(self.extra))
-        return with_incomplete(plan, self.incompletes)
+        unchecked = [Incomplete(kind=kind, effect="%s for %s" % (what, counted_refs(noun, refs)))
+                     for (kind, what, noun), refs in self._unchecked.items()]
+        return with_incomplete(plan, self.incompletes + unchecked)

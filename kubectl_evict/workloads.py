@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from pyrsistent import pvector
 
 from kubectl_evict.model import Pod, Snapshot
-from kubectl_evict.plan import POD_ACTIONS, Action, Plan, Workload
+from kubectl_evict.plan import POD_ACTIONS, Action, Incomplete, counted_refs, Plan, Workload, with_incomplete
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.scheduling.statefulset import rollout_warning
 from kubectl_evict.versions import cluster_version
@@ -58,17 +58,37 @@ def _replicasets_by_deployment(snapshot: Snapshot) -> Dict[WorkloadKey, List[str
     return out
 
 
-def _members(snapshot: Snapshot, key: WorkloadKey, rs_index: Dict[WorkloadKey, List[str]]) -> List[Pod]:
-    """The pods of a workload, through the owner index (never a scan of every pod)."""
+def _members(snapshot: Snapshot, key: WorkloadKey, rs_index: Dict[WorkloadKey, List[str]],
+             acted: Sequence[Pod] = ()) -> List[Pod]:
+    """The pods of a workload, through the owner index (never a scan of every pod). Without
+    the owner object (the input lacks its kind), the pods that name the same controller uid
+    as the pods the plan acts on: every pod of it that the input holds."""
     if key[0] == "Deployment":
         uids = rs_index.get(key, [])
     else:
         owner = snapshot.owners.get(key)
         uids = [owner.uid] if owner is not None else []
+    if not uids:
+        uids = list(dict.fromkeys(p.controller.uid for p in acted if p.controller is not None and p.controller.uid))
     out: List[Pod] = []
     for uid in uids:
         out.extend(snapshot.pods_by_owner.get(uid, ()))
     return out
+
+
+def owner_kinds_missing(snapshot: Snapshot, pod: Pod) -> Tuple[str, ...]:
+    """The owner kinds `pod`'s workload is resolved through that the input does not hold: its
+    controller's kind (and Deployment, behind a ReplicaSet the input does hold)."""
+    ref = pod.controller
+    if ref is None or ref.kind not in KINDS:
+        return ()
+    if not snapshot.holds(ref.kind):
+        return (ref.kind,)
+    if ref.kind == "ReplicaSet" and not snapshot.holds("Deployment"):
+        owner = snapshot.owners.get(("ReplicaSet", pod.namespace, ref.name))
+        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
+            return ("Deployment",)
+    return ()
 
 
 def ready_now(snapshot: Snapshot, keys: Sequence[WorkloadKey]) -> Dict[WorkloadKey, int]:
@@ -82,6 +102,12 @@ def ready_now(snapshot: Snapshot, keys: Sequence[WorkloadKey]) -> Dict[WorkloadK
 def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DEFAULT_STARTUP
               ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...]]:
     """The `workloads` of a plan and its outage warnings, from its pod actions."""
+    workloads, warnings, _ = _summarize(snapshot, actions, startup)
+    return workloads, warnings
+
+
+def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
+               ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...], Tuple[Incomplete, ...]]:
     events: Dict[WorkloadKey, List[Tuple[float, int]]] = {}
     bypass: Dict[WorkloadKey, str] = {}         # how the PDB is bypassed: "delete", "kill" or ""
     pods: Dict[WorkloadKey, List[Pod]] = {}
@@ -106,13 +132,16 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
         elif a.type != "evict":
             bypass[key] = "delete"
     if not events:
-        return (), ()
+        return (), (), ()
     rs_index = _replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in events) else {}
     out: List[Workload] = []
     warnings: List[str] = []
+    unknown: Dict[str, List[str]] = {}
     for key in sorted(events):
         kind, namespace, name = key
-        members = _members(snapshot, key, rs_index) or pods[key]
+        members = _members(snapshot, key, rs_index, pods[key]) or pods[key]
+        for missing in dict.fromkeys(k for p in pods[key] for k in owner_kinds_missing(snapshot, p)):
+            unknown.setdefault(missing, []).append("%s %s/%s" % key)
         ready = sum(1 for p in members if _counts_ready(p))
         level, low, low_at = ready, ready, 0.0
         outage_from: Optional[float] = None
@@ -144,7 +173,13 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
                 text = rollout_warning(owner, cluster_version(snapshot))
                 if text:
                     warnings.append(text)
-    return tuple(out), tuple(warnings)
+    incomplete = tuple(Incomplete(kind=k, effect="ready replicas counted from the pods in the input for %s; the "
+                                  "workload's own object (its spec.replicas%s) was not read, so its total is unknown"
+                                  % (counted_refs("workload", refs), ", and a Deployment's other ReplicaSets"
+                                     if k in ("ReplicaSet", "Deployment") else ""))
+                       for k, refs in sorted(unknown.items()))
+    return tuple(out), tuple(warnings), incomplete
+
 
 
 def _pdb_ref(snapshot: Snapshot, pods: Sequence[Pod]) -> str:
@@ -191,6 +226,7 @@ def attach_owners(snapshot: Snapshot, plan: Plan) -> Plan:
 
 def attach(snapshot: Snapshot, plan: Plan, startup: float = DEFAULT_STARTUP) -> Plan:
     """The plan with its `workloads` and outage warnings filled in."""
-    workloads, warnings = summarize(snapshot, plan.actions, startup)
+    workloads, warnings, incomplete = _summarize(snapshot, plan.actions, startup)
     extra = [w for w in warnings if w not in plan.warnings]
-    return plan.set(workloads=pvector(workloads), warnings=plan.warnings.extend(extra))
+    plan = plan.set(workloads=pvector(workloads), warnings=plan.warnings.extend(extra))
+    return with_incomplete(plan, incomplete)

@@ -228,12 +228,13 @@ def test_pod_claims_without_any_dra_objects_in_the_input_assert_nothing(tmp_path
     assert evict_of(doc, "trainer-1")["target"] == "n2" and not doc["shortfall"]
     # the verdict depends on the kinds the input lacks: listed (with PDBs), exit code 5
     dra = ["ResourceClaimTemplate", "DeviceClass", "ResourceSlice"]
-    assert [e["kind"] for e in doc["incomplete"] if e["kind"] != "PodDisruptionBudget"] == dra
+    # (PDBs and the pod's ReplicaSet are not in the input either)
+    assert [e["kind"] for e in doc["incomplete"] if e["kind"] not in ("PodDisruptionBudget", "ReplicaSet")] == dra
     assert all("ResourceClaims" in e["effect"] for e in doc["incomplete"] if e["kind"] in dra)
     assert r.returncode == 5
     # before v1.34 the claims do not matter to the scheduler: no DRA kind is missing
     r = run_cli("-f", write(tmp_path, "v1.33.0", *objs, name="old.json"), "drain", "n1", "-o", "json")
-    assert [e["kind"] for e in json.loads(r.stdout)["incomplete"]] == ["PodDisruptionBudget"]
+    assert [e["kind"] for e in json.loads(r.stdout)["incomplete"]] == ["PodDisruptionBudget", "ReplicaSet"]
 
 
 def test_snapshotinfo_kinds_make_an_absent_claim_a_fact(tmp_path):

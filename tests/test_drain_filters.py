@@ -37,7 +37,10 @@ def _controllers(existing: Dict[str, List[str]]) -> List[dict]:
 
 
 def _snapshot(objs: List[dict]) -> Any:
-    return freeze([("vector", str(i), o) for i, o in enumerate(objs)])
+    # the vector lists every pod of its cluster (none, for an empty node): the input holds Pods
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "kinds": ["Pod"]}
+    return freeze([("vector", str(i), o) for i, o in enumerate([info] + objs)])
 
 
 def _settings(args: List[str]) -> DrainSettings:

@@ -269,4 +269,4 @@ def test_kubelet_documents_and_nested_lists_load_the_same_either_way(tmp_path, m
     assert fast.stats["n1"]["node"]["memory"]["availableBytes"] == 10
     assert fast.kubelet_configs["n1"]["evictionHard"] == {"memory.available": "100Mi"}
     assert fast.priority_classes["high"].value == 1000 and "nested" not in fast.priority_classes
-    assert fast.namespaces["default"].labels == {"team": "x"}
+    assert fast.namespaces["default"].labels == {"team": "x", "kubernetes.io/metadata.name": "default"}   # SetDefaults_Namespace

@@ -86,7 +86,7 @@ def _check(snap) -> None:
     assert dict(csinode.drivers) == {"ebs.csi.aws.com": 25, "nolimit.example.com": None}
     assert csinode.migrated_plugins == ("kubernetes.io/aws-ebs",)
     assert snap.csi_drivers["ebs.csi.aws.com"].storage_capacity
-    assert dict(snap.namespaces["shop"].labels) == {"team": "a"}
+    assert dict(snap.namespaces["shop"].labels) == {"team": "a", "kubernetes.io/metadata.name": "shop"}   # SetDefaults_Namespace
     db = snap.pods_by_key[("shop", "db-0")]
     assert db.volumes[0].claim_name == "data-db-0"
     assert db.affinity_required[0].namespace_selector.match_labels == (("team", "a"),)

@@ -1865,7 +1865,8 @@ def main():
             "kinds": ["Node", "Pod", "PodDisruptionBudget", "PriorityClass", "DaemonSet", "ReplicaSet",
                       "StatefulSet", "Deployment", "Job", "ReplicationController", "VolumeAttachment",
                       "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
-                      "Namespace", "Lease", "NodeKubeletConfig", "NodeStatsSummary"]}
+                      "Namespace", "ResourceClaim", "ResourceClaimTemplate", "DeviceClass", "ResourceSlice",
+                      "Lease", "NodeKubeletConfig", "NodeStatsSummary"]}
     pcs = []
     desc = {"system-cluster-critical": "Used for system critical pods that must run in the cluster, "
                                        "but can be moved to another node if necessary.",

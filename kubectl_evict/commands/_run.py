@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import Callable, Optional
+import time
+from typing import Callable, List, Optional
 
 import click
 
@@ -12,7 +13,7 @@ from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.flags import MAX_DURATION, bad_flag, duration_flag  # noqa: F401  (the commands' flag parsing)
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
-from kubectl_evict.plan import Plan, exit_code
+from kubectl_evict.plan import Incomplete, Plan, exit_code, with_incomplete
 from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
@@ -74,13 +75,31 @@ def source_text(opts: GlobalOptions) -> str:
 
 
 def plan_time(opts: GlobalOptions, snapshot: Snapshot) -> float:
-    """`--now`, else the snapshot's time, else the latest time the snapshot itself records."""
+    """`--now`, else the snapshot's time, else the latest time the snapshot itself records, else
+    (the input records no time at all) the current time: never the epoch. Reading the clock is
+    the shell's job; the rules get the result as their input."""
     if opts.now:
         try:
             return parse_time(opts.now)
         except ValueParseError as e:
             raise InputError(str(e), field="--now") from None
-    return snapshot_time(snapshot)
+    return snapshot_time(snapshot) or float(int(time.time()))
+
+
+CLOCK_WARNING = ("the input records no time (no SnapshotInfo.takenAt, heartbeat or Lease): planned at the current "
+                 "time; give --now RFC3339 to plan at another")
+
+
+def input_gaps(snapshot: Snapshot) -> List[Incomplete]:
+    """What every plan depends on: the nodes and the pods on them."""
+    out = []
+    if not snapshot.holds("Node"):
+        out.append(Incomplete(kind="Node", effect="nodes named by pods or kubelet documents are skipped, and "
+                              "no replacement has a node to land on"))
+    if not snapshot.holds("Pod"):
+        out.append(Incomplete(kind="Pod", effect="what runs on the nodes, and so what would be evicted or "
+                              "killed, is unknown"))
+    return out
 
 
 def snapshot_time(snapshot: Snapshot) -> float:
@@ -124,13 +143,15 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
         gc.freeze()
         if was_enabled:
             gc.enable()
+    plan = with_incomplete(plan, input_gaps(snapshot))
     extra = list(snapshot.warnings)
     version = cluster_version(snapshot)
     outside = outside_modelled(version)
     if outside:
         extra.append(outside)
     for w in (validate.dangling_node_warning(snapshot),
-              validate.now_warning(now, snapshot_time(snapshot)) if opts.now else None):
+              validate.now_warning(now, snapshot_time(snapshot)) if opts.now else None,
+              CLOCK_WARNING if not opts.now and not snapshot_time(snapshot) else None):
         if w is not None:
             extra.append(w)
     if extra:

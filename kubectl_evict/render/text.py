@@ -171,15 +171,15 @@ def verdict(plan: Plan) -> Tuple[str, str]:
     tail = ""
     if outages:
         tail = "; %s at 0 ready replicas" % plural(outages, "workload")
+    if plan.incomplete:
+        tail += "; %s" % incomplete_clause(plan)
     if plan.extra.get("verdict"):      # a rule's own one-line answer (upgrade: how long, where it stalls)
-        return {3: "BLOCKED", 4: "SHORTFALL"}.get(code, "OK"), str(plan.extra["verdict"]) + tail
+        return {3: "BLOCKED", 4: "SHORTFALL", 5: "INCOMPLETE"}.get(code, "OK"), str(plan.extra["verdict"]) + tail
     if code == 3:
         nodes = sorted({e.node for e in plan.blocked if e.node})
         where = ", ".join(nodes[:3]) + (" and %s" % plural(len(nodes) - 3, "more node") if len(nodes) > 3 else "")
         return "BLOCKED", "it will not finish: %s on %s%s" % (plural(len(plan.blocked), "blocked pod"), where or "-",
                                                               tail)
-    if plan.incomplete:
-        tail += "; %s" % incomplete_clause(plan)
     if code == 4:
         pods = sum(1 for e in plan.shortfall if e.pod)
         nodes = sum(1 for e in plan.shortfall if not e.pod)

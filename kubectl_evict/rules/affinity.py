@@ -174,6 +174,9 @@ def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reas
 
 
 def _evict(b: PlanBuilder, placer: Placer, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
+    if placer.snapshot is not None and not placer.snapshot.holds("PodDisruptionBudget"):
+        b.incomplete_for("PodDisruptionBudget", "budgets not checked (the Eviction API refuses an eviction a "
+                         "PodDisruptionBudget does not allow)", pod.ref)
     if pod.recreated_elsewhere:
         placed = place(b, placer, pod, 0, RULE)
         if placed.node is None:

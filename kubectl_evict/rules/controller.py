@@ -21,7 +21,8 @@ from pyrsistent import PClass, field
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.workloads import attach
-from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, number
+from kubectl_evict.plan import (DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs,
+                                number)
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
                                                ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at)
@@ -238,10 +239,10 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                                                   "no pods are deleted" if tl.legacy else
                                                   "no NoExecute taints, existing ones removed, nothing evicted"))
     if tl.lenient_nodes:
-        n = len(tl.lenient_nodes)
-        b.warn("the snapshot has no node Leases (kube-node-lease): %d node%s with Ready heartbeats older than %s "
-               "%s taken as healthy, as a kubelet posts status only every 5m; add the Leases for exact health"
-               % (n, "" if n == 1 else "s", format_seconds(tl.grace), "is" if n == 1 else "are"))
+        b.incomplete("Lease", "node health read from Ready heartbeats only: %s with a heartbeat older than %s "
+                     "judged without its Lease (healthy if posted within 5m, as a kubelet posts status only every "
+                     "5m; Unknown after that)" % (counted_refs("node", list(tl.lenient_nodes)),
+                                                  format_seconds(tl.grace)))
     if omitted:
         b.warn("%d action%s after the %s horizon %s omitted (raise --horizon to see them)"
                % (omitted, "" if omitted == 1 else "s", format_seconds(horizon), "is" if omitted == 1 else "are"))

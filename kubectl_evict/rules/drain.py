@@ -523,6 +523,8 @@ class DrainRun:
                     text += "; " + self.unreachable_verdict(name)
                 if cfg.timeout and any(st["blocked"].get(k) for k in ("pdb", "unreachable", "timeout")):
                     text += "; " + self.timeout_verdict(name, st)   # kubectl retries these until --timeout
+            elif not waves and not self.s.holds("Pod"):
+                text = "node/%s: pods are not in the input: what it runs, and so what a drain evicts, is unknown" % name
             elif not waves:
                 text = "node/%s: can be drained: nothing to evict" % name
             else:

@@ -43,13 +43,13 @@ class FilterResult(NamedTuple):
 def _daemonset_known(snapshot: Snapshot, pod: Pod) -> bool:
     """Does the pod's DaemonSet exist? kubectl GETs it by name in the pod's namespace.
 
-    A snapshot that carries no DaemonSet objects at all (only nodes and pods were exported)
-    cannot answer, so it is assumed to exist rather than failing every DaemonSet pod.
+    An input that does not hold the DaemonSet kind (only nodes and pods were exported) cannot
+    answer, so it is assumed to exist rather than failing every DaemonSet pod.
     """
     ref = pod.controller
     if snapshot.owners.get(("DaemonSet", pod.namespace, ref.name)) is not None:
         return True
-    return not any(k[0] == "DaemonSet" for k in snapshot.owners)
+    return not snapshot.holds("DaemonSet")
 
 
 def drain_filter(snapshot: Snapshot, pod: Pod, flags: FilterFlags, now: float) -> FilterResult:

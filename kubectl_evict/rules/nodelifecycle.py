@@ -248,7 +248,7 @@ class Timeline(NamedTuple):
     nodes: Mapping[str, NodeTimeline]             # nodes that are or go down, or carry controller NoExecute taints
     zones: Tuple[ZoneTimeline, ...]
     master_disruption_at: Optional[float]         # every zone fully disrupted from then on
-    lenient_nodes: Tuple[str, ...]                # no Lease known; stale heartbeat forgiven
+    lenient_nodes: Tuple[str, ...]                # no Lease known; heartbeat older than grace
 
 
 def status_at(statuses: Sequence[Tuple[float, str]], t: float) -> str:
@@ -446,7 +446,7 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
     startup = float(settings.node_startup_grace_period)
     period = float(settings.node_monitor_period)
     legacy = bool(settings.legacy_eviction)
-    leases_known = bool(snapshot.leases)
+    leases_known = bool(snapshot.leases) or snapshot.holds("Lease")
     events: List[NodeEvent] = []
     runs: Dict[str, dict] = {}
     lenient: List[str] = []
@@ -455,7 +455,7 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
         node = snapshot.nodes[name]
         f = failing.get(name)
         h = observe_node(node, snapshot.leases.get(name), now, grace, startup, leases_known)
-        if h.lenient and h.status == "True" and h.probe is not None and now > h.probe + h.grace:
+        if h.lenient and h.probe is not None and now > h.probe + h.grace:   # the Lease would decide
             lenient.append(name)
         ctl = tuple(t for t in node.taints if t.effect == "NoExecute" and t.key in (NOT_READY, UNREACHABLE))
         cond = _statuses(node)

@@ -667,6 +667,14 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         names = list(settings.nodes)
     else:
         names = sorted(set(snapshot.stats) | set(overrides))
+    if not snapshot.holds("NodeStatsSummary"):
+        # nodes whose usage the input does not show: nothing can be said about their pressure
+        for name in (settings.nodes or sorted(snapshot.nodes)):
+            if name not in snapshot.stats and name not in overrides:
+                b.incomplete_for("NodeStatsSummary", "eviction signals not evaluated (no usage observed; "
+                                 "--signal NODE:SIGNAL=QUANTITY gives one)", name, noun="node")
+    config_held = snapshot.holds("NodeKubeletConfig") or settings.kubelet_config is not None \
+        or settings.flags.get("evictionHard") is not None
     version = cluster_version(snapshot)
     cap_soft_grace = caps_soft_grace(version)
     cache: Dict[Any, EvictionConfig] = {}
@@ -680,8 +688,13 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         cfg = resolve_config(settings, snapshot, name, cache)
         summary = snapshot.stats.get(name)
         if summary is None and name not in overrides:
-            advice.no_stats.append(name)
+            if snapshot.holds("NodeStatsSummary"):   # else `incomplete` says it
+                advice.no_stats.append(name)
             continue
+        if not config_held and name not in snapshot.kubelet_configs:
+            b.incomplete_for("NodeKubeletConfig", "eviction thresholds taken from upstream defaults (the kubelet's "
+                             "own configuration was not read; --kubelet-config or --eviction-hard give it)",
+                             name, noun="node")
         obs = observations(summary) if summary is not None else {}
         layout = disk_layout(summary) if summary is not None else "single"
         if summary is not None and hugepages_unadjusted(node, version):
@@ -727,7 +740,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
                             "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]
     if settings.oom:
         b.extra["oom"] = oom
-    if not results and not b.warnings:
+    if not results and not b.warnings and not b.has_incomplete:
         b.note("no node is under pressure or over a local-storage limit")
     return attach(snapshot, b.build())
 

@@ -23,6 +23,7 @@ MAX_CASCADE = 3
 def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth: int = 0) -> Placement:
     """Place the replacement of `pod` (removed at `at`); emit the preemptions it causes."""
     placed = placer.place(pod)
+    unchecked(b, placer, pod)
     for kind in unknown_kinds(placer.snapshot, pod):
         b.incomplete(kind, "replacements with ResourceClaims placed without checking their devices "
                            "(DynamicResources, v1.34+)")
@@ -56,3 +57,15 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
              rule=rule, reason=reason)
     if problem:
         b.shortfall(victim, "no-node-fits", "preempted, and its replacement has nowhere to go: %s" % problem, node)
+
+
+def unchecked(b: PlanBuilder, placer: Placer, pod: Pod) -> None:
+    """Say which Filter plugins placing `pod` skipped because the input lacks what they read."""
+    for kind, plugins in placer.unchecked.get(pod.key, {}).items():
+        if kind == "Namespace":
+            what = ("%s skipped: required pod (anti-)affinity terms with a namespaceSelector were not "
+                    "evaluated for the replacement" % ", ".join(plugins))
+        else:
+            what = ("volume filters skipped (%s): whether the claims' volumes can follow the replacement "
+                    "was not checked" % ", ".join(plugins))
+        b.incomplete_for(kind, what, pod.ref)

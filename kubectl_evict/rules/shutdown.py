@@ -284,6 +284,15 @@ def resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) ->
     return cfg
 
 
+def config_unknown(snapshot: Snapshot, settings: ShutdownSettings, node: str) -> bool:
+    """Does the node's shutdown configuration rest on defaults only because the input lacks the
+    node's kubelet configuration (no flags or --kubelet-config settle it either)?"""
+    flags = settings.flags
+    settled = flags.by_priority is not None or (flags.grace is not None and flags.critical is not None)
+    return not settled and settings.kubelet_config is None and node not in snapshot.kubelet_configs \
+        and not snapshot.holds("NodeKubeletConfig")
+
+
 # --- the node side: node lifecycle controller (simple case) ------------------------------------
 
 
@@ -396,6 +405,11 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
     for name in nodes:
         node = snapshot.nodes[name]
         cfg = resolve_config(snapshot, settings, name)
+        if config_unknown(snapshot, settings, name):
+            b.incomplete_for("NodeKubeletConfig", "shutdownGracePeriod and shutdownGracePeriodByPodPriority taken "
+                             "from upstream defaults (graceful shutdown off) as the kubelet's configuration was not "
+                             "read (--kubelet-config, or --grace-period with --critical-grace-period, give it)",
+                             name, noun="node")
         groups = effective_groups(cfg)
         per_node[name] = (cfg, groups)
         if node.ready_status == "True":

@@ -103,6 +103,10 @@ def effective_taints(node: Node) -> Tuple[Taint, ...]:
     return tuple(taints)
 
 
+# What the volume plugins read of a pod's claims (NodeVolumeLimits reads CSINode too).
+CLAIM_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
+
+
 def nominated_pods(snapshot: Snapshot, nodes: Mapping[str, Node]) -> Dict[str, List[Pod]]:
     """Unbound pods with `status.nominatedNodeName` naming a node: the scheduler's nominator
     (`pkg/scheduler/backend/queue/nominator.go`) holds room for them there. A bound pod's
@@ -477,8 +481,30 @@ def _term_groups_init(cs: "ClusterState") -> None:
 
 class Plugin:
     """A Filter plugin with a PreFilter: `pre_filter` returns (status, per-pod state);
-    `filter` returns None when the node passes."""
+    `filter` returns None when the node passes.
+
+    `claim_kinds`: the kinds a volume plugin reads for a pod with PersistentVolumeClaims. When
+    the input does not hold one of them, the plugin's verdict would rest on objects that may
+    well exist ("persistentvolumeclaim not found" for a claim the capture simply left out): the
+    placer skips the plugin for that pod and the plan lists the kind in `incomplete`."""
     name = ""
+    claim_kinds: Tuple[str, ...] = ()
+
+    def unknown_kinds(self, cs: "ClusterState", pod: Pod) -> Tuple[str, ...]:
+        """The kinds this plugin would read for `pod` that the input does not hold."""
+        if not self.claim_kinds or cs.snapshot is None:
+            return ()
+        missing = [k for k in self.claim_kinds if not cs.snapshot.holds(k)]
+        claims = claim_names(pod) if missing else ()
+        if not claims:
+            return ()
+        if "StorageClass" in missing and "PersistentVolumeClaim" not in missing:
+            # a claim already bound to its volume is judged by the PV: its class is not read
+            pvcs = cs.pvcs
+            if all(pvcs.get((pod.namespace, c)) is not None and pvcs[(pod.namespace, c)].volume_name
+                   for c, _ in claims):
+                missing.remove("StorageClass")
+        return tuple(missing)
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         return SKIPPED, None

@@ -151,6 +151,8 @@ class Placer:
         self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
         self._freed = False          # the last attempt's PostFilter freed something (DRA deallocation)
         self._gone: Dict[Tuple[str, str], str] = {}
+        # pod key -> kind the input lacks -> the Filter plugins skipped for that pod because of it
+        self.unchecked: Dict[Tuple[str, str], Dict[str, List[str]]] = {}
 
     def _items(self, pod: Pod) -> Tuple[Tuple[str, int], ...]:
         return self.cs.items(pod)
@@ -279,6 +281,15 @@ class Placer:
         active = []
         domains = False
         for plugin in self.filters:
+            unknown = getattr(plugin, "unknown_kinds", None)   # plugins need not derive from Plugin
+            missing = unknown(self.cs, pod) if unknown is not None else ()
+            if missing:   # its verdict would rest on objects the input does not hold: skip it
+                per_kind = self.unchecked.setdefault(pod.key, {})
+                for kind in missing:
+                    names = per_kind.setdefault(kind, [])
+                    if plugin.name not in names:
+                        names.append(plugin.name)
+                continue
             st, data = plugin.pre_filter(self.cs, pod)
             if st.code == framework.SKIP:
                 continue

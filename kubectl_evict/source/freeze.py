@@ -55,6 +55,9 @@ _RAW_TYPES = (_Raw, bytes)
 
 OWNER_KINDS = ("DaemonSet", "ReplicaSet", "StatefulSet", "Deployment", "Job", "ReplicationController")
 EVICTPLAN_API = "evictplan/v1alpha1"
+# Our own outputs, which are no snapshot: what each is and the command that reads it.
+_OUTPUT_KINDS = {"EvictionPlan": ("a plan printed with -o json/yaml", "apply"),
+                 "PlanVerification": ("the output of verify -o json/yaml", "verify")}
 NODE_LEASE_NAMESPACE = "kube-node-lease"   # node heartbeats; the freezer reads no other Lease
 # Our own per-node kubelet documents. A source that lists them in SnapshotInfo.kinds read every
 # kubelet it targets (a node whose kubelet did not answer is a warning, not a gap in the kind).
@@ -358,6 +361,8 @@ class Freezer:
         self._lock = threading.Lock()
         self._pod_pcs: Optional[Tuple[Dict[str, PriorityClass], Optional[PriorityClass]]] = None
         self.kinds_seen: set = set()     # kinds that appear in the input (a file holds them)
+        self.ignored: Dict[str, int] = {}   # kinds the freezer does not read -> how many objects
+        self.kindless: List[str] = []       # where objects without a recognisable kind are
 
     # -- collection -----------------------------------------------------------------------
 
@@ -407,8 +412,14 @@ class Freezer:
             raise InputError("expected a string, found %s" % _type_name(kind), source=source,
                              obj=where or None, field="kind")
         if not kind:
+            self.kindless.append("%s%s" % (source, " " + where if where else ""))
             return None
         if kind not in _PROJECTORS:
+            if kind in _OUTPUT_KINDS:
+                raise InputError("this is an %s (%s), not a snapshot: `kubectl evictplan %s FILE` reads it"
+                                 % (kind, _OUTPUT_KINDS[kind][0], _OUTPUT_KINDS[kind][1]), source=source,
+                                 obj=where or None)
+            self.ignored[kind] = self.ignored.get(kind, 0) + 1
             return None
         meta = obj.get("metadata")
         if meta is None:
@@ -446,6 +457,27 @@ class Freezer:
 
     # -- building -------------------------------------------------------------------------
 
+    def ignored_warning(self, shown: int = 5) -> Optional[str]:
+        """One warning for every object the plan does not read: unknown kinds (named, with
+        counts; a known kind in the wrong case is pointed out) and objects without a kind."""
+        parts = []
+        if self.ignored:
+            known = {k.lower(): k for k in _PROJECTORS}
+            names = []
+            for kind, n in sorted(self.ignored.items(), key=lambda t: (-t[1], t[0])):
+                hint = " (kinds are case-sensitive: %s?)" % known[kind.lower()] if kind.lower() in known else ""
+                names.append("%d %s%s" % (n, kind, hint))
+            more = " and %d more kinds" % (len(names) - shown) if len(names) > shown else ""
+            total = sum(self.ignored.values())
+            parts.append("%d object%s of kinds the planner does not read (%s%s)" % (
+                total, "" if total == 1 else "s", ", ".join(names[:shown]), more))
+        if self.kindless:
+            n = len(self.kindless)
+            more = " and %d more" % (n - 3) if n > 3 else ""
+            parts.append("%d object%s without a kind that could not be recognised (%s%s); give each its kind "
+                         "and apiVersion" % (n, "" if n == 1 else "s", ", ".join(self.kindless[:3]), more))
+        return "ignored: " + "; ".join(parts) if parts else None
+
     def build(self, consume: bool = False) -> Snapshot:
         """The Snapshot of everything added. `consume=True` lets go of each raw object as soon as
         it is projected (the freezer is then empty): the records replace the raw dicts in memory
@@ -459,6 +491,9 @@ class Freezer:
                 gc.enable()
 
     def _build(self, consume: bool = False) -> Snapshot:
+        ignored = self.ignored_warning()
+        if ignored is not None and ignored not in self.warnings:
+            self.warnings.append(ignored)
         by_kind: Dict[str, list] = {}
         for (kind, ns, name), (src, obj) in self.objects.items():
             by_kind.setdefault(kind, []).append((ns, name, src, obj))
@@ -637,11 +672,14 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
                                       _str(loc, c, "message", p + ".message"),
                                       it.time(loc, c, "lastHeartbeatTime", p + ".lastHeartbeatTime"),
                                       it.time(loc, c, "lastTransitionTime", p + ".lastTransitionTime"))
+    capacity = it.resource_map(loc, status, "capacity", "status.capacity")
     return Node.trusted(name=name, uid=_str(loc, meta, "uid", "metadata.uid"), labels=labels, taints=tuple(taints),
                 unschedulable=_bool(loc, spec, "unschedulable", "spec.unschedulable"),
                 conditions=frozen_map(conditions),
-                capacity=it.resource_map(loc, status, "capacity", "status.capacity"),
-                allocatable=it.resource_map(loc, status, "allocatable", "status.allocatable"),
+                capacity=capacity,
+                # SetDefaults_NodeStatus: the API server stores capacity as allocatable when a node posts none
+                allocatable=it.resource_map(loc, status, "allocatable", "status.allocatable")
+                if status.get("allocatable") is not None else capacity,
                 zone=zone_key(labels), creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
                 excluded_from_disruption="node.kubernetes.io/exclude-disruption" in labels,
                 kubelet_version=_kubelet_version(status))
@@ -712,7 +750,10 @@ def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Op
     return it.leaf(LabelSelector(tuple(sorted(labels.items())), exprs))
 
 
-def _containers(loc: _Loc, spec: dict, key: str, it: _Interner) -> Tuple[Container, ...]:
+def _containers(loc: _Loc, spec: dict, key: str, it: _Interner, host_network: bool = False) -> Tuple[Container, ...]:
+    """A pod's containers, with the API server's SetDefaults_Pod applied: a resource with a limit
+    and no request requests its limit, and with hostNetwork a port's hostPort defaults to its
+    containerPort."""
     out = []
     for i, c in enumerate(_seq(loc, spec, key, "spec." + key)):
         p = "spec.%s[%d]" % (key, i)
@@ -723,12 +764,16 @@ def _containers(loc: _Loc, spec: dict, key: str, it: _Interner) -> Tuple[Contain
             pp = "%s.ports[%d]" % (p, j)
             port = _item_map(loc, port, pp)
             hp = _int(loc, port, "hostPort", pp + ".hostPort", 0)
+            if not hp and host_network:
+                hp = _int(loc, port, "containerPort", pp + ".containerPort", 0)
             if hp:
                 ports.append(ContainerPort(hp, _str(loc, port, "protocol", pp + ".protocol", "TCP"),
                                            _str(loc, port, "hostIP", pp + ".hostIP")))
-        out.append(it.leaf(Container(_intern(_str(loc, c, "name", p + ".name")),
-                                     it.resource_map(loc, res, "requests", p + ".resources.requests"),
-                                     it.resource_map(loc, res, "limits", p + ".resources.limits"),
+        requests = it.resource_map(loc, res, "requests", p + ".resources.requests")
+        limits = it.resource_map(loc, res, "limits", p + ".resources.limits")
+        if any(r not in requests for r in limits):
+            requests = frozen_map(dict(limits, **requests))
+        out.append(it.leaf(Container(_intern(_str(loc, c, "name", p + ".name")), requests, limits,
                                      tuple(ports), _str(loc, c, "restartPolicy", p + ".restartPolicy"))))
     return tuple(out)
 
@@ -776,7 +821,7 @@ def _volume(loc: _Loc, v: Any, i: int, it: _Interner) -> Volume:
             if r is not None and r < rank and v[k] is not None and v[k] != _RAW_NULL:
                 kind, rank = k, r
         if not kind:
-            kind = next((k for k in v if k != "name"), "")
+            kind = next((k for k in v if k != "name"), "emptyDir")   # SetDefaults_Volume: no source is an emptyDir
     if kind == "emptyDir":
         p = "spec.volumes[%d]" % i
         ed = _map(loc, v, "emptyDir", p + ".emptyDir")
@@ -850,14 +895,15 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
     (containers, initContainers, overhead, resources)."""
     try:
         key: Any = (_containers_key(spec.get("containers")), _containers_key(spec.get("initContainers")),
-                    _text(spec.get("overhead")), spec.get("resources"))
+                    _text(spec.get("overhead")), spec.get("resources"), spec.get("hostNetwork") is True)
         hit = it.templates.get(key)
     except (TypeError, KeyError, AttributeError):  # dicts (stdlib path) or malformed: no key
         key = hit = None
     if hit is not None:
         return hit
-    containers = _containers(loc, spec, "containers", it)
-    inits = _containers(loc, spec, "initContainers", it)
+    host_network = spec.get("hostNetwork") is True
+    containers = _containers(loc, spec, "containers", it, host_network)
+    inits = _containers(loc, spec, "initContainers", it, host_network)
     overhead = it.resource_map(loc, spec, "overhead", "spec.overhead")
     pod_res = _map(loc, spec, "resources", "spec.resources")
     pod_level = None

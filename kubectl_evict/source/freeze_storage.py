@@ -20,6 +20,7 @@ from kubectl_evict.model import (CSIDriver, CSINode, Namespace, NodeSelector, No
                                  Requirement, SpreadConstraint, StorageClass, WeightedPodAffinityTerm, frozen_map)
 from kubectl_evict.quantity import parse_quantity, to_units
 
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "Namespace")
 
 BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
@@ -180,7 +181,10 @@ def project_csidriver(loc: Any, obj: dict, name: str) -> CSIDriver:
 def project_namespace(loc: Any, obj: dict, name: str, it: Any) -> Namespace:
     fz = _f()
     meta = fz._map(loc, obj, "metadata", "metadata")
-    return Namespace.trusted(name=name, labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"))
+    labels = it.strmap(loc, meta, "labels", "metadata.labels", "label")
+    if labels.get(NAMESPACE_NAME_LABEL) != name:   # SetDefaults_Namespace: the API server always sets it
+        labels = labels.set(NAMESPACE_NAME_LABEL, name)
+    return Namespace.trusted(name=name, labels=labels)
 
 
 def project_storage(each: Callable[[str], Iterable[Tuple[str, str, str, dict]]], it: Any) -> Dict[str, Any]:

@@ -72,7 +72,7 @@ def run(cmd, env=None, stdout=subprocess.DEVNULL):
     _, status, usage = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
-    if p.returncode not in (0, 3):
+    if p.returncode not in (0, 3, 4, 5):
         sys.stderr.write("%s failed (%d): %s\n" % (cmd[:4], p.returncode, err.decode()[-2000:]))
     return wall, usage.ru_maxrss / 1024.0, p.returncode, out, usage.ru_utime + usage.ru_stime
 

@@ -119,6 +119,17 @@ def _groups_for(cs: ClusterState, groups: Dict[Tuple[str, Any], Any], pod: Pod) 
 class InterPodAffinity(Plugin):
     name = "InterPodAffinity"
 
+    def unknown_kinds(self, cs: ClusterState, pod: Pod) -> Tuple[str, ...]:
+        """Namespace, when a required term of the pod (or of a running pod's anti-affinity) has
+        a namespaceSelector and the input holds no Namespaces to match it against."""
+        if cs.snapshot is None or cs.snapshot.holds("Namespace"):
+            return ()
+        terms = pod.affinity_required + pod.anti_affinity_required
+        if any(t.namespace_selector is not None for t in terms) or \
+                any(term.namespace_selector is not None for _, term in cs.anti_affinity_groups()):
+            return ("Namespace",)
+        return ()
+
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         bad = parse_error(pod)
         if bad:

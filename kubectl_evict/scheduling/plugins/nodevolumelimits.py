@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Dict, Optional, Set, Tuple
 
 from kubectl_evict.model import CSINode, Node, Pod
-from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, Plugin, Status, claim_names,
+from kubectl_evict.scheduling.framework import (CLAIM_KINDS, OK, SKIPPED, ClusterState, Plugin, Status, claim_names,
                                                 unresolvable, unschedulable)
 
 MAX_VOLUMES = "node(s) exceed max volume count"
@@ -49,6 +49,7 @@ def volume_handle(cs: ClusterState, csinode: Optional[CSINode], ns: str, claim: 
 
 class NodeVolumeLimits(Plugin):
     name = "NodeVolumeLimits"
+    claim_kinds = CLAIM_KINDS + ("CSINode",)
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         return (OK, None) if claim_names(pod) else (SKIPPED, None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, List, NamedTuple, Optional, Tuple
 
 from kubectl_evict.model import Node, PersistentVolume, PersistentVolumeClaim, Pod
-from kubectl_evict.scheduling.framework import OK, SKIPPED, ClusterState, Plugin, Status, claim_names, unresolvable
+from kubectl_evict.scheduling.framework import CLAIM_KINDS, OK, SKIPPED, ClusterState, Plugin, Status, claim_names, unresolvable
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.nodeaffinity import node_selector_matches
 
@@ -137,6 +137,7 @@ def find_pod_volumes(cs: ClusterState, claims: Claims, node: Node) -> Tuple[List
 
 class VolumeBinding(Plugin):
     name = "VolumeBinding"
+    claim_kinds = CLAIM_KINDS
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         if not claim_names(pod):

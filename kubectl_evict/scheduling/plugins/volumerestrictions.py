@@ -15,6 +15,7 @@ RWOP_CONFLICT = "node has pod using PersistentVolumeClaim with the same name and
 
 class VolumeRestrictions(Plugin):
     name = "VolumeRestrictions"
+    claim_kinds = ("PersistentVolumeClaim",)
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         claims = claim_names(pod)

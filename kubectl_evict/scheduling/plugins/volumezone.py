@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple
 
 from kubectl_evict.model import Node, Pod
-from kubectl_evict.scheduling.framework import OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
+from kubectl_evict.scheduling.framework import CLAIM_KINDS, OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
 
 NO_ZONE = "node(s) had no available volume zone"
 ZONE_KEYS = ("failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
@@ -18,6 +18,7 @@ _GA = {"failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
 
 class VolumeZone(Plugin):
     name = "VolumeZone"
+    claim_kinds = CLAIM_KINDS
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         wanted = []
