@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Iterable, List, Tuple
 
 from kubectl_evict.model import (DRA_KINDS, AllocatedDevice, Device, DeviceClass, DeviceRequest, PodResourceClaim,
                                  ResourceClaim, ResourceClaimTemplate, ResourceSlice, Taint, frozen_map)
+from kubectl_evict.source import fields  # the shared field readers (one home for input validation)
 
 DEVICE_TAINT_EFFECTS = ("NoSchedule", "NoExecute", "None")
 ALLOCATION_MODES = ("ExactCount", "All")
@@ -25,13 +26,8 @@ ALLOCATION_MODES = ("ExactCount", "All")
 _DRIVER_PIN = re.compile(r"""device\.driver\s*==\s*(?:"([^"\\]+)"|'([^'\\]+)')""")
 
 
-def _f():  # the shared field readers live in freeze.py (one home for input validation)
-    from kubectl_evict.source import freeze
-    return freeze
-
-
 def _request(loc: Any, r: Any, p: str, it: Any, top: bool = True) -> DeviceRequest:
-    fz = _f()
+    fz = fields
     r = fz._item_map(loc, r, p)
     name = fz._str(loc, r, "name", p + ".name")
     alternatives = tuple(_request(loc, s, "%s.firstAvailable[%d]" % (p, i), it, top=False)
@@ -52,14 +48,14 @@ def _request(loc: Any, r: Any, p: str, it: Any, top: bool = True) -> DeviceReque
 
 
 def _requests(loc: Any, spec: dict, path: str, it: Any) -> Tuple[DeviceRequest, ...]:
-    fz = _f()
+    fz = fields
     devices = fz._map(loc, spec, "devices", path + ".devices")
     rp = path + ".devices.requests"
     return tuple(_request(loc, r, "%s[%d]" % (rp, i), it) for i, r in enumerate(fz._seq(loc, devices, "requests", rp)))
 
 
 def project_claim(loc: Any, obj: dict, ns: str, name: str, it: Any) -> ResourceClaim:
-    fz = _f()
+    fz = fields
     meta = fz._map(loc, obj, "metadata", "metadata")
     spec = fz._map(loc, obj, "spec", "spec")
     status = fz._map(loc, obj, "status", "status")
@@ -93,7 +89,7 @@ def project_claim(loc: Any, obj: dict, ns: str, name: str, it: Any) -> ResourceC
 
 
 def project_template(loc: Any, obj: dict, ns: str, name: str, it: Any) -> ResourceClaimTemplate:
-    fz = _f()
+    fz = fields
     spec = fz._map(loc, obj, "spec", "spec")
     inner = fz._map(loc, spec, "spec", "spec.spec")
     return ResourceClaimTemplate.trusted(namespace=ns, name=name, requests=_requests(loc, inner, "spec.spec", it))
@@ -112,7 +108,7 @@ def class_drivers(expressions: Iterable[str]) -> Tuple[str, ...]:
 
 
 def project_device_class(loc: Any, obj: dict, name: str) -> DeviceClass:
-    fz = _f()
+    fz = fields
     spec = fz._map(loc, obj, "spec", "spec")
     exprs = []
     sels = fz._seq(loc, spec, "selectors", "spec.selectors")
@@ -125,7 +121,7 @@ def project_device_class(loc: Any, obj: dict, name: str) -> DeviceClass:
 
 
 def _device_taints(loc: Any, d: dict, p: str, it: Any) -> Tuple[Taint, ...]:
-    fz = _f()
+    fz = fields
     out = []
     for i, t in enumerate(fz._seq(loc, d, "taints", p + ".taints")):
         tp = "%s.taints[%d]" % (p, i)
@@ -139,7 +135,7 @@ def _device_taints(loc: Any, d: dict, p: str, it: Any) -> Tuple[Taint, ...]:
 
 
 def project_slice(loc: Any, obj: dict, name: str, it: Any) -> ResourceSlice:
-    fz = _f()
+    fz = fields
     spec = fz._map(loc, obj, "spec", "spec")
     pool = fz._map(loc, spec, "pool", "spec.pool")
     devices = []
@@ -160,7 +156,7 @@ def project_slice(loc: Any, obj: dict, name: str, it: Any) -> ResourceSlice:
 
 def project_dra(each: Callable[[str], Iterable[Tuple[str, str, str, dict]]], it: Any) -> Dict[str, Any]:
     """The Snapshot fields for the DRA kinds (`freeze.Freezer._build` calls this)."""
-    fz = _f()
+    fz = fields
     claims, templates, classes, slices = {}, {}, {}, []
     for ns, name, src, obj in each("ResourceClaim"):
         claims[(ns, name)] = project_claim(fz._Loc(src, "ResourceClaim %s/%s" % (ns, name)), obj, ns, name, it)
@@ -176,7 +172,7 @@ def project_dra(each: Callable[[str], Iterable[Tuple[str, str, str, dict]]], it:
 
 def pod_resource_claims(loc: Any, spec: dict, status: dict) -> Tuple[PodResourceClaim, ...]:
     """`spec.resourceClaims` joined with `status.resourceClaimStatuses` (the generated names)."""
-    fz = _f()
+    fz = fields
     raw = spec.get("resourceClaims")
     if raw is None:
         return ()

@@ -19,6 +19,7 @@ from kubectl_evict.model import (CSIDriver, CSINode, Namespace, NodeSelector, No
                                  PersistentVolume, PersistentVolumeClaim, PodAffinityTerm, PriorityClass,
                                  Requirement, SpreadConstraint, StorageClass, WeightedPodAffinityTerm, frozen_map)
 from kubectl_evict.quantity import parse_quantity, to_units
+from kubectl_evict.source import fields  # the shared field readers (one home for input validation)
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "Namespace")
@@ -41,11 +42,6 @@ IN_TREE_SOURCES = (
 )
 
 
-def _f():  # the shared field readers live in freeze.py (one home for input validation)
-    from kubectl_evict.source import freeze
-    return freeze
-
-
 def _storage(loc: Any, d: dict, key: str, path: str) -> int:
     v = d.get(key)
     if v is None:
@@ -57,7 +53,7 @@ def _storage(loc: Any, d: dict, key: str, path: str) -> int:
 
 
 def _strings(loc: Any, d: dict, key: str, path: str) -> Tuple[str, ...]:
-    fz = _f()
+    fz = fields
     vals = fz._seq(loc, d, key, path)
     for i, v in enumerate(vals):
         if not isinstance(v, str):
@@ -66,7 +62,7 @@ def _strings(loc: Any, d: dict, key: str, path: str) -> Tuple[str, ...]:
 
 
 def _annotations(loc: Any, meta: dict) -> Dict[str, str]:
-    fz = _f()
+    fz = fields
     ann = fz._map(loc, meta, "annotations", "metadata.annotations")
     out = {}
     for k in STORAGE_ANNOTATIONS:
@@ -79,7 +75,7 @@ def _annotations(loc: Any, meta: dict) -> Dict[str, str]:
 
 
 def project_pvc(loc: Any, obj: dict, ns: str, name: str, it: Any) -> PersistentVolumeClaim:
-    fz = _f()
+    fz = fields
     meta = fz._map(loc, obj, "metadata", "metadata")
     spec = fz._map(loc, obj, "spec", "spec")
     status = fz._map(loc, obj, "status", "status")
@@ -106,7 +102,7 @@ def project_pvc(loc: Any, obj: dict, ns: str, name: str, it: Any) -> PersistentV
 
 
 def project_pv(loc: Any, obj: dict, name: str, it: Any) -> PersistentVolume:
-    fz = _f()
+    fz = fields
     meta = fz._map(loc, obj, "metadata", "metadata")
     spec = fz._map(loc, obj, "spec", "spec")
     status = fz._map(loc, obj, "status", "status")
@@ -141,7 +137,7 @@ def project_pv(loc: Any, obj: dict, name: str, it: Any) -> PersistentVolume:
 
 
 def project_storage_class(loc: Any, obj: dict, name: str, it: Any) -> StorageClass:
-    fz = _f()
+    fz = fields
     terms = []
     for i, t in enumerate(fz._seq(loc, obj, "allowedTopologies", "allowedTopologies")):
         p = "allowedTopologies[%d]" % i
@@ -158,7 +154,7 @@ def project_storage_class(loc: Any, obj: dict, name: str, it: Any) -> StorageCla
 
 
 def project_csinode(loc: Any, obj: dict, name: str) -> CSINode:
-    fz = _f()
+    fz = fields
     meta = fz._map(loc, obj, "metadata", "metadata")
     spec = fz._map(loc, obj, "spec", "spec")
     drivers: Dict[str, Optional[int]] = {}
@@ -173,13 +169,13 @@ def project_csinode(loc: Any, obj: dict, name: str) -> CSINode:
 
 
 def project_csidriver(loc: Any, obj: dict, name: str) -> CSIDriver:
-    fz = _f()
+    fz = fields
     spec = fz._map(loc, obj, "spec", "spec")
     return CSIDriver.trusted(name=name, storage_capacity=fz._bool(loc, spec, "storageCapacity", "spec.storageCapacity"))
 
 
 def project_namespace(loc: Any, obj: dict, name: str, it: Any) -> Namespace:
-    fz = _f()
+    fz = fields
     meta = fz._map(loc, obj, "metadata", "metadata")
     labels = it.strmap(loc, meta, "labels", "metadata.labels", "label")
     if labels.get(NAMESPACE_NAME_LABEL) != name:   # SetDefaults_Namespace: the API server always sets it
@@ -189,7 +185,7 @@ def project_namespace(loc: Any, obj: dict, name: str, it: Any) -> Namespace:
 
 def project_storage(each: Callable[[str], Iterable[Tuple[str, str, str, dict]]], it: Any) -> Dict[str, Any]:
     """The Snapshot fields for every storage kind and Namespace (`freeze.Freezer._build` calls this)."""
-    fz = _f()
+    fz = fields
     pvcs, pvs, scs, csinodes, drivers, nss = {}, {}, {}, {}, {}, {}
     for ns, name, src, obj in each("PersistentVolumeClaim"):
         pvcs[(ns, name)] = project_pvc(fz._Loc(src, "PersistentVolumeClaim %s/%s" % (ns, name)), obj, ns, name, it)
@@ -210,7 +206,7 @@ def project_storage(each: Callable[[str], Iterable[Tuple[str, str, str, dict]]],
 # --- the scheduling parts of a pod spec ------------------------------------------------------
 
 def _affinity_term(loc: Any, t: Any, p: str, it: Any) -> PodAffinityTerm:
-    fz = _f()
+    fz = fields
     t = fz._item_map(loc, t, p)
     return it.leaf(PodAffinityTerm(fz.label_selector(loc, t, "labelSelector", p + ".labelSelector", it),
                                    fz._str(loc, t, "topologyKey", p + ".topologyKey"),
@@ -219,7 +215,7 @@ def _affinity_term(loc: Any, t: Any, p: str, it: Any) -> PodAffinityTerm:
 
 
 def _terms(loc: Any, aff: dict, kind: str, it: Any) -> Tuple[Tuple[PodAffinityTerm, ...], Tuple[WeightedPodAffinityTerm, ...]]:
-    fz = _f()
+    fz = fields
     base = "spec.affinity.%s." % kind
     block = fz._map(loc, aff, kind, base[:-1])
     key = "requiredDuringSchedulingIgnoredDuringExecution"
@@ -237,7 +233,7 @@ def _terms(loc: Any, aff: dict, kind: str, it: Any) -> Tuple[Tuple[PodAffinityTe
 
 
 def _spread(loc: Any, spec: dict, it: Any) -> Tuple[SpreadConstraint, ...]:
-    fz = _f()
+    fz = fields
     out = []
     for i, c in enumerate(fz._seq(loc, spec, "topologySpreadConstraints", "spec.topologySpreadConstraints")):
         p = "spec.topologySpreadConstraints[%d]" % i
@@ -262,7 +258,7 @@ def pod_scheduling_fields(loc: Any, spec: dict, priority_class: Optional[Priorit
     (anti_affinity_required, anti_affinity_preferred, affinity_required, affinity_preferred,
     spread_constraints, preemption_policy). `preemptionPolicy` is set by admission from the
     PriorityClass; a pod without it takes its class's policy (default PreemptLowerPriority)."""
-    fz = _f()
+    fz = fields
     aff = fz._map(loc, spec, "affinity", "spec.affinity")
     anti_req, anti_pref = _terms(loc, aff, "podAntiAffinity", it)
     aff_req, aff_pref = _terms(loc, aff, "podAffinity", it)
