@@ -43,7 +43,7 @@ from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, e
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import attach
-from kubectl_evict.rules.replacements import KilledPod, replace_killed
+from kubectl_evict.rules.replacements import KilledPod, recreation, replace_killed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -659,7 +659,8 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it within %ds (a "
                        "terminating pod on a NotReady node with the out-of-service taint)" % (reason, POD_GC_PERIOD))
             kw: Dict[str, Any] = {}
-            if pod.recreated_elsewhere and not (pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"):
+            if recreation(pod).elsewhere and \
+                    not (pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"):
                 placed = place(b, placer, pod, at, RULE)
                 kw["target"] = placed.node
                 kw["candidates"] = placed.candidates
