@@ -22,7 +22,7 @@ import pytest
 
 from conftest import NOW, complete_kinds, node as cnode, pod as cpod, run_cli, snapshot_list
 from test_drain_plan import drain, node, pod, snapshot
-from test_replacements import KUBELET, kill_of, owner, plan_for, victim
+from test_replacements import kill_of, plan_for, victim
 
 from kubectl_evict.rules.affinity import AffinitySettings, plan_affinity
 from kubectl_evict.rules.controller import ControllerPlanSettings, plan_controller

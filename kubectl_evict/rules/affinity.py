@@ -27,7 +27,7 @@ from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan,
 from kubectl_evict.scheduling.disruption import effective_budget, pdbs_for_pod
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
-from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation
+from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import no_execute_decision, taints_text
@@ -161,11 +161,9 @@ def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reas
         # The DaemonSet controller only creates a pod where the node matches: no replacement here.
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, rule=RULE, reason=reason)
-    elif recreation(pod).elsewhere:
-        placed = place(b, placer, pod, at, RULE)
-        if placed.node is None:
-            b.shortfall(pod, "no-node-fits", "deleted at %s, but its replacement fits no node: %s"
-                        % (format_offset(at), placed.reason), node=node)
+        return
+    placed = replace_removed(b, placer, pod, at, RULE, "deleted at %s" % format_offset(at), node=node)
+    if placed is not None:
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
                  reason=reason + ("" if placed.node else "; its replacement fits no node"))

@@ -46,7 +46,7 @@ from typing import AbstractSet, Any, Callable, Dict, List, Mapping, NamedTuple, 
 from kubectl_evict.model import Owner, Pod, Snapshot, Taint
 from kubectl_evict.plan import PlanBuilder
 from kubectl_evict.rules.scheduling import place
-from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.placement import Placement, Placer
 from kubectl_evict.scheduling.statefulset import ordinal, queue_key
 from kubectl_evict.scheduling.tolerations import untolerated_schedule_taints, with_daemonset_tolerations
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -174,6 +174,21 @@ def recreation(pod: Pod) -> Recreation:
             return Recreation(False, "no controller: " + NOTHING_RECREATES)
         return Recreation(False, "%s pod: %s elsewhere" % (pod.controller_kind, NOTHING_RECREATES))
     return _RECREATED
+
+
+def replace_removed(b: PlanBuilder, placer: Optional[Placer], pod: Pod, at: float, rule: str, gone: str,
+                    node: Optional[str] = None) -> Optional[Placement]:
+    """Where the replacement of `pod`, deleted or evicted at `at`, lands: None when nothing
+    recreates it (`recreation`; `placer` may then be None); otherwise kube-scheduler's placement,
+    and where no node fits, a `no-node-fits` shortfall: `gone` (how and when the pod went, e.g.
+    `deleted at +5m0s`), "but its replacement fits no node", and the scheduler's reason."""
+    if not recreation(pod).elsewhere:
+        return None
+    assert placer is not None
+    placed = place(b, placer, pod, at, rule)
+    if placed.node is None:
+        b.shortfall(pod, "no-node-fits", "%s, but its replacement fits no node: %s" % (gone, placed.reason), node=node)
+    return placed
 
 
 # --- the StatefulSet's OrderedReady wait ------------------------------------------------------------
