@@ -49,8 +49,7 @@ def resolve_failures(snapshot: Snapshot, fail: Sequence[str], fail_zones: Sequen
     """`--fail` / `--fail-zone` to node failures at `now`; unknown names are input errors."""
     out: Dict[str, NodeFailure] = {}
     for name in fail:
-        if snapshot.node(name) is None:
-            raise InputError("unknown node %r (not in the snapshot)" % name, field="--fail")
+        snapshot.named_node(name, "--fail")
         out[name] = NodeFailure(0.0, "Unknown")
     for z in fail_zones:
         keys = [k for k in snapshot.nodes_by_zone if k == z or (k and k.rsplit("/", 1)[-1] == z)]

@@ -380,8 +380,7 @@ def plan_shutdown(snapshot: Snapshot, settings: ShutdownSettings, now: float) ->
     """Plan a graceful (kubelet) or non-graceful (out-of-service taint) shutdown of the nodes."""
     b = PlanBuilder("shutdown", now)
     for name in settings.nodes:
-        if snapshot.node(name) is None:
-            raise InputError("unknown node %r (not in the snapshot)" % name, field="NODE")
+        snapshot.named_node(name, "NODE")
     nodes = list(dict.fromkeys(settings.nodes))
     if settings.non_graceful:
         _plan_non_graceful(b, snapshot, settings, nodes, now)
