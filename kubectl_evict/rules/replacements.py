@@ -209,7 +209,7 @@ class OrderedWait(NamedTuple):
 
     @property
     def assumption(self) -> str:
-        """`` or, where OrderedReady is assumed, a parenthesis that says so."""
+        """Where OrderedReady is only assumed, a parenthesis that says so (else empty)."""
         return " (StatefulSet not in the input: OrderedReady assumed)" if self.assumed else ""
 
 
