@@ -19,6 +19,7 @@ import re
 from typing import Any, Dict, List, Mapping
 
 from kubectl_evict.errors import InputError
+from kubectl_evict.eviction.thresholds import ThresholdError, parse_flag_map
 from kubectl_evict.model import Snapshot
 
 _EMPTY: Mapping[str, Any] = {}
@@ -41,15 +42,10 @@ def _camel(flag: str) -> str:
 
 
 def _parse_map(text: str, sep: str, path: str, field: str) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
-    for pair in text.split(","):
-        if not pair.strip():
-            continue
-        k, s, v = pair.partition(sep)
-        if not s:
-            raise InputError("malformed pair, expect string%sstring: %r" % (sep, pair), source=path, field=field)
-        out[k.strip()] = v.strip()
-    return out
+    try:
+        return dict(parse_flag_map(text, sep))
+    except ThresholdError as e:
+        raise InputError("%s: %r" % (e, text), source=path, field=field) from None
 
 
 def from_kubelet_arguments(args: Mapping[str, Any], path: str) -> Dict[str, Any]:

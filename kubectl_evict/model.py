@@ -19,6 +19,8 @@ from typing import Any, Iterator, Mapping, NamedTuple, Optional, Tuple
 
 from pyrsistent import PClass, field, pvector
 
+from kubectl_evict.errors import InputError
+
 try:  # kubelet stats summaries are most of a large snapshot's bytes: msgspec reads them ~4x faster
     from msgspec import DecodeError as _DecodeError
     from msgspec.json import decode as _fast_decode
@@ -706,6 +708,14 @@ class Snapshot(PClass):
 
     def node(self, name: str) -> Optional[Node]:
         return self.nodes.get(name)
+
+    def named_node(self, name: str, flag: str) -> Node:
+        """The node a command line names (`flag`: where), or the input error every command gives
+        for a node the snapshot does not have."""
+        node = self.nodes.get(name)
+        if node is None:
+            raise InputError("unknown node %r (not in the snapshot)" % name, field=flag)
+        return node
 
     def holds(self, kind: str) -> bool:
         """Does the input hold every object of `kind`? Only then is "no such object" a fact;

@@ -9,7 +9,8 @@ not Ready or already terminating takes no ready replica away, and a terminating 
 replacement already exists, so it adds none.
 
 Pods are grouped by their top-level owner as `kubectl rollout status` would name it: a
-ReplicaSet owned by a Deployment counts as the Deployment (across all of its ReplicaSets).
+ReplicaSet owned by a Deployment counts as the Deployment (across all of its ReplicaSets); the
+owner lookup is `rules/replacements.py`'s, as is what the input lacks to count a workload.
 A workload whose ready replicas reach 0 is an outage, and every command warns about it.
 """
 
@@ -21,28 +22,13 @@ from pyrsistent import pvector
 
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.plan import POD_ACTIONS, Action, Incomplete, counted_refs, Plan, Workload, with_incomplete
+from kubectl_evict.rules.replacements import WorkloadKey, owner_kinds_missing, workload_of
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.scheduling.statefulset import rollout_warning
 from kubectl_evict.versions import cluster_version
 from kubectl_evict.timeutil import format_offset
 
-KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "ReplicationController")
 DEFAULT_STARTUP = 30.0
-
-WorkloadKey = Tuple[str, str, str]          # (kind, namespace, name)
-
-
-def workload_of(snapshot: Snapshot, pod: Pod) -> Optional[WorkloadKey]:
-    """The workload a pod belongs to: (kind, namespace, name), ReplicaSets folded into their
-    Deployment; None for bare and static pods."""
-    ref = pod.controller
-    if ref is None or ref.kind not in KINDS:
-        return None
-    if ref.kind == "ReplicaSet":
-        owner = snapshot.owners.get(("ReplicaSet", pod.namespace, ref.name))
-        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
-            return ("Deployment", pod.namespace, owner.controller.name)
-    return (ref.kind, pod.namespace, ref.name)
 
 
 def _counts_ready(pod: Pod) -> bool:
@@ -74,21 +60,6 @@ def _members(snapshot: Snapshot, key: WorkloadKey, rs_index: Dict[WorkloadKey, L
     for uid in uids:
         out.extend(snapshot.pods_by_owner.get(uid, ()))
     return out
-
-
-def owner_kinds_missing(snapshot: Snapshot, pod: Pod) -> Tuple[str, ...]:
-    """The owner kinds `pod`'s workload is resolved through that the input does not hold: its
-    controller's kind (and Deployment, behind a ReplicaSet the input does hold)."""
-    ref = pod.controller
-    if ref is None or ref.kind not in KINDS:
-        return ()
-    if not snapshot.holds(ref.kind):
-        return (ref.kind,)
-    if ref.kind == "ReplicaSet" and not snapshot.holds("Deployment"):
-        owner = snapshot.owners.get(("ReplicaSet", pod.namespace, ref.name))
-        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
-            return ("Deployment",)
-    return ()
 
 
 def ready_now(snapshot: Snapshot, keys: Sequence[WorkloadKey]) -> Dict[WorkloadKey, int]:

@@ -278,3 +278,36 @@ def test_demo_cluster_plan_is_deterministic():
     assert a.returncode == 0 and a.stdout == b.stdout
     doc = json.loads(a.stdout)
     assert all(x["rule"] == "pressure" for x in doc["actions"])
+
+
+# cliflag's map flags, one parser for the command line and for kubelet config files:
+# (text, separator, the map or the kubelet's error)
+FLAG_MAPS = [
+    ("memory.available<500Mi,nodefs.available<10%", "<", {"memory.available": "500Mi", "nodefs.available": "10%"}),
+    (" memory.available < 1Gi ,,", "<", {"memory.available": "1Gi"}),                  # spaces trimmed, empties skipped
+    ("memory.available=1m30s", "=", {"memory.available": "1m30s"}),
+    ("memory.available>500Mi", "<", "malformed pair, expect string<string"),
+    ("memory.available<500Mi", "=", "malformed pair, expect string=string"),
+]
+
+
+@pytest.mark.parametrize("text,sep,expected", FLAG_MAPS)
+def test_kubelet_map_flags(text, sep, expected):
+    from kubectl_evict.eviction.thresholds import ThresholdError, parse_flag_map
+    if isinstance(expected, dict):
+        assert parse_flag_map(text, sep) == expected
+    else:
+        with pytest.raises(ThresholdError, match="^%s$" % expected):
+            parse_flag_map(text, sep)
+
+
+def test_kubelet_config_file_malformed_map_flag_is_a_clean_error(write_snapshot, tmp_path):
+    """The same kubelet error for an OpenShift kubeletArguments entry, naming the file and the flag."""
+    path = _cluster(write_snapshot)
+    cfg = tmp_path / "node-config.yaml"
+    cfg.write_text("apiVersion: v1\nkind: NodeConfig\nkubeletArguments:\n  eviction-hard:\n  - memory.available>500Mi\n")
+    r = run_cli("-f", path, "pressure", "n1", "--kubelet-config", str(cfg))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    [line] = r.stderr.splitlines()
+    assert line.startswith("error: ") and str(cfg) in line and "kubeletArguments.eviction-hard" in line
+    assert "malformed pair, expect string<string: 'memory.available>500Mi'" in line

@@ -12,8 +12,8 @@ from kubectl_evict.commands._run import run
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.eviction.ranking import RANKINGS
 from kubectl_evict.eviction.thresholds import (SIGNAL_RESOURCE, UNSUPPORTED, ThresholdError, parse_duration_go,
-                                               parse_equals_map, parse_grace_periods, parse_langle_map,
-                                               parse_minimum_reclaims, parse_threshold_statements)
+                                               parse_flag_map, parse_grace_periods, parse_minimum_reclaims,
+                                               parse_threshold_statements)
 from kubectl_evict.options import global_options, pop_global
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.rules.pressure import PressureSettings, SignalOverride, plan_pressure
@@ -52,7 +52,7 @@ def _flag_map(flag: str, value: Optional[str], sep: str) -> Optional[Dict[str, s
     if value is None:
         return None
     try:
-        return parse_langle_map(value) if sep == "<" else parse_equals_map(value)
+        return parse_flag_map(value, sep)
     except ThresholdError as e:
         raise InputError("%s: %r" % (e, value), field=flag) from None
 

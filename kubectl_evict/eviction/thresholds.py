@@ -283,27 +283,16 @@ def eviction_priority_order(thresholds: Iterable[Threshold]) -> List[Threshold]:
 
 # --- kubelet flag syntax ---------------------------------------------------------------------
 
-def parse_langle_map(text: str) -> Dict[str, str]:
-    """`memory.available<500Mi,nodefs.available<10%` (cliflag LangleSeparatedMapStringString)."""
+def parse_flag_map(text: str, sep: str) -> Dict[str, str]:
+    """A kubelet map flag: `memory.available<500Mi,nodefs.available<10%` (sep `<`, cliflag
+    LangleSeparatedMapStringString) or `memory.available=1m30s,...` (sep `=`, MapStringString).
+    Empty pairs are skipped; a pair without `sep` is the kubelet's own error."""
     out: Dict[str, str] = {}
     for pair in text.split(","):
         if not pair.strip():
             continue
-        k, sep, v = pair.partition("<")
-        if not sep:
-            raise ThresholdError("malformed pair, expect string<string")
-        out[k.strip()] = v.strip()
-    return out
-
-
-def parse_equals_map(text: str) -> Dict[str, str]:
-    """`memory.available=1m30s,...` (cliflag MapStringString)."""
-    out: Dict[str, str] = {}
-    for pair in text.split(","):
-        if not pair.strip():
-            continue
-        k, sep, v = pair.partition("=")
-        if not sep:
-            raise ThresholdError("malformed pair, expect string=string")
+        k, found, v = pair.partition(sep)
+        if not found:
+            raise ThresholdError("malformed pair, expect string%sstring" % sep)
         out[k.strip()] = v.strip()
     return out

@@ -27,6 +27,7 @@ from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan,
 from kubectl_evict.scheduling.disruption import effective_budget, pdbs_for_pod
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
+from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import no_execute_decision, taints_text
@@ -160,24 +161,22 @@ def _delete(b: PlanBuilder, placer: Placer, pod: Pod, node: str, at: float, reas
         # The DaemonSet controller only creates a pod where the node matches: no replacement here.
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, rule=RULE, reason=reason)
-    elif pod.recreated_elsewhere:
-        placed = place(b, placer, pod, at, RULE)
-        if placed.node is None:
-            b.shortfall(pod, "no-node-fits", "deleted at %s, but its replacement fits no node: %s"
-                        % (format_offset(at), placed.reason), node=node)
+        return
+    placed = replace_removed(b, placer, pod, at, RULE, "deleted at %s" % format_offset(at), node=node)
+    if placed is not None:
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
                  reason=reason + ("" if placed.node else "; its replacement fits no node"))
     else:
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
-                 grace_period_seconds=None, rule=RULE, reason=reason + "; nothing recreates it")
+                 grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
 
 
 def _evict(b: PlanBuilder, placer: Placer, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
     if placer.snapshot is not None and not placer.snapshot.holds("PodDisruptionBudget"):
         b.incomplete_for("PodDisruptionBudget", "budgets not checked (the Eviction API refuses an eviction a "
                          "PodDisruptionBudget does not allow)", pod.ref)
-    if pod.recreated_elsewhere:
+    if recreation(pod).elsewhere:
         placed = place(b, placer, pod, 0, RULE)
         if placed.node is None:
             if need_target:
@@ -190,4 +189,4 @@ def _evict(b: PlanBuilder, placer: Placer, pod: Pod, node: str, reason: str, nee
                  reason=reason)
     else:
         b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
-                 grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; nothing recreates it")
+                 grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)

@@ -26,7 +26,7 @@ from kubectl_evict.plan import (DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVI
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
                                                ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at)
-from kubectl_evict.rules.scheduling import place
+from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -49,8 +49,7 @@ def resolve_failures(snapshot: Snapshot, fail: Sequence[str], fail_zones: Sequen
     """`--fail` / `--fail-zone` to node failures at `now`; unknown names are input errors."""
     out: Dict[str, NodeFailure] = {}
     for name in fail:
-        if snapshot.node(name) is None:
-            raise InputError("unknown node %r (not in the snapshot)" % name, field="--fail")
+        snapshot.named_node(name, "--fail")
         out[name] = NodeFailure(0.0, "Unknown")
     for z in fail_zones:
         keys = [k for k in snapshot.nodes_by_zone if k == z or (k and k.rsplit("/", 1)[-1] == z)]
@@ -167,7 +166,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     gone = {(e.pod.namespace, e.pod.name) for e in device}
     deletions = [f for f in deletions if (f.pod.namespace, f.pod.name) not in gone]
     placer: Optional[Placer] = None
-    if any(f.pod.recreated_elsewhere for f in deletions) or any(e.pod.recreated_elsewhere for e in device):
+    if any(recreation(f.pod).elsewhere for f in deletions) or any(recreation(e.pod).elsewhere for e in device):
         placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down, snapshot=snapshot, preempt=True,
                              leaving=[f.pod for f in deletions] + [e.pod for e in device])
     for kind in unknown_kinds(snapshot):
@@ -179,15 +178,12 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                   "reason %s)" % (e.claim.ref, "; ".join(e.taints), CONDITION_REASON))
         target = None
         candidates: tuple = ()
-        if p.recreated_elsewhere:
-            assert placer is not None
-            placed = place(b, placer, p, e.at, RULE)
+        placed = replace_removed(b, placer, p, e.at, RULE, "deleted at %s (device taint)" % format_offset(e.at),
+                                 node=p.node_name)
+        if placed is not None:
             target, candidates = placed.node, placed.candidates
-            if placed.node is None:
-                b.shortfall(p, "no-node-fits", "deleted at %s (device taint), but its replacement fits no node: %s"
-                            % (format_offset(e.at), placed.reason), node=p.node_name)
         else:
-            reason += "; nothing recreates it"
+            reason += "; " + NOTHING_RECREATES
         b.action("delete", by=DEVICE_TAINT_EVICTION, namespace=p.namespace, pod=p.name, uid=p.uid, node=p.node_name,
                  at=e.at, grace_period_seconds=None, target=target, candidates=candidates, rule=RULE, reason=reason)
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
@@ -203,19 +199,15 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=None, rule=RULE,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
-        elif p.recreated_elsewhere:
-            assert placer is not None
-            placed = place(b, placer, p, f.at, RULE)
-            if placed.node is None:
-                b.shortfall(p, "no-node-fits", "deleted at %s, but its replacement fits no node: %s"
-                            % (format_offset(f.at), placed.reason), node=f.node)
-                reason += "; its replacement fits no node"
+            continue
+        placed = replace_removed(b, placer, p, f.at, RULE, "deleted at %s" % format_offset(f.at), node=f.node)
+        if placed is None:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
-                     grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
-                     reason=reason)
+                     grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
         else:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
-                     grace_period_seconds=None, rule=RULE, reason=reason + "; nothing recreates it")
+                     grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
+                     reason=reason + ("" if placed.node else "; its replacement fits no node"))
 
     # Notes: settings, zones.
     b.note("node-monitor-grace-period %s%s, node-monitor-period %s, node-eviction-rate %s, secondary %s, "

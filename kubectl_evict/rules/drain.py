@@ -31,8 +31,9 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, effect
                                                  pdbs_for_pod, selected_pods, status_is_current)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.rules.replacements import ordered_ready_wait, recreation, workload_of, workload_owner
 from kubectl_evict.rules.scheduling import place
-from kubectl_evict.scheduling.statefulset import lower_ordinal_holding, queue_key
+from kubectl_evict.scheduling.statefulset import queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.workloads import attach
 
@@ -183,18 +184,11 @@ class DrainRun:
         ref = pod.controller
         if ref is None:
             return "Pod %s" % pod.ref
-        owner = self.s.owners.get((ref.kind, pod.namespace, ref.name))
-        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
-            return "Deployment %s/%s" % (pod.namespace, owner.controller.name)
-        return "%s %s/%s" % (ref.kind, pod.namespace, ref.name)
+        key = workload_of(self.s, pod) or (ref.kind, pod.namespace, ref.name)
+        return "%s %s/%s" % key
 
     def replicas(self, pod: Pod) -> Optional[int]:
-        ref = pod.controller
-        if ref is None:
-            return None
-        owner = self.s.owners.get((ref.kind, pod.namespace, ref.name))
-        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
-            owner = self.s.owners.get(("Deployment", pod.namespace, owner.controller.name))
+        owner = workload_owner(self.s, pod)
         return owner.replicas if owner is not None else None
 
     # -- per node: cordon and filters -------------------------------------------------------------
@@ -265,16 +259,14 @@ class DrainRun:
     def land(self, pod: Pod, at: float) -> Tuple[Optional[str], str]:
         """Place the replacement of `pod`: (target, problem). Problem "" when placed or when
         nothing recreates the pod."""
-        if not pod.recreated_elsewhere:
+        if not recreation(pod).elsewhere:
             return None, ""
-        holder = lower_ordinal_holding(self.s, pod, self.sts_pending, self.leaving)
-        if holder is not None:
+        wait = ordered_ready_wait(self.b, self.s, pod, self.sts_pending, self.leaving)
+        if wait is not None:
             self.sts_pending.add(pod.key)
             self.ordered_ready.add(pod.key)
-            return None, ("StatefulSet %s/%s is OrderedReady: it recreates %s only once %s is Running and Ready, "
-                          "and %s" % (pod.namespace, pod.controller.name, pod.name, holder.name,
-                                      "its replacement stays Pending" if holder.key in self.sts_pending
-                                      else "it is not"))
+            return None, "%s, and %s" % (wait.text(pod), "its replacement stays Pending"
+                                         if wait.holder.key in self.sts_pending else "it is not")
         placed = place(self.b, self.placer, pod, at, RULE)
         self.candidates[pod.key] = placed.candidates
         if placed.node is None:
@@ -297,16 +289,11 @@ class DrainRun:
         stats["evicted"] += 1
         stats["waves"].add(wave)
         stats.setdefault("evictions", []).append((pod, at))
-        if not pod.recreated_elsewhere:
-            if pod.is_terminal:
-                why = "it has finished (%s): nothing recreates it" % pod.phase
-            elif pod.controller is None:
-                why = "no controller: nothing recreates it"
-            else:
-                why = "%s pod: nothing recreates it elsewhere" % pod.controller_kind
-            reason += "; " + why
+        recreated = recreation(pod)
+        if not recreated.elsewhere:
+            reason += "; " + recreated.why
             self.b.note("%s: no replacement after %s (%s)" % (
-                pod.ref, "deletion" if self.cfg.disable_eviction else "eviction", why))
+                pod.ref, "deletion" if self.cfg.disable_eviction else "eviction", recreated.why))
         elif problem:
             reason += "; its replacement fits no node"
         grace = None if self.cfg.grace_period < 0 else self.cfg.grace_period

@@ -15,6 +15,7 @@ from typing import Dict, List, NamedTuple, Sequence, Tuple
 from pyrsistent import PClass, field
 
 from kubectl_evict.model import Pod, Snapshot
+from kubectl_evict.rules.replacements import owner_absent
 
 OKAY, SKIP, WARNING, ERROR = "Okay", "Skip", "Warning", "Error"
 
@@ -46,10 +47,7 @@ def _daemonset_known(snapshot: Snapshot, pod: Pod) -> bool:
     An input that does not hold the DaemonSet kind (only nodes and pods were exported) cannot
     answer, so it is assumed to exist rather than failing every DaemonSet pod.
     """
-    ref = pod.controller
-    if snapshot.owners.get(("DaemonSet", pod.namespace, ref.name)) is not None:
-        return True
-    return not snapshot.holds("DaemonSet")
+    return not owner_absent(snapshot, pod)
 
 
 def drain_filter(snapshot: Snapshot, pod: Pod, flags: FilterFlags, now: float) -> FilterResult:

@@ -656,8 +656,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     """Plan the kubelet's node-pressure evictions on the selected nodes from `now` on."""
     b = PlanBuilder("pressure", now)
     for n in settings.nodes:
-        if snapshot.node(n) is None:
-            raise InputError("unknown node %r (not in the snapshot)" % n, field="NODE")
+        snapshot.named_node(n, "NODE")
     overrides: Dict[str, List[SignalOverride]] = {}
     for o in settings.signals:
         if snapshot.node(o.node) is None:

@@ -27,17 +27,27 @@ because every workload controller stops counting a Failed pod at once (upstream 
 
 Replacements are placed by the same scheduler model and the same `place` call drain uses,
 against nodes as they are while the pods fail (the rule gives their taints).
+
+This module is also the one home of "what recreates this pod" for every rule: the owner lookup
+(`find_owner`, `controller_owner`, `workload_of`: the pod's controller reference, a ReplicaSet
+folded into its Deployment; a Job's pods are the Job's, whatever CronJob made the Job), what
+the input lacks to answer (`owner_kinds_missing`: an `incomplete` entry, never a false outage),
+whether a pod that goes away comes back elsewhere and, if not, why (`recreation`, for the pods
+drain evicts and the controllers delete), and the StatefulSet's OrderedReady wait
+(`ordered_ready_wait`). A controller whose kind the input does not hold is assumed to exist
+with its defaults (a Job's backoffLimit 6, a StatefulSet's OrderedReady), and the plan says so
+in `incomplete`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Owner, Pod, Snapshot, Taint
 from kubectl_evict.plan import PlanBuilder
 from kubectl_evict.rules.scheduling import place
-from kubectl_evict.scheduling.placement import Placer
-from kubectl_evict.scheduling.statefulset import lower_ordinal_holding, queue_key
+from kubectl_evict.scheduling.placement import Placement, Placer
+from kubectl_evict.scheduling.statefulset import ordinal, queue_key
 from kubectl_evict.scheduling.tolerations import untolerated_schedule_taints, with_daemonset_tolerations
 from kubectl_evict.timeutil import format_offset, format_seconds
 
@@ -67,6 +77,170 @@ class Decision(NamedTuple):
     kind: str                  # "schedule" (the scheduler places it), "same-node", "none", "job-failed"
     at: Optional[float]        # when the replacement is created; None: not within the plan
     why: str
+
+
+# --- who owns a pod ------------------------------------------------------------------------------
+
+# The workload controllers the input holds and the plans model (`SnapshotInfo.kinds` names them).
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "ReplicationController")
+
+WorkloadKey = Tuple[str, str, str]          # (kind, namespace, name)
+
+NOTHING_RECREATES = "nothing recreates it"
+
+
+def find_owner(snapshot: Snapshot, kind: str, namespace: str, name: str, uid: str = "") -> Optional[Owner]:
+    """The controller object an owner reference names: by uid, else by kind, namespace and name
+    (hand-made inputs often carry no uids); None when the input does not have it."""
+    if uid:
+        owner = snapshot.owners_by_uid.get(uid)
+        if owner is not None and owner.kind == kind:
+            return owner
+    return snapshot.owners.get((kind, namespace, name))
+
+
+def controller_owner(snapshot: Snapshot, pod: Pod) -> Optional[Owner]:
+    """The object of the pod's controller (`ownerReferences[controller=true]`), None when the pod
+    has none or the input does not have it."""
+    ref = pod.controller
+    return find_owner(snapshot, ref.kind, pod.namespace, ref.name, ref.uid) if ref is not None else None
+
+
+def owner_absent(snapshot: Snapshot, pod: Pod) -> bool:
+    """Does the pod's controller not exist? Only an input that holds every object of its kind
+    can say so; for a kind it does not hold the owner is assumed to exist."""
+    ref = pod.controller
+    return (ref is not None and ref.kind in WORKLOAD_KINDS and snapshot.holds(ref.kind)
+            and controller_owner(snapshot, pod) is None)
+
+
+def workload_of(snapshot: Snapshot, pod: Pod) -> Optional[WorkloadKey]:
+    """The workload a pod belongs to, as `kubectl rollout status` names it: (kind, namespace,
+    name), a ReplicaSet folded into its Deployment; None for bare and static pods."""
+    ref = pod.controller
+    if ref is None or ref.kind not in WORKLOAD_KINDS:
+        return None
+    if ref.kind == "ReplicaSet":
+        owner = controller_owner(snapshot, pod)
+        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
+            return ("Deployment", pod.namespace, owner.controller.name)
+    return (ref.kind, pod.namespace, ref.name)
+
+
+def workload_owner(snapshot: Snapshot, pod: Pod) -> Optional[Owner]:
+    """The object of the pod's workload (a Deployment behind its ReplicaSet), None when the
+    input does not have it."""
+    key = workload_of(snapshot, pod)
+    return snapshot.owners.get(key) if key is not None else None
+
+
+def owner_kinds_missing(snapshot: Snapshot, pod: Pod) -> Tuple[str, ...]:
+    """The owner kinds `pod`'s workload is resolved through that the input does not hold: its
+    controller's kind (and Deployment, behind a ReplicaSet the input does hold)."""
+    ref = pod.controller
+    if ref is None or ref.kind not in WORKLOAD_KINDS:
+        return ()
+    if not snapshot.holds(ref.kind):
+        return (ref.kind,)
+    if ref.kind == "ReplicaSet" and not snapshot.holds("Deployment"):
+        owner = controller_owner(snapshot, pod)
+        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
+            return ("Deployment",)
+    return ()
+
+
+class Recreation(NamedTuple):
+    """Whether a pod that is evicted or deleted comes back on another node (its controller
+    creates a replacement the scheduler places), and if not, why (`why`, ending in
+    `NOTHING_RECREATES`; reasons that already say what removes the pod append only that)."""
+    elsewhere: bool
+    why: str = ""
+
+
+_RECREATED = Recreation(True)
+
+
+def recreation(pod: Pod) -> Recreation:
+    """What recreates `pod` once it is evicted or deleted: nothing for a finished pod (its
+    controller is done with it), a bare pod, a DaemonSet pod (its controller runs one per node,
+    not elsewhere) or a static pod (owned by its Node); otherwise its ReplicaSet,
+    ReplicationController, StatefulSet (same name) or Job creates a replacement the scheduler
+    places (so does a controller of a kind not modelled, assumed to). A pod the kubelet stops
+    stays, Failed: `owner_decision` answers for those."""
+    if not pod.recreated_elsewhere:
+        if pod.is_terminal:
+            return Recreation(False, "it has finished (%s): %s" % (pod.phase, NOTHING_RECREATES))
+        if pod.controller is None:
+            return Recreation(False, "no controller: " + NOTHING_RECREATES)
+        return Recreation(False, "%s pod: %s elsewhere" % (pod.controller_kind, NOTHING_RECREATES))
+    return _RECREATED
+
+
+def replace_removed(b: PlanBuilder, placer: Optional[Placer], pod: Pod, at: float, rule: str, gone: str,
+                    node: Optional[str] = None) -> Optional[Placement]:
+    """Where the replacement of `pod`, deleted or evicted at `at`, lands: None when nothing
+    recreates it (`recreation`; `placer` may then be None); otherwise kube-scheduler's placement,
+    and where no node fits, a `no-node-fits` shortfall: `gone` (how and when the pod went, e.g.
+    `deleted at +5m0s`), "but its replacement fits no node", and the scheduler's reason."""
+    if not recreation(pod).elsewhere:
+        return None
+    assert placer is not None
+    placed = place(b, placer, pod, at, rule)
+    if placed.node is None:
+        b.shortfall(pod, "no-node-fits", "%s, but its replacement fits no node: %s" % (gone, placed.reason), node=node)
+    return placed
+
+
+# --- the StatefulSet's OrderedReady wait ------------------------------------------------------------
+
+
+class OrderedWait(NamedTuple):
+    """A lower ordinal that keeps an OrderedReady StatefulSet from recreating a pod, and whether
+    OrderedReady is only assumed (the StatefulSet is not in the input: the default policy)."""
+    holder: Pod
+    assumed: bool
+
+    def text(self, pod: Pod) -> str:
+        """`StatefulSet ns/db is OrderedReady: it recreates db-1 only once db-0 is Running and Ready`."""
+        policy = "is OrderedReady" if not self.assumed else \
+            "is not in the input, so assumed OrderedReady (the default podManagementPolicy)"
+        return "StatefulSet %s/%s %s: it recreates %s only once %s is Running and Ready" % (
+            pod.namespace, pod.controller.name, policy, pod.name, self.holder.name)
+
+    @property
+    def assumption(self) -> str:
+        """Where OrderedReady is only assumed, a parenthesis that says so (else empty)."""
+        return " (StatefulSet not in the input: OrderedReady assumed)" if self.assumed else ""
+
+
+ASSUMED_ORDERED_READY = ("podManagementPolicy not checked: assumed OrderedReady (the default), so the replacement "
+                         "waits for every lower ordinal to be Running and Ready")
+
+
+def ordered_ready_wait(b: PlanBuilder, snapshot: Snapshot, pod: Pod, pending: AbstractSet[Tuple[str, str]],
+                       leaving: AbstractSet[Tuple[str, str]] = frozenset()) -> Optional[OrderedWait]:
+    """`processReplica`'s monotonic check: the lower-ordinal pod of the same OrderedReady
+    StatefulSet that keeps `pod`'s replacement from being created, one whose own replacement
+    stays Pending in this plan (`pending`), or one that is not Running and Ready now and is not
+    itself being replaced (`leaving`). A StatefulSet the input does not have is assumed
+    OrderedReady, and where that decides, `b` lists StatefulSet in `incomplete` for the pod."""
+    if pod.controller_kind != "StatefulSet":
+        return None
+    owner = controller_owner(snapshot, pod)
+    if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
+        return None
+    mine = ordinal(pod)
+    if mine is None:
+        return None
+    for other in snapshot.pods_by_owner.get(pod.controller.uid, ()):
+        n = ordinal(other)
+        if n is None or n >= mine:
+            continue
+        if other.key in pending or (other.key not in leaving and not (other.phase == "Running" and other.ready)):
+            if owner is None:
+                b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
+            return OrderedWait(other, owner is None)
+    return None
 
 
 # --- the controllers' answers ---------------------------------------------------------------------
@@ -107,7 +281,7 @@ def job_decision(owner: Optional[Owner], failed_at: float, counted: int, known_a
     `status.failed` and to the pod-failure backoff). `owner` None: the Job is not in the input;
     `known_absent`: the input holds every Job, so it does not exist."""
     if owner is None and known_absent:
-        return Decision("none", None, "its Job does not exist: nothing recreates it"), False
+        return Decision("none", None, "its Job does not exist: " + NOTHING_RECREATES), False
     if owner is None:
         return Decision("schedule", failed_at + job_backoff(counted + 1),
                         "Job controller: the Job is not in the input: assumed to replace it after the pod-failure "
@@ -180,10 +354,8 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
     if kind == "Job":
-        owner = snapshot.owners_by_uid.get(pod.controller.uid) or \
-            snapshot.owners.get(("Job", pod.namespace, pod.controller.name))
-        decision, counted = job_decision(owner, failed_at, job_counted.get(pod.controller.uid, 0),
-                                         snapshot.holds("Job"))
+        decision, counted = job_decision(controller_owner(snapshot, pod), failed_at,
+                                         job_counted.get(pod.controller.uid, 0), owner_absent(snapshot, pod))
         if counted:
             job_counted[pod.controller.uid] = job_counted.get(pod.controller.uid, 0) + 1
         return decision
@@ -192,7 +364,7 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
     if kind == "Node":
         return Decision("none", None, "static pod: only the kubelet's manifest runs it again")
     if not kind:
-        return Decision("none", None, "no controller: nothing recreates it")
+        return Decision("none", None, recreation(pod).why)
     return Decision("none", None, "owned by a %s, whose controller is not modelled: whether it is replaced is "
                     "not known" % kind)
 
@@ -222,8 +394,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     order = sorted(range(len(decided)), key=lambda i: (decided[i][1].at if decided[i][1].at is not None else 0.0,
                                                         queue_key(decided[i][0].pod, i)))
     unknown_jobs = sum(1 for k in kills if k.pod.controller_kind == "Job" and not snapshot.holds("Job")
-                       and snapshot.owners_by_uid.get(k.pod.controller.uid) is None
-                       and snapshot.owners.get(("Job", k.pod.namespace, k.pod.controller.name)) is None)
+                       and controller_owner(snapshot, k.pod) is None)
     if unknown_jobs:
         b.incomplete("Job", "backoffLimit and podFailurePolicy not checked for %d stopped Job pod%s: assumed "
                      "backoffLimit 6 and no podFailurePolicy (replaced after the pod-failure backoff)"
@@ -240,14 +411,13 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
         why = d.why
         outcome = "not-replaced"
         if d.kind == "schedule":
-            holder = lower_ordinal_holding(snapshot, pod, pending, leaving)
-            if holder is not None:
+            wait = ordered_ready_wait(b, snapshot, pod, pending, leaving)
+            if wait is not None:
                 pending.add(pod.key)
                 outcome = "never-created"
-                why += ("; but StatefulSet %s/%s is OrderedReady: it recreates %s only once %s is Running and Ready"
-                        % (pod.namespace, pod.controller.name, pod.name, holder.name))
+                why += "; but " + wait.text(pod)
                 b.shortfall(pod, "ordered-ready", "stopped by the kubelet, but its replacement is never created: "
-                            "%s is not Running and Ready" % holder.ref)
+                            "%s is not Running and Ready%s" % (wait.holder.ref, wait.assumption))
             else:
                 placed = place(b, placer, pod, d.at, rule)
                 target, candidates = placed.node, placed.candidates

@@ -43,8 +43,7 @@ from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, e
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import attach
-from kubectl_evict.rules.replacements import KilledPod, replace_killed
-from kubectl_evict.rules.scheduling import place
+from kubectl_evict.rules.replacements import KilledPod, replace_killed, replace_removed
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
 from kubectl_evict.timeutil import format_go_duration, format_seconds, format_time, parse_duration
@@ -381,8 +380,7 @@ def plan_shutdown(snapshot: Snapshot, settings: ShutdownSettings, now: float) ->
     """Plan a graceful (kubelet) or non-graceful (out-of-service taint) shutdown of the nodes."""
     b = PlanBuilder("shutdown", now)
     for name in settings.nodes:
-        if snapshot.node(name) is None:
-            raise InputError("unknown node %r (not in the snapshot)" % name, field="NODE")
+        snapshot.named_node(name, "NODE")
     nodes = list(dict.fromkeys(settings.nodes))
     if settings.non_graceful:
         _plan_non_graceful(b, snapshot, settings, nodes, now)
@@ -659,8 +657,10 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it within %ds (a "
                        "terminating pod on a NotReady node with the out-of-service taint)" % (reason, POD_GC_PERIOD))
             kw: Dict[str, Any] = {}
-            if pod.recreated_elsewhere and not (pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"):
-                placed = place(b, placer, pod, at, RULE)
+            # a terminating pod's ReplicaSet or Job created its replacement when its deletion started
+            replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"
+            placed = None if replaced else replace_removed(b, placer, pod, at, RULE, "force-deleted")
+            if placed is not None:
                 kw["target"] = placed.node
                 kw["candidates"] = placed.candidates
                 if pod.controller_kind == "StatefulSet":
@@ -670,8 +670,6 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                     else:
                         why += "; StatefulSet cannot start it elsewhere"
                         sts_targets.append("%s -> nowhere" % pod.ref)
-                if placed.node is None:
-                    b.shortfall(pod, "no-node-fits", "force-deleted, but its replacement fits no node: %s" % placed.reason)
             elif pod.controller_kind == "DaemonSet":
                 why += "; the DaemonSet does not recreate it here (it does not tolerate the taint)"
             b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,

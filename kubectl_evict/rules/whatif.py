@@ -3,10 +3,10 @@ frozen snapshot as a new value. Shared by every command that offers them."""
 
 from __future__ import annotations
 
-from typing import Iterable, List, NamedTuple, Optional, Tuple
+from typing import Iterable, List, NamedTuple, Tuple
 
 from kubectl_evict.errors import InputError
-from kubectl_evict.model import Node, Snapshot, Taint
+from kubectl_evict.model import Snapshot, Taint
 from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
 from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.scheduling.topology import zone_key
@@ -82,9 +82,7 @@ def apply_edits(snapshot: Snapshot, edits: Iterable[NodeEdit], now: float) -> Tu
     """
     changed: List[str] = []
     for e in edits:
-        node: Optional[Node] = snapshot.node(e.node)
-        if node is None:
-            raise InputError("unknown node %r (not in the snapshot)" % e.node, field="--" + e.op)
+        node = snapshot.named_node(e.node, "--" + e.op)
         if e.op == "label":
             node = node.set(labels=node.labels.set(e.key, e.value))
         elif e.op == "unlabel":

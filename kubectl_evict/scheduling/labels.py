@@ -21,6 +21,9 @@ _DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-
 _DNS1123_RE = re.compile(_DNS1123_SUBDOMAIN + r"\Z")
 _INT64_RE = re.compile(r"[+-]?[0-9]+\Z")
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+# validation.go's qualifiedNameErrMsg
+_QUALIFIED_NAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                       "alphanumeric character")
 
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 LABEL_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
@@ -44,6 +47,12 @@ def parse_int64(text: str) -> Optional[int]:
     return v if _INT64_MIN <= v <= _INT64_MAX else None
 
 
+def _regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """validation.go `RegexError`: the message, examples and the regex, as the API server words them."""
+    shown = ",  or ".join("'%s'" % e for e in examples)
+    return "%s (e.g. %s, regex used for validation is '%s')" % (msg, shown, fmt)
+
+
 def qualified_name_errors(key: str) -> List[str]:
     """`validation.IsQualifiedName`: an optional DNS subdomain prefix and a 63-char name."""
     errs: List[str] = []
@@ -57,23 +66,18 @@ def qualified_name_errors(key: str) -> List[str]:
         elif len(prefix) > 253:
             errs.append("prefix part must be no more than 253 characters")
         elif not _DNS1123_RE.match(prefix):
-            errs.append("prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                        "alphanumeric characters, '-' or '.', and must start and end with an "
-                        "alphanumeric character (e.g. 'example.com', regex used for validation is '%s')"
-                        % _DNS1123_SUBDOMAIN)
+            errs.append("prefix part " + _regex_error(
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                "and must start and end with an alphanumeric character", _DNS1123_SUBDOMAIN, "example.com"))
     else:
-        return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must "
-                "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
-                "'123-abc', regex used for validation is '%s') with an optional DNS subdomain prefix "
-                "and '/' (e.g. 'example.com/MyName')" % _NAME]
+        return ["a qualified name " + _regex_error(_QUALIFIED_NAME_MSG, _NAME, "MyName", "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     if not name:
         errs.append("name part must be non-empty")
     elif len(name) > 63:
         errs.append("name part must be no more than 63 characters")
     elif not _NAME_RE.match(name):
-        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-                    "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
-                    "'123-abc', regex used for validation is '%s')" % _NAME)
+        errs.append("name part " + _regex_error(_QUALIFIED_NAME_MSG, _NAME, "MyName", "my.name", "123-abc"))
     return errs
 
 
@@ -83,9 +87,9 @@ def label_value_errors(value: str) -> List[str]:
     if len(value) > 63:
         errs.append("must be no more than 63 characters")
     if not _VALUE_RE.match(value):
-        errs.append("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. "
-                    "'MyValue',  or 'my_value',  or '12345', regex used for validation is '%s')" % _VALUE)
+        errs.append(_regex_error("a valid label must be an empty string or consist of alphanumeric characters, "
+                                 "'-', '_' or '.', and must start and end with an alphanumeric character", _VALUE,
+                                 "MyValue", "my_value", "12345"))
     return errs
 
 

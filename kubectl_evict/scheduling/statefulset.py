@@ -2,7 +2,8 @@
 stateful_set_control.go`, v1.30-v1.37): the replacement has the same name and the same claims,
 and is created only once the old pod is gone; with `podManagementPolicy: OrderedReady` (the
 default) ordinal N is (re)created only while every lower ordinal is Running and Ready
-(`monotonic`).
+(`monotonic`: `rules/replacements.py` `ordered_ready_wait`, with the rest of "what recreates this
+pod").
 
 A rolling update in progress takes pods down by itself: one at a time, or up to
 `rollingUpdate.maxUnavailable` where MaxUnavailableStatefulSet is on
@@ -11,9 +12,9 @@ and before v1.35, where the field is ignored). `rollout_warning` says so for the
 
 from __future__ import annotations
 
-from typing import AbstractSet, Any, Optional, Tuple
+from typing import Any, Optional
 
-from kubectl_evict.model import Owner, Pod, Snapshot
+from kubectl_evict.model import Owner, Pod
 from kubectl_evict.scheduling.disruption import scaled_value
 
 
@@ -21,34 +22,6 @@ def ordinal(pod: Pod) -> Optional[int]:
     """`getOrdinal`: the number after the last dash of `<set>-<n>`, None when there is none."""
     head, _, tail = pod.name.rpartition("-")
     return int(tail) if head and tail.isdigit() else None
-
-
-def is_ordered_ready(snapshot: Snapshot, pod: Pod) -> bool:
-    if pod.controller_kind != "StatefulSet":
-        return False
-    owner = snapshot.owners.get(("StatefulSet", pod.namespace, pod.controller.name))
-    return owner is None or owner.pod_management_policy in ("", "OrderedReady")
-
-
-def lower_ordinal_holding(snapshot: Snapshot, pod: Pod, pending: AbstractSet[Tuple[str, str]],
-                          leaving: AbstractSet[Tuple[str, str]] = frozenset()) -> Optional[Pod]:
-    """The lower-ordinal pod of the same OrderedReady StatefulSet that keeps `pod`'s replacement
-    from being created: one whose own replacement stays Pending in this plan (`pending`), or
-    one that is not Running and Ready now and is not itself being replaced (`leaving`)."""
-    if not is_ordered_ready(snapshot, pod):
-        return None
-    mine = ordinal(pod)
-    if mine is None:
-        return None
-    for other in snapshot.pods_by_owner.get(pod.controller.uid, ()):
-        n = ordinal(other)
-        if n is None or n >= mine:
-            continue
-        if other.key in pending:
-            return other
-        if other.key not in leaving and not (other.phase == "Running" and other.ready):
-            return other
-    return None
 
 
 def queue_key(pod: Pod, index: int) -> tuple:

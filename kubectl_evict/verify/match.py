@@ -39,6 +39,7 @@ from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.verify.events import CANCELLED, REMOVAL_REASONS, EventIndex
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
                                         Verification, worst)
+from kubectl_evict.rules.replacements import find_owner
 from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now
 
 SLACK = 60.0        # seconds an effect may come after its planned time and still be as planned
@@ -149,9 +150,7 @@ class _Matcher:
             ref = (other.controller.kind, other.controller.name, other.controller.uid)   # same name, new uid
         if ref is not None:
             kind, owner_name, uid = ref
-            f.owner = self.snapshot.owners_by_uid.get(uid) if uid else None
-            if f.owner is None:
-                f.owner = self.snapshot.owners.get((kind, namespace, owner_name))
+            f.owner = find_owner(self.snapshot, kind, namespace, owner_name, uid)
             if f.owner is None:
                 f.owner_missing = "its %s %s is not in the cluster" % (kind, _ref(namespace, owner_name))
             return
