@@ -24,7 +24,8 @@ placement ever walks pods x nodes (`DomainCounter`).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set,
+                    Tuple)
 
 from kubectl_evict.model import Node, Pod, Snapshot, Taint, Volume
 from kubectl_evict.scheduling.resources import non_zero_requests
@@ -511,6 +512,13 @@ class Plugin:
 
     def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
         return None
+
+    def rejects_class(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> bool:
+        """True when Filter fails on every node whose labels are `rep`'s apart from the keys in
+        `split` (keys with a value per node, such as the hostname), whatever pods the node
+        runs: the placer then skips that whole node class with one check instead of trying its
+        nodes one by one. False means "not known": the nodes are tried."""
+        return False
 
     def reserve(self, cs: ClusterState, pod: Pod, node_name: str) -> None:
         """`pod` landed on `node_name`: take what the plugin tracks beyond ClusterState."""

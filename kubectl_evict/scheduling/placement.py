@@ -47,6 +47,7 @@ from kubectl_evict.versions import cluster_version
 from kubectl_evict.scheduling import framework
 from kubectl_evict.scheduling.framework import (UNRESOLVABLE, UNSCHEDULABLE, ClusterState, Status,
                                                 effective_taints, fit_error)
+from kubectl_evict.scheduling.nodeaffinity import selector_keys
 from kubectl_evict.scheduling.plugins import FILTERS
 from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
 from kubectl_evict.scheduling.plugins import nodeunschedulable, tainttoleration
@@ -71,16 +72,6 @@ class Placement(NamedTuple):
     preemptions: Tuple[Tuple[Pod, str], ...] = ()   # (victim, its node) deleted by the scheduler to make room
     pdb_violations: int = 0                   # PodDisruptionBudgets those deletions violate
     event: str = ""                           # v1.37: the FailedScheduling text of a placing preemption
-
-
-def _selector_keys(sel: Optional[NodeSelector]) -> Tuple[Set[str], bool]:
-    keys: Set[str] = set()
-    fields = False
-    if sel is not None:
-        for term in sel.terms:
-            keys.update(r.key for r in term.match_expressions)
-            fields = fields or bool(term.match_fields)
-    return keys, fields
 
 
 def _preferred_keys(terms: Tuple[PreferredTerm, ...]) -> Tuple[Set[str], bool]:
@@ -230,7 +221,7 @@ class Placer:
         hit = self._static.get(key)
         if hit is not None:
             return hit
-        req_keys, req_fields = _selector_keys(pod.required_affinity)
+        req_keys, req_fields = selector_keys(pod.required_affinity)
         pref_keys, pref_fields = _preferred_keys(pod.preferred_affinity)
         per_node_req = req_fields or bool(self.split_keys & (req_keys | set(pod.node_selector)))
         per_node_pref = pref_fields or bool(self.split_keys & pref_keys)
@@ -366,6 +357,10 @@ class Placer:
         nofit_key = (sched_key, cls.id) if sched_key is not None else None
         if nofit_key is not None and nofit_key in self._nofit:
             return None
+        if self._class_rejected(pod, cls, cyc):
+            if nofit_key is not None:
+                self._nofit.add(nofit_key)
+            return None
         items = self._items(pod)
         excluded = self.excluded
         offset = self._offset(pod, cls.rep.name)
@@ -379,6 +374,18 @@ class Placer:
         if nofit_key is not None:
             self._nofit.add(nofit_key)
         return None
+
+    def _class_rejected(self, pod: Pod, cls: _Class, cyc: Cycle) -> bool:
+        """Does a dynamic plugin's Filter fail on every node of `cls` (as the state is now)?
+        Spread, inter-pod and volume topology on zone-like keys decide per class, so a pod
+        bound to one zone never tries the other zones' nodes one by one."""
+        rep = cls.rep
+        split = self.split_keys
+        for plugin, data in cyc.active:
+            check = getattr(plugin, "rejects_class", None)   # plugins need not derive from Plugin
+            if check is not None and check(self.cs, pod, data, rep, split):
+                return True
+        return False
 
     def _sched_key(self, pod: Pod, cyc: Cycle) -> Optional[tuple]:
         if cyc.domains:
@@ -396,6 +403,8 @@ class Placer:
         items = self._items(pod)
         for entry in entries:
             if entry.subset is not None:
+                if self._class_rejected(pod, entry.cls, cyc):
+                    continue
                 for name, pref in entry.subset:
                     if name in self.excluded or not self._fits(pod, items, name, cyc):
                         continue

@@ -176,3 +176,30 @@ class InterPodAffinity(Plugin):
             if v is not None and v in values:
                 return unschedulable(EXISTING_ANTI_AFFINITY)
         return None
+
+    def rejects_class(self, cs: ClusterState, pod: Pod, st: Any, rep: Node, split: FrozenSet[str]) -> bool:
+        """Each part of the Filter whose topology keys are not per node reads only the node's
+        values of those keys and the domain counts: the same verdict for the whole class."""
+        labels = rep.labels
+        if st.affinity is not None and not any(k in split for k in st.affinity_keys):
+            exist = True
+            for key in st.affinity_keys:
+                v = labels.get(key)
+                if v is None:
+                    return True
+                if st.affinity.get(key, v) <= 0:
+                    exist = False
+            if not exist and not (not st.affinity.counts and st.self_affine):
+                return True
+        for counter in st.anti:
+            key = counter.keys[0]
+            if key not in split:
+                v = labels.get(key)
+                if v is not None and counter.get(key, v) > 0:
+                    return True
+        for key, values in st.forbidden.items():
+            if key not in split:
+                v = labels.get(key)
+                if v is not None and v in values:
+                    return True
+        return False
