@@ -167,6 +167,11 @@ class DomainCounter:
     def get(self, key: str, value: str) -> int:
         return self.counts.get((key, value), 0)
 
+    def counts_pod(self, pod: Pod, node_name: str) -> bool:
+        """Does `pod`, on node `node_name`, count here (in the domains of that node's values)?"""
+        return (self.namespaces is None or pod.namespace in self.namespaces) and self.node_ok(node_name) \
+            and self.match(pod)
+
 
 class ClusterState:
     """The scheduler's view of the cluster as the plan moves pods (one per plan: a local

@@ -85,7 +85,7 @@ def _preferred_keys(terms: Tuple[PreferredTerm, ...]) -> Tuple[Set[str], bool]:
 
 class _Class:
     """Nodes that no static filter can tell apart."""
-    __slots__ = ("id", "names", "rep", "taints", "unschedulable", "order")
+    __slots__ = ("id", "names", "rep", "taints", "unschedulable", "order", "live")
 
     def __init__(self, cid: int, rep: Node, taints: Tuple[Taint, ...]) -> None:
         self.id = cid
@@ -94,6 +94,7 @@ class _Class:
         self.taints = taints
         self.unschedulable = rep.unschedulable
         self.order: Optional[List[Tuple[float, str]]] = None   # (-free fraction, name), ascending
+        self.live: List[Tuple[float, str]] = []                 # the same, candidates only
 
 
 class _Entry(NamedTuple):
@@ -135,9 +136,13 @@ class Placer:
         self.count = self.cs.count
         self.alloc = self.cs.alloc
         self._key: Dict[str, Tuple[float, str]] = {}
+        self._offsets: Dict[Tuple[tuple, str], float] = {}
         self._build_classes()
-        self._static: Dict[tuple, Tuple[Tuple[_Entry, ...], Counter]] = {}
-        self._live: Dict[int, Tuple[Tuple[_Entry, ...], List[str]]] = {}   # per static result: its nodes
+        self._verdicts: Dict[tuple, List[Tuple[str, Any]]] = {}     # per template: per class (never stale)
+        self._live_count = [sum(1 for n in c.names if n not in self.excluded) for c in self.classes]
+        self._static: Dict[tuple, Tuple[Tuple[_Entry, ...], Counter]] = {}   # per template: over the candidates
+        # per static result: (itself, how many candidate nodes, their names once asked for)
+        self._live: Dict[int, Tuple[Tuple[_Entry, ...], int, List[str]]] = {}
         self._nofit: Set[tuple] = set()
         self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
         self._freed = False          # the last attempt's PostFilter freed something (DRA deallocation)
@@ -181,22 +186,43 @@ class Placer:
         return sum(parts) / len(parts) if parts else 0.0
 
     def _order(self, cls: _Class) -> List[Tuple[float, str]]:
+        """The class's nodes, least allocated first (excluded ones too: the class's bound)."""
         if cls.order is None:
             for n in cls.names:
                 self._key[n] = (-self._fraction(n), n)
             cls.order = sorted(self._key[n] for n in cls.names)
+            cls.live = [k for k in cls.order if k[1] not in self.excluded]
         return cls.order
 
+    def _live_order(self, cls: _Class) -> List[Tuple[float, str]]:
+        """`_order` without the excluded nodes: an upgrade's drained nodes are the emptiest of
+        their class, and every placement would otherwise step over them."""
+        self._order(cls)
+        return cls.live
+
     def exclude(self, names: Iterable[str]) -> None:
-        """Take nodes out of the candidates (cordoned for the plan, or being drained)."""
-        self.excluded.update(names)
+        """Take nodes out of the candidates (cordoned for the plan, or being drained). The
+        per-class verdicts stay; only their sums over the candidates are made again."""
+        for n in names:
+            if n not in self.excluded:
+                self.excluded.add(n)
+                cls = self._class_of[n]
+                self._live_count[cls.id] -= 1
+                if cls.order is not None:
+                    del cls.live[bisect_left(cls.live, self._key[n])]
         self._static.clear()
         self._live.clear()
 
     def include(self, names: Iterable[str]) -> None:
         """Make nodes candidates again (upgrade: surge nodes that have joined). The class and
-        order indexes stay: only the per-template feasibility memos are recomputed."""
-        self.excluded.difference_update(names)
+        order indexes and the per-class verdicts stay: only their sums are made again."""
+        for n in names:
+            if n in self.excluded:
+                self.excluded.discard(n)
+                cls = self._class_of[n]
+                self._live_count[cls.id] += 1
+                if cls.order is not None:
+                    insort(cls.live, self._key[n])
         self._static.clear()
         self._live.clear()
         self._nofit.clear()
@@ -216,54 +242,85 @@ class Placer:
     # -- static filters (per template and class) ------------------------------------------------
 
     def _static_feasible(self, pod: Pod) -> Tuple[Tuple[_Entry, ...], Counter]:
+        """The classes (or nodes) where `pod`'s template passes the static filters, best
+        preferred score first, and the static filters' reasons over the other nodes: the
+        per-class verdicts (`_verdicts`, kept for the whole plan) summed over the candidates,
+        remembered until the candidates change."""
         key = (pod.tolerations, tuple(sorted(pod.node_selector.items())), pod.required_affinity,
                pod.preferred_affinity)
         hit = self._static.get(key)
         if hit is not None:
             return hit
+        verdicts = self._verdicts.get(key)
+        if verdicts is None:
+            verdicts = self._verdicts[key] = self._class_verdicts(pod)
+        excluded = self.excluded
+        live_count = self._live_count
+        why: Counter = Counter()
+        entries: List[_Entry] = []
+        count = 0
+        for cls, (kind, value) in zip(self.classes, verdicts):
+            live = live_count[cls.id]
+            gone = len(cls.names) - live
+            if gone:
+                why[UNSCHEDULABLE_MSG] += gone
+            if not live:
+                continue
+            if kind == "reason":
+                why[value] += live
+            elif kind == "class":
+                entries.append(_Entry(cls, value, None))
+                count += live
+            else:                       # per node: (name, matches, preferred score)
+                subset = tuple((n, pref) for n, ok, pref in value if ok and n not in excluded)
+                bad = live - len(subset)
+                if bad:
+                    why[AFFINITY_MSG] += bad
+                if subset:
+                    entries.append(_Entry(cls, max(sc for _, sc in subset), subset))
+                    count += len(subset)
+        entries.sort(key=lambda e: -e.pref)
+        result = (tuple(entries), why)
+        self._static[key] = result
+        self._live[id(result[0])] = (result[0], count, [])
+        return result
+
+    def _class_verdicts(self, pod: Pod) -> List[Tuple[str, Any]]:
+        """Per class, what the static filters say of `pod`'s template, whatever nodes are
+        candidates: ("reason", message) for every node of the class, ("class", preferred score)
+        when every node passes, ("nodes", ((name, passes, preferred score), ...)) when the
+        template reads a per-node key."""
         req_keys, req_fields = selector_keys(pod.required_affinity)
         pref_keys, pref_fields = _preferred_keys(pod.preferred_affinity)
         per_node_req = req_fields or bool(self.split_keys & (req_keys | set(pod.node_selector)))
         per_node_pref = pref_fields or bool(self.split_keys & pref_keys)
         unsched_ok = nodeunschedulable.tolerates_unschedulable(pod.tolerations)
-        why: Counter = Counter()
-        entries: List[_Entry] = []
+        out: List[Tuple[str, Any]] = []
         for cls in self.classes:
-            live = [n for n in cls.names if n not in self.excluded]
-            gone = len(cls.names) - len(live)
-            if gone:
-                why[UNSCHEDULABLE_MSG] += gone
-            if not live:
-                continue
             if cls.unschedulable and not unsched_ok:
-                why[UNSCHEDULABLE_MSG] += len(live)
+                out.append(("reason", UNSCHEDULABLE_MSG))
                 continue
             bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
             if bad is not None:
-                why[tainttoleration.message(bad, self._taints_text)] += len(live)
+                out.append(("reason", tainttoleration.message(bad, self._taints_text)))
                 continue
             if per_node_req or per_node_pref:
-                subset = []
-                for n in live:
+                per_node = []
+                for n in cls.names:
                     node = self.nodes[n]
                     if not na_plugin.node_matches_pod(pod, node).match:
-                        why[AFFINITY_MSG] += 1
+                        per_node.append((n, False, 0))
                         continue
-                    subset.append((n, na_plugin.preferred_score(pod.preferred_affinity, node)[0]
-                                   if pod.preferred_affinity else 0))
-                if subset:
-                    entries.append(_Entry(cls, max(s for _, s in subset), tuple(subset)))
+                    per_node.append((n, True, na_plugin.preferred_score(pod.preferred_affinity, node)[0]
+                                     if pod.preferred_affinity else 0))
+                out.append(("nodes", tuple(per_node)))
                 continue
             if not na_plugin.node_matches_pod(pod, cls.rep).match:
-                why[AFFINITY_MSG] += len(live)
+                out.append(("reason", AFFINITY_MSG))
                 continue
             pref = na_plugin.preferred_score(pod.preferred_affinity, cls.rep)[0] if pod.preferred_affinity else 0
-            entries.append(_Entry(cls, pref, None))
-        entries.sort(key=lambda e: -e.pref)
-        result = (tuple(entries), why)
-        self._static[key] = result
-        self._live[id(result[0])] = (result[0], self._live_names(result[0]))
-        return result
+            out.append(("class", pref))
+        return out
 
     # -- dynamic filters (per node) -------------------------------------------------------------
 
@@ -345,10 +402,17 @@ class Placer:
         return sum(parts) / len(parts) if parts else 0.0
 
     def _offset(self, pod: Pod, node: str) -> float:
-        alloc = self.alloc[node]
-        req = dict(self._items(pod))
-        parts = [req.get(r, 0) / alloc[r] for r in _SCORED if alloc.get(r, 0) > 0]
-        return sum(parts) / len(parts) if parts else 0.0
+        """Mean over cpu and memory of the pod's request / the node's allocatable (neither
+        changes during a plan: remembered per requests and node)."""
+        items = self._items(pod)
+        key = (items, node)
+        v = self._offsets.get(key)
+        if v is None:
+            alloc = self.alloc[node]
+            req = dict(items)
+            parts = [req.get(r, 0) / alloc[r] for r in _SCORED if alloc.get(r, 0) > 0]
+            v = self._offsets[key] = sum(parts) / len(parts) if parts else 0.0
+        return v
 
     def _best_in_class(self, pod: Pod, cls: _Class, sched_key: Optional[tuple], floor: Optional[float],
                        cyc: Cycle) -> Optional[str]:
@@ -362,13 +426,10 @@ class Placer:
                 self._nofit.add(nofit_key)
             return None
         items = self._items(pod)
-        excluded = self.excluded
         offset = self._offset(pod, cls.rep.name)
-        for negf, name in self._order(cls):
+        for negf, name in self._live_order(cls):
             if floor is not None and -negf - offset < floor:
                 return None
-            if name in excluded:
-                continue
             if self._fits(pod, items, name, cyc):
                 return name
         if nofit_key is not None:
@@ -429,7 +490,11 @@ class Placer:
         return best
 
     def _live_names(self, entries: Tuple[_Entry, ...]) -> List[str]:
-        out = []
+        """The candidate nodes of a static result, in its order (built on first use)."""
+        memo = self._live[id(entries)]
+        if memo[2] or not memo[1]:
+            return memo[2]
+        out = memo[2]
         for entry in entries:
             names = [n for n, _ in entry.subset] if entry.subset is not None else entry.cls.names
             out.extend(n for n in names if n not in self.excluded)
@@ -440,7 +505,7 @@ class Placer:
         """Every node's Filter status (the FitError histogram, and which nodes preemption may try)."""
         why = Counter(static_why)
         statuses: Dict[str, Status] = {}
-        for name in self._live[id(entries)][1]:
+        for name in self._live_names(entries):
             st = self.node_status(pod, cyc, name)
             if st is None:
                 continue
@@ -488,9 +553,9 @@ class Placer:
             if cyc.rejected_by == "DynamicResources":
                 post = ", ".join(self._post_filter(pod) + [post])
             return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=post))
-        live = self._live[id(entries)][1]
         candidates: Tuple[str, ...] = ()
-        if len(live) < EXACT_SCORING_NODES:
+        if self._live[id(entries)][1] < EXACT_SCORING_NODES:
+            live = self._live_names(entries)
             from kubectl_evict.scheduling.scoring import pick
             items = self._items(pod)
             feasible = [n for n in live if self._fits(pod, items, n, cyc)]
@@ -598,3 +663,7 @@ class Placer:
             del order[bisect_left(order, old)]
             new = self._key[name] = (-self._fraction(name), name)
             insort(order, new)
+            if name not in self.excluded:
+                live = cls.live
+                del live[bisect_left(live, old)]
+                insort(live, new)

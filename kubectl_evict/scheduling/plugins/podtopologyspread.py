@@ -92,14 +92,7 @@ def counts_any(items: List[_Item], pods: List[Pod], node_name: str) -> bool:
     """Is any of `pods` (on node `node_name`) counted by one of the constraints' domain counts?
     When none is, taking them off the node changes no count, so the constraints' verdict on the
     node stays what it is (preemption's dry run can be skipped)."""
-    for item in items:
-        c = item.counter
-        if not c.node_ok(node_name):
-            continue
-        for p in pods:
-            if (c.namespaces is None or p.namespace in c.namespaces) and c.match(p):
-                return True
-    return False
+    return any(item.counter.counts_pod(p, node_name) for item in items for p in pods)
 
 
 def global_min(item: _Item) -> int:
