@@ -33,11 +33,7 @@ def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False
     free = cs.free[name]
     if held:
         free = {r: free.get(r, 0) - held[0].get(r, 0) for r in set(free) | set(held[0])}
-    items = cs.items(pod)
-    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
-    for r, q in sorted(items, key=lambda rq: (order.get(rq[0], 3), rq[0])):
-        if r == "pods":
-            continue
+    for r, q in fit_order(cs, pod):
         if r not in alloc or q > free.get(r, 0):
             out.append("Insufficient %s" % r)
             if first_only:
@@ -55,11 +51,26 @@ def insufficient_without(cs: ClusterState, pod: Pod, name: str, gone: Sequence[P
     out: List[str] = []
     if "pods" in alloc and cs.count[name] - len(gone) + 1 > alloc["pods"]:
         out.append(TOO_MANY_PODS)
-    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
-    for r, q in sorted(cs.items(pod), key=lambda rq: (order.get(rq[0], 3), rq[0])):
-        if r != "pods" and (r not in alloc or q > free.get(r, 0)):
+    for r, q in fit_order(cs, pod):
+        if r not in alloc or q > free.get(r, 0):
             out.append("Insufficient %s" % r)
     return out
+
+
+_FIT_ORDER = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
+
+
+def fit_order(cs: ClusterState, pod: Pod) -> Tuple[Tuple[str, int], ...]:
+    """The pod's non-zero requests other than `pods`, in the order `fitsRequest` checks them
+    (cpu, memory, ephemeral-storage, then scalar resources by name), remembered per requests:
+    every node's FitError reasons are asked for each pod that fits nowhere."""
+    items = cs.items(pod)
+    key = ("fit-order", items)
+    hit = cs.cache.get(key)
+    if hit is None:
+        hit = cs.cache[key] = tuple(rq for rq in sorted(items, key=lambda rq: (_FIT_ORDER.get(rq[0], 3), rq[0]))
+                                    if rq[0] != "pods")
+    return hit
 
 
 class NodeResourcesFit(Plugin):
