@@ -66,7 +66,18 @@ def pv_fits_node(pv: PersistentVolume, node: Node) -> bool:
 
 
 def _pv_fits_cached(cs: ClusterState, pv: PersistentVolume, node: Node) -> bool:
-    key = ("pv-fits", pv.name, node.name)      # neither side changes during a plan
+    """`pv_fits_node`, remembered (neither side changes during a plan) per node, or, for a node
+    affinity without matchFields, per the node's values of the keys it reads: a zonal volume is
+    matched once per zone, not once per node."""
+    keys = cs.cache.get(("pv-keys", pv.name))
+    if keys is None:
+        read, fields = selector_keys(pv.node_affinity)
+        keys = cs.cache[("pv-keys", pv.name)] = False if fields else tuple(sorted(read))
+    if keys is False:
+        key: tuple = ("pv-fits", pv.name, node.name)
+    else:
+        labels = node.labels
+        key = ("pv-fits", pv.name, tuple(labels.get(k) for k in keys))
     fits = cs.cache.get(key)
     if fits is None:
         fits = cs.cache[key] = pv_fits_node(pv, node)
