@@ -221,6 +221,7 @@ class ClusterState:
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
         self.term_groups: Optional[Dict[Any, DomainCounter]] = None
         self._min_prio: Dict[str, Optional[int]] = {}
+        self._lower: Dict[str, Dict[int, Tuple[List[Pod], Dict[str, int]]]] = {}
         self.nominated = nominated_pods(snapshot, self.nodes) if snapshot is not None else {}
 
     # -- nominated pods (the scheduler's nominator) ----------------------------------------------
@@ -352,9 +353,28 @@ class ClusterState:
             v = self._min_prio[name] = min(p.priority for p in res) if res else None
         return v
 
+    def lower_priority(self, name: str, priority: int) -> Tuple[List[Pod], Dict[str, int]]:
+        """The node's residents with a priority below `priority` (preemption's potential
+        victims, in resident order) and what they request together, cached until a pod lands on
+        or leaves the node: preemption asks it of every node for every pod that fits nowhere.
+        The list is shared: callers must not change it."""
+        per = self._lower.get(name)
+        if per is None:
+            per = self._lower[name] = {}
+        hit = per.get(priority)
+        if hit is None:
+            pods = [p for p in self.residents[name] if p.priority < priority]
+            freed: Dict[str, int] = {}
+            for p in pods:
+                for r, q in self.items(p):
+                    freed[r] = freed.get(r, 0) + q
+            hit = per[priority] = (pods, freed)
+        return hit
+
     def _move(self, pod: Pod, name: str, delta: int) -> None:
         self.version += 1
         self._min_prio.pop(name, None)
+        self._lower.pop(name, None)
         free = self.free[name]
         for r, q in self.items(pod):
             free[r] = free.get(r, 0) - delta * q

@@ -21,7 +21,7 @@ from kubectl_evict.model import Pod
 from kubectl_evict.scheduling.framework import (NEVER, NO_VICTIMS, NOT_HELPFUL, UNSCHEDULABLE, Status,
                                                 claim_names, preemption_message)
 from kubectl_evict.scheduling.labels import label_selector_matches
-from kubectl_evict.scheduling.plugins.noderesources import insufficient_without
+from kubectl_evict.scheduling.plugins.noderesources import insufficient_freed
 from kubectl_evict.scheduling.plugins.interpodaffinity import ANTI_AFFINITY, InterPodAffinity, anti_affinity_stays
 from kubectl_evict.scheduling.plugins.podtopologyspread import SKEW, PodTopologySpread, counts_any
 
@@ -155,15 +155,14 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
                 why[msg] += 1
             continue
         low = placer.cs.min_priority(name)
-        lower = [p for p in placer.residents(name) if p.priority < pod.priority] \
-            if low is not None and low < pod.priority else None
-        if not lower:
+        if low is None or low >= pod.priority:
             why[NO_VICTIMS] += 1
             continue
+        lower, freed = placer.cs.lower_priority(name, pod.priority)
         if no_ports and placer._check_resources:
             # Without host ports, NodePorts passes once the victims are gone and NodeResourcesFit
             # is the next filter: when the room is still short, its reasons are the node's.
-            short = insufficient_without(placer.cs, pod, name, lower)
+            short = insufficient_freed(placer.cs, pod, name, len(lower), freed)
             if short:
                 for msg in short:
                     why[msg] += 1

@@ -41,18 +41,15 @@ def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False
     return out
 
 
-def insufficient_without(cs: ClusterState, pod: Pod, name: str, gone: Sequence[Pod]) -> List[str]:
-    """`insufficient` as if `gone` had left the node (preemption's first check, by arithmetic)."""
+def insufficient_freed(cs: ClusterState, pod: Pod, name: str, gone: int, freed: Mapping[str, int]) -> List[str]:
+    """`insufficient` as if `gone` pods requesting `freed` together had left the node."""
     alloc = cs.alloc[name]
-    free = dict(cs.free[name])
-    for p in gone:
-        for r, q in cs.items(p):
-            free[r] = free.get(r, 0) + q
+    free = cs.free[name]
     out: List[str] = []
-    if "pods" in alloc and cs.count[name] - len(gone) + 1 > alloc["pods"]:
+    if "pods" in alloc and cs.count[name] - gone + 1 > alloc["pods"]:
         out.append(TOO_MANY_PODS)
     for r, q in fit_order(cs, pod):
-        if r not in alloc or q > free.get(r, 0):
+        if r not in alloc or q > free.get(r, 0) + freed.get(r, 0):
             out.append("Insufficient %s" % r)
     return out
 
