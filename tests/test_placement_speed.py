@@ -11,7 +11,7 @@ kube-scheduler itself does."""
 from __future__ import annotations
 
 import random
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 from kubectl_evict.scheduling.framework import UNSCHEDULABLE
 from kubectl_evict.scheduling.placement import Placer

@@ -42,7 +42,7 @@ from bisect import bisect_left, insort
 from collections import Counter
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from kubectl_evict.model import Node, NodeSelector, Pod, PreferredTerm, Snapshot, Taint
+from kubectl_evict.model import Node, Pod, PreferredTerm, Snapshot, Taint
 from kubectl_evict.versions import cluster_version
 from kubectl_evict.scheduling import framework
 from kubectl_evict.scheduling.framework import (UNRESOLVABLE, UNSCHEDULABLE, ClusterState, Status,

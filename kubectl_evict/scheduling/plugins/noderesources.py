@@ -12,7 +12,7 @@ none), and BalancedAllocation over the real requests."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Node, Pod
 from kubectl_evict.scheduling.framework import OK, ClusterState, Plugin, Status, unschedulable
