@@ -29,8 +29,13 @@ Speed (5,000 nodes, thousands of evicted pods): never a pods x nodes loop.
   keys with more than 32 distinct values, such as the hostname), effective taints and
   `unschedulable`. Static feasibility and the preferred-affinity score are computed once per
   (pod template, class). A template that looks at a per-node key is checked node by node.
-- Within a class, nodes are kept sorted by free cpu/memory fraction, so the least allocated
-  node that fits is the first one that passes a few dictionary reads.
+  These verdicts stay for the whole plan: excluding or including nodes (an upgrade's batches)
+  only re-sums them per class.
+- Within a class, nodes are kept sorted by free cpu/memory fraction (and once more without the
+  excluded ones), so the least allocated node that fits is the first one that passes a few
+  dictionary reads.
+- Dynamic filters that read only zone-like labels and per-domain counts (spread, inter-pod
+  affinity, volume topology) reject a whole class in one check (`Plugin.rejects_class`).
 - Without topology-spread or inter-pod terms, capacity only shrinks as pods land, so "this
   template fits no node of this class" is remembered (until a preemption frees room).
 - Spread and affinity counts per topology domain live in `framework.ClusterState` counters.
