@@ -24,7 +24,8 @@ placement ever walks pods x nodes (`DomainCounter`).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set,
+                    Tuple)
 
 from kubectl_evict.model import Node, Pod, Snapshot, Taint, Volume
 from kubectl_evict.scheduling.resources import non_zero_requests
@@ -166,6 +167,11 @@ class DomainCounter:
     def get(self, key: str, value: str) -> int:
         return self.counts.get((key, value), 0)
 
+    def counts_pod(self, pod: Pod, node_name: str) -> bool:
+        """Does `pod`, on node `node_name`, count here (in the domains of that node's values)?"""
+        return (self.namespaces is None or pod.namespace in self.namespaces) and self.node_ok(node_name) \
+            and self.match(pod)
+
 
 class ClusterState:
     """The scheduler's view of the cluster as the plan moves pods (one per plan: a local
@@ -215,6 +221,7 @@ class ClusterState:
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
         self.term_groups: Optional[Dict[Any, DomainCounter]] = None
         self._min_prio: Dict[str, Optional[int]] = {}
+        self._lower: Dict[str, Dict[int, Tuple[List[Pod], Dict[str, int]]]] = {}
         self.nominated = nominated_pods(snapshot, self.nodes) if snapshot is not None else {}
 
     # -- nominated pods (the scheduler's nominator) ----------------------------------------------
@@ -346,9 +353,28 @@ class ClusterState:
             v = self._min_prio[name] = min(p.priority for p in res) if res else None
         return v
 
+    def lower_priority(self, name: str, priority: int) -> Tuple[List[Pod], Dict[str, int]]:
+        """The node's residents with a priority below `priority` (preemption's potential
+        victims, in resident order) and what they request together, cached until a pod lands on
+        or leaves the node: preemption asks it of every node for every pod that fits nowhere.
+        The list is shared: callers must not change it."""
+        per = self._lower.get(name)
+        if per is None:
+            per = self._lower[name] = {}
+        hit = per.get(priority)
+        if hit is None:
+            pods = [p for p in self.residents[name] if p.priority < priority]
+            freed: Dict[str, int] = {}
+            for p in pods:
+                for r, q in self.items(p):
+                    freed[r] = freed.get(r, 0) + q
+            hit = per[priority] = (pods, freed)
+        return hit
+
     def _move(self, pod: Pod, name: str, delta: int) -> None:
         self.version += 1
         self._min_prio.pop(name, None)
+        self._lower.pop(name, None)
         free = self.free[name]
         for r, q in self.items(pod):
             free[r] = free.get(r, 0) - delta * q
@@ -511,6 +537,13 @@ class Plugin:
 
     def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
         return None
+
+    def rejects_class(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> bool:
+        """True when Filter fails on every node whose labels are `rep`'s apart from the keys in
+        `split` (keys with a value per node, such as the hostname), whatever pods the node
+        runs: the placer then skips that whole node class with one check instead of trying its
+        nodes one by one. False means "not known": the nodes are tried."""
+        return False
 
     def reserve(self, cs: ClusterState, pod: Pod, node_name: str) -> None:
         """`pod` landed on `node_name`: take what the plugin tracks beyond ClusterState."""

@@ -14,7 +14,7 @@ node without a name.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import List, Mapping, NamedTuple, Optional, Tuple
+from typing import List, Mapping, NamedTuple, Optional, Set, Tuple
 
 from kubectl_evict.model import Node, NodeSelector, NodeSelectorTerm, Pod, PreferredTerm, Requirement
 from kubectl_evict.scheduling.labels import FieldError, requirement_errors, requirement_matches
@@ -85,6 +85,18 @@ def _term_matches(t: _CompiledTerm, labels: Mapping[str, str], node_name: str) -
 def _compiled_terms(selector: NodeSelector) -> Tuple[_CompiledTerm, ...]:
     return tuple(_compile_term(t, "nodeSelectorTerms[%d]" % i)
                  for i, t in enumerate(selector.terms) if not is_empty_term(t))
+
+
+def selector_keys(selector: Optional[NodeSelector]) -> Tuple[Set[str], bool]:
+    """(label keys the selector's terms read, whether any term has matchFields): a selector
+    reading neither a per-node key nor a field gives the same answer on nodes with equal labels."""
+    keys: Set[str] = set()
+    fields = False
+    if selector is not None:
+        for term in selector.terms:
+            keys.update(r.key for r in term.match_expressions)
+            fields = fields or bool(term.match_fields)
+    return keys, fields
 
 
 def node_selector_matches(selector: NodeSelector, labels: Mapping[str, str], node_name: str) -> MatchResult:

@@ -29,8 +29,13 @@ Speed (5,000 nodes, thousands of evicted pods): never a pods x nodes loop.
   keys with more than 32 distinct values, such as the hostname), effective taints and
   `unschedulable`. Static feasibility and the preferred-affinity score are computed once per
   (pod template, class). A template that looks at a per-node key is checked node by node.
-- Within a class, nodes are kept sorted by free cpu/memory fraction, so the least allocated
-  node that fits is the first one that passes a few dictionary reads.
+  These verdicts stay for the whole plan: excluding or including nodes (an upgrade's batches)
+  only re-sums them per class.
+- Within a class, nodes are kept sorted by free cpu/memory fraction (and once more without the
+  excluded ones), so the least allocated node that fits is the first one that passes a few
+  dictionary reads.
+- Dynamic filters that read only zone-like labels and per-domain counts (spread, inter-pod
+  affinity, volume topology) reject a whole class in one check (`Plugin.rejects_class`).
 - Without topology-spread or inter-pod terms, capacity only shrinks as pods land, so "this
   template fits no node of this class" is remembered (until a preemption frees room).
 - Spread and affinity counts per topology domain live in `framework.ClusterState` counters.
@@ -42,11 +47,12 @@ from bisect import bisect_left, insort
 from collections import Counter
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from kubectl_evict.model import Node, NodeSelector, Pod, PreferredTerm, Snapshot, Taint
+from kubectl_evict.model import Node, Pod, PreferredTerm, Snapshot, Taint
 from kubectl_evict.versions import cluster_version
 from kubectl_evict.scheduling import framework
 from kubectl_evict.scheduling.framework import (UNRESOLVABLE, UNSCHEDULABLE, ClusterState, Status,
                                                 effective_taints, fit_error)
+from kubectl_evict.scheduling.nodeaffinity import selector_keys
 from kubectl_evict.scheduling.plugins import FILTERS
 from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
 from kubectl_evict.scheduling.plugins import nodeunschedulable, tainttoleration
@@ -73,16 +79,6 @@ class Placement(NamedTuple):
     event: str = ""                           # v1.37: the FailedScheduling text of a placing preemption
 
 
-def _selector_keys(sel: Optional[NodeSelector]) -> Tuple[Set[str], bool]:
-    keys: Set[str] = set()
-    fields = False
-    if sel is not None:
-        for term in sel.terms:
-            keys.update(r.key for r in term.match_expressions)
-            fields = fields or bool(term.match_fields)
-    return keys, fields
-
-
 def _preferred_keys(terms: Tuple[PreferredTerm, ...]) -> Tuple[Set[str], bool]:
     keys: Set[str] = set()
     fields = False
@@ -94,7 +90,7 @@ def _preferred_keys(terms: Tuple[PreferredTerm, ...]) -> Tuple[Set[str], bool]:
 
 class _Class:
     """Nodes that no static filter can tell apart."""
-    __slots__ = ("id", "names", "rep", "taints", "unschedulable", "order")
+    __slots__ = ("id", "names", "rep", "taints", "unschedulable", "order", "live")
 
     def __init__(self, cid: int, rep: Node, taints: Tuple[Taint, ...]) -> None:
         self.id = cid
@@ -103,6 +99,7 @@ class _Class:
         self.taints = taints
         self.unschedulable = rep.unschedulable
         self.order: Optional[List[Tuple[float, str]]] = None   # (-free fraction, name), ascending
+        self.live: List[Tuple[float, str]] = []                 # the same, candidates only
 
 
 class _Entry(NamedTuple):
@@ -144,9 +141,13 @@ class Placer:
         self.count = self.cs.count
         self.alloc = self.cs.alloc
         self._key: Dict[str, Tuple[float, str]] = {}
+        self._offsets: Dict[Tuple[tuple, str], float] = {}
         self._build_classes()
-        self._static: Dict[tuple, Tuple[Tuple[_Entry, ...], Counter]] = {}
-        self._live: Dict[int, Tuple[Tuple[_Entry, ...], List[str]]] = {}   # per static result: its nodes
+        self._verdicts: Dict[tuple, List[Tuple[str, Any]]] = {}     # per template: per class (never stale)
+        self._live_count = [sum(1 for n in c.names if n not in self.excluded) for c in self.classes]
+        self._static: Dict[tuple, Tuple[Tuple[_Entry, ...], Counter]] = {}   # per template: over the candidates
+        # per static result: (itself, how many candidate nodes, their names once asked for)
+        self._live: Dict[int, Tuple[Tuple[_Entry, ...], int, List[str]]] = {}
         self._nofit: Set[tuple] = set()
         self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
         self._freed = False          # the last attempt's PostFilter freed something (DRA deallocation)
@@ -190,22 +191,43 @@ class Placer:
         return sum(parts) / len(parts) if parts else 0.0
 
     def _order(self, cls: _Class) -> List[Tuple[float, str]]:
+        """The class's nodes, least allocated first (excluded ones too: the class's bound)."""
         if cls.order is None:
             for n in cls.names:
                 self._key[n] = (-self._fraction(n), n)
             cls.order = sorted(self._key[n] for n in cls.names)
+            cls.live = [k for k in cls.order if k[1] not in self.excluded]
         return cls.order
 
+    def _live_order(self, cls: _Class) -> List[Tuple[float, str]]:
+        """`_order` without the excluded nodes: an upgrade's drained nodes are the emptiest of
+        their class, and every placement would otherwise step over them."""
+        self._order(cls)
+        return cls.live
+
     def exclude(self, names: Iterable[str]) -> None:
-        """Take nodes out of the candidates (cordoned for the plan, or being drained)."""
-        self.excluded.update(names)
+        """Take nodes out of the candidates (cordoned for the plan, or being drained). The
+        per-class verdicts stay; only their sums over the candidates are made again."""
+        for n in names:
+            if n not in self.excluded:
+                self.excluded.add(n)
+                cls = self._class_of[n]
+                self._live_count[cls.id] -= 1
+                if cls.order is not None:
+                    del cls.live[bisect_left(cls.live, self._key[n])]
         self._static.clear()
         self._live.clear()
 
     def include(self, names: Iterable[str]) -> None:
         """Make nodes candidates again (upgrade: surge nodes that have joined). The class and
-        order indexes stay: only the per-template feasibility memos are recomputed."""
-        self.excluded.difference_update(names)
+        order indexes and the per-class verdicts stay: only their sums are made again."""
+        for n in names:
+            if n in self.excluded:
+                self.excluded.discard(n)
+                cls = self._class_of[n]
+                self._live_count[cls.id] += 1
+                if cls.order is not None:
+                    insort(cls.live, self._key[n])
         self._static.clear()
         self._live.clear()
         self._nofit.clear()
@@ -225,54 +247,85 @@ class Placer:
     # -- static filters (per template and class) ------------------------------------------------
 
     def _static_feasible(self, pod: Pod) -> Tuple[Tuple[_Entry, ...], Counter]:
+        """The classes (or nodes) where `pod`'s template passes the static filters, best
+        preferred score first, and the static filters' reasons over the other nodes: the
+        per-class verdicts (`_verdicts`, kept for the whole plan) summed over the candidates,
+        remembered until the candidates change."""
         key = (pod.tolerations, tuple(sorted(pod.node_selector.items())), pod.required_affinity,
                pod.preferred_affinity)
         hit = self._static.get(key)
         if hit is not None:
             return hit
-        req_keys, req_fields = _selector_keys(pod.required_affinity)
-        pref_keys, pref_fields = _preferred_keys(pod.preferred_affinity)
-        per_node_req = req_fields or bool(self.split_keys & (req_keys | set(pod.node_selector)))
-        per_node_pref = pref_fields or bool(self.split_keys & pref_keys)
-        unsched_ok = nodeunschedulable.tolerates_unschedulable(pod.tolerations)
+        verdicts = self._verdicts.get(key)
+        if verdicts is None:
+            verdicts = self._verdicts[key] = self._class_verdicts(pod)
+        excluded = self.excluded
+        live_count = self._live_count
         why: Counter = Counter()
         entries: List[_Entry] = []
-        for cls in self.classes:
-            live = [n for n in cls.names if n not in self.excluded]
-            gone = len(cls.names) - len(live)
+        count = 0
+        for cls, (kind, value) in zip(self.classes, verdicts):
+            live = live_count[cls.id]
+            gone = len(cls.names) - live
             if gone:
                 why[UNSCHEDULABLE_MSG] += gone
             if not live:
                 continue
-            if cls.unschedulable and not unsched_ok:
-                why[UNSCHEDULABLE_MSG] += len(live)
-                continue
-            bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
-            if bad is not None:
-                why[tainttoleration.message(bad, self._taints_text)] += len(live)
-                continue
-            if per_node_req or per_node_pref:
-                subset = []
-                for n in live:
-                    node = self.nodes[n]
-                    if not na_plugin.node_matches_pod(pod, node).match:
-                        why[AFFINITY_MSG] += 1
-                        continue
-                    subset.append((n, na_plugin.preferred_score(pod.preferred_affinity, node)[0]
-                                   if pod.preferred_affinity else 0))
+            if kind == "reason":
+                why[value] += live
+            elif kind == "class":
+                entries.append(_Entry(cls, value, None))
+                count += live
+            else:                       # per node: (name, matches, preferred score)
+                subset = tuple((n, pref) for n, ok, pref in value if ok and n not in excluded)
+                bad = live - len(subset)
+                if bad:
+                    why[AFFINITY_MSG] += bad
                 if subset:
-                    entries.append(_Entry(cls, max(s for _, s in subset), tuple(subset)))
-                continue
-            if not na_plugin.node_matches_pod(pod, cls.rep).match:
-                why[AFFINITY_MSG] += len(live)
-                continue
-            pref = na_plugin.preferred_score(pod.preferred_affinity, cls.rep)[0] if pod.preferred_affinity else 0
-            entries.append(_Entry(cls, pref, None))
+                    entries.append(_Entry(cls, max(sc for _, sc in subset), subset))
+                    count += len(subset)
         entries.sort(key=lambda e: -e.pref)
         result = (tuple(entries), why)
         self._static[key] = result
-        self._live[id(result[0])] = (result[0], self._live_names(result[0]))
+        self._live[id(result[0])] = (result[0], count, [])
         return result
+
+    def _class_verdicts(self, pod: Pod) -> List[Tuple[str, Any]]:
+        """Per class, what the static filters say of `pod`'s template, whatever nodes are
+        candidates: ("reason", message) for every node of the class, ("class", preferred score)
+        when every node passes, ("nodes", ((name, passes, preferred score), ...)) when the
+        template reads a per-node key."""
+        req_keys, req_fields = selector_keys(pod.required_affinity)
+        pref_keys, pref_fields = _preferred_keys(pod.preferred_affinity)
+        per_node_req = req_fields or bool(self.split_keys & (req_keys | set(pod.node_selector)))
+        per_node_pref = pref_fields or bool(self.split_keys & pref_keys)
+        unsched_ok = nodeunschedulable.tolerates_unschedulable(pod.tolerations)
+        out: List[Tuple[str, Any]] = []
+        for cls in self.classes:
+            if cls.unschedulable and not unsched_ok:
+                out.append(("reason", UNSCHEDULABLE_MSG))
+                continue
+            bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
+            if bad is not None:
+                out.append(("reason", tainttoleration.message(bad, self._taints_text)))
+                continue
+            if per_node_req or per_node_pref:
+                per_node = []
+                for n in cls.names:
+                    node = self.nodes[n]
+                    if not na_plugin.node_matches_pod(pod, node).match:
+                        per_node.append((n, False, 0))
+                        continue
+                    per_node.append((n, True, na_plugin.preferred_score(pod.preferred_affinity, node)[0]
+                                     if pod.preferred_affinity else 0))
+                out.append(("nodes", tuple(per_node)))
+                continue
+            if not na_plugin.node_matches_pod(pod, cls.rep).match:
+                out.append(("reason", AFFINITY_MSG))
+                continue
+            pref = na_plugin.preferred_score(pod.preferred_affinity, cls.rep)[0] if pod.preferred_affinity else 0
+            out.append(("class", pref))
+        return out
 
     # -- dynamic filters (per node) -------------------------------------------------------------
 
@@ -354,10 +407,17 @@ class Placer:
         return sum(parts) / len(parts) if parts else 0.0
 
     def _offset(self, pod: Pod, node: str) -> float:
-        alloc = self.alloc[node]
-        req = dict(self._items(pod))
-        parts = [req.get(r, 0) / alloc[r] for r in _SCORED if alloc.get(r, 0) > 0]
-        return sum(parts) / len(parts) if parts else 0.0
+        """Mean over cpu and memory of the pod's request / the node's allocatable (neither
+        changes during a plan: remembered per requests and node)."""
+        items = self._items(pod)
+        key = (items, node)
+        v = self._offsets.get(key)
+        if v is None:
+            alloc = self.alloc[node]
+            req = dict(items)
+            parts = [req.get(r, 0) / alloc[r] for r in _SCORED if alloc.get(r, 0) > 0]
+            v = self._offsets[key] = sum(parts) / len(parts) if parts else 0.0
+        return v
 
     def _best_in_class(self, pod: Pod, cls: _Class, sched_key: Optional[tuple], floor: Optional[float],
                        cyc: Cycle) -> Optional[str]:
@@ -366,19 +426,32 @@ class Placer:
         nofit_key = (sched_key, cls.id) if sched_key is not None else None
         if nofit_key is not None and nofit_key in self._nofit:
             return None
+        if self._class_rejected(pod, cls, cyc):
+            if nofit_key is not None:
+                self._nofit.add(nofit_key)
+            return None
         items = self._items(pod)
-        excluded = self.excluded
         offset = self._offset(pod, cls.rep.name)
-        for negf, name in self._order(cls):
+        for negf, name in self._live_order(cls):
             if floor is not None and -negf - offset < floor:
                 return None
-            if name in excluded:
-                continue
             if self._fits(pod, items, name, cyc):
                 return name
         if nofit_key is not None:
             self._nofit.add(nofit_key)
         return None
+
+    def _class_rejected(self, pod: Pod, cls: _Class, cyc: Cycle) -> bool:
+        """Does a dynamic plugin's Filter fail on every node of `cls` (as the state is now)?
+        Spread, inter-pod and volume topology on zone-like keys decide per class, so a pod
+        bound to one zone never tries the other zones' nodes one by one."""
+        rep = cls.rep
+        split = self.split_keys
+        for plugin, data in cyc.active:
+            check = getattr(plugin, "rejects_class", None)   # plugins need not derive from Plugin
+            if check is not None and check(self.cs, pod, data, rep, split):
+                return True
+        return False
 
     def _sched_key(self, pod: Pod, cyc: Cycle) -> Optional[tuple]:
         if cyc.domains:
@@ -396,6 +469,8 @@ class Placer:
         items = self._items(pod)
         for entry in entries:
             if entry.subset is not None:
+                if self._class_rejected(pod, entry.cls, cyc):
+                    continue
                 for name, pref in entry.subset:
                     if name in self.excluded or not self._fits(pod, items, name, cyc):
                         continue
@@ -420,7 +495,11 @@ class Placer:
         return best
 
     def _live_names(self, entries: Tuple[_Entry, ...]) -> List[str]:
-        out = []
+        """The candidate nodes of a static result, in its order (built on first use)."""
+        memo = self._live[id(entries)]
+        if memo[2] or not memo[1]:
+            return memo[2]
+        out = memo[2]
         for entry in entries:
             names = [n for n, _ in entry.subset] if entry.subset is not None else entry.cls.names
             out.extend(n for n in names if n not in self.excluded)
@@ -431,7 +510,7 @@ class Placer:
         """Every node's Filter status (the FitError histogram, and which nodes preemption may try)."""
         why = Counter(static_why)
         statuses: Dict[str, Status] = {}
-        for name in self._live[id(entries)][1]:
+        for name in self._live_names(entries):
             st = self.node_status(pod, cyc, name)
             if st is None:
                 continue
@@ -479,9 +558,9 @@ class Placer:
             if cyc.rejected_by == "DynamicResources":
                 post = ", ".join(self._post_filter(pod) + [post])
             return Placement(None, fit_error(total, {}, prefilter=msg, postfilter=post))
-        live = self._live[id(entries)][1]
         candidates: Tuple[str, ...] = ()
-        if len(live) < EXACT_SCORING_NODES:
+        if self._live[id(entries)][1] < EXACT_SCORING_NODES:
+            live = self._live_names(entries)
             from kubectl_evict.scheduling.scoring import pick
             items = self._items(pod)
             feasible = [n for n in live if self._fits(pod, items, n, cyc)]
@@ -589,3 +668,7 @@ class Placer:
             del order[bisect_left(order, old)]
             new = self._key[name] = (-self._fraction(name), name)
             insort(order, new)
+            if name not in self.excluded:
+                live = cls.live
+                del live[bisect_left(live, old)]
+                insort(live, new)

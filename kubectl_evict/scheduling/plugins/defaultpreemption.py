@@ -21,7 +21,8 @@ from kubectl_evict.model import Pod
 from kubectl_evict.scheduling.framework import (NEVER, NO_VICTIMS, NOT_HELPFUL, UNSCHEDULABLE, Status,
                                                 claim_names, preemption_message)
 from kubectl_evict.scheduling.labels import label_selector_matches
-from kubectl_evict.scheduling.plugins.noderesources import insufficient_without
+from kubectl_evict.scheduling.plugins.noderesources import insufficient_freed
+from kubectl_evict.scheduling.plugins.interpodaffinity import ANTI_AFFINITY, InterPodAffinity, anti_affinity_stays
 from kubectl_evict.scheduling.plugins.podtopologyspread import SKEW, PodTopologySpread, counts_any
 
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
@@ -139,7 +140,9 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
     limit = min(total, MIN_CANDIDATE_NODES_ABSOLUTE)
     dry_runs = 0
     no_ports = not any(c.host_ports for c in pod.containers + pod.init_containers)
-    spread = next((data[0] for plugin, data in placer.cycle(pod).active if plugin.name == PodTopologySpread.name), None)
+    active = placer.cycle(pod).active
+    spread = next((data[0] for plugin, data in active if plugin.name == PodTopologySpread.name), None)
+    ipa = next((data for plugin, data in active if plugin.name == InterPodAffinity.name), None)
     for name in placer.names:
         st = statuses.get(name)
         if st is None or st.code != UNSCHEDULABLE:
@@ -152,15 +155,14 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
                 why[msg] += 1
             continue
         low = placer.cs.min_priority(name)
-        lower = [p for p in placer.residents(name) if p.priority < pod.priority] \
-            if low is not None and low < pod.priority else None
-        if not lower:
+        if low is None or low >= pod.priority:
             why[NO_VICTIMS] += 1
             continue
+        lower, freed = placer.cs.lower_priority(name, pod.priority)
         if no_ports and placer._check_resources:
             # Without host ports, NodePorts passes once the victims are gone and NodeResourcesFit
             # is the next filter: when the room is still short, its reasons are the node's.
-            short = insufficient_without(placer.cs, pod, name, lower)
+            short = insufficient_freed(placer.cs, pod, name, len(lower), freed)
             if short:
                 for msg in short:
                     why[msg] += 1
@@ -171,6 +173,14 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
             # victim is counted by the constraints, so their verdict is the same: the dry run
             # would fail with this very reason.
             why[SKEW] += 1
+            continue
+        if ipa is not None and st.reasons == (ANTI_AFFINITY,) and \
+                anti_affinity_stays(ipa, lower, placer.nodes[name]):
+            # Every filter before InterPodAffinity passed, and passes with fewer pods (fewer
+            # requests, ports, volumes; the node's spread domain only loses pods); the pod's
+            # affinity terms count none of the victims, and a pod its anti-affinity matches is
+            # left in the node's domain: the dry run would fail with this very reason.
+            why[ANTI_AFFINITY] += 1
             continue
         cand, fail = select_victims(placer, pod, name, lower)
         if cand is None:

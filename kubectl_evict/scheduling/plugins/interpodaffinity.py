@@ -11,7 +11,7 @@ pods are counted per (key, value) by `ClusterState` counters, updated as the pla
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Node, Pod, PodAffinityTerm
 from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
@@ -116,6 +116,17 @@ def _groups_for(cs: ClusterState, groups: Dict[Tuple[str, Any], Any], pod: Pod) 
     return idx[1].get(pod.namespace, []) + idx[2]
 
 
+def _groups_select_namespaces(cs: ClusterState) -> bool:
+    """Has a running pod's required anti-affinity term a namespaceSelector? Remembered per
+    number of groups: groups are only ever added, and this is asked for every pod placed."""
+    groups = cs.anti_affinity_groups()
+    memo = cs.cache.get("ipa-ns-selector")
+    if memo is None or memo[0] != len(groups):
+        memo = cs.cache["ipa-ns-selector"] = (len(groups), any(term.namespace_selector is not None
+                                                              for _, term in groups))
+    return memo[1]
+
+
 class InterPodAffinity(Plugin):
     name = "InterPodAffinity"
 
@@ -125,8 +136,7 @@ class InterPodAffinity(Plugin):
         if cs.snapshot is None or cs.snapshot.holds("Namespace"):
             return ()
         terms = pod.affinity_required + pod.anti_affinity_required
-        if any(t.namespace_selector is not None for t in terms) or \
-                any(term.namespace_selector is not None for _, term in cs.anti_affinity_groups()):
+        if any(t.namespace_selector is not None for t in terms) or _groups_select_namespaces(cs):
             return ("Namespace",)
         return ()
 
@@ -176,3 +186,50 @@ class InterPodAffinity(Plugin):
             if v is not None and v in values:
                 return unschedulable(EXISTING_ANTI_AFFINITY)
         return None
+
+    def rejects_class(self, cs: ClusterState, pod: Pod, st: Any, rep: Node, split: FrozenSet[str]) -> bool:
+        """Each part of the Filter whose topology keys are not per node reads only the node's
+        values of those keys and the domain counts: the same verdict for the whole class."""
+        labels = rep.labels
+        if st.affinity is not None and not any(k in split for k in st.affinity_keys):
+            exist = True
+            for key in st.affinity_keys:
+                v = labels.get(key)
+                if v is None:
+                    return True
+                if st.affinity.get(key, v) <= 0:
+                    exist = False
+            if not exist and not (not st.affinity.counts and st.self_affine):
+                return True
+        for counter in st.anti:
+            key = counter.keys[0]
+            if key not in split:
+                v = labels.get(key)
+                if v is not None and counter.get(key, v) > 0:
+                    return True
+        for key, values in st.forbidden.items():
+            if key not in split:
+                v = labels.get(key)
+                if v is not None and v in values:
+                    return True
+        return False
+
+
+def anti_affinity_stays(st: State, gone: Sequence[Pod], node: Node) -> bool:
+    """With `gone` taken off `node`, does the Filter still fail there on the pod's own required
+    anti-affinity (a matching pod left in the node's domain of a term) while its required
+    affinity part still passes (none of `gone` counted by it)? Preemption's dry run on a node
+    that failed with ANTI_AFFINITY then fails with it again, so it can be skipped."""
+    name = node.name
+    if st.affinity is not None and any(st.affinity.counts_pod(p, name) for p in gone):
+        return False
+    labels = node.labels
+    for counter in st.anti:
+        key = counter.keys[0]
+        v = labels.get(key)
+        if v is None:
+            continue
+        left = counter.get(key, v) - sum(1 for p in gone if counter.counts_pod(p, name))
+        if left > 0:
+            return True
+    return False

@@ -12,7 +12,7 @@ none), and BalancedAllocation over the real requests."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Node, Pod
 from kubectl_evict.scheduling.framework import OK, ClusterState, Plugin, Status, unschedulable
@@ -33,11 +33,7 @@ def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False
     free = cs.free[name]
     if held:
         free = {r: free.get(r, 0) - held[0].get(r, 0) for r in set(free) | set(held[0])}
-    items = cs.items(pod)
-    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
-    for r, q in sorted(items, key=lambda rq: (order.get(rq[0], 3), rq[0])):
-        if r == "pods":
-            continue
+    for r, q in fit_order(cs, pod):
         if r not in alloc or q > free.get(r, 0):
             out.append("Insufficient %s" % r)
             if first_only:
@@ -45,21 +41,33 @@ def insufficient(cs: ClusterState, pod: Pod, name: str, first_only: bool = False
     return out
 
 
-def insufficient_without(cs: ClusterState, pod: Pod, name: str, gone: Sequence[Pod]) -> List[str]:
-    """`insufficient` as if `gone` had left the node (preemption's first check, by arithmetic)."""
+def insufficient_freed(cs: ClusterState, pod: Pod, name: str, gone: int, freed: Mapping[str, int]) -> List[str]:
+    """`insufficient` as if `gone` pods requesting `freed` together had left the node."""
     alloc = cs.alloc[name]
-    free = dict(cs.free[name])
-    for p in gone:
-        for r, q in cs.items(p):
-            free[r] = free.get(r, 0) + q
+    free = cs.free[name]
     out: List[str] = []
-    if "pods" in alloc and cs.count[name] - len(gone) + 1 > alloc["pods"]:
+    if "pods" in alloc and cs.count[name] - gone + 1 > alloc["pods"]:
         out.append(TOO_MANY_PODS)
-    order = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
-    for r, q in sorted(cs.items(pod), key=lambda rq: (order.get(rq[0], 3), rq[0])):
-        if r != "pods" and (r not in alloc or q > free.get(r, 0)):
+    for r, q in fit_order(cs, pod):
+        if r not in alloc or q > free.get(r, 0) + freed.get(r, 0):
             out.append("Insufficient %s" % r)
     return out
+
+
+_FIT_ORDER = {"cpu": 0, "memory": 1, "ephemeral-storage": 2}
+
+
+def fit_order(cs: ClusterState, pod: Pod) -> Tuple[Tuple[str, int], ...]:
+    """The pod's non-zero requests other than `pods`, in the order `fitsRequest` checks them
+    (cpu, memory, ephemeral-storage, then scalar resources by name), remembered per requests:
+    every node's FitError reasons are asked for each pod that fits nowhere."""
+    items = cs.items(pod)
+    key = ("fit-order", items)
+    hit = cs.cache.get(key)
+    if hit is None:
+        hit = cs.cache[key] = tuple(rq for rq in sorted(items, key=lambda rq: (_FIT_ORDER.get(rq[0], 3), rq[0]))
+                                    if rq[0] != "pods")
+    return hit
 
 
 class NodeResourcesFit(Plugin):

@@ -11,7 +11,7 @@ counts are `ClusterState` counters, updated as the plan moves pods.
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple
+from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from kubectl_evict.model import LabelSelector, Node, Pod, SpreadConstraint
 from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
@@ -92,14 +92,7 @@ def counts_any(items: List[_Item], pods: List[Pod], node_name: str) -> bool:
     """Is any of `pods` (on node `node_name`) counted by one of the constraints' domain counts?
     When none is, taking them off the node changes no count, so the constraints' verdict on the
     node stays what it is (preemption's dry run can be skipped)."""
-    for item in items:
-        c = item.counter
-        if not c.node_ok(node_name):
-            continue
-        for p in pods:
-            if (c.namespaces is None or p.namespace in c.namespaces) and c.match(p):
-                return True
-    return False
+    return any(item.counter.counts_pod(p, node_name) for item in items for p in pods)
 
 
 def global_min(item: _Item) -> int:
@@ -122,10 +115,7 @@ class PodTopologySpread(Plugin):
 
     def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
         items = data[0]
-        if data[1] != cs.version:            # minimums change as the plan moves pods
-            data[1] = cs.version
-            data[2] = tuple(global_min(i) for i in items)
-        mins = data[2]
+        mins = _mins(cs, data)
         labels = node.labels
         for item, low in zip(items, mins):
             key = item.constraint.topology_key
@@ -135,3 +125,26 @@ class PodTopologySpread(Plugin):
             if item.counter.get(key, value) + item.self_match - low > item.constraint.max_skew:
                 return unschedulable(SKEW)
         return None
+
+    def rejects_class(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> bool:
+        """A constraint on a key that is not per node (zone, region) reads only the node's value
+        of that key and the domain counts: it fails every node of the class or none."""
+        items = data[0]
+        mins = _mins(cs, data)
+        labels = rep.labels
+        for item, low in zip(items, mins):
+            key = item.constraint.topology_key
+            if key in split:
+                continue
+            value = labels.get(key)
+            if value is None or item.counter.get(key, value) + item.self_match - low > item.constraint.max_skew:
+                return True
+        return False
+
+
+def _mins(cs: ClusterState, data: Any) -> Tuple[int, ...]:
+    """The constraints' global minimums, recomputed when the plan has moved pods since."""
+    if data[1] != cs.version:
+        data[1] = cs.version
+        data[2] = tuple(global_min(i) for i in data[0])
+    return data[2]

@@ -9,12 +9,12 @@ Every failure is UnschedulableAndUnresolvable. CSIStorageCapacity is not read (R
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Tuple
+from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from kubectl_evict.model import Node, PersistentVolume, PersistentVolumeClaim, Pod
 from kubectl_evict.scheduling.framework import CLAIM_KINDS, OK, SKIPPED, ClusterState, Plugin, Status, claim_names, unresolvable
 from kubectl_evict.scheduling.labels import label_selector_matches
-from kubectl_evict.scheduling.nodeaffinity import node_selector_matches
+from kubectl_evict.scheduling.nodeaffinity import node_selector_matches, selector_keys
 
 PV_AFFINITY = "node(s) didn't match PersistentVolume's node affinity"
 BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
@@ -65,6 +65,25 @@ def pv_fits_node(pv: PersistentVolume, node: Node) -> bool:
     return pv.node_affinity is None or node_selector_matches(pv.node_affinity, node.labels, node.name).match
 
 
+def _pv_fits_cached(cs: ClusterState, pv: PersistentVolume, node: Node) -> bool:
+    """`pv_fits_node`, remembered (neither side changes during a plan) per node, or, for a node
+    affinity without matchFields, per the node's values of the keys it reads: a zonal volume is
+    matched once per zone, not once per node."""
+    keys = cs.cache.get(("pv-keys", pv.name))
+    if keys is None:
+        read, fields = selector_keys(pv.node_affinity)
+        keys = cs.cache[("pv-keys", pv.name)] = False if fields else tuple(sorted(read))
+    if keys is False:
+        key: tuple = ("pv-fits", pv.name, node.name)
+    else:
+        labels = node.labels
+        key = ("pv-fits", pv.name, tuple(labels.get(k) for k in keys))
+    fits = cs.cache.get(key)
+    if fits is None:
+        fits = cs.cache[key] = pv_fits_node(pv, node)
+    return fits
+
+
 def _pv_matches(pv: PersistentVolume, pvc: PersistentVolumeClaim, node: Node) -> bool:
     """`FindMatchingVolume`'s checks for one PV and one delayed claim."""
     if pv.storage_class != (pvc.storage_class or "") or pv.capacity < pvc.request:
@@ -91,13 +110,8 @@ def find_pod_volumes(cs: ClusterState, claims: Claims, node: Node) -> Tuple[List
         pv = cs.pvs.get(pvc.volume_name)
         if pv is None:
             missing = True
-        elif pv.node_affinity is not None:
-            key = ("pv-fits", pv.name, node.name)      # neither side changes during a plan
-            fits = cs.cache.get(key)
-            if fits is None:
-                fits = cs.cache[key] = pv_fits_node(pv, node)
-            if not fits:
-                affinity_bad = True
+        elif pv.node_affinity is not None and not _pv_fits_cached(cs, pv, node):
+            affinity_bad = True
     bindings: List[Tuple[str, str]] = []
     provision: List[str] = []
     todo = []
@@ -150,3 +164,16 @@ class VolumeBinding(Plugin):
     def filter(self, cs: ClusterState, pod: Pod, claims: Any, node: Node) -> Optional[Status]:
         reasons, _, _ = find_pod_volumes(cs, claims, node)
         return unresolvable(*reasons) if reasons else None
+
+    def rejects_class(self, cs: ClusterState, pod: Pod, claims: Any, rep: Node, split: FrozenSet[str]) -> bool:
+        """A bound claim whose volume is missing fails every node; one whose volume's node
+        affinity reads no per-node key and no field fails the whole class or none of it."""
+        for pvc in claims.bound:
+            pv = cs.pvs.get(pvc.volume_name)
+            if pv is None:
+                return True
+            if pv.node_affinity is not None:
+                keys, fields = selector_keys(pv.node_affinity)
+                if not fields and not (keys & split) and not _pv_fits_cached(cs, pv, rep):
+                    return True
+        return False

@@ -4,7 +4,7 @@ A node with none of those labels passes."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, FrozenSet, Optional, Tuple
 
 from kubectl_evict.model import Node, Pod
 from kubectl_evict.scheduling.framework import CLAIM_KINDS, OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
@@ -62,3 +62,10 @@ class VolumeZone(Plugin):
             if v is None or v not in values:
                 return unresolvable(NO_ZONE)
         return None
+
+    def rejects_class(self, cs: ClusterState, pod: Pod, wanted: Any, rep: Node, split: FrozenSet[str]) -> bool:
+        """The Filter reads only the zone and region labels: unless one of them is per node, the
+        representative's verdict is the class's."""
+        if any(k in split for k in ZONE_KEYS):
+            return False
+        return self.filter(cs, pod, wanted, rep) is not None
