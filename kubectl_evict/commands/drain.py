@@ -12,6 +12,7 @@ from kubectl_evict.model import LabelSelector, Snapshot
 from kubectl_evict.options import GlobalOptions, global_options, pop_global
 from kubectl_evict.plan import Plan
 from kubectl_evict.rules.drain import DrainSettings, plan_drain, resolve_nodes
+from kubectl_evict.rules.drain_sequence import plan_drain_in_order
 from kubectl_evict.rules.drain_filters import FilterFlags
 from kubectl_evict.scheduling.labels import label_selector_errors, parse_selector_string
 
@@ -181,7 +182,8 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     def rule(snapshot: Snapshot, now: float) -> Plan:
         settings = flags.settings.set(nodes=flags.resolve(snapshot), one_at_a_time=one_at_a_time,
                                       timeout=timeout or None)
-        return flags.chunk_note(plan_drain(snapshot, settings, now))
+        plan = plan_drain_in_order if one_at_a_time else plan_drain
+        return flags.chunk_note(plan(snapshot, settings, now))
 
     # drain reads no kubelet configz/stats: an empty target list keeps the live loader off them
     return run(opts, rule, nodes=[])

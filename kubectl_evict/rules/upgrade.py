@@ -181,24 +181,28 @@ class _Batch:
 class _Upgrade(DrainRun):
     """The drain, driven batch by batch over a snapshot that also holds the new nodes."""
 
-    def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float) -> None:
+    def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float, command: str = "upgrade",
+                 surge: bool = True) -> None:
+        """`surge` False: no node joins and none is excluded up front (drain --one-at-a-time)."""
         self.up = settings
         pool = settings.drain.nodes
         self.pool = pool
-        template = snapshot.nodes[settings.surge_like]
-        self.new_names = ["%s-surge-%d" % (settings.surge_like, i + 1) for i in range(len(pool))]
-        taken = set(snapshot.nodes)
-        for i, name in enumerate(self.new_names):
-            n = i + 1
-            while name in taken:
-                name = "%s-surge-%d-%d" % (settings.surge_like, i + 1, n)
-                n += 1
-            self.new_names[i] = name
+        self.new_names: List[str] = []
         extended = snapshot
-        for name in self.new_names:
-            extended = extended.with_node(new_node(template, name, settings.surge_labels))
+        if surge:
+            template = snapshot.nodes[settings.surge_like]
+            self.new_names = ["%s-surge-%d" % (settings.surge_like, i + 1) for i in range(len(pool))]
+            taken = set(snapshot.nodes)
+            for i, name in enumerate(self.new_names):
+                n = i + 1
+                while name in taken:
+                    name = "%s-surge-%d-%d" % (settings.surge_like, i + 1, n)
+                    n += 1
+                self.new_names[i] = name
+            for name in self.new_names:
+                extended = extended.with_node(new_node(template, name, settings.surge_labels))
         excluded = list(self.new_names) + (list(pool) if settings.taints_pool_first else [])
-        super().__init__(extended, settings.drain, now, command="upgrade", excluded=excluded)
+        super().__init__(extended, settings.drain, now, command=command, excluded=excluded)
         self.waiting: Set[str] = set(pool)                       # old nodes not drained yet
         self.arrivals: Dict[str, List[Tuple[Pod, Pod]]] = {}     # node -> (placed object, its pod there)
         self.batch_of: Dict[str, int] = {}
@@ -222,12 +226,31 @@ class _Upgrade(DrainRun):
     def remove(self, pod: Pod, wave: int, reason: str, state) -> None:
         path = self.evictions.setdefault(pod.key, [])
         if path:
-            reason = ("evicted again: its replacement landed here after the eviction from node/%s (batch %d); %s"
-                      % (path[-1], self.batch_of.get(path[-1], 0), reason))
+            reason = ("evicted again: its replacement landed here after the eviction from %s; %s"
+                      % (self.earlier(path[-1]), reason))
         path.append(pod.node_name)
         super().remove(pod, wave, reason, state)
 
+    def earlier(self, node: str) -> str:
+        """The earlier drain a second eviction follows, as its reason names it."""
+        return "node/%s (batch %d)" % (node, self.batch_of.get(node, 0))
+
     # -- batches -----------------------------------------------------------------------------------
+
+    def drain_batch(self, nodes: Sequence[str], drain_start: float, wave: int) -> int:
+        """Cordon and drain `nodes` from `drain_start` (wave `wave`): their pods and the replacements
+        that landed on them earlier. Returns the last wave used (wave - 1 if none)."""
+        self._swap_arrivals(nodes)
+        self.placer.exclude(nodes)
+        self.offset = drain_start - wave * float(self.cfg.pod_startup)
+        pods: List[Pod] = []
+        for name in nodes:
+            self.node_stats[name]["start"] = wave
+            pods.extend(self.filter_node(name, drain_start))
+        last = self.run(pods, wave)
+        for name in nodes:
+            self.waiting.discard(name)
+        return last
 
     def batches(self) -> List[_Batch]:
         up = self.up
@@ -265,21 +288,12 @@ class _Upgrade(DrainRun):
             joined = want
             batch.joined = list(new)
             self.placer.settle()               # what earlier batches evicted is gone
-            self._swap_arrivals(batch.nodes)
             if new:
                 self.placer.include(new)
             drain_start = t + (up.node_startup if new else 0.0)
             batch.drain_start = drain_start
-            self.placer.exclude(batch.nodes)
-            self.offset = drain_start - wave * ps
             first_block = len(self.b.blocked)
-            pods: List[Pod] = []
-            for name in batch.nodes:
-                self.node_stats[name]["start"] = wave
-                pods.extend(self.filter_node(name, drain_start))
-            last = self.run(pods, wave)
-            for name in batch.nodes:
-                self.waiting.discard(name)
+            last = self.drain_batch(batch.nodes, drain_start, wave)
             batch.evicted = sum(self.node_stats[n]["evicted"] for n in batch.nodes)
             batch.waves = last - wave + 1 if last >= wave else 0
             end = self.at(last) + ps if last >= wave else drain_start
@@ -460,15 +474,9 @@ class _Upgrade(DrainRun):
         self.b.note(settings)
         for b in batches:
             self.b.note(self._batch_line(b))
-        moved = sorted((k, v) for k, v in self.evictions.items() if len(v) > 1)
-        self.b.extra["movedMoreThanOnce"] = [
-            {"namespace": k[0], "pod": k[1], "times": len(v), "nodes": list(v)} for k, v in moved]
-        if moved:
-            names = ", ".join("%s/%s x%d" % (k[0], k[1], len(v)) for k, v in moved[:5])
-            more = " and %d more" % (len(moved) - 5) if len(moved) > 5 else ""
-            self.b.note("moved more than once: %s (%s%s): their replacements landed on old nodes of later batches; "
-                        "to avoid it, cordon the whole pool first (kubectl cordon -l SELECTOR) or raise "
-                        "--max-surge so new nodes take them" % (_plural(len(moved), "pod", "pods"), names, more))
+        self.moved_more_than_once("their replacements landed on old nodes of later batches; to avoid it, cordon "
+                                  "the whole pool first (kubectl cordon -l SELECTOR) or raise --max-surge so new "
+                                  "nodes take them")
         self.b.notes.extend(drain_notes)
         nodes = []
         for b in batches:
@@ -483,6 +491,17 @@ class _Upgrade(DrainRun):
         self.b.extra["upgrade"] = {"provider": up.provider, "maxSurge": up.max_surge,
                                    "maxUnavailable": up.max_unavailable, "drainTimeout": up.drain_timeout,
                                    "onTimeout": up.on_timeout, "batches": len(batches), "upgraded": upgraded}
+
+    def moved_more_than_once(self, why: str) -> None:
+        """The plan's `movedMoreThanOnce` and its line: pods evicted again where their replacement
+        landed, how many times, from which nodes; `why` says why and how to avoid it."""
+        moved = sorted((k, v) for k, v in self.evictions.items() if len(v) > 1)
+        self.b.extra["movedMoreThanOnce"] = [
+            {"namespace": k[0], "pod": k[1], "times": len(v), "nodes": list(v)} for k, v in moved]
+        if moved:
+            names = ", ".join("%s/%s x%d" % (k[0], k[1], len(v)) for k, v in moved[:5])
+            more = " and %d more" % (len(moved) - 5) if len(moved) > 5 else ""
+            self.b.note("moved more than once: %s (%s%s): %s" % (_plural(len(moved), "pod", "pods"), names, more, why))
 
     def _batch_line(self, b: _Batch) -> str:
         nodes = ", ".join("node/%s" % n for n in b.nodes)
