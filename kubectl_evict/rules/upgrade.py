@@ -46,6 +46,7 @@ from kubectl_evict.workloads import attach
 RULE = "upgrade"
 HOSTNAME = "kubernetes.io/hostname"
 EKS_TAINT = "eks.amazonaws.com/nodegroup"
+AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
 
 
 class Provider(NamedTuple):
@@ -101,7 +102,7 @@ class UpgradeSettings(PClass):
     surge_like = field(type=str, initial="")
     surge_labels = field(type=tuple, initial=())        # ((key, value), ...)
     drain_timeout = field(initial=None)                 # seconds; None: the drain is waited on forever
-    on_timeout = field(type=str, initial="fail")        # "force" | "fail"
+    on_timeout = field(type=str, initial="fail")        # "force" | "fail" | "quarantine" (AKS Cordon)
     node_startup = field(initial=0.0)                   # seconds for a new node to be Ready
     taints_pool_first = field(type=bool, initial=False)
 
@@ -110,8 +111,10 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
                      max_surge: Optional[str] = None, max_unavailable: Optional[str] = None,
                      surge_like: str = "", surge_labels: Sequence[Tuple[str, str]] = (),
                      drain_timeout: Optional[float] = None, force: bool = False,
-                     node_startup: float = 0.0) -> UpgradeSettings:
-    """The provider's defaults, overridden by the flags given, against the pool `drain.nodes`."""
+                     node_startup: float = 0.0, undrainable: str = "schedule") -> UpgradeSettings:
+    """The provider's defaults, overridden by the flags given, against the pool `drain.nodes`.
+    `undrainable` is AKS's undrainableNodeBehavior: "schedule" (the default: the upgrade fails) or
+    "cordon" (the node is quarantined and the upgrade goes on)."""
     prov = PROVIDERS[provider]
     pool = len(drain.nodes)
     mu = resolve_count("--max-unavailable", max_unavailable if max_unavailable is not None else prov.max_unavailable,
@@ -137,6 +140,11 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
     if drain_timeout == 0:
         timeout = None               # 0: no limit, as nodeDrainTimeout and kubectl drain --timeout say
     on_timeout = prov.on_timeout
+    if undrainable == "cordon":
+        if provider != "aks":
+            raise InputError("cordon: undrainableNodeBehavior is AKS's (--provider aks)",
+                             field="--undrainable-node-behavior")
+        on_timeout = "quarantine"
     if force or (provider == "capi"):
         on_timeout = "force"
     return UpgradeSettings(drain=drain, provider=provider, max_surge=ms, max_unavailable=mu, surge_like=surge_like,
@@ -161,7 +169,7 @@ def new_node(template: Node, name: str, labels: Sequence[Tuple[str, str]]) -> No
 
 class _Batch:
     __slots__ = ("number", "nodes", "joined", "start", "drain_start", "end", "outcome", "stall", "waves",
-                 "evicted", "forced", "blockers")
+                 "evicted", "forced", "blockers", "quarantined")
 
     def __init__(self, number: int, nodes: Sequence[str]) -> None:
         self.number = number
@@ -170,12 +178,13 @@ class _Batch:
         self.start: Optional[float] = None
         self.drain_start: Optional[float] = None
         self.end: Optional[float] = None
-        self.outcome = "not-reached"        # upgraded | forced | failed | stalled | not-reached
+        self.outcome = "not-reached"        # upgraded | forced | failed | stalled | quarantined | not-reached
         self.stall = ""                     # what holds the drain
         self.waves = 0
         self.evicted = 0
         self.forced = 0
         self.blockers: List[str] = []
+        self.quarantined: List[str] = []    # AKS undrainableNodeBehavior Cordon: the nodes left cordoned
 
 
 class _Upgrade(DrainRun):
@@ -309,14 +318,17 @@ class _Upgrade(DrainRun):
                 if limit is None:
                     batch.outcome = "stalled"
                     stopped = batch
-                elif up.on_timeout == "fail":
-                    batch.outcome = "failed"
+                elif up.on_timeout in ("fail", "quarantine"):
                     batch.end = drain_start + limit
                     for p, at in late:
                         self.block(p, "planned for %s, but %s gives up on node/%s at %s (%s)" % (
                             format_offset(at), self._who(), p.node_name, format_offset(drain_start + limit),
                             self._timeout_text()), "timeout")
-                    stopped = batch
+                    if up.on_timeout == "fail":
+                        batch.outcome = "failed"
+                        stopped = batch
+                    else:
+                        end = self._quarantine(batch, held, late, drain_start + limit)
                 else:
                     batch.outcome = "forced"
                     force_at = drain_start + limit
@@ -336,6 +348,19 @@ class _Upgrade(DrainRun):
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), ps)
+
+    def _quarantine(self, batch: _Batch, held: Sequence, late: Sequence, at: float) -> float:
+        """AKS undrainableNodeBehavior Cordon: the nodes that did not drain stay cordoned, labelled
+        Quarantined, with the pods that held them (a surge node is kept in each one's place), and
+        the upgrade goes on. Returns when the batch ends."""
+        batch.outcome = "quarantined"
+        stuck = {e.node for e in held} | {p.node_name for p, _ in late}
+        batch.quarantined = [n for n in batch.nodes if n in stuck]
+        for name in batch.quarantined:
+            self.b.action("label", by=USER, node=name, key=AKS_QUARANTINE, value="Quarantined", at=at, rule=RULE,
+                          reason="AKS undrainableNodeBehavior Cordon: drainTimeoutInMinutes ran out, so the node "
+                                 "stays cordoned with its pods, is not upgraded, and a surge node is kept in its place")
+        return at
 
     def _swap_arrivals(self, nodes: Sequence[str]) -> None:
         """The replacements on the nodes about to drain become their own records there, so the
@@ -422,12 +447,22 @@ class _Upgrade(DrainRun):
     def _report(self, batches: List[_Batch], stopped: Optional[_Batch]) -> None:
         up = self.up
         prov = PROVIDERS[up.provider]
-        done = [b for b in batches if b.outcome in ("upgraded", "forced")]
-        upgraded = sum(len(b.nodes) for b in done)
+        done = [b for b in batches if b.outcome in ("upgraded", "forced", "quarantined")]
+        upgraded = sum(len(b.nodes) - len(b.quarantined) for b in done)
         total = len(self.pool)
         n = len(batches)
         forced = [b for b in batches if b.outcome == "forced"]
-        if stopped is None:
+        quarantined = [b for b in batches if b.outcome == "quarantined"]
+        if stopped is None and quarantined:
+            names = [x for b in quarantined for x in b.quarantined]
+            b = quarantined[0]
+            text = ("fails: AKS quarantines %s (batch %d stalls %s on %s; undrainableNodeBehavior Cordon: cordoned, "
+                    "labelled %s=Quarantined, not upgraded) and upgrades the rest; the upgrade ends Failed after ~%s "
+                    "(%d of %d nodes upgraded)" % (
+                        ", ".join("node/%s" % x for x in names[:5]) + (", ..." if len(names) > 5 else ""), b.number,
+                        format_seconds(up.drain_timeout or 0), b.stall, AKS_QUARANTINE,
+                        format_seconds(batches[-1].end or 0), upgraded, total))
+        elif stopped is None:
             end = batches[-1].end if batches else 0.0
             text = "finishes in ~%s in %s" % (format_seconds(end or 0), _plural(n, "batch", "batches"))
             if forced:
@@ -465,7 +500,8 @@ class _Upgrade(DrainRun):
                         up.max_surge, up.max_unavailable, up.surge_like,
                         (" labelled " + ",".join("%s=%s" % kv for kv in up.surge_labels)) if up.surge_labels else "",
                         format_seconds(up.drain_timeout) if up.drain_timeout is not None else "none (waits forever)",
-                        "force" if up.on_timeout == "force" else "fail"))
+                        {"force": "force", "quarantine": "quarantine the node (undrainableNodeBehavior Cordon) and go "
+                         "on"}.get(up.on_timeout, "fail")))
         if up.taints_pool_first:
             settings += "; every old node is tainted %s=unschedulable:NoSchedule first, so no pod lands on " \
                         "one" % EKS_TAINT
@@ -483,7 +519,8 @@ class _Upgrade(DrainRun):
             for name in b.nodes:
                 st = self.node_stats[name]
                 nodes.append({"node": name, "batch": b.number, "start": b.drain_start, "end": b.end,
-                              "outcome": b.outcome, "evicted": st["evicted"],
+                              "outcome": "quarantined" if name in b.quarantined else
+                              "upgraded" if b.outcome == "quarantined" else b.outcome, "evicted": st["evicted"],
                               "blocked": sum(st["blocked"].values())})
         self.b.extra["nodes"] = nodes
         self.b.extra["newNodes"] = [{"node": name, "batch": b.number, "joins": b.start, "like": up.surge_like}
@@ -523,6 +560,10 @@ class _Upgrade(DrainRun):
                 b.stall, _plural(b.forced, "pod", "pods") + " forcibly deleted,", format_offset(b.end or 0)))
         elif b.outcome == "failed":
             parts.append("stalls on %s; the upgrade fails at %s" % (b.stall, format_offset(b.end or 0)))
+        elif b.outcome == "quarantined":
+            parts.append("stalls on %s; %s quarantined at %s (left cordoned with its pods)%s" % (
+                b.stall, ", ".join("node/%s" % x for x in b.quarantined), format_offset(b.end or 0),
+                "; the others removed" if len(b.quarantined) < len(b.nodes) else ""))
         else:
             parts.append("stalls on %s forever" % b.stall)
         return head + "; ".join(parts)
