@@ -6,17 +6,19 @@ Models the rolling replacement of a node pool by
   hour, then the remaining pods are removed anyway),
 - EKS managed node group updates (setup / scale up / upgrade / scale down phases: maxUnavailable 1 by
   default; the scale-up phase launches max(2 x Availability Zones, maxUnavailable) new nodes and
-  taints every old node `eks.amazonaws.com/nodegroup=unschedulable:NoSchedule`; a node whose pods
-  do not leave within 15 minutes fails the update with PodEvictionFailure unless it was forced),
-- AKS rolling node-pool upgrades (maxSurge default 10% of the pool, rounded up; maxUnavailable 0;
-  drainTimeoutInMinutes 30: past it the upgrade fails, undrainableNodeBehavior Schedule),
+  keeps every old node from new pods (planned as the `eks.amazonaws.com/nodegroup=unschedulable:
+  NoSchedule` taint); a node whose pods do not leave within 15 minutes fails the update with
+  PodEvictionFailure unless it was forced; the minimal strategy is maxSurge 0),
+- AKS rolling node-pool upgrades (maxSurge default 10% of the pool, rounded up; maxUnavailable 0,
+  rounded up; drainTimeoutInMinutes 30: past it the upgrade fails with undrainableNodeBehavior
+  Schedule, the default; with Cordon the node is quarantined and the rest upgraded),
 - Cluster API MachineDeployment RollingUpdate (maxSurge 1 rounded up, maxUnavailable 0 rounded down;
   the Machine controller drains without a time limit unless nodeDrainTimeout is set, after which it
   deletes the Machine anyway),
 - `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
   `kubectl drain --timeout` does).
-The facts and their sources are in the README's `upgrade` section (provider documentation as read in
-2026-11). Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
+The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C2) are in the README's `upgrade`
+section (provider documentation as read in 2026-11); `tests/test_upgrade.py::PROVIDER_FACTS` pins them. Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
 kube-scheduler releases that module names, chosen by the cluster's version as there.
 
 Every batch is a drain with kubectl drain's semantics, done by `rules/drain.DrainRun` (filters,
