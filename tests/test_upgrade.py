@@ -133,6 +133,8 @@ PROVIDER_FACTS = [
     # (the API's own example: 5 nodes, maxSurge 2, maxUnavailable 1 -> 3 at once); PDBs respected 1 hour
     (GKE_API, "gke", [], 25, 3, 1, 0, 3600, "force", 25),
     (GKE_API, "gke", ["--max-surge", "2", "--max-unavailable", "1"], 5, 1, 2, 1, 3600, "force", 2),
+    # newer node pools set the PDB timeout (NodeDrainConfig.pdbTimeoutDuration): --drain-timeout
+    (GKE_API, "gke", ["--drain-timeout", "30m"], 4, 1, 1, 0, 1800, "force", 4),
     # EKS: maxUnavailable 1 by default; the scale-up phase adds the larger of up to twice the zones and
     # maxUnavailable (the page's example: 5 zones -> up to 10; maxUnavailable 20 -> 20); 15 minutes,
     # then PodEvictionFailure unless update-nodegroup-version --force
@@ -165,6 +167,15 @@ def test_provider_defaults_are_the_documented_ones(tmp_path, fact):
     got = plan["upgrade"]
     assert (got["maxSurge"], got["maxUnavailable"], got["drainTimeout"], got["onTimeout"], got["batches"]) == (
         surge, unavailable, timeout, on_timeout, count)
+
+
+@pytest.mark.parametrize("provider,after", [("eks", 60), ("gke", 0), ("aks", 0), ("capi", 0), ("generic", 0)])
+def test_time_from_a_drained_node_to_its_removal(tmp_path, provider, after):
+    """EKS cordons the drained node and waits 60 seconds before terminating it (E1); the others
+    remove it once its replacements are Ready (one --pod-startup after the last eviction)."""
+    code, plan = upgrade(write(tmp_path, pool_cluster()), "--provider", provider)
+    first = plan["nodes"][0]
+    assert code == 0 and first["end"] - first["start"] == 30 + after
 
 
 @pytest.mark.parametrize("args,nodes,verdict", [
