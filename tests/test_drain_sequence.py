@@ -104,3 +104,13 @@ def test_apply_is_refused_when_a_pod_would_move_twice(tmp_path):
         "error: --one-at-a-time: 2 pod(s) would be evicted again from a node drained later (default/web-0, "
         "default/web-1): apply cannot name their replacements; cordon all the nodes first (kubectl cordon NODE...), "
         "then apply"]
+
+
+def test_apply_of_a_saved_plan_with_second_evictions_sends_nothing(tmp_path):
+    """The saved plan's second evictions have no uid: apply refuses the file before any request."""
+    path = cluster(tmp_path, CASES[0][1])
+    saved = tmp_path / "plan.json"
+    saved.write_text(run_cli("-f", path, "-o", "json", "drain", "n1", "n2", "--one-at-a-time").stdout)
+    res = run_cli("apply", str(saved), "--yes", env={"KUBECONFIG": str(tmp_path / "none")})
+    assert res.returncode == 1
+    assert res.stderr.startswith("error: ") and "actions[4].uid: must not be empty" in res.stderr
