@@ -45,7 +45,8 @@ CASES = [
     ("second-evictions-past-timeout", BASE + web(2, "n1") + [pod("web-2", "n2", owner=("ReplicaSet", "web"),
                                                                  labels={"app": "web"})]
      + [pdb("web", {"app": "web"}, max_unavailable=1, allowed=1, healthy=3, expected=3)],
-     ["--timeout", "45s"], 3, [("web-0", 90, "small"), ("web-1", 120, "small")], [("web-1", "n2", "drain-timeout")], []),
+     ["--timeout", "45s"], 3, [("web-0", 90, "small"), ("web-1", 120, "small")],
+     [("web-1", "n2", "drain-timeout")], []),
 ]
 
 

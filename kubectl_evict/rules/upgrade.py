@@ -18,7 +18,8 @@ Models the rolling replacement of a node pool by
 - `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
   `kubectl drain --timeout` does).
 The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C2) are in the README's `upgrade`
-section (provider documentation as read in 2026-11); `tests/test_upgrade.py::PROVIDER_FACTS` pins them. Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
+section (provider documentation as read in 2026-11); `tests/test_upgrade.py::PROVIDER_FACTS` pins
+them. Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
 kube-scheduler releases that module names, chosen by the cluster's version as there.
 
 Every batch is a drain with kubectl drain's semantics, done by `rules/drain.DrainRun` (filters,
