@@ -18,6 +18,7 @@ import pytest
 
 from conftest import snapshot_list
 from kubectl_evict.rules.drain import DrainSettings, plan_drain
+from kubectl_evict.rules.drain_sequence import plan_drain_in_order
 from kubectl_evict.rules.drain_filters import FilterFlags
 from kubectl_evict.source.freeze import freeze
 from kubectl_evict.timeutil import parse_time
@@ -84,7 +85,8 @@ def snapshot(*objs: Any, version: str = "v1.33.3") -> Any:
 
 def drain(snap: Any, *nodes: str, **kw: Any) -> Any:
     flags = FilterFlags(**{k: kw.pop(k) for k in ("force", "ignore_daemonsets", "delete_emptydir_data") if k in kw})
-    return plan_drain(snap, DrainSettings(nodes=nodes, filters=flags, **kw), NOW)
+    plan = plan_drain_in_order if kw.pop("one_at_a_time", False) else plan_drain
+    return plan(snap, DrainSettings(nodes=nodes, filters=flags, **kw), NOW)
 
 
 def evictions(plan: Any) -> Dict[str, tuple]:
@@ -342,19 +344,34 @@ def test_window_nodes_are_never_targets() -> None:
     assert "2 node(s) were unschedulable" in shortfall(plan)["web-0"]
 
 
-def test_one_at_a_time_sequences_nodes() -> None:
-    """n1's pods may land on n2 (not yet drained); n2 starts once n1's replacements are ready."""
+def test_one_at_a_time_sequences_nodes_and_plans_second_evictions() -> None:
+    """n1's pods land on n2 (not yet drained, the emptiest node); n2 starts once n1's replacements
+    are ready, and evicts them again in its turn, spending the PDB's budget again."""
     snap = snapshot(node("n1"), node("n2", cpu="64"), node("small", cpu="1"), deployment("web", 3), deployment("api", 1),
                     pdb("web", "web", maxUnavailable=1), pod("web-0", "n1"), pod("web-1", "n1"), pod("web-2", "small"),
                     pod("api-0", "n2", cpu="2"))
     plan = drain(snap, "n1", "n2", one_at_a_time=True)
-    ev = evictions(plan)
-    assert ev["web-0"] == (0, "n2") and ev["web-1"] == (30, "n2")
-    cordons = [(a.node, a.at) for a in plan.actions if a.type == "cordon"]
-    assert cordons == [("n1", 0), ("n2", 60)]
-    assert ev["api-0"] == (60, None)          # n1 stays cordoned, small is too small
-    assert "2 pods evicted from node/n1 land on node/n2, which is drained later: they move twice" in plan.warnings
-    assert plan.notes[-1] == "node/n2: can be drained, but 1 replacement stays Pending in 1 wave (~30s) (starts at +1m)"
+    got = [(a.type, a.node, a.pod, a.at, a.target) for a in plan.actions]
+    assert got == [("cordon", "n1", "", 0, None), ("evict", "n1", "web-0", 0, "n2"), ("evict", "n1", "web-1", 30, "n2"),
+                   ("cordon", "n2", "", 60, None), ("evict", "n2", "api-0", 60, None),     # small is too small
+                   ("evict", "n2", "web-0", 60, "small"), ("evict", "n2", "web-1", 90, "small")]
+    again = [a for a in plan.actions if a.node == "n2" and a.pod.startswith("web")]
+    assert all(a.uid == "" and a.reason.startswith("evicted again: its replacement landed here after the eviction "
+                                                   "from node/n1; ") for a in again)
+    assert "wave 2" in again[1].reason          # the budget is spent again: one at a time
+    assert plan.extra["movedMoreThanOnce"] == [
+        {"namespace": "default", "pod": "web-0", "times": 2, "nodes": ["n1", "n2"]},
+        {"namespace": "default", "pod": "web-1", "times": 2, "nodes": ["n1", "n2"]}]
+    assert not any("move twice" in w for w in plan.warnings)
+    assert plan.notes[-2] == "node/n2: can be drained, but 1 replacement stays Pending in 2 waves (~1m) (starts at +1m)"
+    assert plan.notes[-1].startswith("moved more than once: 2 pods (default/web-0 x2, default/web-1 x2): their "
+                                     "replacements landed on nodes drained later; to avoid it, cordon all the nodes first")
+
+
+def test_plan_drain_refuses_one_at_a_time() -> None:
+    """One home for draining in order: plan_drain never plans it half (without second evictions)."""
+    with pytest.raises(ValueError):
+        plan_drain(snapshot(node("n1")), DrainSettings(nodes=("n1",), one_at_a_time=True), NOW)
 
 
 def test_already_cordoned_node() -> None:

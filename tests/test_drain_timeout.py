@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from kubectl_evict.rules.drain import DrainSettings, plan_drain
+from kubectl_evict.rules.drain_sequence import plan_drain_in_order
 from test_drain_plan import NOW, deployment, node, pdb, pod, snapshot
 
 
@@ -58,8 +59,7 @@ def test_timeout_counts_from_each_nodes_own_start_with_one_at_a_time():
                     pod("api-1", "n2"), pod("api-2", "n2"),
                     pdb("web", "web", maxUnavailable=1, status={"currentHealthy": 3, "desiredHealthy": 2,
                                                                 "expectedPods": 3, "disruptionsAllowed": 1}))
-    plan = plan_drain(objs, DrainSettings(nodes=("n1", "n2"), pod_startup=30.0, timeout=45.0, one_at_a_time=True),
-                      NOW)
+    plan = plan_drain_in_order(objs, DrainSettings(nodes=("n1", "n2"), pod_startup=30.0, timeout=45.0), NOW)
     # n1: waves at +0s/+30s/+60s -> web-3 late; n2 starts at +90s and evicts both at once: in time
     assert [(e.pod, e.node) for e in plan.blocked] == [("web-3", "n1")]
 

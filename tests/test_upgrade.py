@@ -114,6 +114,103 @@ def test_batches_and_surge_per_provider(tmp_path, provider, args, expect_batches
         assert len(evicts) == 4 and plan["movedMoreThanOnce"] == []
 
 
+def wide_pool(size: int, zones: int) -> List[dict]:
+    """`size` empty pool nodes spread over `zones` zones: only the resolved settings matter."""
+    return [node("p%02d" % i, labels={"pool": "a"}, zone="z%d" % (i % zones)) for i in range(size)]
+
+
+GKE_API = "https://cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters.nodePools"
+EKS_DOC = "https://docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html"
+AKS_API = "https://learn.microsoft.com/en-us/javascript/api/@azure/arm-containerservice/agentpoolupgradesettings"
+CAPI_MD = "cluster-api api/v1beta1 machinedeployment_types.go MachineRollingUpdateDeployment"
+CAPI_M = "cluster-api api/v1beta1 machine_types.go nodeDrainTimeout"
+
+
+# One row per documented provider fact (README, `upgrade`, lists the same sources):
+# (source, provider, args, pool size, zones, maxSurge, maxUnavailable, drain timeout, on timeout, batches)
+PROVIDER_FACTS = [
+    # GKE: one node at a time by default (surge 1 / unavailable 0); parallelism = maxSurge + maxUnavailable
+    # (the API's own example: 5 nodes, maxSurge 2, maxUnavailable 1 -> 3 at once); PDBs respected 1 hour
+    (GKE_API, "gke", [], 25, 3, 1, 0, 3600, "force", 25),
+    (GKE_API, "gke", ["--max-surge", "2", "--max-unavailable", "1"], 5, 1, 2, 1, 3600, "force", 2),
+    # newer node pools set the PDB timeout (NodeDrainConfig.pdbTimeoutDuration): --drain-timeout
+    (GKE_API, "gke", ["--drain-timeout", "30m"], 4, 1, 1, 0, 1800, "force", 4),
+    # EKS: maxUnavailable 1 by default; the scale-up phase adds the larger of up to twice the zones and
+    # maxUnavailable (the page's example: 5 zones -> up to 10; maxUnavailable 20 -> 20); 15 minutes,
+    # then PodEvictionFailure unless update-nodegroup-version --force
+    (EKS_DOC, "eks", [], 25, 5, 10, 1, 900, "fail", 25),
+    (EKS_DOC, "eks", ["--max-unavailable", "20"], 25, 5, 20, 20, 900, "fail", 2),
+    (EKS_DOC, "eks", ["--force-upgrade"], 25, 5, 10, 1, 900, "force", 25),
+    # EKS's minimal update strategy (terminate before create): no surge, a node replaces each removed one
+    (EKS_DOC, "eks", ["--max-surge", "0"], 4, 2, 0, 1, 900, "fail", 4),
+    # AKS: maxSurge 10% (fractional nodes rounded up), maxUnavailable 0 (percentages rounded up too),
+    # drainTimeoutInMinutes 30 then the upgrade fails (undrainableNodeBehavior Schedule); Cordon
+    # quarantines the node and goes on
+    (AKS_API, "aks", [], 25, 3, 3, 0, 1800, "fail", 9),
+    (AKS_API, "aks", ["--max-surge", "0", "--max-unavailable", "10%"], 25, 3, 0, 3, 1800, "fail", 9),
+    (AKS_API, "aks", ["--undrainable-node-behavior", "cordon"], 25, 3, 3, 0, 1800, "quarantine", 9),
+    # Cluster API MachineDeployment: maxSurge 1 (percentage rounded up), maxUnavailable 0 (rounded
+    # down); nodeDrainTimeout 0 = no limit; past a set one the Machine is deleted anyway
+    (CAPI_MD, "capi", [], 25, 3, 1, 0, None, "force", 25),
+    (CAPI_MD, "capi", ["--max-surge", "10%", "--max-unavailable", "10%"], 25, 3, 3, 2, None, "force", 5),
+    (CAPI_M, "capi", ["--drain-timeout", "10m"], 4, 1, 1, 0, 600, "force", 4),
+    # generic: kubectl drain node after node, no limit unless --drain-timeout (kubectl drain --timeout)
+    ("kubectl drain", "generic", [], 4, 1, 1, 0, None, "fail", 4),
+]
+
+
+@pytest.mark.parametrize("fact", PROVIDER_FACTS, ids=["%s%s" % (f[1], "".join(f[2])) for f in PROVIDER_FACTS])
+def test_provider_defaults_are_the_documented_ones(tmp_path, fact):
+    _source, provider, args, size, zones, surge, unavailable, timeout, on_timeout, count = fact
+    code, plan = upgrade(write(tmp_path, wide_pool(size, zones)), "--provider", provider, *args)
+    assert code == 0
+    got = plan["upgrade"]
+    assert (got["maxSurge"], got["maxUnavailable"], got["drainTimeout"], got["onTimeout"], got["batches"]) == (
+        surge, unavailable, timeout, on_timeout, count)
+
+
+@pytest.mark.parametrize("provider,after", [("eks", 60), ("gke", 0), ("aks", 0), ("capi", 0), ("generic", 0)])
+def test_time_from_a_drained_node_to_its_removal(tmp_path, provider, after):
+    """EKS cordons the drained node and waits 60 seconds before terminating it (E1); the others
+    remove it once its replacements are Ready (one --pod-startup after the last eviction)."""
+    code, plan = upgrade(write(tmp_path, pool_cluster()), "--provider", provider)
+    first = plan["nodes"][0]
+    assert code == 0 and first["end"] - first["start"] == 30 + after
+
+
+@pytest.mark.parametrize("args,nodes,verdict", [
+    # Schedule (the default): the upgrade fails at the first undrainable node
+    ([], [("p1", "failed")] + [("p%d" % i, "not-reached") for i in (2, 3, 4)],
+     "fails: batch 1 of 4 stalls 30m on PDB default/db then AKS fails the upgrade (undrainableNodeBehavior Schedule"),
+    # Cordon: the node is quarantined, the others are upgraded, the upgrade ends Failed
+    (["--undrainable-node-behavior", "cordon"], [("p1", "quarantined")] + [("p%d" % i, "upgraded") for i in (2, 3, 4)],
+     "fails: AKS quarantines node/p1 (batch 1 stalls 30m on PDB default/db; undrainableNodeBehavior Cordon"),
+    # a forced upgrade deletes the pods whatever the behaviour
+    (["--undrainable-node-behavior", "cordon", "--force-upgrade"], [("p%d" % i, "upgraded") for i in (2, 3, 4)],
+     "finishes in ~"),
+])
+def test_aks_undrainable_node_behavior(tmp_path, args, nodes, verdict):
+    code, plan = upgrade(write(tmp_path, pool_cluster(stall=True)), "--provider", "aks", *args)
+    assert plan["verdict"].startswith(verdict), plan["verdict"]
+    got = [(n["node"], n["outcome"]) for n in plan["nodes"]]
+    assert got[-len(nodes):] == nodes
+    labels = [(a["node"], a["key"], a["value"], a["at"]) for a in plan["actions"] if a["type"] == "label"]
+    if "cordon" in args and "--force-upgrade" not in args:
+        assert code == 3 and [e["pod"] for e in plan["blocked"]] == ["db-0"]
+        assert labels == [("p1", "kubernetes.azure.com/upgrade-status", "Quarantined", 1800)]
+        assert plan["upgrade"]["upgraded"] == 3
+        # the pod that held the node keeps running there: no action moves it
+        assert [a for a in plan["actions"] if a.get("pod") == "db-0"] == []
+    else:
+        assert labels == []
+
+
+def test_undrainable_node_behavior_is_aks_only(tmp_path):
+    res = run_cli("-f", write(tmp_path, pool_cluster()), "upgrade", "-l", "pool=a", "--provider", "gke",
+                  "--undrainable-node-behavior", "cordon")
+    assert res.returncode == 2 and "--undrainable-node-behavior" in res.stderr and "--provider aks" in res.stderr
+
+
 def test_eks_taints_every_old_node_first_so_nothing_moves_twice(tmp_path):
     code, plan = upgrade(write(tmp_path, pool_cluster()), "--provider", "eks")
     taints = [a for a in plan["actions"] if a["type"] == "taint"]

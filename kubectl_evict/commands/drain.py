@@ -12,6 +12,7 @@ from kubectl_evict.model import LabelSelector, Snapshot
 from kubectl_evict.options import GlobalOptions, global_options, pop_global
 from kubectl_evict.plan import Plan
 from kubectl_evict.rules.drain import DrainSettings, plan_drain, resolve_nodes
+from kubectl_evict.rules.drain_sequence import plan_drain_in_order
 from kubectl_evict.rules.drain_filters import FilterFlags
 from kubectl_evict.scheduling.labels import label_selector_errors, parse_selector_string
 
@@ -154,7 +155,9 @@ class DrainFlags:
 @click.command("drain", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @drain_flags
 @click.option("--one-at-a-time", is_flag=True, default=False,
-              help="Drain the nodes in sequence (the order given), each after the previous one's pods landed.")
+              help="Drain the nodes in sequence (the order given), each cordoned in its turn, after the previous "
+                   "one's replacements are Ready. A replacement that lands on a node drained later is evicted again "
+                   "in that node's turn (planned, PDB budget spent again); cordon all the nodes first to avoid it.")
 @global_options
 @click.pass_context
 def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str], ignore_daemonsets: bool,
@@ -165,7 +168,9 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     pods wait for replacements), blocked pods and why, and where each evicted pod lands.
 
     Several nodes are one maintenance window (all cordoned at once, none receives pods, budgets
-    shared) unless --one-at-a-time. Exit code 3 when anything is blocked.
+    shared) unless --one-at-a-time (node after node; pods that land on a node drained later are
+    evicted again in that node's turn). Exit code 3 when anything is blocked, 4 when a replacement
+    has nowhere to go.
 
     \b
     Examples:
@@ -181,7 +186,15 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
     def rule(snapshot: Snapshot, now: float) -> Plan:
         settings = flags.settings.set(nodes=flags.resolve(snapshot), one_at_a_time=one_at_a_time,
                                       timeout=timeout or None)
-        return flags.chunk_note(plan_drain(snapshot, settings, now))
+        plan = (plan_drain_in_order if one_at_a_time else plan_drain)(snapshot, settings, now)
+        moved = plan.extra.get("movedMoreThanOnce")
+        if opts.apply and moved:
+            # a second eviction targets a replacement whose name (and uid) no plan can know
+            raise InputError("%d pod(s) would be evicted again from a node drained later (%s): apply cannot name "
+                             "their replacements; cordon all the nodes first (kubectl cordon NODE...), then apply"
+                             % (len(moved), ", ".join("%s/%s" % (m["namespace"], m["pod"]) for m in moved[:3])),
+                             field="--one-at-a-time")
+        return flags.chunk_note(plan)
 
     # drain reads no kubelet configz/stats: an empty target list keeps the live loader off them
     return run(opts, rule, nodes=[])

@@ -49,6 +49,10 @@ def _labels(values: Tuple[str, ...]) -> List[Tuple[str, str]]:
 @click.option("--force-upgrade", is_flag=True, default=False,
               help="The upgrade is forced (EKS update-nodegroup-version --force, AKS force upgrade): a drain "
                    "past its timeout deletes the pods instead of failing the upgrade.")
+@click.option("--undrainable-node-behavior", "undrainable", type=click.Choice(["schedule", "cordon"]),
+              default="schedule", show_default=True,
+              help="AKS: what a drain past its timeout does: schedule fails the upgrade (the node is made "
+                   "schedulable again), cordon quarantines the node and upgrades the rest.")
 @click.option("--node-startup", metavar="DURATION", default="0s", show_default=True,
               help="Time for a new node to join and become Ready (drains of its batch start after it).")
 @global_options
@@ -58,7 +62,7 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
             pod_selector: Optional[str], skip_wait_for_delete_timeout: Optional[str], pod_startup: str,
             chunk_size: Optional[str], provider: str, max_surge: Optional[str], max_unavailable: Optional[str],
             surge_like: Optional[str], surge_labels: Tuple[str, ...], drain_timeout: Optional[str],
-            force_upgrade: bool, node_startup: str, **kw: Any) -> int:
+            force_upgrade: bool, undrainable: str, node_startup: str, **kw: Any) -> int:
     """Plan a node-pool upgrade batch by batch, as GKE, EKS, AKS or Cluster API roll it.
 
     The pool is NODE... (or -l SELECTOR). New nodes join, old ones are cordoned and drained with kubectl drain's
@@ -91,6 +95,9 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
                 parse_count(flag, value)
             except InputError as e:
                 raise click.BadParameter(e.problem, ctx=ctx, param_hint=flag) from None
+    if undrainable == "cordon" and provider != "aks":
+        raise click.BadParameter("cordon: undrainableNodeBehavior is AKS's (give --provider aks)", ctx=ctx,
+                                 param_hint="--undrainable-node-behavior")
     timeout = duration_flag("--drain-timeout", drain_timeout)
     startup = duration_flag("--node-startup", node_startup) or 0.0
     labels = _labels(surge_labels)
@@ -99,7 +106,7 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
         settings = resolve_settings(snapshot, flags.settings.set(nodes=flags.resolve(snapshot)), provider=provider,
                                     max_surge=max_surge, max_unavailable=max_unavailable, surge_like=surge_like or "",
                                     surge_labels=labels, drain_timeout=timeout, force=force_upgrade,
-                                    node_startup=startup)
+                                    node_startup=startup, undrainable=undrainable)
         return flags.chunk_note(plan_upgrade(snapshot, settings, now))
 
     return run(opts, rule, nodes=[])

@@ -12,8 +12,9 @@ pod comes back `--pod-startup` after the eviction if the pod's replacement has a
 (kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise.
 
 Budgets are drawn down across every pod of every node in the plan. Several nodes form one
-maintenance window (all cordoned at once, none a target) unless `one_at_a_time`, which drains
-them in the order given, each starting once the previous node's replacements are ready.
+maintenance window (all cordoned at once, none a target); draining them in the order given, each
+once the previous node's replacements are ready (`one_at_a_time`), is `rules/drain_sequence.py`,
+built on this module's `DrainRun`.
 """
 
 from __future__ import annotations
@@ -128,7 +129,6 @@ class DrainRun:
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
                                                 "start": 0, "short": 0}
                                             for n in settings.nodes}
-        self.landed_later: Dict[Tuple[str, str], int] = {}
         self.sts_pending: Set[Tuple[str, str]] = set()     # StatefulSet pods whose replacement stays Pending
         self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
         self.candidates: Dict[Tuple[str, str], Tuple[str, ...]] = {}   # nodes tied with the target
@@ -273,9 +273,6 @@ class DrainRun:
             if pod.controller_kind == "StatefulSet":
                 self.sts_pending.add(pod.key)
             return None, placed.reason
-        if self.cfg.one_at_a_time and placed.node in self.node_stats and placed.node not in self.placer.excluded:
-            key = (pod.node_name, placed.node)
-            self.landed_later[key] = self.landed_later.get(key, 0) + 1
         return placed.node, ""
 
     def remove(self, pod: Pod, wave: int, reason: str, state: Optional[_BudgetState]) -> None:
@@ -446,24 +443,10 @@ class DrainRun:
 
     def plan(self) -> Plan:
         cfg = self.cfg
-        if not cfg.one_at_a_time:
-            batch: List[Pod] = []
-            for name in cfg.nodes:
-                batch.extend(self.filter_node(name, 0))
-            self.run(batch, 0)
-        else:
-            wave = 0
-            for name in cfg.nodes:
-                self.node_stats[name]["start"] = wave
-                self.placer.exclude([name])
-                pods = self.filter_node(name, self.at(wave))
-                last = self.run(pods, wave)
-                if last >= wave:
-                    wave = last + 1
-        if self.landed_later:
-            for (src, dst), n in sorted(self.landed_later.items()):
-                self.b.warn("%s evicted from node/%s land on node/%s, which is drained later: they move twice"
-                            % (_plural(n, "pod", "pods"), src, dst))
+        batch: List[Pod] = []
+        for name in cfg.nodes:
+            batch.extend(self.filter_node(name, 0))
+        self.run(batch, 0)
         self.inputs_missing()
         self.verdicts()
         self.b.extra["budgets"] = self.budgets_extra()
@@ -576,5 +559,8 @@ def _go_duration(seconds: float) -> str:
 
 
 def plan_drain(snapshot: Snapshot, settings: DrainSettings, now: float) -> Plan:
-    """Plan `kubectl drain NODE...`: cordons, evictions in waves with targets, blocked pods."""
+    """Plan `kubectl drain NODE...` as one maintenance window: cordons, evictions in waves with
+    targets, blocked pods. Node after node (`one_at_a_time`) is `rules/drain_sequence.py`'s."""
+    if settings.one_at_a_time:
+        raise ValueError("one_at_a_time: plan it with rules.drain_sequence.plan_drain_in_order")
     return DrainRun(snapshot, settings, now).plan()

@@ -6,17 +6,20 @@ Models the rolling replacement of a node pool by
   hour, then the remaining pods are removed anyway),
 - EKS managed node group updates (setup / scale up / upgrade / scale down phases: maxUnavailable 1 by
   default; the scale-up phase launches max(2 x Availability Zones, maxUnavailable) new nodes and
-  taints every old node `eks.amazonaws.com/nodegroup=unschedulable:NoSchedule`; a node whose pods
-  do not leave within 15 minutes fails the update with PodEvictionFailure unless it was forced),
-- AKS rolling node-pool upgrades (maxSurge default 10% of the pool, rounded up; maxUnavailable 0;
-  drainTimeoutInMinutes 30: past it the upgrade fails, undrainableNodeBehavior Schedule),
+  keeps every old node from new pods (planned as the `eks.amazonaws.com/nodegroup=unschedulable:
+  NoSchedule` taint); a node whose pods do not leave within 15 minutes fails the update with
+  PodEvictionFailure unless it was forced; the minimal strategy is maxSurge 0),
+- AKS rolling node-pool upgrades (maxSurge default 10% of the pool, rounded up; maxUnavailable 0,
+  rounded up; drainTimeoutInMinutes 30: past it the upgrade fails with undrainableNodeBehavior
+  Schedule, the default; with Cordon the node is quarantined and the rest upgraded),
 - Cluster API MachineDeployment RollingUpdate (maxSurge 1 rounded up, maxUnavailable 0 rounded down;
   the Machine controller drains without a time limit unless nodeDrainTimeout is set, after which it
   deletes the Machine anyway),
 - `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
   `kubectl drain --timeout` does).
-The facts and their sources are in the README's `upgrade` section (provider documentation as read in
-2026-11). Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
+The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C2) are in the README's `upgrade`
+section (provider documentation as read in 2026-11); `tests/test_upgrade.py::PROVIDER_FACTS` pins
+them. Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
 kube-scheduler releases that module names, chosen by the cluster's version as there.
 
 Every batch is a drain with kubectl drain's semantics, done by `rules/drain.DrainRun` (filters,
@@ -46,6 +49,7 @@ from kubectl_evict.workloads import attach
 RULE = "upgrade"
 HOSTNAME = "kubernetes.io/hostname"
 EKS_TAINT = "eks.amazonaws.com/nodegroup"
+AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
 
 
 class Provider(NamedTuple):
@@ -101,7 +105,7 @@ class UpgradeSettings(PClass):
     surge_like = field(type=str, initial="")
     surge_labels = field(type=tuple, initial=())        # ((key, value), ...)
     drain_timeout = field(initial=None)                 # seconds; None: the drain is waited on forever
-    on_timeout = field(type=str, initial="fail")        # "force" | "fail"
+    on_timeout = field(type=str, initial="fail")        # "force" | "fail" | "quarantine" (AKS Cordon)
     node_startup = field(initial=0.0)                   # seconds for a new node to be Ready
     taints_pool_first = field(type=bool, initial=False)
 
@@ -110,8 +114,10 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
                      max_surge: Optional[str] = None, max_unavailable: Optional[str] = None,
                      surge_like: str = "", surge_labels: Sequence[Tuple[str, str]] = (),
                      drain_timeout: Optional[float] = None, force: bool = False,
-                     node_startup: float = 0.0) -> UpgradeSettings:
-    """The provider's defaults, overridden by the flags given, against the pool `drain.nodes`."""
+                     node_startup: float = 0.0, undrainable: str = "schedule") -> UpgradeSettings:
+    """The provider's defaults, overridden by the flags given, against the pool `drain.nodes`.
+    `undrainable` is AKS's undrainableNodeBehavior: "schedule" (the default: the upgrade fails) or
+    "cordon" (the node is quarantined and the upgrade goes on)."""
     prov = PROVIDERS[provider]
     pool = len(drain.nodes)
     mu = resolve_count("--max-unavailable", max_unavailable if max_unavailable is not None else prov.max_unavailable,
@@ -137,6 +143,11 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
     if drain_timeout == 0:
         timeout = None               # 0: no limit, as nodeDrainTimeout and kubectl drain --timeout say
     on_timeout = prov.on_timeout
+    if undrainable == "cordon":
+        if provider != "aks":
+            raise InputError("cordon: undrainableNodeBehavior is AKS's (--provider aks)",
+                             field="--undrainable-node-behavior")
+        on_timeout = "quarantine"
     if force or (provider == "capi"):
         on_timeout = "force"
     return UpgradeSettings(drain=drain, provider=provider, max_surge=ms, max_unavailable=mu, surge_like=surge_like,
@@ -161,7 +172,7 @@ def new_node(template: Node, name: str, labels: Sequence[Tuple[str, str]]) -> No
 
 class _Batch:
     __slots__ = ("number", "nodes", "joined", "start", "drain_start", "end", "outcome", "stall", "waves",
-                 "evicted", "forced", "blockers")
+                 "evicted", "forced", "blockers", "quarantined")
 
     def __init__(self, number: int, nodes: Sequence[str]) -> None:
         self.number = number
@@ -170,35 +181,40 @@ class _Batch:
         self.start: Optional[float] = None
         self.drain_start: Optional[float] = None
         self.end: Optional[float] = None
-        self.outcome = "not-reached"        # upgraded | forced | failed | stalled | not-reached
+        self.outcome = "not-reached"        # upgraded | forced | failed | stalled | quarantined | not-reached
         self.stall = ""                     # what holds the drain
         self.waves = 0
         self.evicted = 0
         self.forced = 0
         self.blockers: List[str] = []
+        self.quarantined: List[str] = []    # AKS undrainableNodeBehavior Cordon: the nodes left cordoned
 
 
 class _Upgrade(DrainRun):
     """The drain, driven batch by batch over a snapshot that also holds the new nodes."""
 
-    def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float) -> None:
+    def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float, command: str = "upgrade",
+                 surge: bool = True) -> None:
+        """`surge` False: no node joins and none is excluded up front (drain --one-at-a-time)."""
         self.up = settings
         pool = settings.drain.nodes
         self.pool = pool
-        template = snapshot.nodes[settings.surge_like]
-        self.new_names = ["%s-surge-%d" % (settings.surge_like, i + 1) for i in range(len(pool))]
-        taken = set(snapshot.nodes)
-        for i, name in enumerate(self.new_names):
-            n = i + 1
-            while name in taken:
-                name = "%s-surge-%d-%d" % (settings.surge_like, i + 1, n)
-                n += 1
-            self.new_names[i] = name
+        self.new_names: List[str] = []
         extended = snapshot
-        for name in self.new_names:
-            extended = extended.with_node(new_node(template, name, settings.surge_labels))
+        if surge:
+            template = snapshot.nodes[settings.surge_like]
+            self.new_names = ["%s-surge-%d" % (settings.surge_like, i + 1) for i in range(len(pool))]
+            taken = set(snapshot.nodes)
+            for i, name in enumerate(self.new_names):
+                n = i + 1
+                while name in taken:
+                    name = "%s-surge-%d-%d" % (settings.surge_like, i + 1, n)
+                    n += 1
+                self.new_names[i] = name
+            for name in self.new_names:
+                extended = extended.with_node(new_node(template, name, settings.surge_labels))
         excluded = list(self.new_names) + (list(pool) if settings.taints_pool_first else [])
-        super().__init__(extended, settings.drain, now, command="upgrade", excluded=excluded)
+        super().__init__(extended, settings.drain, now, command=command, excluded=excluded)
         self.waiting: Set[str] = set(pool)                       # old nodes not drained yet
         self.arrivals: Dict[str, List[Tuple[Pod, Pod]]] = {}     # node -> (placed object, its pod there)
         self.batch_of: Dict[str, int] = {}
@@ -222,12 +238,31 @@ class _Upgrade(DrainRun):
     def remove(self, pod: Pod, wave: int, reason: str, state) -> None:
         path = self.evictions.setdefault(pod.key, [])
         if path:
-            reason = ("evicted again: its replacement landed here after the eviction from node/%s (batch %d); %s"
-                      % (path[-1], self.batch_of.get(path[-1], 0), reason))
+            reason = ("evicted again: its replacement landed here after the eviction from %s; %s"
+                      % (self.earlier(path[-1]), reason))
         path.append(pod.node_name)
         super().remove(pod, wave, reason, state)
 
+    def earlier(self, node: str) -> str:
+        """The earlier drain a second eviction follows, as its reason names it."""
+        return "node/%s (batch %d)" % (node, self.batch_of.get(node, 0))
+
     # -- batches -----------------------------------------------------------------------------------
+
+    def drain_batch(self, nodes: Sequence[str], drain_start: float, wave: int) -> int:
+        """Cordon and drain `nodes` from `drain_start` (wave `wave`): their pods and the replacements
+        that landed on them earlier. Returns the last wave used (wave - 1 if none)."""
+        self._swap_arrivals(nodes)
+        self.placer.exclude(nodes)
+        self.offset = drain_start - wave * float(self.cfg.pod_startup)
+        pods: List[Pod] = []
+        for name in nodes:
+            self.node_stats[name]["start"] = wave
+            pods.extend(self.filter_node(name, drain_start))
+        last = self.run(pods, wave)
+        for name in nodes:
+            self.waiting.discard(name)
+        return last
 
     def batches(self) -> List[_Batch]:
         up = self.up
@@ -265,21 +300,12 @@ class _Upgrade(DrainRun):
             joined = want
             batch.joined = list(new)
             self.placer.settle()               # what earlier batches evicted is gone
-            self._swap_arrivals(batch.nodes)
             if new:
                 self.placer.include(new)
             drain_start = t + (up.node_startup if new else 0.0)
             batch.drain_start = drain_start
-            self.placer.exclude(batch.nodes)
-            self.offset = drain_start - wave * ps
             first_block = len(self.b.blocked)
-            pods: List[Pod] = []
-            for name in batch.nodes:
-                self.node_stats[name]["start"] = wave
-                pods.extend(self.filter_node(name, drain_start))
-            last = self.run(pods, wave)
-            for name in batch.nodes:
-                self.waiting.discard(name)
+            last = self.drain_batch(batch.nodes, drain_start, wave)
             batch.evicted = sum(self.node_stats[n]["evicted"] for n in batch.nodes)
             batch.waves = last - wave + 1 if last >= wave else 0
             end = self.at(last) + ps if last >= wave else drain_start
@@ -295,14 +321,17 @@ class _Upgrade(DrainRun):
                 if limit is None:
                     batch.outcome = "stalled"
                     stopped = batch
-                elif up.on_timeout == "fail":
-                    batch.outcome = "failed"
+                elif up.on_timeout in ("fail", "quarantine"):
                     batch.end = drain_start + limit
                     for p, at in late:
                         self.block(p, "planned for %s, but %s gives up on node/%s at %s (%s)" % (
                             format_offset(at), self._who(), p.node_name, format_offset(drain_start + limit),
                             self._timeout_text()), "timeout")
-                    stopped = batch
+                    if up.on_timeout == "fail":
+                        batch.outcome = "failed"
+                        stopped = batch
+                    else:
+                        end = self._quarantine(batch, held, late, drain_start + limit)
                 else:
                     batch.outcome = "forced"
                     force_at = drain_start + limit
@@ -322,6 +351,19 @@ class _Upgrade(DrainRun):
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), ps)
+
+    def _quarantine(self, batch: _Batch, held: Sequence, late: Sequence, at: float) -> float:
+        """AKS undrainableNodeBehavior Cordon: the nodes that did not drain stay cordoned, labelled
+        Quarantined, with the pods that held them (a surge node is kept in each one's place), and
+        the upgrade goes on. Returns when the batch ends."""
+        batch.outcome = "quarantined"
+        stuck = {e.node for e in held} | {p.node_name for p, _ in late}
+        batch.quarantined = [n for n in batch.nodes if n in stuck]
+        for name in batch.quarantined:
+            self.b.action("label", by=USER, node=name, key=AKS_QUARANTINE, value="Quarantined", at=at, rule=RULE,
+                          reason="AKS undrainableNodeBehavior Cordon: drainTimeoutInMinutes ran out, so the node "
+                                 "stays cordoned with its pods, is not upgraded, and a surge node is kept in its place")
+        return at
 
     def _swap_arrivals(self, nodes: Sequence[str]) -> None:
         """The replacements on the nodes about to drain become their own records there, so the
@@ -408,12 +450,22 @@ class _Upgrade(DrainRun):
     def _report(self, batches: List[_Batch], stopped: Optional[_Batch]) -> None:
         up = self.up
         prov = PROVIDERS[up.provider]
-        done = [b for b in batches if b.outcome in ("upgraded", "forced")]
-        upgraded = sum(len(b.nodes) for b in done)
+        done = [b for b in batches if b.outcome in ("upgraded", "forced", "quarantined")]
+        upgraded = sum(len(b.nodes) - len(b.quarantined) for b in done)
         total = len(self.pool)
         n = len(batches)
         forced = [b for b in batches if b.outcome == "forced"]
-        if stopped is None:
+        quarantined = [b for b in batches if b.outcome == "quarantined"]
+        if stopped is None and quarantined:
+            names = [x for b in quarantined for x in b.quarantined]
+            b = quarantined[0]
+            text = ("fails: AKS quarantines %s (batch %d stalls %s on %s; undrainableNodeBehavior Cordon: cordoned, "
+                    "labelled %s=Quarantined, not upgraded) and upgrades the rest; the upgrade ends Failed after ~%s "
+                    "(%d of %d nodes upgraded)" % (
+                        ", ".join("node/%s" % x for x in names[:5]) + (", ..." if len(names) > 5 else ""), b.number,
+                        format_seconds(up.drain_timeout or 0), b.stall, AKS_QUARANTINE,
+                        format_seconds(batches[-1].end or 0), upgraded, total))
+        elif stopped is None:
             end = batches[-1].end if batches else 0.0
             text = "finishes in ~%s in %s" % (format_seconds(end or 0), _plural(n, "batch", "batches"))
             if forced:
@@ -451,7 +503,8 @@ class _Upgrade(DrainRun):
                         up.max_surge, up.max_unavailable, up.surge_like,
                         (" labelled " + ",".join("%s=%s" % kv for kv in up.surge_labels)) if up.surge_labels else "",
                         format_seconds(up.drain_timeout) if up.drain_timeout is not None else "none (waits forever)",
-                        "force" if up.on_timeout == "force" else "fail"))
+                        {"force": "force", "quarantine": "quarantine the node (undrainableNodeBehavior Cordon) and go "
+                         "on"}.get(up.on_timeout, "fail")))
         if up.taints_pool_first:
             settings += "; every old node is tainted %s=unschedulable:NoSchedule first, so no pod lands on " \
                         "one" % EKS_TAINT
@@ -460,22 +513,17 @@ class _Upgrade(DrainRun):
         self.b.note(settings)
         for b in batches:
             self.b.note(self._batch_line(b))
-        moved = sorted((k, v) for k, v in self.evictions.items() if len(v) > 1)
-        self.b.extra["movedMoreThanOnce"] = [
-            {"namespace": k[0], "pod": k[1], "times": len(v), "nodes": list(v)} for k, v in moved]
-        if moved:
-            names = ", ".join("%s/%s x%d" % (k[0], k[1], len(v)) for k, v in moved[:5])
-            more = " and %d more" % (len(moved) - 5) if len(moved) > 5 else ""
-            self.b.note("moved more than once: %s (%s%s): their replacements landed on old nodes of later batches; "
-                        "to avoid it, cordon the whole pool first (kubectl cordon -l SELECTOR) or raise "
-                        "--max-surge so new nodes take them" % (_plural(len(moved), "pod", "pods"), names, more))
+        self.moved_more_than_once("their replacements landed on old nodes of later batches; to avoid it, cordon "
+                                  "the whole pool first (kubectl cordon -l SELECTOR) or raise --max-surge so new "
+                                  "nodes take them")
         self.b.notes.extend(drain_notes)
         nodes = []
         for b in batches:
             for name in b.nodes:
                 st = self.node_stats[name]
                 nodes.append({"node": name, "batch": b.number, "start": b.drain_start, "end": b.end,
-                              "outcome": b.outcome, "evicted": st["evicted"],
+                              "outcome": "quarantined" if name in b.quarantined else
+                              "upgraded" if b.outcome == "quarantined" else b.outcome, "evicted": st["evicted"],
                               "blocked": sum(st["blocked"].values())})
         self.b.extra["nodes"] = nodes
         self.b.extra["newNodes"] = [{"node": name, "batch": b.number, "joins": b.start, "like": up.surge_like}
@@ -483,6 +531,17 @@ class _Upgrade(DrainRun):
         self.b.extra["upgrade"] = {"provider": up.provider, "maxSurge": up.max_surge,
                                    "maxUnavailable": up.max_unavailable, "drainTimeout": up.drain_timeout,
                                    "onTimeout": up.on_timeout, "batches": len(batches), "upgraded": upgraded}
+
+    def moved_more_than_once(self, why: str) -> None:
+        """The plan's `movedMoreThanOnce` and its line: pods evicted again where their replacement
+        landed, how many times, from which nodes; `why` says why and how to avoid it."""
+        moved = sorted((k, v) for k, v in self.evictions.items() if len(v) > 1)
+        self.b.extra["movedMoreThanOnce"] = [
+            {"namespace": k[0], "pod": k[1], "times": len(v), "nodes": list(v)} for k, v in moved]
+        if moved:
+            names = ", ".join("%s/%s x%d" % (k[0], k[1], len(v)) for k, v in moved[:5])
+            more = " and %d more" % (len(moved) - 5) if len(moved) > 5 else ""
+            self.b.note("moved more than once: %s (%s%s): %s" % (_plural(len(moved), "pod", "pods"), names, more, why))
 
     def _batch_line(self, b: _Batch) -> str:
         nodes = ", ".join("node/%s" % n for n in b.nodes)
@@ -504,6 +563,10 @@ class _Upgrade(DrainRun):
                 b.stall, _plural(b.forced, "pod", "pods") + " forcibly deleted,", format_offset(b.end or 0)))
         elif b.outcome == "failed":
             parts.append("stalls on %s; the upgrade fails at %s" % (b.stall, format_offset(b.end or 0)))
+        elif b.outcome == "quarantined":
+            parts.append("stalls on %s; %s quarantined at %s (left cordoned with its pods)%s" % (
+                b.stall, ", ".join("node/%s" % x for x in b.quarantined), format_offset(b.end or 0),
+                "; the others removed" if len(b.quarantined) < len(b.nodes) else ""))
         else:
             parts.append("stalls on %s forever" % b.stall)
         return head + "; ".join(parts)

@@ -1,0 +1,53 @@
+"""`drain --one-at-a-time`: the nodes drained in the order given, each once the previous node's
+replacements are Ready, and every pod that moves more than once planned as it happens.
+
+Models kubectl drain (the releases `rules/drain.py` names) run node after node, each node cordoned
+when its turn comes. It is an upgrade (`rules/upgrade.py`'s batch engine) with batches of one node,
+no new nodes, and drained nodes staying cordoned instead of being removed: a replacement is placed by
+the scheduler model on any schedulable node, and one that lands on a node drained later is evicted
+again in that node's turn (through the Eviction API: its PDB's budget is spent again, and a spent
+budget can hold it). What the drains themselves say (filters, waves, --timeout, per-node verdicts)
+is `rules/drain.py`'s.
+"""
+
+from __future__ import annotations
+
+from kubectl_evict.model import Snapshot
+from kubectl_evict.plan import Plan
+from kubectl_evict.rules.drain import DrainSettings
+from kubectl_evict.rules.upgrade import UpgradeSettings, _Upgrade
+from kubectl_evict.workloads import attach
+
+MOVED_ADVICE = ("their replacements landed on nodes drained later; to avoid it, cordon all the nodes first "
+                "(kubectl cordon NODE...), then drain them")
+
+
+class _InOrder(_Upgrade):
+    """Upgrade's engine, one node a batch, no node joining or leaving."""
+
+    def __init__(self, snapshot: Snapshot, settings: DrainSettings, now: float) -> None:
+        up = UpgradeSettings(drain=settings, provider="generic", max_surge=0, max_unavailable=1)
+        super().__init__(snapshot, up, now, command="drain", surge=False)
+
+    def earlier(self, node: str) -> str:
+        return "node/%s" % node
+
+    def plan(self) -> Plan:
+        ps = float(self.cfg.pod_startup)
+        wave = 0
+        for name in self.pool:
+            self.placer.settle()       # what the previous node's drain evicted is gone
+            last = self.drain_batch([name], wave * ps, wave)
+            if last >= wave:
+                wave = last + 1
+        self.inputs_missing()
+        self.verdicts()
+        self.moved_more_than_once(MOVED_ADVICE)
+        self.b.extra["budgets"] = self.budgets_extra()
+        return attach(self.s, self.b.build(), ps)
+
+
+def plan_drain_in_order(snapshot: Snapshot, settings: DrainSettings, now: float) -> Plan:
+    """Plan `kubectl drain` of `settings.nodes` one node at a time, in the order given."""
+    return _InOrder(snapshot, settings.set(one_at_a_time=True), now).plan()
+
