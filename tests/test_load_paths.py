@@ -187,12 +187,27 @@ BAD = [
      ["Pod shop/web-b", "metadata.creationTimestamp", "2026-11-20T24:00:00Z"]),
     (lambda p: p["metadata"].update(creationTimestamp="2023-02-29T10:00:00Z"),
      ["Pod shop/web-b", "metadata.creationTimestamp", "2023-02-29"]),
+    # the same template but for one scalar that compares equal to the first pod's (True == 1):
+    # the per-template memo must not take it for the first pod's valid value
+    (lambda p: p["spec"].update(priority=True), ["Pod shop/web-b", "spec.priority", "boolean true"]),
+    (lambda p: p["spec"].update(hostNetwork=0), ["Pod shop/web-b", "spec.hostNetwork", "true or false"]),
+    (lambda p: p["spec"].update(terminationGracePeriodSeconds="30"),
+     ["Pod shop/web-b", "spec.terminationGracePeriodSeconds", "expected an integer"]),
+    (lambda p: p["spec"].update(terminationGracePeriodSeconds=-1),
+     ["Pod shop/web-b", "spec.terminationGracePeriodSeconds"]),
+    (lambda p: p["spec"].update(preemptionPolicy=1), ["Pod shop/web-b", "spec.preemptionPolicy", "expected a string"]),
+    (lambda p: p["status"].update(conditions="Ready"), ["Pod shop/web-b", "status.conditions", "expected a list"]),
+    # the hour of the first pod's startTime (10:00) is known; its minutes and seconds are not
+    (lambda p: p["status"].update(startTime="2026-11-20T10:60:00Z"),
+     ["Pod shop/web-b", "status.startTime", "2026-11-20T10:60:00Z"]),
+    (lambda p: p["status"].update(startTime="2026-11-20T10:0a:00Z"),
+     ["Pod shop/web-b", "status.startTime", "2026-11-20T10:0a:00Z"]),
 ]
 
 
 def test_timestamps_read_the_same_either_way(tmp_path, monkeypatch):
     stamps = ["2026-11-20T18:34:01Z", "2024-02-29T23:59:59Z", "2026-11-20t18:34:01Z", "2026-11-20T18:34:01.25Z",
-              "2026-11-20T18:34:01+02:00", "1970-01-01T00:00:00Z"]
+              "2026-11-20T18:34:01+02:00", "1970-01-01T00:00:00Z", "2026-11-20T18:00:00Z", "2026-11-20T18:59:59Z"]
     pods = []
     for i, ts in enumerate(stamps):
         p = pod("p%d" % i, "n1")
@@ -203,7 +218,27 @@ def test_timestamps_read_the_same_either_way(tmp_path, monkeypatch):
     fast, slow = _both([str(f)], monkeypatch)
     assert fast == slow
     assert [p.creation_timestamp for p in fast.pods] == [
-        1795199641.0, 1709251199.0, 1795199641.0, 1795199641.25, 1795199641.0 - 7200, 0.0]
+        1795199641.0, 1709251199.0, 1795199641.0, 1795199641.25, 1795199641.0 - 7200, 0.0,
+        1795197600.0, 1795201199.0]
+
+
+@pytest.mark.parametrize("field,good,bad,problem", [
+    ("priority", 1, True, "expected an integer, found boolean true"),
+    ("hostNetwork", False, 0, "expected true or false, found number 0"),
+    ("hostNetwork", True, 1, "expected true or false, found number 1"),
+])
+def test_a_value_equal_to_a_valid_one_of_another_type_is_still_refused(tmp_path, monkeypatch, field, good, bad,
+                                                                         problem):
+    """Pods of one template are projected once; a field whose value compares equal to the first
+    pod's (Python's True == 1) but has the wrong JSON type is still an error, as for any pod."""
+    pods = _template_pods()[:2]
+    pods[0]["spec"][field] = good
+    pods[1]["spec"][field] = bad
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(snapshot_list(node("n1"), node("n2"), *pods)))
+    for stdlib in (False, True):
+        msg = _error([str(f)], monkeypatch, stdlib=stdlib)
+        assert "Pod shop/web-b" in msg and "spec." + field in msg and problem in msg, msg
 
 
 @pytest.mark.parametrize("mutate,fragments", BAD)

@@ -232,6 +232,10 @@ class Doc(_S):
 
 _decoder = msgspec.json.Decoder(Union[Doc, List[Doc]])
 decode_raw = msgspec.json.decode   # the freezer's decoder for raw subtrees (bytes)
+# A pod's raw status.conditions, keeping only what the freezer reads of them (ValidationError,
+# a ValueError, for anything but a list of objects: the freezer then reads it the checking way).
+_ConditionDict = TypedDict("_ConditionDict", {"type": Any, "status": Any}, total=False)
+decode_conditions = msgspec.json.Decoder(List[_ConditionDict]).decode
 
 
 # --- files: the same schema as TypedDicts ---------------------------------------------------

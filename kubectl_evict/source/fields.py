@@ -19,11 +19,11 @@ from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.timeutil import parse_time
 
 try:  # the fast loader hands repeated subtrees over as raw JSON text (see fastjson.py)
-    from kubectl_evict.source.fastjson import Raw as _Raw, decode_raw
+    from kubectl_evict.source.fastjson import Raw as _Raw, decode_conditions, decode_raw
 except ImportError:  # pragma: no cover - the pure-Python bundle never produces raw text
     class _Raw:  # type: ignore[no-redef]
         """Never instantiated: stands for msgspec.Raw in `v.__class__ is _Raw` tests."""
-    decode_raw = None  # type: ignore[assignment]
+    decode_raw = decode_conditions = None  # type: ignore[assignment]
 
 
 def _text(v: Any) -> Any:
@@ -33,6 +33,8 @@ def _text(v: Any) -> Any:
 
 # Raw JSON text arrives as msgspec.Raw (files and live pages) or bytes (kubelet documents).
 _RAW_TYPES = (_Raw, bytes)
+# "MM:SS" -> seconds into the hour, for the timestamps `_Interner.time` takes
+_MINUTES_SECONDS = {"%02d:%02d" % (m, s): m * 60 + s for m in range(60) for s in range(60)}
 _intern = sys.intern
 _EMPTY = EMPTY_MAP
 
@@ -192,9 +194,12 @@ class _Interner:
         self.tolerations: Dict[bytes, Any] = {}
         self.affinities: Dict[bytes, Any] = {}
         self.templates: Dict[Any, Any] = {}
-        self.ds_tolerations: Dict[Any, Any] = {}
         self.selectors: Dict[Any, Any] = {}
+        self.ds_tolerations: Dict[Any, Any] = {}
         self.scheduling: Dict[Any, Any] = {}
+        self.hours: Dict[str, float] = {}
+        self.pod_specs: Dict[Any, Any] = {}     # freeze._spec_key -> the pod fields it stands for
+        self.pod_spec_pcs: Any = None           # the PriorityClasses those were projected with
 
     def cached(self, cache: Dict[bytes, Any], loc: _Loc, d: dict, key: str, project: Any) -> Any:
         """`project(loc, d, self)`, once per distinct raw text of `d[key]` and once for an absent
@@ -269,15 +274,21 @@ class _Interner:
         return frozen
 
     def time(self, loc: _Loc, d: dict, key: str, path: str) -> Optional[float]:
-        """`_time`, parsed once per distinct timestamp string.
+        """`_time`, parsed once per distinct hour.
 
-        The API server writes `YYYY-MM-DDTHH:MM:SSZ`; such a timestamp is its day (parsed once
-        per day) plus the time of day. Anything else, or anything out of range, goes through
-        `parse_time` (and its error)."""
+        The API server writes `YYYY-MM-DDTHH:MM:SSZ`; such a timestamp is its hour (parsed once,
+        `_clock`) plus minutes and seconds. Anything else, or anything out of range, goes through
+        `parse_time` (and its error), once per distinct string."""
         v = d.get(key)
         if v is None:
             return None
         if v.__class__ is str:
+            if len(v) == 20 and v[19] == "Z":
+                hour = self.hours.get(v[:14])
+                if hour is not None:
+                    into = _MINUTES_SECONDS.get(v[14:19])
+                    if into is not None:
+                        return hour + into
             t = self.times.get(v)
             if t is None:
                 t = self.times[v] = self._clock(v)
@@ -301,7 +312,8 @@ class _Interner:
                 day = self.days[v[:10]] = parse_time(v[:10] + "T00:00:00Z")
             except ValueParseError:
                 return None
-        return day + (h * 3600 + m * 60 + sec)
+        hour = self.hours[v[:14]] = day + h * 3600   # whole seconds: the sums are exact
+        return hour + (m * 60 + sec)
 
     def leaf(self, value: Any) -> Any:
         return self.leaves.setdefault(value, value)

@@ -34,9 +34,9 @@ from kubectl_evict.scheduling.resources import pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
 from kubectl_evict.scheduling.topology import zone_key
 from kubectl_evict.source.documents import Doc, infer_kind
-from kubectl_evict.source.fields import (_Interner, _Loc, _PodLoc, _Raw, _bool, _int, _item_map, _map, _node_selector,
+from kubectl_evict.source.fields import (_RAW_TYPES, _Interner, _Loc, _PodLoc, _Raw, _bool, _int, _item_map, _map, _node_selector,
                                        _owner_refs, _seq, _str, _term, _text, _time, _tolerations,
-                                       _type_name, _valid, decode_raw, label_selector)  # noqa: F401  (also read by tests)
+                                       _type_name, _valid, decode_conditions, decode_raw, label_selector)  # noqa: F401  (also read by tests)
 
 _RAW_NULL = _Raw(b"null") if decode_raw is not None else None
 
@@ -525,15 +525,21 @@ def _containers_key(v: Any) -> Any:
                   for c in v])
 
 
-def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
+def _resources_key(spec: dict) -> Any:
+    """What `_pod_resources` reads, as a hashable key (TypeError for plain dicts and lists)."""
+    return (_containers_key(spec.get("containers")), _containers_key(spec.get("initContainers")),
+            _text(spec.get("overhead")), spec.get("resources"), spec.get("hostNetwork") is True)
+
+
+def _pod_resources(loc: _Loc, spec: dict, it: _Interner, key: Any = None) -> Tuple[Any, ...]:
     """(containers, init containers, overhead, pod-level resources (None: spec.resources unset),
     effective requests, computed QoS, and the QoS v1.34-v1.36 compute when it differs (else "")).
 
     Pods of one template share all of it: with the fast loader it is computed once per distinct
-    (containers, initContainers, overhead, resources)."""
+    (containers, initContainers, overhead, resources) (`key`: `_resources_key`, when known)."""
     try:
-        key: Any = (_containers_key(spec.get("containers")), _containers_key(spec.get("initContainers")),
-                    _text(spec.get("overhead")), spec.get("resources"), spec.get("hostNetwork") is True)
+        if key is None:
+            key = _resources_key(spec)
         hit = it.templates.get(key)
     except (TypeError, KeyError, AttributeError):  # dicts (stdlib path) or malformed: no key
         key = hit = None
@@ -560,25 +566,9 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Any, ...]:
     return out
 
 
-def _scheduling(loc: _Loc, spec: dict, pc: Optional[PriorityClass], it: _Interner) -> Tuple[Any, ...]:
-    """`pod_scheduling_fields`, once per distinct (affinity, spread constraints, preemption
-    policy, priority class) text."""
-    try:
-        key: Any = (_text(spec.get("affinity")), _text(spec.get("topologySpreadConstraints")),
-                    spec.get("preemptionPolicy"), pc)
-        hit = it.scheduling.get(key)
-    except TypeError:  # plain lists and dicts (stdlib path): no key
-        key = hit = None
-    if hit is None:
-        hit = pod_scheduling_fields(loc, spec, pc, it)
-        if key is not None:
-            it.scheduling[key] = hit
-    return hit
-
-
 def _pod_volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
-    """`_volumes`, with the common shape (a name and one source that is neither an emptyDir nor
-    a claim, whose record is only its name and kind) read once per (name, source)."""
+    """`_volumes`, with the common shapes (a name and one source that is no claim, whose record
+    is only its name and kind; a name and an empty emptyDir) read once per (name, source)."""
     vols = spec.get("volumes")
     if vols.__class__ is not list:
         return _volumes(loc, spec, it)
@@ -591,19 +581,117 @@ def _pod_volumes(loc: _Loc, spec: dict, it: _Interner) -> Tuple[Volume, ...]:
             if k == "name":
                 k = next(keys)
             name = v.get("name")
-            if name.__class__ is str and k != "emptyDir" and k != "persistentVolumeClaim":
-                hit = cache.get((name, k))
-                if hit is None:
-                    hit = cache[(name, k)] = _volume(loc, v, i, it)
-                out.append(hit)
-                continue
+            if name.__class__ is str and k != "persistentVolumeClaim":
+                if k != "emptyDir":
+                    hit = cache.get((name, k))
+                    if hit is None:
+                        hit = cache[(name, k)] = Volume(name, k)   # what `_volume` makes of it
+                    out.append(hit)
+                    continue
+                if v[k] == {}:
+                    hit = cache.get((name, k))
+                    if hit is None:
+                        hit = cache[(name, k)] = _volume(loc, v, i, it)
+                    out.append(hit)
+                    continue
         out.append(_volume(loc, v, i, it))
     return tuple(out)
 
 
+def _spec_key(spec: dict, pcname: str, is_ds: bool) -> Any:
+    """A hashable key for what `_pod_spec` reads of a pod's spec, or None when there is none:
+    plain dicts and lists (stdlib path) are not hashable, and scalars of an unexpected type
+    (`True == 1`) take the checking path every time. Pods of one template have equal keys (a
+    DaemonSet's too: their node affinity, which differs, is `_pod_affinity`'s)."""
+    priority = spec.get("priority")
+    tgps = spec.get("terminationGracePeriodSeconds")
+    host_network = spec.get("hostNetwork")
+    if (priority is not None and priority.__class__ is not int) or (tgps is not None and tgps.__class__ is not int) \
+            or (host_network is not None and host_network.__class__ is not bool):
+        return None
+    try:
+        key = (_resources_key(spec), host_network, priority, tgps, pcname, _text(spec.get("tolerations")),
+               _text(spec.get("nodeSelector")), is_ds)
+        hash(key)
+    except (TypeError, KeyError, AttributeError):  # dicts (stdlib path) or malformed: no key
+        return None
+    return key
+
+
+def _pod_spec(loc: _Loc, spec: dict, pc: Optional[PriorityClass], is_ds: bool, it: _Interner,
+              key: Any = None) -> Tuple[Any, ...]:
+    """(containers, init containers, overhead, pod-level resources, requests, computed QoS, QoS
+    v1.34-v1.36, priority, nodeSelector, tolerations, hostNetwork, grace period) of a pod spec,
+    each read and checked by its helper (`key`: its `_spec_key`, if any)."""
+    containers, inits, overhead, pod_level, requests, computed_qos, qos_v136 = _pod_resources(
+        loc, spec, it, key[0] if key is not None else None)
+    priority = _valid(loc, validate.priority, _int(loc, spec, "priority", "spec.priority"), "spec.priority")
+    if priority is None:
+        priority = pc.value if pc is not None else 0
+    node_selector = it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector")
+    tolerations = it.cached(it.tolerations, loc, spec, "tolerations", _tolerations)
+    host_network = _bool(loc, spec, "hostNetwork", "spec.hostNetwork")
+    if is_ds:
+        key = (tolerations, host_network)
+        ds = it.ds_tolerations.get(key)
+        if ds is None:
+            ds = it.ds_tolerations[key] = it.leaf(with_daemonset_tolerations(tolerations, host_network))
+        tolerations = ds
+    tgps = _valid(loc, validate.non_negative, _int(loc, spec, "terminationGracePeriodSeconds",
+                  "spec.terminationGracePeriodSeconds", 30), "spec.terminationGracePeriodSeconds")
+    return (containers, inits, overhead, pod_level, requests, computed_qos, qos_v136, priority, node_selector,
+            tolerations, host_network, tgps)
+
+
+def _pod_affinity(loc: _Loc, spec: dict, pcname: str, pc: Optional[PriorityClass], it: _Interner) -> Tuple[Any, ...]:
+    """(required, requiredDuringExecution and preferred node affinity, pod anti-affinity required
+    and preferred, pod affinity required and preferred, spread constraints, preemption policy),
+    once per distinct (affinity, spread constraints, preemption policy, priority class)."""
+    policy = spec.get("preemptionPolicy")
+    try:
+        key: Any = (_text(spec.get("affinity")), _text(spec.get("topologySpreadConstraints")),
+                    policy if policy is None or policy.__class__ is str else [], pcname)
+        hit = it.scheduling.get(key)
+    except TypeError:  # plain lists and dicts (stdlib path), or a policy that is no string: no key
+        key = hit = None
+    if hit is None:
+        if spec.get("affinity").__class__ in _RAW_TYPES:   # decoded once for both readers
+            spec = {"affinity": _map(loc, spec, "affinity", "spec.affinity"),
+                    "topologySpreadConstraints": spec.get("topologySpreadConstraints"),
+                    "preemptionPolicy": policy}
+        hit = it.cached(it.affinities, loc, spec, "affinity", _affinity) + pod_scheduling_fields(loc, spec, pc, it)
+        if key is not None:
+            it.scheduling[key] = hit
+    return hit
+
+
+def _pod_ready(loc: _Loc, status: dict) -> bool:
+    """Whether the pod's Ready condition is True. Conditions arrive as raw text from the fast
+    loader (five a pod, each with its timestamps): a decoder that reads only type and status takes
+    it; anything it refuses goes through the checking readers (and their errors)."""
+    raw = status.get("conditions")
+    if raw.__class__ is _Raw:
+        try:
+            conditions = decode_conditions(raw)
+        except (ValueError, RecursionError):   # not a list of objects (msgspec.ValidationError), bad text
+            conditions = _seq(loc, status, "conditions", "status.conditions")
+    elif raw.__class__ is list:
+        conditions = raw
+    else:
+        conditions = _seq(loc, status, "conditions", "status.conditions")
+    ready = False
+    for i, c in enumerate(conditions):
+        if c.__class__ is not dict:
+            c = _item_map(loc, c, "status.conditions[%d]" % i)
+        if c.get("type") == "Ready":
+            ready = c.get("status") == "True"
+    return ready
+
+
 def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, PriorityClass],
                  default_pc: Optional[PriorityClass], it: _Interner) -> Pod:
-    """One Pod record. Subtrees pods of one template share are projected once (`it.cached`,
+    """One Pod record. What pods of one template share is projected once: the spec-derived
+    fields by `_spec_key` (`_pod_spec`), and within them subtrees by their text (`it.cached`,
     `_pod_resources`); string fields are read inline and go through `_str` (and its error) only
     when they are not strings. Numeric and other checks go through their helpers."""
     meta = obj.get("metadata")
@@ -618,23 +706,25 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     cached = it.cached
     ann = cached(it.annotations, loc, meta, "annotations", _annotations)
     refs, controller = cached(it.owner_refs, loc, meta, "ownerReferences", _owners)
-    containers, inits, overhead, pod_level, requests, computed_qos, qos_v136 = _pod_resources(loc, spec, it)
     pcname = spec.get("priorityClassName")
     if pcname.__class__ is not str:
         pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
-    priority = _valid(loc, validate.priority, _int(loc, spec, "priority", "spec.priority"), "spec.priority")
-    if priority is None:
-        pc = pcs.get(pcname) if pcname else default_pc
-        priority = pc.value if pc is not None else 0
-    qos = status.get("qosClass")
-    if qos.__class__ is not str:
-        qos = _str(loc, status, "qosClass", "status.qosClass")
-    if qos:
-        qos_v136 = ""                       # status.qosClass is set once at creation and wins
-    else:
-        qos = computed_qos
-    required, rde, preferred = cached(it.affinities, loc, spec, "affinity", _affinity)
-    node_selector = it.strmap(loc, spec, "nodeSelector", "spec.nodeSelector", "nodeSelector")
+    is_ds = controller is not None and controller.kind == "DaemonSet"
+    pc = pcs.get(pcname) if pcname else default_pc
+    if it.pod_spec_pcs is not pcs:   # the memos hold priorities and policies of these classes
+        it.pod_specs.clear()
+        it.scheduling.clear()
+        it.pod_spec_pcs = pcs
+    key = _spec_key(spec, pcname, is_ds)
+    fields = it.pod_specs.get(key) if key is not None else None
+    if fields is None:
+        fields = _pod_spec(loc, spec, pc, is_ds, it, key)
+        if key is not None:
+            it.pod_specs[key] = fields
+    (containers, inits, overhead, pod_level, requests, computed_qos, qos_v136, priority, node_selector, tolerations,
+     host_network, tgps) = fields
+    required, rde, preferred, anti_req, anti_pref, aff_req, aff_pref, spread, policy = _pod_affinity(
+        loc, spec, pcname, pc, it)
     if rde is None and ann and ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution":
         # The annotation upgrades the IgnoredDuringExecution terms (and nodeSelector) to
         # RequiredDuringExecution, as the original node-affinity design describes.
@@ -645,25 +735,14 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
             rde = NodeSelector(merged)
         elif sel_terms[0].match_expressions:
             rde = NodeSelector(tuple(sel_terms))
-    tolerations = cached(it.tolerations, loc, spec, "tolerations", _tolerations)
-    host_network = _bool(loc, spec, "hostNetwork", "spec.hostNetwork")
-    if controller is not None and controller.kind == "DaemonSet":
-        key = (tolerations, host_network)
-        ds = it.ds_tolerations.get(key)
-        if ds is None:
-            ds = it.ds_tolerations[key] = it.leaf(with_daemonset_tolerations(tolerations, host_network))
-        tolerations = ds
-    ready = False
-    conditions = status.get("conditions")
-    if conditions.__class__ is not list:
-        conditions = _seq(loc, status, "conditions", "status.conditions")
-    for i, c in enumerate(conditions):
-        if c.__class__ is not dict:
-            c = _item_map(loc, c, "status.conditions[%d]" % i)
-        if c.get("type") == "Ready":
-            ready = c.get("status") == "True"
-    tgps = _valid(loc, validate.non_negative, _int(loc, spec, "terminationGracePeriodSeconds",
-                  "spec.terminationGracePeriodSeconds", 30), "spec.terminationGracePeriodSeconds")
+    qos = status.get("qosClass")
+    if qos.__class__ is not str:
+        qos = _str(loc, status, "qosClass", "status.qosClass")
+    if qos:
+        qos_v136 = ""                       # status.qosClass is set once at creation and wins
+    else:
+        qos = computed_qos
+    ready = _pod_ready(loc, status)
     uid = meta.get("uid")
     if uid.__class__ is not str:
         uid = _str(loc, meta, "uid", "metadata.uid")
@@ -673,11 +752,10 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     phase = status.get("phase")
     if phase.__class__ is not str:
         phase = _str(loc, status, "phase", "status.phase")
-    anti_req, anti_pref, aff_req, aff_pref, spread, policy = _scheduling(
-        loc, spec, pcs.get(pcname) if pcname else default_pc, it)
     nominated = status.get("nominatedNodeName")
     if nominated.__class__ is not str:
         nominated = _str(loc, status, "nominatedNodeName", "status.nominatedNodeName")
+    time = it.time
     return Pod.trusted(namespace=_intern(ns), name=name, uid=uid, node_name=_intern(node_name),
                        phase=_intern(phase), priority=priority, priority_class_name=pcname,
                        labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
@@ -689,11 +767,11 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
                        volumes=_pod_volumes(loc, spec, it),
                        anti_affinity_required=anti_req, anti_affinity_preferred=anti_pref,
                        affinity_required=aff_req, affinity_preferred=aff_pref, spread_constraints=spread,
-                       preemption_policy=policy, start_time=it.time(loc, status, "startTime", "status.startTime"),
+                       preemption_policy=policy, start_time=time(loc, status, "startTime", "status.startTime"),
                        nominated_node_name=nominated,
-                       deletion_timestamp=it.time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
+                       deletion_timestamp=time(loc, meta, "deletionTimestamp", "metadata.deletionTimestamp"),
                        ready=ready, termination_grace_period=tgps, host_network=host_network,
-                       creation_timestamp=it.time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
+                       creation_timestamp=time(loc, meta, "creationTimestamp", "metadata.creationTimestamp"),
                        resource_claims=pod_resource_claims(loc, spec, status) if "resourceClaims" in spec else ())
 
 

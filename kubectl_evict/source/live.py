@@ -1184,15 +1184,19 @@ def write_warnings(warnings: Sequence[str], stream: Any = None) -> None:
 # --- entry points -------------------------------------------------------------------------------
 
 def read_live(opts: GlobalOptions, mode: str, nodes: Optional[Sequence[str]] = None,
-              kubelet: bool = True, freezer: Optional[Freezer] = None) -> ClusterData:
-    """Connect with the options' kubeconfig/context and read the cluster; with a `freezer`, pages
-    of the kinds it projects page by page go straight into it (FreezeSink)."""
+              kubelet: bool = True) -> ClusterData:
+    """Connect with the options' kubeconfig/context and read the cluster as data (what `snapshot`
+    writes); plans and `verify` read into the Freezer instead (`load_live`)."""
     conn = connect(opts)
-    if freezer is None:
-        return ClusterReader(conn).read(mode=mode, nodes=nodes, kubelet=kubelet)
-    sink = FreezeSink(freezer, source_label(conn.context))
+    return ClusterReader(conn).read(mode=mode, nodes=nodes, kubelet=kubelet)
+
+
+def _read_into(reader: "ClusterReader", freezer: Freezer, context: str, nodes: Optional[Sequence[str]],
+               kubelet: bool) -> ClusterData:
+    """Read the cluster ("pruned") with pod and workload pages projected as they arrive (FreezeSink)."""
+    sink = FreezeSink(freezer, source_label(context))
     try:
-        data = ClusterReader(conn).read(mode=mode, nodes=nodes, kubelet=kubelet, sink=sink)
+        data = reader.read(mode="pruned", nodes=nodes, kubelet=kubelet, sink=sink)
     except BaseException:
         sink.close(raise_error=False)
         raise
@@ -1206,10 +1210,15 @@ def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: boo
     `nodes`: the nodes the command targets, whose kubelet configz and stats/summary are read
     (None: every node); `kubelet=False` reads no kubelet at all. Kubelet read problems are
     printed as `warning:` lines on stderr: the plan itself is a function of what was read, so
-    planning from `kubectl evictplan snapshot` output gives the identical plan.
+    planning from `kubectl evictplan snapshot` output gives the identical plan."""
+    conn = connect(opts)
+    return _load(ClusterReader(conn), conn.context, nodes, kubelet)
 
-    The garbage collector is paused throughout, as for files (files.load_snapshot): reading and
-    freezing allocate millions of objects that all stay alive."""
+
+def _load(reader: "ClusterReader", context: str, nodes: Optional[Sequence[str]], kubelet: bool) -> Snapshot:
+    """The one live read path of plans and `verify`: list pages projected as they arrive, the
+    rest frozen after the read. The garbage collector is paused throughout, as for files
+    (files.load_snapshot): reading and freezing allocate millions of objects that all stay alive."""
     was_enabled = gc.isenabled()
     gc.disable()
     interval = sys.getswitchinterval()
@@ -1217,7 +1226,7 @@ def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: boo
         freezer = Freezer()
         sys.setswitchinterval(min(interval, READ_SWITCH_INTERVAL))
         try:
-            data = read_live(opts, "pruned", nodes, kubelet, freezer=freezer)
+            data = _read_into(reader, freezer, context, nodes, kubelet)
         finally:
             sys.setswitchinterval(interval)
         write_warnings(data.warnings)
@@ -1227,14 +1236,6 @@ def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: boo
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _freeze(data: ClusterData) -> Snapshot:
-    write_warnings(data.warnings)
-    freezer = Freezer()
-    freezer.add(documents(data))
-    data.items.clear()
-    return freezer.build()
 
 
 def load_live_with_events(opts: GlobalOptions, namespaces: Sequence[str],
@@ -1249,7 +1250,7 @@ def load_live_with_events(opts: GlobalOptions, namespaces: Sequence[str],
     if accept is not None:
         accept(conn.server, conn.context)
     reader = ClusterReader(conn)
-    snapshot = _freeze(reader.read(mode="pruned", kubelet=False))
+    snapshot = _load(reader, conn.context, None, False)
     events: List[dict] = []
     warnings: List[str] = []
     for namespace in sorted(set(namespaces)):

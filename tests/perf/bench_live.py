@@ -72,7 +72,7 @@ def run(cmd, env=None, stdout=subprocess.DEVNULL):
     _, status, usage = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
-    if p.returncode not in (0, 3, 4, 5):
+    if p.returncode not in (0, 3, 4):   # 5 (incomplete): the snapshot or the live read misses a kind
         sys.stderr.write("%s failed (%d): %s\n" % (cmd[:4], p.returncode, err.decode()[-2000:]))
     return wall, usage.ru_maxrss / 1024.0, p.returncode, out, usage.ru_utime + usage.ru_stime
 
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
             for _ in range(a.repeat):
                 load = os.getloadavg()[0]
                 wall, rss, rc, _, cpu = run(cmd, env=env)
-                if rc in (0, 3) and (best is None or wall < best[0]):
+                if rc in (0, 3, 4) and (best is None or wall < best[0]):
                     best = (wall, rss, cpu, load)
             results[name] = {"seconds": round(best[0], 2), "peak_rss_mib": round(best[1]), "pods": total,
                              "cpu_seconds": round(best[2], 2), "load": round(best[3], 2)} if best else {"failed": True}

@@ -10,8 +10,10 @@ writes ONE ``v1 List`` shaped like the output of
 (items in that kind order, each kind sorted by namespace/name as the API lists them, keys sorted
 as kubectl prints them; compact with one item per line by default, ``--format kubectl`` for
 kubectl's exact 4-space indentation, which triples the size),
-plus an ``evictplan/v1alpha1`` ``SnapshotInfo`` item (fixed time 2026-11-21T12:00:00Z) and, with
-``--stats``, one ``NodeKubeletConfig`` and one ``NodeStatsSummary`` per reachable node.
+plus an ``evictplan/v1alpha1`` ``SnapshotInfo`` item (fixed time 2026-11-21T12:00:00Z, listing every
+kind written in ``kinds``: the generated cluster is complete, so plans over it exit 0, 3 or 4, never
+5), StatefulSet claims with their volumes and StorageClass, one node Lease and one CSINode per node,
+and, with ``--stats``, one ``NodeKubeletConfig`` and one ``NodeStatsSummary`` per reachable node.
 
 The cluster is an EKS-like one: 3 zones in one region, node pools (general, compute, memory,
 tainted infra and gpu pools, 3 control-plane nodes with static mirror pods), a few NotReady,
@@ -1682,8 +1684,13 @@ class Generator:
             self.counts[obj["kind"]] = self.counts.get(obj["kind"], 0) + 1
             return len(b)
 
+        # The generated cluster is all there is: list every kind written (none is partial), so plans
+        # over it are complete (exit 5 would mean a kind is missing).
+        kinds = ["CSINode", "DaemonSet", "Deployment", "Job", "Lease", "Node", "PersistentVolume",
+                 "PersistentVolumeClaim", "Pod", "PodDisruptionBudget", "PriorityClass", "ReplicaSet", "StatefulSet",
+                 "StorageClass"] + (["NodeKubeletConfig", "NodeStatsSummary"] if self.stats else [])
         emit({"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
-              "takenAt": TAKEN_AT, "context": "bench", "server": "https://bench.example:6443"})
+              "takenAt": TAKEN_AT, "context": "bench", "server": "https://bench.example:6443", "kinds": kinds})
         for nd in sorted(self.nodes, key=lambda n: n.name):
             emit(self.node_obj(nd))
         if progress:
@@ -1721,6 +1728,18 @@ class Generator:
             emit(self.pvc_obj(ns, claim))
         for ns, claim, pp in sorted(claims, key=lambda t: self.pv_name(t[0], t[1])):
             emit(self.pv_obj(ns, claim, pp.node))
+        # Every node's heartbeat Lease (renewed with its last status; a NotReady node's is as stale)
+        # and its CSINode: the EBS CSI driver (ebs-csi-node runs everywhere) with EBS's 25 attachments.
+        for nd in sorted(self.nodes, key=lambda n: n.name):
+            emit({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                  "metadata": {"creationTimestamp": ts(nd.created), "name": nd.name, "namespace": "kube-node-lease",
+                               "uid": nd.uid[:-4] + "1ea5"},
+                  "spec": {"holderIdentity": nd.name, "leaseDurationSeconds": 40, "renewTime": ts(nd.hb)}})
+        for nd in sorted(self.nodes, key=lambda n: n.name):
+            emit({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                  "metadata": {"creationTimestamp": ts(nd.created + 40), "name": nd.name, "uid": nd.uid[:-4] + "c51d"},
+                  "spec": {"drivers": [{"allocatable": {"count": 25}, "name": "ebs.csi.aws.com", "nodeID": nd.instance,
+                                        "topologyKeys": ["topology.ebs.csi.aws.com/zone"]}]}})
         if progress:
             progress(f"controllers written at {time.time() - t0:.1f}s")
         if self.stats:
