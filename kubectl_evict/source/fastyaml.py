@@ -77,6 +77,8 @@ def _resolver_patterns() -> bytes:
 _SAME = re.compile(rb"(?:0|-?[1-9][0-9]{0,17}|true|false)"
                    rb"|(?:-?(?:0|[1-9][0-9]{0,14})\.[0-9]{0,30}|null"
                    rb"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*[1-9])?Z)(?!:)")
+MAX_FLOW = 150   # flow and block nesting each under this stays far from yamltext.MAX_DEPTH
+MAX_KEY = 900    # libyaml refuses an implicit key over 1,024 characters; rapidyaml does not
 # What rapidyaml writes as a bare JSON number or rewrites (nan -> ".nan").
 _RYML_NUMBER = (rb"[-+]?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
                 rb"|[-+]?\.?(?i:nan|inf|infinity)")
@@ -91,10 +93,13 @@ _PLAIN_SAME = rb"(?!(?:null|true|false|0|-?[1-9][0-9]{0,17})(?=[ ]*(?:[\r\n,\]}]
 _CANDIDATE = (rb"(?=[-+.0-9])" + _PLAIN_SAME + _NUMBERISH + rb"|(?=[YyNnOoTF~<=.+\-iI])" + _PLAIN_SAME + _WORDS +
               rb"(?=[ ]*(?:[\r\n\#,\]}:]|\Z))")
 _VALUE_END = rb")((?: *:(?=[ \r\n]|\Z))?)"
-# After `: ` (a value) or a flow indicator, in the text as it is (one literal each: fast to find).
-_VALUES = [re.compile(re.escape(p) + rb" *(" + _CANDIDATE + _VALUE_END) for p in (b": ", b"[", b"{", b",")]
+# After `: ` (a value) or a flow indicator (one literal each: fast to find).
+_VALUES = re.compile(rb": +(" + _CANDIDATE + _VALUE_END)
+_FLOW_VALUES = [re.compile(re.escape(p) + rb" *(" + _CANDIDATE + _VALUE_END) for p in (b"[", b"{", b",")]
 # At a line's start (a key, a sequence item, a continuation), in the text without spaces.
 _LINES = re.compile(rb"\n-*+(" + _CANDIDATE.replace(b"[ ]*", b"").replace(b"[ ]+", b"") + rb"|[?:])(:?)")
+# Every byte but a newline as x: a run of x is a long line.
+_LINE_MARKS = bytes(10 if c == 10 else 120 for c in range(256))
 # Bytes that only matter where they are (checked one by one) and bytes that are never safe.
 _SPECIAL = b"&*!%@`?<=~\\\r"
 _NEVER = bytes(range(0, 9)) + b"\t\x0b\x0c" + bytes(range(14, 32)) + b"\x7f"
@@ -102,8 +107,6 @@ _BRACKETS = b"[]{}"
 _COMMON = bytes(c for c in range(128) if c not in _SPECIAL + _NEVER + _BRACKETS)
 _UNPRINTABLE = re.compile("[\x80-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 _INDICATORS = frozenset(b"&*!%@`?<=~")
-MAX_FLOW = 150   # flow and block nesting each under this stays far from yamltext.MAX_DEPTH
-MAX_KEY = 900    # libyaml refuses an implicit key over 1,024 characters; rapidyaml does not
 
 
 def risky(data: Any) -> Optional[str]:
@@ -149,17 +152,15 @@ def _risky(data: bytes) -> Optional[str]:
             at = data.find(marker, at + 1)
     if bytes(data[:3]) == b"..." or (bytes(data[:4]) == b"--- " and bytes(data[4:data.find(b"\n")]).strip()[:1] not in (b"", b"#")):
         return "a document marker with content"
-    why = _long_key(data)
-    if why:
-        return why
-    for values in _VALUES:
-        why = _first_different(values.findall(data))
+    for found in [_VALUES] + _FLOW_VALUES:
+        why = _first_different(found.findall(data))
         if why:
             return why
-    flat = b"\n" + data.translate(None, b" ")
+    flat = b"\n" + data.translate(None, b" ")   # a line's indentation gone: its first token follows \n
+    del data
     if flat.find(b"-" * MAX_FLOW) >= 0:
         return "deep block nesting"
-    why = _first_different(_LINES.findall(flat))
+    why = _first_different(_LINES.findall(flat)) or _long_key(flat)
     if why:
         return why
     return None
@@ -172,6 +173,37 @@ def _first_different(found: List[Tuple[bytes, bytes]]) -> Optional[str]:
     return None
 
 
+def _closing_quote(text: bytes) -> int:
+    """Where the quoted scalar that starts `text` closes on its line (-1: it goes on)."""
+    q, i = text[:1], 1
+    while True:
+        i = text.find(q, i)
+        if i < 0:
+            return -1
+        if q == b"'" and text[i + 1:i + 2] == b"'":
+            i += 2
+        elif q == b'"' and (i - len(text[:i].rstrip(b"\\"))) % 2:
+            i += 1
+        else:
+            return i
+
+
+def _long_key(flat: bytes) -> Optional[str]:
+    """A line (without its spaces) long enough to hold a key past libyaml's 1,024-character
+    limit for an implicit key, which rapidyaml does not have: is its key that long?"""
+    marks = flat.translate(_LINE_MARKS)
+    at = marks.find(b"x" * (MAX_KEY // 2))
+    while at >= 0:
+        end = flat.find(b"\n", at)
+        end = len(flat) if end < 0 else end
+        line = flat[at:end].lstrip(b"-")
+        colon = -1 if line[:1] in (b"'", b'"') else line.find(b":")
+        if _differs(line if colon < 0 else line[:colon], b":" if colon >= 0 else b""):
+            return "a long key"
+        at = marks.find(b"x" * (MAX_KEY // 2), end)
+    return None
+
+
 _DECIMAL = re.compile(rb"-?[0-9]+\.[0-9]+")
 _DATE = re.compile(rb"[0-9]{4}-[0-9][0-9]?-[0-9][0-9]?")
 
@@ -181,6 +213,11 @@ def _differs(token: bytes, key: bytes) -> bool:
     Go's %g text and refuses a null key; rapidyaml keeps the text."""
     if token in (b"?", b":"):
         return True
+    if len(token) > MAX_KEY // 2:   # a long line: is its key past libyaml's limit?
+        if token[:1] in (b"'", b'"'):
+            close = _closing_quote(token)
+            return close >= MAX_KEY // 2 and token[close + 1:close + 2] == b":"
+        return bool(key)
     if key and (token in (b"null", b"Null", b"NULL", b"~") or _DECIMAL.fullmatch(token) is not None):
         return True
     if _SAME.fullmatch(token) is not None:
@@ -257,46 +294,6 @@ def _literal_backslash(data: bytes, at: int) -> bool:
     return value[:1] not in (b"", b'"', b"|", b">") and (colon >= 0 or value is body)
 
 
-def _long_key(data: Any) -> Optional[str]:
-    """A line long enough to hold an implicit key past libyaml's limit, whose key might be."""
-    lines = data.translate(_LINE_MARKS)
-    at = lines.find(b"x" * 1000)
-    while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        end = len(data) if end < 0 else end
-        line = bytes(data[start:end]).lstrip(b" -")
-        if line[:1] in (b"[", b"{", b"?"):
-            return "a long line"
-        if line[:1] in (b"'", b'"'):   # a quoted scalar: a key if `:` follows its closing quote
-            close = _closing_quote(line)
-            if close < 0 or (line[close + 1:close + 2] == b":" and close >= MAX_KEY):
-                return "a long key"
-            at = lines.find(b"x" * 1000, end)
-            continue
-        colon = line.find(b": ")
-        if colon >= MAX_KEY or (colon < 0 and line.endswith(b":")):
-            return "a long key"
-        at = lines.find(b"x" * 1000, end)
-    return None
-
-
-def _closing_quote(line: bytes) -> int:
-    """Where the quoted scalar that starts `line` closes on it (-1: not on this line)."""
-    q, i = line[:1], 1
-    while True:
-        i = line.find(q, i)
-        if i < 0:
-            return -1
-        if q == b"'" and line[i + 1:i + 2] == b"'":
-            i += 2
-        elif q == b'"' and (len(line[:i]) - len(line[:i].rstrip(b"\\"))) % 2:
-            i += 1
-        else:
-            return i
-
-
-_LINE_MARKS = bytes(b"x"[0] if c != 10 else 10 for c in range(256))
 
 
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in _BRACKETS)
@@ -364,8 +361,11 @@ def _json(text: Any) -> Optional[str]:
 
 
 def _parse_and_emit(buf: bytearray) -> Optional[str]:
-    tree = ryml.parse_in_place(buf)
-    return ryml.emit_json_malloc(tree, tree.root_id())   # refuses nesting past its own limit (64)
+    tree = ryml.parse_in_place(buf)   # the tree points into buf: keep it alive until emitted
+    root = tree.root_id()
+    if tree.is_container(root):   # flow style at the root: the JSON comes out on one line, no indentation
+        tree.set_container_style(root, ryml.FLOW_SL)
+    return ryml.emit_json_malloc(tree, root)   # refuses nesting past its own limit (64)
 
 
 def _items_region(data: Any, start: int, end: int) -> Optional[Tuple[int, int, int]]:
