@@ -87,10 +87,15 @@ _DIFFERENT = re.compile(rb"(?x:" + _resolver_patterns() + rb")|" + _RYML_NUMBER)
 # or YAML 1.1's sexagesimal 1:20 do) or is one of YAML 1.1's other non-string words.
 _WORDS = (rb"(?:[Yy]es|YES|[Nn](?:o|ull)|N(?:O|ULL)|[Oo](?:n|ff)|O(?:N|FF)|T(?:rue|RUE)|F(?:alse|ALSE)|~|<<|="
           rb"|[-+]?\.?(?i:nan|inf|infinity))")
-_NUMBERISH = rb"[-+.0-9][^ \r\n\#,\]}:]*(?::[0-9][^ \r\n\#,\]}:]*)*"
+# A number, a timestamp or sexagesimal 1:20 is made of these; two dots before any colon (an IP
+# address, a version) is none of them.
+_NUM_CHARS = rb"[-+.0-9_xXoObBa-fA-FTtZz]*"
+_NUMBERISH = (rb"(?![-+]?[0-9]*\.[0-9]*\.)[-+.0-9]" + _NUM_CHARS + rb"(?::[0-9]" + _NUM_CHARS + rb")*"
+              rb"(?=[ ]*(?:[\r\n\#,\]}:]|\Z))"
+              rb"|[0-9]{4}-[0-9][0-9]?-[0-9][0-9]?(?=[ \tTt])")   # a timestamp with a space in it
 # Plain integers, null, true and false read the same: not even candidates.
 _PLAIN_SAME = rb"(?!(?:null|true|false|0|-?[1-9][0-9]{0,17})(?=[ ]*(?:[\r\n,\]}]|\Z)|[ ]+\#))"
-_CANDIDATE = (rb"(?=[-+.0-9])" + _PLAIN_SAME + _NUMBERISH + rb"|(?=[YyNnOoTF~<=.+\-iI])" + _PLAIN_SAME + _WORDS +
+_CANDIDATE = (rb"(?=[-+.0-9])" + _PLAIN_SAME + rb"(?:" + _NUMBERISH + rb")|(?=[YyNnOoTF~<=.+\-iI])" + _PLAIN_SAME + _WORDS +
               rb"(?=[ ]*(?:[\r\n\#,\]}:]|\Z))")
 _VALUE_END = rb")((?: *:(?=[ \r\n]|\Z))?)"
 # After `: ` (a value) or a flow indicator (one literal each: fast to find).
