@@ -98,11 +98,12 @@ _PLAIN_SAME = rb"(?!(?:null|true|false|0|-?[1-9][0-9]{0,17})(?=[ ]*(?:[\r\n,\]}]
 _CANDIDATE = (rb"(?=[-+.0-9])" + _PLAIN_SAME + rb"(?:" + _NUMBERISH + rb")|(?=[YyNnOoTF~<=.+\-iI])" + _PLAIN_SAME + _WORDS +
               rb"(?=[ ]*(?:[\r\n\#,\]}:]|\Z))")
 _VALUE_END = rb")((?: *:(?=[ \r\n]|\Z))?)"
+_FIRST = rb"(?=[-+.0-9YyNnOoTF~<=iI])"   # one class test first: most values fail it at once
 # After `: ` (a value) or a flow indicator (one literal each: fast to find).
-_VALUES = re.compile(rb": +(" + _CANDIDATE + _VALUE_END)
-_FLOW_VALUES = [re.compile(re.escape(p) + rb" *(" + _CANDIDATE + _VALUE_END) for p in (b"[", b"{", b",")]
+_VALUES = re.compile(rb": +" + _FIRST + rb"(" + _CANDIDATE + _VALUE_END)
+_FLOW_VALUES = [re.compile(re.escape(p) + rb" *" + _FIRST + rb"(" + _CANDIDATE + _VALUE_END) for p in (b"[", b"{", b",")]
 # At a line's start (a key, a sequence item, a continuation), in the text without spaces.
-_LINES = re.compile(rb"\n-*+(" + _CANDIDATE.replace(b"[ ]*", b"").replace(b"[ ]+", b"") + rb"|[?:])(:?)")
+_LINES = re.compile(rb"\n-*+(?=[-+.0-9YyNnOoTF~<=iI?:])(" + _CANDIDATE.replace(b"[ ]*", b"").replace(b"[ ]+", b"") + rb"|[?:])(:?)")
 # Every byte but a newline as x: a run of x is a long line.
 _LINE_MARKS = bytes(10 if c == 10 else 120 for c in range(256))
 # Bytes that only matter where they are (checked one by one) and bytes that are never safe.
