@@ -102,8 +102,8 @@ _FIRST = rb"(?=[-+.0-9YyNnOoTF~<=iI])"   # one class test first: most values fai
 # After `: ` (a value) or a flow indicator (one literal each: fast to find).
 _VALUES = re.compile(rb": +" + _FIRST + rb"(" + _CANDIDATE + _VALUE_END)
 _FLOW_VALUES = [re.compile(re.escape(p) + rb" *" + _FIRST + rb"(" + _CANDIDATE + _VALUE_END) for p in (b"[", b"{", b",")]
-# At a line's start (a key, a sequence item, a continuation), in the text without spaces.
-_LINES = re.compile(rb"\n-*+(?=[-+.0-9YyNnOoTF~<=iI?:])(" + _CANDIDATE.replace(b"[ ]*", b"").replace(b"[ ]+", b"") + rb"|[?:])(:?)")
+# At a line's start: a key, a sequence item, a continuation line.
+_LINES = re.compile(rb"\n *+(?:- +)*+(?=[-+.0-9YyNnOoTF~<=iI?:])(" + _CANDIDATE + rb"|[?:]" + _VALUE_END)
 # Every byte but a newline as x: a run of x is a long line.
 _LINE_MARKS = bytes(10 if c == 10 else 120 for c in range(256))
 # Bytes that only matter where they are (checked one by one) and bytes that are never safe.
@@ -158,17 +158,12 @@ def _risky(data: bytes) -> Optional[str]:
             at = data.find(marker, at + 1)
     if bytes(data[:3]) == b"..." or (bytes(data[:4]) == b"--- " and bytes(data[4:data.find(b"\n")]).strip()[:1] not in (b"", b"#")):
         return "a document marker with content"
-    for found in [_VALUES] + _FLOW_VALUES:
+    for found in [_VALUES, _LINES] + _FLOW_VALUES:
         why = _first_different(found.findall(data))
         if why:
             return why
-    flat = b"\n" + data.translate(None, b" ")   # a line's indentation gone: its first token follows \n
-    del data
-    if flat.find(b"-" * MAX_FLOW) >= 0:
-        return "deep block nesting"
-    why = _first_different(_LINES.findall(flat)) or _long_key(flat)
-    if why:
-        return why
+    why = _first_different(_LINES.findall(b"\n" + data[:data.find(b"\n") + 1]))   # the first line
+    return why or _long_key(data)
     return None
 
 
@@ -194,23 +189,26 @@ def _closing_quote(text: bytes) -> int:
             return i
 
 
-def _long_key(flat: bytes) -> Optional[str]:
-    """A line (without its spaces) long enough to hold a key past libyaml's 1,024-character
-    limit for an implicit key, which rapidyaml does not have: is its key that long?"""
-    marks = flat.translate(_LINE_MARKS)
-    at = marks.find(b"x" * (MAX_KEY // 2))
+def _long_key(data: bytes) -> Optional[str]:
+    """A line long enough to hold a key past libyaml's 1,024-character limit for an implicit
+    key, which rapidyaml does not have: is its key that long?"""
+    marks = data.translate(_LINE_MARKS)
+    at = marks.find(b"x" * MAX_KEY)
     while at >= 0:
-        end = flat.find(b"\n", at)
-        end = len(flat) if end < 0 else end
-        line = flat[at:end].lstrip(b"-")
-        colon = -1 if line[:1] in (b"'", b'"') else line.find(b":")
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        line = data[start:end].lstrip(b" -")
+        colon = -1 if line[:1] in (b"'", b'"') else line.find(b": ")
+        if colon < 0 and line.endswith(b":"):
+            colon = len(line) - 1
         if _differs(line if colon < 0 else line[:colon], b":" if colon >= 0 else b""):
             return "a long key"
-        at = marks.find(b"x" * (MAX_KEY // 2), end)
+        at = marks.find(b"x" * MAX_KEY, end)
     return None
 
 
-_DECIMAL = re.compile(rb"-?[0-9]+\.[0-9]+")
+_DECIMAL = re.compile(rb"-?[0-9]+\.[0-9]*")
 _DATE = re.compile(rb"[0-9]{4}-[0-9][0-9]?-[0-9][0-9]?")
 
 
@@ -219,10 +217,10 @@ def _differs(token: bytes, key: bytes) -> bool:
     Go's %g text and refuses a null key; rapidyaml keeps the text."""
     if token in (b"?", b":"):
         return True
-    if len(token) > MAX_KEY // 2:   # a long line: is its key past libyaml's limit?
+    if len(token) >= MAX_KEY:   # a long line: is its key past libyaml's limit?
         if token[:1] in (b"'", b'"'):
             close = _closing_quote(token)
-            return close >= MAX_KEY // 2 and token[close + 1:close + 2] == b":"
+            return close >= MAX_KEY and token[close + 1:close + 2] == b":"
         return bool(key)
     if key and (token in (b"null", b"Null", b"NULL", b"~") or _DECIMAL.fullmatch(token) is not None):
         return True
