@@ -382,11 +382,9 @@ def _items_region(data: Any, start: int, end: int) -> Optional[Tuple[int, int, i
     mapping whose only top-level `items` key holds a block sequence at column 0 (what kubectl
     and `snapshot -o yaml` write); None otherwise."""
     at_start = bytes(data[start:start + 6]) == b"items:"
-    keys = _count(data, b"\nitems:", start, end) + at_start
-    quoted = _count(data, b"\n'items'", start, end) + _count(data, b'\n"items"', start, end)
-    if keys != 1 or quoted:
-        return None
     line = start if at_start else data.find(b"\nitems:", start, end) + 1
+    if line == 0 and not at_start:
+        return None
     eol = data.find(b"\n", line, end)
     if eol < 0 or bytes(data[line + 6:eol]).strip(b" \r")[:1] not in (b"", b"#") or \
             bytes(data[eol + 1:eol + 3]) not in (b"- ", b"-\n", b"-\r"):
@@ -397,15 +395,14 @@ def _items_region(data: Any, start: int, end: int) -> Optional[Tuple[int, int, i
     # as one sequence: rapidyaml refuses it and yamltext reads the file).
     last = data.rfind(b"\n-", first - 1, end)
     close = _REGION_END.search(data, last + 1, end)
-    return line, first, close.start() if close is not None else end
-
-
-def _count(data: Any, sub: bytes, start: int, end: int) -> int:
-    """bytes.count for a memory map too (which has find but no count)."""
-    n, at = 0, data.find(sub, start, end)
-    while at >= 0:
-        n, at = n + 1, data.find(sub, at + 1, end)
-    return n
+    stop = close.start() if close is not None else end
+    # Another top-level `items` key before or after (yamltext would hand over its items too):
+    # only the head and the tail can hold one (rapidyaml refuses a chunk with a key at column 0).
+    for part in (bytes(data[start:line]), bytes(data[stop:end])):
+        part = b"\n" + part
+        if part.count(b"\nitems") or part.count(b"\n'items'") or part.count(b'\n"items"'):
+            return None
+    return line, first, stop
 
 
 def _steps(data: Any) -> Iterator[Tuple[bool, Any]]:
@@ -483,8 +480,9 @@ def _whole(doc: Any) -> Iterator[Tuple[bool, Any]]:
 
 def stream(data: Any, source: str) -> Iterator[Tuple[bool, Any]]:
     """`yamltext.stream(data, source)`, faster where rapidyaml reads the text the same way."""
+    data = data if isinstance(data, bytes) else bytes(data)   # one copy of a memory map, for all readers
     if not AVAILABLE or risky(data) is not None:
-        yield from yamltext.stream(bytes(data), source)
+        yield from yamltext.stream(data, source)
         return
     done = 0
     try:
@@ -494,7 +492,7 @@ def stream(data: Any, source: str) -> Iterator[Tuple[bool, Any]]:
         return
     except _Unsure:
         pass
-    for step in yamltext.stream(bytes(data), source):   # the same steps: skip those handed over
+    for step in yamltext.stream(data, source):   # the same steps: skip those handed over
         if done:
             done -= 1
             continue
