@@ -324,3 +324,9 @@ def test_the_plan_from_yaml_is_byte_identical_to_the_plan_from_json(tmp_path):
     a = run_cli("-f", str(j), "drain", "n1", "-o", "json")
     b = run_cli("-f", str(y), "drain", "n1", "-o", "json")
     assert a.returncode == b.returncode and a.stdout == b.stdout and a.stdout, (a.stderr, b.stderr)
+
+
+def test_version_names_the_yaml_reader():
+    res = run_cli("version")
+    assert res.returncode == 0, res.stderr
+    assert "rapidyaml %s fast YAML path active" % __import__("ryml").__version__ in res.stdout, res.stdout

@@ -13,13 +13,15 @@ rapidyaml reads YAML 1.2's core schema and writes what it does not resolve as st
 (sigs.k8s.io/yaml over go-yaml) resolves plain scalars by YAML 1.1's rules, which `yamltext`
 models. They agree on what `kubectl get -o yaml` and `snapshot -o yaml` write: quoted strings,
 decimal integers, simple decimals, true/false/null, block and flow collections. For everything
-else the text is scanned first (`risky`, one C-speed regular expression over the bytes) and the
-file goes to `yamltext` instead: a plain scalar that YAML 1.1 resolves to a non-string other than
+else the text is scanned first (`risky`: a `bytes.translate` that keeps only the rare bytes that
+matter, a few `find`s, and regular expressions that each start with a literal, so `re` skips
+ahead at C speed and tests one character class before anything else) and the file goes to
+`yamltext` instead: a plain scalar that YAML 1.1 resolves to a non-string other than
 those (`yes`, `~`, `0755`, `1_000`, `1:20`, timestamps, `.inf`) or that rapidyaml writes bare
 or rewrites (`1e400`, `+1`, `.5`, `nan`), a float or null used as a mapping key, anchors,
 aliases, tags, merge keys, directives, complex keys, tabs, control characters, escapes JSON lacks,
 non-UTF-8 or non-printable text, implicit keys past libyaml's 1,024-character limit, and
-nesting deep enough to near `yamltext.MAX_DEPTH`. A detected difference costs speed, never a
+deep nesting (rapidyaml's JSON writer also refuses more than 64 levels). A detected difference costs speed, never a
 different answer. Anything rapidyaml or msgspec refuses later (a syntax error, a volume source
 the JSON schema does not list) also goes to `yamltext`, which skips the steps already handed
 over, so errors keep their one line naming file, line and field.
@@ -76,7 +78,7 @@ def _resolver_patterns() -> bytes:
 # Go writes them (yamltext rewrites a timestamp into that form: the text does not change).
 _SAME = re.compile(rb"(?:0|-?[1-9][0-9]{0,17}|true|false)"
                    rb"|(?:-?(?:0|[1-9][0-9]{0,14})\.[0-9]{0,30}|null"
-                   rb"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*[1-9])?Z)(?!:)")
+                   rb"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*[1-9])?Z)")
 MAX_FLOW = 150   # flow and block nesting each under this stays far from yamltext.MAX_DEPTH
 MAX_KEY = 900    # libyaml refuses an implicit key over 1,024 characters; rapidyaml does not
 # What rapidyaml writes as a bare JSON number or rewrites (nan -> ".nan").
@@ -162,9 +164,9 @@ def _risky(data: bytes) -> Optional[str]:
         why = _first_different(found.findall(data))
         if why:
             return why
-    why = _first_different(_LINES.findall(b"\n" + data[:data.find(b"\n") + 1]))   # the first line
-    return why or _long_key(data)
-    return None
+    nl = data.find(b"\n")
+    first = data if nl < 0 else data[:nl + 1]
+    return _first_different(_LINES.findall(b"\n" + first)) or _long_key(data)   # the first line too
 
 
 def _first_different(found: List[Tuple[bytes, bytes]]) -> Optional[str]:
