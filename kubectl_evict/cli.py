@@ -98,6 +98,11 @@ def _version_text() -> str:
         ya = "PyYAML libyaml loader" if getattr(yaml, "__with_libyaml__", False) else "PyYAML pure-Python loader"
     except ImportError:
         ya = "PyYAML missing"
+    try:
+        from kubectl_evict.source import fastyaml
+        ya += "; " + fastyaml.describe()
+    except ImportError:
+        pass
     if _bundle is not None:
         carried = _carried(getattr(_bundle, "MSGSPEC", ()))
         origin = "krew archive %s (%s; bundled %s)" % (_bundle.ARCHIVE, carried, ", ".join(_bundle.DIRECT))

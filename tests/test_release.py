@@ -510,7 +510,7 @@ def test_launcher_refuses_old_python_with_a_clear_message(release, tmp_path):
 def test_pip_install_from_repo_and_from_wheel(tmp_path, release):
     """`pip install .` builds a wheel with the kubectl-evictplan console script (what pipx installs);
     that wheel installs into a fresh venv and runs from there, demo cluster included. Dependencies
-    come from the release build's pinned wheels plus this interpreter's msgspec/PyYAML wheels
+    come from the release build's pinned wheels plus this interpreter's msgspec/PyYAML/rapidyaml wheels
     (`--no-index`: fast, and it proves setup.cfg's ranges admit the versions the krew archive ships)."""
     src = tmp_path / "src"
     shutil.copytree(REPO, src, ignore=CHECKOUT_IGNORE)
@@ -525,7 +525,8 @@ def test_pip_install_from_repo_and_from_wheel(tmp_path, release):
     py = venv / "bin" / "python"
     native = tmp_path / "native"
     got = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                          "-d", str(native), "msgspec>=0.18", "PyYAML>=5.4"], capture_output=True, text=True, timeout=300)
+                          "-d", str(native), "msgspec>=0.18", "PyYAML>=5.4", "rapidyaml>=0.15.2", "deprecation",
+                          "packaging"], capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stderr
     inst = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--quiet", "--no-index",
                            "--find-links", str(release["cache"]), "--find-links", str(native), str(wheel[0])],

@@ -18,6 +18,12 @@ running interpreter on sys.path and checks that it imports; with none matching (
 another libc) it falls back to an msgspec the user installed, else to the stdlib json module
 (`kubectl evictplan version` says which). The pure archive is the same without lib/msgspec-wheels.
 
+rapidyaml (the fast YAML path, source/fastyaml.py) is not carried: its macOS wheels are 3-5.6 MB
+each (the darwin archives would grow by ~50 MB for six CPythons), it has no musllinux wheels, and
+it needs two more pure packages (deprecation, packaging). A krew install reads YAML with the libyaml
+event reader (~9x JSON's time, not ~3x) unless the interpreter the launcher runs has rapidyaml
+installed; JSON snapshots are the fast path there.
+
 Reproducible: every wheel is pinned by version and sha256 (`pip download --require-hashes`, from
 PyPI only: local find-links/extra indexes are switched off), the wheels are unpacked by this
 script (not `pip install --target`, which writes host paths and shebangs), and each tar has sorted
@@ -81,7 +87,8 @@ STRIPPED_WHEELS: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ("pyyaml==6.0.3", "0150219816b6a1fa26fb4699fb7daa9caf09eb1999f3b70fb6e786805e80375a",
      ("--platform", "manylinux2014_x86_64", "--implementation", "cp", "--abi", "cp39")),
 )
-# setup.cfg's install_requires that the archive carries (msgspec: per platform, see below).
+# setup.cfg's install_requires that the archive carries (msgspec: per platform, see below;
+# rapidyaml: not carried, see the module docstring).
 DIRECT_DEPENDENCIES = ("click", "kubernetes", "pyrsistent", "pyyaml", "tabulate")
 MSGSPEC_LOCK = REPO / "tools" / "msgspec-wheels.lock"
 NATIVE_DIR = "msgspec-wheels"   # lib/<this>/<abi>-<platform tag>/msgspec: read by plugin/kubectl-evictplan

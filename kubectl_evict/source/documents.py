@@ -115,8 +115,8 @@ def objects(data: Any, source: str) -> Iterator[Doc]:
         for doc in docs:
             yield from expand(doc, source)
         return
-    from kubectl_evict.source import yamltext
-    stream = yamltext.stream(bytes(data), source)
+    from kubectl_evict.source import fastyaml, yamltext
+    stream = fastyaml.stream(data, source)
     del data
     index, waiting = 0, []   # items that name no kind wait for their List's kind
     for is_item, value in stream:

@@ -389,3 +389,18 @@ _PASS = (msgspec.Raw,)
 def _takes_raw(kind: Any, has_containers: bool) -> bool:
     """Does the freezer read this object's subtrees as raw text (RAW_KINDS, or a kind-less pod)?"""
     return kind in RAW_KINDS or (kind is None and has_containers)
+
+
+_items_decoder = msgspec.json.Decoder(List[_DocDict])
+
+
+def loads_items(data: Any) -> list:
+    """Decode a JSON array of objects (the items of a List, read in chunks by the YAML fast
+    path) exactly like the items of a file (`loads`); FallBack for anything msgspec refuses."""
+    try:
+        items = _items_decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
+        raise FallBack() from None
+    for item in items:
+        _finish_one(item)
+    return items
