@@ -143,6 +143,26 @@ def test_a_snapshot_is_read_in_chunks_by_the_fast_path(tmp_path, monkeypatch):
     assert len(snap.pods) == 60 and snap.pods_by_key[("shop", "web-59")].node_name == "n2"
 
 
+def test_an_item_larger_than_the_json_buffer_grows_it_and_spoils_no_earlier_item(tmp_path, monkeypatch):
+    """Each chunk's JSON is written into one reused buffer: an item whose JSON outgrows it makes
+    it grow, and pods decoded from earlier chunks (which keep views into their text) stay intact."""
+    monkeypatch.setattr(fastyaml, "CHUNK", 256)   # the buffer starts at 512 bytes
+    doc = _cluster()
+    for i, item in enumerate(doc["items"]):
+        if item["kind"] == "Pod":
+            item["metadata"]["annotations"]["big"] = chr(97 + i % 26) * (40 + (i % 7) * 900)
+            item["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "%dm" % (100 + i)}}
+    y = tmp_path / "s.yaml"
+    y.write_text(as_yaml(doc))
+    j = tmp_path / "s.json"
+    j.write_text(json.dumps(doc))
+    status, snap = same_both_ways(y, monkeypatch, fast_expected=True)
+    assert status == "ok" and snap == load_snapshot([str(j)])
+    first = next(i for i, item in enumerate(doc["items"]) if item["kind"] == "Pod")
+    assert [snap.pods_by_key[("shop", "web-%d" % k)].containers[0].requests["cpu"] for k in (0, 59)] == [
+        100 + first, 100 + first + 59]   # millicores, each pod its own
+
+
 def test_kubectl_style_lists_and_streams_take_the_fast_path(tmp_path, monkeypatch):
     """go-yaml's style (double quotes, a typed list whose items name no kind, `---` streams)."""
     monkeypatch.setattr(fastyaml, "CHUNK", 512)
