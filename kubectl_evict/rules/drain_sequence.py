@@ -15,14 +15,14 @@ from __future__ import annotations
 from kubectl_evict.model import Snapshot
 from kubectl_evict.plan import Plan
 from kubectl_evict.rules.drain import DrainSettings
-from kubectl_evict.rules.upgrade import UpgradeSettings, _Upgrade
+from kubectl_evict.rules.upgrade import UpgradeSettings, UpgradeRun
 from kubectl_evict.workloads import attach
 
 MOVED_ADVICE = ("their replacements landed on nodes drained later; to avoid it, cordon all the nodes first "
                 "(kubectl cordon NODE...), then drain them")
 
 
-class _InOrder(_Upgrade):
+class _InOrder(UpgradeRun):
     """Upgrade's engine, one node a batch, no node joining or leaving."""
 
     def __init__(self, snapshot: Snapshot, settings: DrainSettings, now: float) -> None:

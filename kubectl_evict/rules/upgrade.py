@@ -190,7 +190,7 @@ class _Batch:
         self.quarantined: List[str] = []    # AKS undrainableNodeBehavior Cordon: the nodes left cordoned
 
 
-class _Upgrade(DrainRun):
+class UpgradeRun(DrainRun):
     """The drain, driven batch by batch over a snapshot that also holds the new nodes."""
 
     def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float, command: str = "upgrade",
@@ -578,4 +578,4 @@ def _plural(n: int, one: str, many: str) -> str:
 
 def plan_upgrade(snapshot: Snapshot, settings: UpgradeSettings, now: float) -> Plan:
     """Plan the rolling upgrade of the pool `settings.drain.nodes`, batch by batch."""
-    return _Upgrade(snapshot, settings, now).plan()
+    return UpgradeRun(snapshot, settings, now).plan()

@@ -361,9 +361,10 @@ def _silenced(call: Any, *args: Any) -> Any:
 def _json(text: Any, tree: Any = None, out: Optional[bytearray] = None) -> Optional[bytearray]:
     """The JSON text of one YAML document (None for an empty one); _Unsure if rapidyaml refuses it.
     A tree given is reused (cleared first): growing a new one for every chunk costs a third of
-    the parse. So is `out`, the buffer the JSON is written into (grown when too small)."""
+    the parse. So is `out`, the buffer the JSON is written into (grown when too small); without one,
+    a buffer about the text's size (compact JSON is about as long as block YAML)."""
     try:
-        return _silenced(_parse_and_emit, bytearray(text), tree, bytearray(CHUNK) if out is None else out)
+        return _silenced(_parse_and_emit, bytearray(text), tree, bytearray(len(text) + 4096) if out is None else out)
     except Exception:   # ryml's ExceptionParse / ExceptionBasic, or anything else it raises
         raise _Unsure() from None
 
