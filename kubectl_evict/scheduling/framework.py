@@ -52,6 +52,13 @@ class Status(NamedTuple):
 
 OK = Status(SUCCESS)
 SKIPPED = Status(SKIP)
+# `Plugin.class_status`'s answer when a Filter's status may differ between the nodes of a class
+PER_NODE = Status("PerNode")
+
+
+def fails_class(st: Optional[Status]) -> bool:
+    """Is `Plugin.class_status`'s answer a failure on every node of the class?"""
+    return st is not None and st is not PER_NODE
 
 
 def unresolvable(*reasons: str) -> Status:
@@ -544,6 +551,14 @@ class Plugin:
         runs: the placer then skips that whole node class with one check instead of trying its
         nodes one by one. False means "not known": the nodes are tried."""
         return False
+
+    def class_status(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
+        """Filter's status on every node whose labels are `rep`'s apart from the keys in `split`,
+        whatever pods the node runs, when it is provably the same status (same code, same
+        reasons) for all of them: None when they all pass. `PER_NODE` when it may differ from
+        node to node (the default). The FitError diagnosis then counts a whole class with one
+        Filter call instead of one per node."""
+        return PER_NODE
 
     def reserve(self, cs: ClusterState, pod: Pod, node_name: str) -> None:
         """`pod` landed on `node_name`: take what the plugin tracks beyond ClusterState."""
