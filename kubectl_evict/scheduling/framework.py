@@ -223,6 +223,7 @@ class ClusterState:
         self.anti_groups: Optional[Dict[Tuple[str, Any], DomainCounter]] = None
         self._ports: Dict[str, Set[Tuple[int, str, str]]] = {}
         self._volumes: Dict[str, Any] = {}
+        self._vas: Optional[Dict[str, Dict[str, Set[str]]]] = None
         self.cache: Dict[Any, Any] = {}                              # plugins' per-plan memo
         self._nz: Dict[str, Tuple[int, int]] = {}                    # node -> non-zero (cpu, memory) requested
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
@@ -388,7 +389,8 @@ class ClusterState:
         self.count[name] += delta
         self._index(pod, name, delta)
         self._ports.pop(name, None)
-        self._volumes.pop(name, None)
+        if pod.volumes and claim_names(pod):     # a pod without claims attaches no volume
+            self._volumes.pop(name, None)
         nz = self._nz.get(name)
         if nz is not None:
             c, m = self.pod_nonzero(pod)
@@ -423,24 +425,33 @@ class ClusterState:
     def attached_volumes(self, name: str, handle: Callable[[Pod, str], Optional[Tuple[str, str]]]
                          ) -> Tuple[Dict[str, Set[str]], Dict[str, Set[str]]]:
         """(driver -> volume handles used by the node's pods, driver -> handles of the node's
-        VolumeAttachments). New volumes are de-duplicated against the first only, as upstream."""
+        VolumeAttachments). New volumes are de-duplicated against the first only, as upstream.
+        Kept until a pod with claims lands on or leaves the node (`_move`)."""
         vols = self._volumes.get(name)
         if vols is None:
             pods: Dict[str, Set[str]] = {}
             for p in self.residents[name]:
+                if not p.volumes:
+                    continue
                 for claim, _ in claim_names(p):
                     h = handle(p, claim)
                     if h is not None:
                         pods.setdefault(h[0], set()).add(h[1])
-            vas: Dict[str, Set[str]] = {}
+            vols = self._volumes[name] = (pods, self._attachments().get(name, {}))
+        return vols
+
+    def _attachments(self) -> Dict[str, Dict[str, Set[str]]]:
+        """node -> driver -> handles of the snapshot's VolumeAttachments to it (built once: the
+        VolumeAttachments do not move during a plan)."""
+        if self._vas is None:
+            self._vas = {}
             if self.snapshot is not None:
                 for va in self.snapshot.volume_attachments:
-                    if va.node_name == name and va.attacher:
+                    if va.attacher:
                         pv = self.pvs.get(va.pv_name)
                         if pv is not None and pv.csi_handle:
-                            vas.setdefault(va.attacher, set()).add(pv.csi_handle)
-            vols = self._volumes[name] = (pods, vas)
-        return vols
+                            self._vas.setdefault(va.node_name, {}).setdefault(va.attacher, set()).add(pv.csi_handle)
+        return self._vas
 
     # -- domain counters ---------------------------------------------------------------------
 
