@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import gc
 import mmap
 import os
 import stat
 import sys
 from typing import Iterator, List, Optional, Sequence
 
+from kubectl_evict import collector
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Snapshot
 from kubectl_evict.source import documents
@@ -111,12 +111,11 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
     cluster would only report "node not found". A file named twice (the same directory given
     twice) is read once, with one warning that counts the repeats.
 
-    The garbage collector is paused throughout: parsing and freezing allocate millions of
-    objects that all stay alive, and each automatic collection would walk all of them.
+    The garbage collector is paused throughout (`collector.paused`): parsing and freezing
+    allocate millions of objects that all stay alive, and each automatic collection would walk
+    all of them.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector.paused():
         freezer = Freezer()
         read: dict = {}
         repeated = 0
@@ -153,9 +152,6 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
         except MemoryError:
             freezer = None
             raise _out_of_memory(", ".join(_label(p) for p in read.values())) from None
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 _DUPLICATE = " appears more than once ("

@@ -15,13 +15,13 @@ otherwise spends more than half its time in GC (see shared/notes/python-performa
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from pyrsistent import pvector
 
+from kubectl_evict import collector
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
                                  NodeSelectorTerm, Owner, OwnerRef, PodFailureRule, Pod,
@@ -199,13 +199,8 @@ class Freezer:
         """The Snapshot of everything added. `consume=True` lets go of each raw object as soon as
         it is projected (the freezer is then empty): the records replace the raw dicts in memory
         instead of adding to them."""
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector.paused():
             return self._build(consume)
-        finally:
-            if was_enabled:
-                gc.enable()
 
     def _build(self, consume: bool = False) -> Snapshot:
         ignored = self.ignored_warning()

@@ -27,7 +27,6 @@ SnapshotInfo, because rules follow upstream defaults that changed between releas
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import queue
@@ -40,6 +39,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from kubectl_evict import collector
 from kubectl_evict.errors import ClusterAccessError, InputError
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
@@ -1219,10 +1219,8 @@ def _load(reader: "ClusterReader", context: str, nodes: Optional[Sequence[str]],
     """The one live read path of plans and `verify`: list pages projected as they arrive, the
     rest frozen after the read. The garbage collector is paused throughout, as for files
     (files.load_snapshot): reading and freezing allocate millions of objects that all stay alive."""
-    was_enabled = gc.isenabled()
-    gc.disable()
     interval = sys.getswitchinterval()
-    try:
+    with collector.paused():
         freezer = Freezer()
         sys.setswitchinterval(min(interval, READ_SWITCH_INTERVAL))
         try:
@@ -1233,9 +1231,6 @@ def _load(reader: "ClusterReader", context: str, nodes: Optional[Sequence[str]],
         freezer.add(documents(data))
         data.items.clear()
         return freezer.build(consume=True)
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def load_live_with_events(opts: GlobalOptions, namespaces: Sequence[str],
