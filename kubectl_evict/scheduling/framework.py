@@ -171,6 +171,21 @@ class DomainCounter:
                 else:
                     counts.pop((k, v), None)
 
+    def fill(self, pods: Iterable[Tuple[Pod, Node]]) -> None:
+        """`update(pod, node, 1)` for each pair, in one loop: how a new counter counts a
+        namespace's pods (hundreds of counters are built at 150,000 pods)."""
+        namespaces, node_ok, match, keys, counts = self.namespaces, self.node_ok, self.match, self.keys, self.counts
+        for pod, node in pods:
+            if namespaces is not None and pod.namespace not in namespaces:
+                continue
+            if not node_ok(node.name) or not match(pod):
+                continue
+            labels = node.labels
+            for k in keys:
+                v = labels.get(k)
+                if v is not None:
+                    counts[(k, v)] = counts.get((k, v), 0) + 1
+
     def get(self, key: str, value: str) -> int:
         return self.counts.get((key, value), 0)
 
@@ -465,8 +480,7 @@ class ClusterState:
             nodes = self.nodes
             pod_of = self.pod_of
             for ns in (namespaces if namespaces is not None else list(self.by_ns)):
-                for pkey, name in self.by_ns.get(ns, {}).items():
-                    c.update(pod_of[pkey], nodes[name], 1)
+                c.fill((pod_of[pkey], nodes[name]) for pkey, name in self.by_ns.get(ns, {}).items())
             self.counters[key] = c
             for ns in (namespaces if namespaces is not None else (None,)):
                 self._counters_ns.setdefault(ns, []).append(c)
