@@ -15,7 +15,7 @@ Timestamps are epoch seconds (float).
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Optional, Tuple
 
 from pyrsistent import PClass, field, pvector
 
@@ -228,18 +228,19 @@ class LazyJSON(Mapping):
     they read as immutable.
     """
 
-    __slots__ = ("_data", "_value", "_where")
+    __slots__ = ("_data", "_value", "_where", "_decode")
 
     def __init__(self, data: Optional[bytes] = None, value: Optional[dict] = None,
-                 where: Tuple[str, ...] = ()) -> None:
+                 where: Tuple[str, ...] = (), decode: Optional[Callable[[bytes], Any]] = None) -> None:
         self._data = data
         self._value = value
         self._where = where   # (file, object, field): named if the bytes turn out not to decode
+        self._decode = decode or decode_json   # a reader may decode only the fields it reads
 
     def _get(self) -> dict:
         if self._value is None:
             try:
-                v = _decode(self._data) if self._data else {}
+                v = self._decode(self._data) if self._data else {}
             except (ValueError, RecursionError) as e:   # bad UTF-8, a number beyond float64, ...
                 from kubectl_evict.errors import InputError
                 where = tuple(self._where) + (None, None, None)
@@ -278,7 +279,7 @@ class LazyJSON(Mapping):
         return "LazyJSON(%d keys)" % len(self)
 
 
-def _decode(data: bytes) -> Any:
+def decode_json(data: bytes) -> Any:
     """json.loads, through msgspec when it is there (what it rejects, e.g. NaN, goes to json)."""
     if _fast_decode is not None:
         try:

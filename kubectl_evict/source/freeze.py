@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from pyrsistent import pvector
 
 from kubectl_evict import collector
 from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.eviction.observe import decode_summary, prune_summary
 from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
                                  NodeSelectorTerm, Owner, OwnerRef, PodFailureRule, Pod,
                                  PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
@@ -148,7 +149,8 @@ class Freezer:
         if kind == "NodeStatsSummary" and name is None:
             summary = obj.get("summary")
             if isinstance(summary, (bytes, bytearray)):
-                summary = LazyJSON(data=bytes(summary), where=(source, "NodeStatsSummary " + where, "summary"))
+                summary = LazyJSON(data=bytes(summary), where=(source, "NodeStatsSummary " + where, "summary"),
+                                   decode=decode_summary)
             node = obj.get("node") if isinstance(obj.get("node"), dict) else \
                 (summary.get("node") if isinstance(summary, Mapping) else None)
             name = node.get("nodeName") if isinstance(node, dict) else None
@@ -272,9 +274,9 @@ class Freezer:
         for ns, name, src, obj in each("NodeStatsSummary"):
             loc = _Loc(src, "NodeStatsSummary " + name)
             if "summary" in obj:
-                stats[name] = _lazy(loc, obj, "summary")
+                stats[name] = _lazy(loc, obj, "summary", decode_summary, prune_summary)
             else:  # a raw /stats/summary document
-                stats[name] = LazyJSON(value={k: v for k, v in obj.items() if k in ("node", "pods")})
+                stats[name] = LazyJSON(value=prune_summary({k: v for k, v in obj.items() if k in ("node", "pods")}))
 
         info = SnapshotInfo()
         held = self.kinds_seen - {"SnapshotInfo"}
@@ -349,14 +351,17 @@ def _kinds(loc: _Loc, obj: dict) -> List[str]:
     return out
 
 
-def _lazy(loc: _Loc, obj: dict, key: str) -> LazyJSON:
-    """Kubelet documents stay as they are (bytes from the fast path, or a parsed dict)."""
+def _lazy(loc: _Loc, obj: dict, key: str, decode: Optional[Callable[[bytes], Any]] = None,
+          prune: Optional[Callable[[dict], dict]] = None) -> LazyJSON:
+    """Kubelet documents stay as they are (bytes from the fast path, or a parsed dict); `decode`
+    and `prune` keep only what the reader of the document reads (the same on both paths)."""
     v = obj.get(key)
     if isinstance(v, (bytes, bytearray)):
         if v.lstrip()[:1] != b"{":
             raise loc.error(key, "expected an object")
-        return LazyJSON(data=bytes(v), where=(loc.source, loc.label, key))
-    return LazyJSON(value=_map(loc, obj, key, key))
+        return LazyJSON(data=bytes(v), where=(loc.source, loc.label, key), decode=decode)
+    value = _map(loc, obj, key, key)
+    return LazyJSON(value=prune(value) if prune is not None else value)
 
 
 def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
