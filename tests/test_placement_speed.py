@@ -3,7 +3,8 @@
 On clusters of 100 nodes and more the placer checks spread, inter-pod affinity and volume
 topology on zone-like keys once per node class (`Plugin.rejects_class`), keeps static verdicts
 per class across the batches of an upgrade, and preemption skips dry runs whose outcome is known
-(`interpodaffinity.anti_affinity_stays`). Expected nodes and texts come from the upstream Filter
+(`interpodaffinity.anti_affinity_stays`). A FitError's per-node statuses are asked once per class
+for the Filters whose status is the class's (`Plugin.class_status`), node by node for the others. Expected nodes and texts come from the upstream Filter
 semantics: the nodes of the right zone, the least allocated first, and the FitError histogram
 over every node. The randomized tests compare with the node-by-node evaluation, which is what
 kube-scheduler itself does."""
@@ -13,6 +14,7 @@ from __future__ import annotations
 import random
 from typing import Any, Dict, List, Tuple
 
+from kubectl_evict.model import Taint
 from kubectl_evict.scheduling.framework import UNSCHEDULABLE
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.plugins import FILTERS
@@ -28,19 +30,19 @@ ZONES = ("a", "b", "c")
 
 
 class NodeByNode:
-    """A Filter plugin as it is, minus the per-class check: every node is tried."""
+    """A Filter plugin as it is, minus the per-class checks: every node is tried, and every
+    node's status comes from its own Filter call."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
 
     def __getattr__(self, name: str) -> Any:
-        if name == "rejects_class":
+        if name in ("rejects_class", "class_status"):
             raise AttributeError(name)
         return getattr(self.inner, name)
 
 
-REFERENCE = tuple(NodeByNode(p) if hasattr(type(p), "rejects_class") and p.name in
-                  ("VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity") else p for p in FILTERS)
+REFERENCE = tuple(NodeByNode(p) for p in FILTERS)
 
 
 def cluster(n: int, busy: Dict[str, int], extra: List[Any] = (), incoming: List[dict] = ()) -> Any:
@@ -199,3 +201,94 @@ def test_anti_affinity_shortcut_agrees_with_the_dry_run():
                 assert cand is None and fail is not None and fail.code == UNSCHEDULABLE
                 assert fail.reasons == (ANTI_AFFINITY,)
     assert checked > 0
+
+
+EBS = "ebs.csi.aws.com"
+
+
+def csinode(name: str, count: int) -> dict:
+    return {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": name},
+            "spec": {"drivers": [{"name": EBS, "nodeID": name, "allocatable": {"count": count}}]}}
+
+
+def with_claim(p: dict, claim: str) -> dict:
+    p["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+    return p
+
+
+def test_fit_error_counts_an_earlier_filter_before_the_class_verdict():
+    # 120 nodes over zones a/b/c; zone c is full. The pod's EBS volume lives in zone c, so
+    # VolumeBinding fails every node of a and b alike - but Filters run in order, and on n000
+    # (zone a) NodeVolumeLimits comes first: its one attach slot is taken. Upstream counts each
+    # node once, under its first failing Filter.
+    busy = {"n%03d" % i: 4 for i in range(2, 120, 3)}                  # zone c: no cpu left
+    on_n000 = with_claim(pod("old-0", "n000", app="old", owner=None), "data-old-0")
+    p = with_claim(unbound(pod("db-0", "", app="db", owner=None, cpu="1")), "data-db-0")
+    snap = cluster(120, busy, [csinode("n000", 1), on_n000, *zonal_volume("data-old-0", "a", driver=EBS),
+                               *zonal_volume("data-db-0", "c", driver=EBS)], [p])
+    placed = placer(snap).place(snap.pods_by_key[("default", "db-0")])
+    assert placed.node is None
+    assert placed.reason.startswith(
+        "0/120 nodes are available: 1 node(s) exceed max volume count, 40 Insufficient cpu, "
+        "79 node(s) didn't match PersistentVolume's node affinity. ")
+
+
+def _diagnosis(pl: Placer, p: Any) -> Tuple[Dict[str, int], Dict[str, Any]]:
+    entries, why = pl._static_feasible(p)
+    cyc = pl.cycle(p)
+    if cyc.rejected is not None:
+        return {}, {}
+    hist, statuses = pl.diagnose(p, entries, why, cyc)
+    return dict(hist), statuses
+
+
+def test_class_diagnoses_give_the_node_by_node_fit_errors():
+    # Random clusters where most incoming pods fit nowhere: full nodes, attach limits, zonal
+    # volumes, zone and hostname spread, anti-affinity, affinity, and a few tainted and cordoned
+    # nodes. Before each placement, the per-node statuses and the FitError histogram asked once
+    # per class must be exactly those of every node's own Filter calls; then both place the pod
+    # (the same node, or the same FitError text) and go on from the same state.
+    shortcuts = compared = 0
+    for seed in range(4):
+        rng = random.Random(1000 + seed)
+        n = 105
+        busy = {"n%03d" % i: rng.choice((2, 3, 3, 4, 4)) for i in range(n)}
+        objs: List[Any] = []
+        for i in range(n):
+            name = "n%03d" % i
+            if rng.random() < 0.3:
+                objs.append(csinode(name, rng.choice((1, 2))))
+            if rng.random() < 0.4:
+                claim = "vol-%s" % name
+                objs.append(with_claim(pod("att-" + name, name, app="att", owner=None, cpu="10m"), claim))
+                objs.extend(zonal_volume(claim, ZONES[i % 3], driver=EBS))
+        objs += [pod("run-%03d" % i, "n%03d" % rng.randrange(n), app="app%d" % rng.randrange(4), cpu="10m")
+                 for i in range(60)]
+        incoming: List[dict] = []
+        for i in range(30):
+            p, extra = _random_workload(rng, i)
+            p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = rng.choice(("500m", "1", "2"))
+            if extra:
+                extra[0]["spec"]["csi"] = {"driver": EBS, "volumeHandle": "vol-in-%d" % i}
+            incoming.append(p)
+            objs.extend(extra)
+        snap = cluster(n, busy, objs, incoming)
+        nodes = list(snap.nodes.values())
+        tainted = {n.name for n in rng.sample(nodes, 3)}
+        cordoned = {n.name for n in rng.sample(nodes, 3)}
+        snap = snap.set(nodes=snap.nodes.update({
+            k: v.set(unschedulable=True) if k in cordoned else
+            v.set(taints=(Taint("dedicated", "infra", "NoSchedule"),)) if k in tainted else v
+            for k, v in snap.nodes.items()}))
+        pods = [snap.pods_by_key[("default", p["metadata"]["name"])] for p in incoming]
+        fast, slow = placer(snap), placer(snap, REFERENCE)
+        fast.exclude(sorted(snap.nodes)[:5])
+        slow.exclude(sorted(snap.nodes)[:5])
+        for p in pods:
+            cyc = fast.cycle(p)
+            shortcuts += sum(1 for c in fast.classes if fast._class_filters(p, c, cyc)[1] is not None)
+            assert _diagnosis(fast, p) == _diagnosis(slow, p)
+            got, want = fast.place(p), slow.place(p)
+            assert got == want
+            compared += got.node is None
+    assert compared >= 20 and shortcuts > 0

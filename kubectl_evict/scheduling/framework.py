@@ -52,6 +52,13 @@ class Status(NamedTuple):
 
 OK = Status(SUCCESS)
 SKIPPED = Status(SKIP)
+# `Plugin.class_status`'s answer when a Filter's status may differ between the nodes of a class
+PER_NODE = Status("PerNode")
+
+
+def fails_class(st: Optional[Status]) -> bool:
+    """Is `Plugin.class_status`'s answer a failure on every node of the class?"""
+    return st is not None and st is not PER_NODE
 
 
 def unresolvable(*reasons: str) -> Status:
@@ -164,6 +171,21 @@ class DomainCounter:
                 else:
                     counts.pop((k, v), None)
 
+    def fill(self, pods: Iterable[Tuple[Pod, Node]]) -> None:
+        """`update(pod, node, 1)` for each pair, in one loop: how a new counter counts a
+        namespace's pods (hundreds of counters are built at 150,000 pods)."""
+        namespaces, node_ok, match, keys, counts = self.namespaces, self.node_ok, self.match, self.keys, self.counts
+        for pod, node in pods:
+            if namespaces is not None and pod.namespace not in namespaces:
+                continue
+            if not node_ok(node.name) or not match(pod):
+                continue
+            labels = node.labels
+            for k in keys:
+                v = labels.get(k)
+                if v is not None:
+                    counts[(k, v)] = counts.get((k, v), 0) + 1
+
     def get(self, key: str, value: str) -> int:
         return self.counts.get((key, value), 0)
 
@@ -216,6 +238,7 @@ class ClusterState:
         self.anti_groups: Optional[Dict[Tuple[str, Any], DomainCounter]] = None
         self._ports: Dict[str, Set[Tuple[int, str, str]]] = {}
         self._volumes: Dict[str, Any] = {}
+        self._vas: Optional[Dict[str, Dict[str, Set[str]]]] = None
         self.cache: Dict[Any, Any] = {}                              # plugins' per-plan memo
         self._nz: Dict[str, Tuple[int, int]] = {}                    # node -> non-zero (cpu, memory) requested
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
@@ -381,7 +404,8 @@ class ClusterState:
         self.count[name] += delta
         self._index(pod, name, delta)
         self._ports.pop(name, None)
-        self._volumes.pop(name, None)
+        if pod.volumes and claim_names(pod):     # a pod without claims attaches no volume
+            self._volumes.pop(name, None)
         nz = self._nz.get(name)
         if nz is not None:
             c, m = self.pod_nonzero(pod)
@@ -416,24 +440,33 @@ class ClusterState:
     def attached_volumes(self, name: str, handle: Callable[[Pod, str], Optional[Tuple[str, str]]]
                          ) -> Tuple[Dict[str, Set[str]], Dict[str, Set[str]]]:
         """(driver -> volume handles used by the node's pods, driver -> handles of the node's
-        VolumeAttachments). New volumes are de-duplicated against the first only, as upstream."""
+        VolumeAttachments). New volumes are de-duplicated against the first only, as upstream.
+        Kept until a pod with claims lands on or leaves the node (`_move`)."""
         vols = self._volumes.get(name)
         if vols is None:
             pods: Dict[str, Set[str]] = {}
             for p in self.residents[name]:
+                if not p.volumes:
+                    continue
                 for claim, _ in claim_names(p):
                     h = handle(p, claim)
                     if h is not None:
                         pods.setdefault(h[0], set()).add(h[1])
-            vas: Dict[str, Set[str]] = {}
+            vols = self._volumes[name] = (pods, self._attachments().get(name, {}))
+        return vols
+
+    def _attachments(self) -> Dict[str, Dict[str, Set[str]]]:
+        """node -> driver -> handles of the snapshot's VolumeAttachments to it (built once: the
+        VolumeAttachments do not move during a plan)."""
+        if self._vas is None:
+            self._vas = {}
             if self.snapshot is not None:
                 for va in self.snapshot.volume_attachments:
-                    if va.node_name == name and va.attacher:
+                    if va.attacher:
                         pv = self.pvs.get(va.pv_name)
                         if pv is not None and pv.csi_handle:
-                            vas.setdefault(va.attacher, set()).add(pv.csi_handle)
-            vols = self._volumes[name] = (pods, vas)
-        return vols
+                            self._vas.setdefault(va.node_name, {}).setdefault(va.attacher, set()).add(pv.csi_handle)
+        return self._vas
 
     # -- domain counters ---------------------------------------------------------------------
 
@@ -447,8 +480,7 @@ class ClusterState:
             nodes = self.nodes
             pod_of = self.pod_of
             for ns in (namespaces if namespaces is not None else list(self.by_ns)):
-                for pkey, name in self.by_ns.get(ns, {}).items():
-                    c.update(pod_of[pkey], nodes[name], 1)
+                c.fill((pod_of[pkey], nodes[name]) for pkey, name in self.by_ns.get(ns, {}).items())
             self.counters[key] = c
             for ns in (namespaces if namespaces is not None else (None,)):
                 self._counters_ns.setdefault(ns, []).append(c)
@@ -544,6 +576,14 @@ class Plugin:
         runs: the placer then skips that whole node class with one check instead of trying its
         nodes one by one. False means "not known": the nodes are tried."""
         return False
+
+    def class_status(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
+        """Filter's status on every node whose labels are `rep`'s apart from the keys in `split`,
+        whatever pods the node runs, when it is provably the same status (same code, same
+        reasons) for all of them: None when they all pass. `PER_NODE` when it may differ from
+        node to node (the default). The FitError diagnosis then counts a whole class with one
+        Filter call instead of one per node."""
+        return PER_NODE
 
     def reserve(self, cs: ClusterState, pod: Pod, node_name: str) -> None:
         """`pod` landed on `node_name`: take what the plugin tracks beyond ClusterState."""

@@ -36,6 +36,9 @@ Speed (5,000 nodes, thousands of evicted pods): never a pods x nodes loop.
   dictionary reads.
 - Dynamic filters that read only zone-like labels and per-domain counts (spread, inter-pod
   affinity, volume topology) reject a whole class in one check (`Plugin.rejects_class`).
+- A FitError needs every node's status. Per class, a Filter whose status is provably the same
+  on every node of the class (`Plugin.class_status`) is asked once; only the Filters before the
+  first such failing one that can differ per node (resources, volume limits) run node by node.
 - Without topology-spread or inter-pod terms, capacity only shrinks as pods land, so "this
   template fits no node of this class" is remembered (until a preemption frees room).
 - Spread and affinity counts per topology domain live in `framework.ClusterState` counters.
@@ -372,24 +375,30 @@ class Placer:
             return []
         return list(st.reasons[:1] if first_only else st.reasons)
 
+    def _room(self, pod: Pod, items: Tuple[Tuple[str, int], ...], name: str) -> bool:
+        """Does NodeResourcesFit pass on node `name`? Plain dict reads; its reasons only when
+        it fails (`noderesources.insufficient`)."""
+        alloc = self.alloc[name]
+        free = self.free[name]
+        for r, q in items:
+            if r != "pods" and (r not in alloc or q > free.get(r, 0)):
+                return False
+        if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
+            return False
+        if self.cs.nominated and name in self.cs.nominated:
+            held = self.cs.nominated_room(name, pod)
+            if held is not None:
+                for r, q in items:
+                    if r != "pods" and q > free.get(r, 0) - held[0].get(r, 0):
+                        return False
+                if "pods" in alloc and self.count[name] + 1 + held[1] > alloc["pods"]:
+                    return False
+        return True
+
     def _fits(self, pod: Pod, items: Tuple[Tuple[str, int], ...], name: str, cyc: Cycle) -> bool:
         """Feasibility on one node: resources first (plain dict reads), then the other plugins."""
-        if self._check_resources:
-            alloc = self.alloc[name]
-            free = self.free[name]
-            for r, q in items:
-                if r != "pods" and (r not in alloc or q > free.get(r, 0)):
-                    return False
-            if "pods" in alloc and self.count[name] + 1 > alloc["pods"]:
-                return False
-            if self.cs.nominated and name in self.cs.nominated:
-                held = self.cs.nominated_room(name, pod)
-                if held is not None:
-                    for r, q in items:
-                        if r != "pods" and q > free.get(r, 0) - held[0].get(r, 0):
-                            return False
-                    if "pods" in alloc and self.count[name] + 1 + held[1] > alloc["pods"]:
-                        return False
+        if self._check_resources and not self._room(pod, items, name):
+            return False
         node = self.nodes[name]
         for plugin, data in cyc.active:
             if isinstance(plugin, NodeResourcesFit):
@@ -507,17 +516,56 @@ class Placer:
 
     def diagnose(self, pod: Pod, entries: Tuple[_Entry, ...], static_why: Counter,
                  cyc: Cycle) -> Tuple[Counter, Dict[str, Status]]:
-        """Every node's Filter status (the FitError histogram, and which nodes preemption may try)."""
+        """Every candidate node's Filter status (the FitError histogram, and which nodes
+        preemption may try), node by node only where it can differ: per class, the plugins
+        whose status is the same on every node of the class (`Plugin.class_status`) are asked
+        once, so a pod whose zonal volume rules out two zones runs NodeResourcesFit and
+        NodeVolumeLimits on their nodes, not every Filter."""
         why = Counter(static_why)
         statuses: Dict[str, Status] = {}
-        for name in self._live_names(entries):
-            st = self.node_status(pod, cyc, name)
-            if st is None:
-                continue
-            statuses[name] = st
-            for msg in st.reasons:
-                why[msg] += 1
+        excluded = self.excluded
+        cs = self.cs
+        nodes = self.nodes
+        items = self._items(pod)
+        for entry in entries:
+            per_node, tail = self._class_filters(pod, entry.cls, cyc)
+            names = [n for n, _ in entry.subset] if entry.subset is not None else entry.cls.names
+            for name in names:
+                if name in excluded:
+                    continue
+                st = tail
+                if per_node:
+                    node = nodes[name]
+                    for plugin, data in per_node:
+                        if isinstance(plugin, NodeResourcesFit) and self._room(pod, items, name):
+                            continue
+                        got = plugin.filter(cs, pod, data, node)
+                        if got is not None:
+                            st = got
+                            break
+                if st is None:
+                    continue
+                statuses[name] = st
+                for msg in st.reasons:
+                    why[msg] += 1
         return why, statuses
+
+    def _class_filters(self, pod: Pod, cls: _Class, cyc: Cycle) -> Tuple[List[Tuple[Any, Any]], Optional[Status]]:
+        """The active Filter plugins to run on each node of `cls`, in order, and the status of a
+        node they all pass: the first plugin whose status is one for the whole class and fails
+        ends the list (what follows it never decides), those that pass the whole class are
+        left out."""
+        per_node: List[Tuple[Any, Any]] = []
+        rep = cls.rep
+        split = self.split_keys
+        for plugin, data in cyc.active:
+            check = getattr(plugin, "class_status", None)   # plugins need not derive from Plugin
+            st = check(self.cs, pod, data, rep, split) if check is not None else framework.PER_NODE
+            if st is framework.PER_NODE:
+                per_node.append((plugin, data))
+            elif st is not None:
+                return per_node, st
+        return per_node, None
 
     # -- API ----------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Node, Pod, PodAffinityTerm
-from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
+from kubectl_evict.scheduling.framework import (OK, PER_NODE, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
                                                 unresolvable, unschedulable)
 from kubectl_evict.scheduling.labels import label_selector_matches, label_value_errors
 
@@ -186,6 +186,15 @@ class InterPodAffinity(Plugin):
             if v is not None and v in values:
                 return unschedulable(EXISTING_ANTI_AFFINITY)
         return None
+
+    def class_status(self, cs: ClusterState, pod: Pod, st: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
+        """With no term on a per-node key (the pod's affinity and anti-affinity, the running
+        pods' anti-affinity against it), the Filter reads only the node's values of zone-like
+        keys and the domain counts: the representative's status is the class's."""
+        if any(k in split for k in st.affinity_keys) or any(c.keys[0] in split for c in st.anti) or \
+                any(k in split for k in st.forbidden):
+            return PER_NODE
+        return self.filter(cs, pod, st, rep)
 
     def rejects_class(self, cs: ClusterState, pod: Pod, st: Any, rep: Node, split: FrozenSet[str]) -> bool:
         """Each part of the Filter whose topology keys are not per node reads only the node's

@@ -6,10 +6,10 @@ plugin as migrated. In-tree inline pod volumes are not modelled (README divergen
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Optional, Set, Tuple
 
 from kubectl_evict.model import CSINode, Node, Pod
-from kubectl_evict.scheduling.framework import (CLAIM_KINDS, OK, SKIPPED, ClusterState, Plugin, Status, claim_names,
+from kubectl_evict.scheduling.framework import (CLAIM_KINDS, OK, PER_NODE, SKIPPED, ClusterState, Plugin, Status, claim_names,
                                                 unresolvable, unschedulable)
 
 MAX_VOLUMES = "node(s) exceed max volume count"
@@ -52,23 +52,14 @@ class NodeVolumeLimits(Plugin):
     claim_kinds = CLAIM_KINDS + ("CSINode",)
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
-        return (OK, None) if claim_names(pod) else (SKIPPED, None)
+        # the state: the pod's new volumes per CSINode's migrated plugins (filled as nodes ask)
+        return (OK, {}) if claim_names(pod) else (SKIPPED, None)
 
     def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
         csinode = cs.csi_nodes.get(node.name)
-        new: Dict[str, Set[str]] = {}
-        for claim, vol in claim_names(pod):
-            pvc = cs.pvcs.get((pod.namespace, claim))
-            if pvc is None:
-                return unresolvable('looking up PVC %s/%s: persistentvolumeclaims "%s" not found'
-                                    % (pod.namespace, claim, claim))
-            if vol.kind == "ephemeral" and not any(r.controller and r.uid == pod.uid
-                                                   for r in pvc.owner_refs):
-                return Status("Error", ("PVC %s/%s was not created for pod %s/%s (pod is not owner)"
-                                        % (pod.namespace, claim, pod.namespace, pod.name),))
-            h = volume_handle(cs, csinode, pod.namespace, claim)
-            if h is not None:
-                new.setdefault(h[0], set()).add(h[1])
+        new = _new_volumes(cs, pod, data, csinode)
+        if isinstance(new, Status):
+            return new
         if not new or csinode is None:
             return None
         attached, by_va = cs.attached_volumes(node.name, lambda p, c: volume_handle(cs, csinode, p.namespace, c))
@@ -81,3 +72,40 @@ class NodeVolumeLimits(Plugin):
             if len(have) + len(extra) + len(handles - have) > limit:
                 return unschedulable(MAX_VOLUMES)
         return None
+
+    def class_status(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
+        """A claim the pod cannot use (missing, or an ephemeral volume's claim it does not own)
+        fails every node alike; otherwise the count depends on each node's volumes."""
+        new = _new_volumes(cs, pod, data, None)
+        return new if isinstance(new, Status) else PER_NODE
+
+
+def _new_volumes(cs: ClusterState, pod: Pod, memo: Optional[Dict[Any, Any]], csinode: Optional[CSINode]) -> Any:
+    """The pod's volumes as a node with `csinode` counts them (driver -> volume handles), or the
+    status of the first claim the pod cannot use. Only the CSINode's migrated plugins matter:
+    remembered in `memo` (the PreFilter state) per distinct list, not computed per node."""
+    key = csinode.migrated_plugins if csinode is not None else None
+    hit = memo.get(key) if memo is not None else None
+    if hit is None:
+        hit = _count_new(cs, pod, csinode)
+        if memo is not None:
+            memo[key] = hit
+    return hit
+
+
+def _count_new(cs: ClusterState, pod: Pod, csinode: Optional[CSINode]) -> Any:
+    """`_new_volumes` without the memo: the Filter's per-claim walk (`getCSIDriverInfo` per claim)."""
+    new: Dict[str, Set[str]] = {}
+    for claim, vol in claim_names(pod):
+        pvc = cs.pvcs.get((pod.namespace, claim))
+        if pvc is None:
+            return unresolvable('looking up PVC %s/%s: persistentvolumeclaims "%s" not found'
+                                % (pod.namespace, claim, claim))
+        if vol.kind == "ephemeral" and not any(r.controller and r.uid == pod.uid
+                                               for r in pvc.owner_refs):
+            return Status("Error", ("PVC %s/%s was not created for pod %s/%s (pod is not owner)"
+                                    % (pod.namespace, claim, pod.namespace, pod.name),))
+        h = volume_handle(cs, csinode, pod.namespace, claim)
+        if h is not None:
+            new.setdefault(h[0], set()).add(h[1])
+    return new

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from kubectl_evict.model import LabelSelector, Node, Pod, SpreadConstraint
-from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
+from kubectl_evict.scheduling.framework import (OK, PER_NODE, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
                                                 effective_taints, unresolvable, unschedulable)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod
@@ -125,6 +125,13 @@ class PodTopologySpread(Plugin):
             if item.counter.get(key, value) + item.self_match - low > item.constraint.max_skew:
                 return unschedulable(SKEW)
         return None
+
+    def class_status(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
+        """With every constraint on a key that is not per node, the Filter reads only the node's
+        values of those keys and the domain counts: the representative's status is the class's."""
+        if any(item.constraint.topology_key in split for item in data[0]):
+            return PER_NODE
+        return self.filter(cs, pod, data, rep)
 
     def rejects_class(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> bool:
         """A constraint on a key that is not per node (zone, region) reads only the node's value

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from kubectl_evict.model import Node, PersistentVolume, PersistentVolumeClaim, Pod
-from kubectl_evict.scheduling.framework import CLAIM_KINDS, OK, SKIPPED, ClusterState, Plugin, Status, claim_names, unresolvable
+from kubectl_evict.scheduling.framework import CLAIM_KINDS, OK, PER_NODE, SKIPPED, ClusterState, Plugin, Status, claim_names, unresolvable
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.nodeaffinity import node_selector_matches, selector_keys
 
@@ -164,6 +164,20 @@ class VolumeBinding(Plugin):
     def filter(self, cs: ClusterState, pod: Pod, claims: Any, node: Node) -> Optional[Status]:
         reasons, _, _ = find_pod_volumes(cs, claims, node)
         return unresolvable(*reasons) if reasons else None
+
+    def class_status(self, cs: ClusterState, pod: Pod, claims: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
+        """With bound claims only, whose volumes' node affinities read no per-node key and no
+        field, the Filter's reasons (affinity, missing volume) are the same on every node of the
+        class. A delayed claim is matched node by node (its selected node, each PV's affinity)."""
+        if claims.delayed:
+            return PER_NODE
+        for pvc in claims.bound:
+            pv = cs.pvs.get(pvc.volume_name)
+            if pv is not None and pv.node_affinity is not None:
+                keys, fields = selector_keys(pv.node_affinity)
+                if fields or keys & split:
+                    return PER_NODE
+        return self.filter(cs, pod, claims, rep)
 
     def rejects_class(self, cs: ClusterState, pod: Pod, claims: Any, rep: Node, split: FrozenSet[str]) -> bool:
         """A bound claim whose volume is missing fails every node; one whose volume's node

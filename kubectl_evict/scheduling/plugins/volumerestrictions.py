@@ -4,7 +4,7 @@ disk conflicts (GCE PD, EBS, iSCSI, RBD inline volumes) are not modelled (README
 
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import Any, FrozenSet, Optional, Tuple
 
 from kubectl_evict.model import Node, Pod
 from kubectl_evict.scheduling.framework import (OK, SKIPPED, ClusterState, Plugin, Status, claim_names,
@@ -34,3 +34,7 @@ class VolumeRestrictions(Plugin):
 
     def filter(self, cs: ClusterState, pod: Pod, conflict: Any, node: Node) -> Optional[Status]:
         return unschedulable(RWOP_CONFLICT) if conflict else None
+
+    def class_status(self, cs: ClusterState, pod: Pod, conflict: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
+        """The conflict is the cluster's, not the node's: one status for every node."""
+        return self.filter(cs, pod, conflict, rep)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any, FrozenSet, Optional, Tuple
 
 from kubectl_evict.model import Node, Pod
-from kubectl_evict.scheduling.framework import CLAIM_KINDS, OK, SKIPPED, ClusterState, Plugin, Status, unresolvable
+from kubectl_evict.scheduling.framework import (CLAIM_KINDS, OK, PER_NODE, SKIPPED, ClusterState, Plugin, Status, fails_class,
+                                                unresolvable)
 
 NO_ZONE = "node(s) had no available volume zone"
 ZONE_KEYS = ("failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
@@ -64,8 +65,11 @@ class VolumeZone(Plugin):
         return None
 
     def rejects_class(self, cs: ClusterState, pod: Pod, wanted: Any, rep: Node, split: FrozenSet[str]) -> bool:
+        return fails_class(self.class_status(cs, pod, wanted, rep, split))
+
+    def class_status(self, cs: ClusterState, pod: Pod, wanted: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
         """The Filter reads only the zone and region labels: unless one of them is per node, the
-        representative's verdict is the class's."""
+        representative's status is the class's."""
         if any(k in split for k in ZONE_KEYS):
-            return False
-        return self.filter(cs, pod, wanted, rep) is not None
+            return PER_NODE
+        return self.filter(cs, pod, wanted, rep)
