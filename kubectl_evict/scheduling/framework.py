@@ -156,11 +156,9 @@ class DomainCounter:
         self.counts: Dict[Tuple[str, str], int] = {}
 
     def update(self, pod: Pod, node: Node, delta: int) -> None:
-        if self.namespaces is not None and pod.namespace not in self.namespaces:
+        if not self.counts_pod(pod, node.name):
             return
         labels = node.labels
-        if not self.node_ok(node.name) or not self.match(pod):
-            return
         counts = self.counts
         for k in self.keys:
             v = labels.get(k)
@@ -170,21 +168,6 @@ class DomainCounter:
                     counts[(k, v)] = n
                 else:
                     counts.pop((k, v), None)
-
-    def fill(self, pods: Iterable[Tuple[Pod, Node]]) -> None:
-        """`update(pod, node, 1)` for each pair, in one loop: how a new counter counts a
-        namespace's pods (hundreds of counters are built at 150,000 pods)."""
-        namespaces, node_ok, match, keys, counts = self.namespaces, self.node_ok, self.match, self.keys, self.counts
-        for pod, node in pods:
-            if namespaces is not None and pod.namespace not in namespaces:
-                continue
-            if not node_ok(node.name) or not match(pod):
-                continue
-            labels = node.labels
-            for k in keys:
-                v = labels.get(k)
-                if v is not None:
-                    counts[(k, v)] = counts.get((k, v), 0) + 1
 
     def get(self, key: str, value: str) -> int:
         return self.counts.get((key, value), 0)
@@ -480,7 +463,8 @@ class ClusterState:
             nodes = self.nodes
             pod_of = self.pod_of
             for ns in (namespaces if namespaces is not None else list(self.by_ns)):
-                c.fill((pod_of[pkey], nodes[name]) for pkey, name in self.by_ns.get(ns, {}).items())
+                for pkey, name in self.by_ns.get(ns, {}).items():
+                    c.update(pod_of[pkey], nodes[name], 1)
             self.counters[key] = c
             for ns in (namespaces if namespaces is not None else (None,)):
                 self._counters_ns.setdefault(ns, []).append(c)

@@ -165,27 +165,7 @@ class InterPodAffinity(Plugin):
         return OK, st
 
     def filter(self, cs: ClusterState, pod: Pod, st: Any, node: Node) -> Optional[Status]:
-        labels = node.labels
-        if st.affinity is not None:
-            exist = True
-            for key in st.affinity_keys:
-                v = labels.get(key)
-                if v is None:
-                    return unresolvable(AFFINITY)
-                if st.affinity.get(key, v) <= 0:
-                    exist = False
-            if not exist and not (not st.affinity.counts and st.self_affine):
-                return unresolvable(AFFINITY)
-        for counter in st.anti:
-            key = counter.keys[0]
-            v = labels.get(key)
-            if v is not None and counter.get(key, v) > 0:
-                return unschedulable(ANTI_AFFINITY)
-        for key, values in st.forbidden.items():
-            v = labels.get(key)
-            if v is not None and v in values:
-                return unschedulable(EXISTING_ANTI_AFFINITY)
-        return None
+        return _verdict(st, node, _NONE)
 
     def class_status(self, cs: ClusterState, pod: Pod, st: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
         """With no term on a per-node key (the pod's affinity and anti-affinity, the running
@@ -199,29 +179,41 @@ class InterPodAffinity(Plugin):
     def rejects_class(self, cs: ClusterState, pod: Pod, st: Any, rep: Node, split: FrozenSet[str]) -> bool:
         """Each part of the Filter whose topology keys are not per node reads only the node's
         values of those keys and the domain counts: the same verdict for the whole class."""
-        labels = rep.labels
-        if st.affinity is not None and not any(k in split for k in st.affinity_keys):
-            exist = True
-            for key in st.affinity_keys:
-                v = labels.get(key)
-                if v is None:
-                    return True
-                if st.affinity.get(key, v) <= 0:
-                    exist = False
-            if not exist and not (not st.affinity.counts and st.self_affine):
-                return True
-        for counter in st.anti:
-            key = counter.keys[0]
-            if key not in split:
-                v = labels.get(key)
-                if v is not None and counter.get(key, v) > 0:
-                    return True
-        for key, values in st.forbidden.items():
-            if key not in split:
-                v = labels.get(key)
-                if v is not None and v in values:
-                    return True
-        return False
+        return _verdict(st, rep, split) is not None
+
+
+_NONE: FrozenSet[str] = frozenset()
+
+
+def _verdict(st: State, node: Node, skip: FrozenSet[str]) -> Optional[Status]:
+    """The Filter on `node`, leaving out the parts whose topology keys are in `skip` (none: the
+    Filter itself; the per-node keys: what holds for the node's whole class). The pod's required
+    affinity is one part (its terms must all hold); each anti-affinity term is its own."""
+    labels = node.labels
+    if st.affinity is not None and not (skip and any(k in skip for k in st.affinity_keys)):
+        exist = True
+        for key in st.affinity_keys:
+            v = labels.get(key)
+            if v is None:
+                return unresolvable(AFFINITY)
+            if st.affinity.get(key, v) <= 0:
+                exist = False
+        if not exist and not (not st.affinity.counts and st.self_affine):
+            return unresolvable(AFFINITY)
+    for counter in st.anti:
+        key = counter.keys[0]
+        if key in skip:
+            continue
+        v = labels.get(key)
+        if v is not None and counter.get(key, v) > 0:
+            return unschedulable(ANTI_AFFINITY)
+    for key, values in st.forbidden.items():
+        if key in skip:
+            continue
+        v = labels.get(key)
+        if v is not None and v in values:
+            return unschedulable(EXISTING_ANTI_AFFINITY)
+    return None
 
 
 def anti_affinity_stays(st: State, gone: Sequence[Pod], node: Node) -> bool:

@@ -114,17 +114,7 @@ class PodTopologySpread(Plugin):
         return OK, [counted_items(cs, pod, hard), -1, ()]
 
     def filter(self, cs: ClusterState, pod: Pod, data: Any, node: Node) -> Optional[Status]:
-        items = data[0]
-        mins = _mins(cs, data)
-        labels = node.labels
-        for item, low in zip(items, mins):
-            key = item.constraint.topology_key
-            value = labels.get(key)
-            if value is None:
-                return unresolvable(MISSING_LABEL)
-            if item.counter.get(key, value) + item.self_match - low > item.constraint.max_skew:
-                return unschedulable(SKEW)
-        return None
+        return _verdict(cs, data, node, _NONE)
 
     def class_status(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> Optional[Status]:
         """With every constraint on a key that is not per node, the Filter reads only the node's
@@ -136,17 +126,26 @@ class PodTopologySpread(Plugin):
     def rejects_class(self, cs: ClusterState, pod: Pod, data: Any, rep: Node, split: FrozenSet[str]) -> bool:
         """A constraint on a key that is not per node (zone, region) reads only the node's value
         of that key and the domain counts: it fails every node of the class or none."""
-        items = data[0]
-        mins = _mins(cs, data)
-        labels = rep.labels
-        for item, low in zip(items, mins):
-            key = item.constraint.topology_key
-            if key in split:
-                continue
-            value = labels.get(key)
-            if value is None or item.counter.get(key, value) + item.self_match - low > item.constraint.max_skew:
-                return True
-        return False
+        return _verdict(cs, data, rep, split) is not None
+
+
+_NONE: FrozenSet[str] = frozenset()
+
+
+def _verdict(cs: ClusterState, data: Any, node: Node, skip: FrozenSet[str]) -> Optional[Status]:
+    """The Filter on `node`, leaving out the constraints on the keys in `skip` (none: the Filter
+    itself; the per-node keys: what holds for the node's whole class)."""
+    labels = node.labels
+    for item, low in zip(data[0], _mins(cs, data)):
+        key = item.constraint.topology_key
+        if key in skip:
+            continue
+        value = labels.get(key)
+        if value is None:
+            return unresolvable(MISSING_LABEL)
+        if item.counter.get(key, value) + item.self_match - low > item.constraint.max_skew:
+            return unschedulable(SKEW)
+    return None
 
 
 def _mins(cs: ClusterState, data: Any) -> Tuple[int, ...]:

@@ -65,15 +65,22 @@ def pv_fits_node(pv: PersistentVolume, node: Node) -> bool:
     return pv.node_affinity is None or node_selector_matches(pv.node_affinity, node.labels, node.name).match
 
 
+def _affinity_keys(cs: ClusterState, pv: PersistentVolume) -> Optional[Tuple[str, ...]]:
+    """The label keys the volume's node affinity reads, None when it reads fields (the node's
+    name): remembered per volume."""
+    keys = cs.cache.get(("pv-keys", pv.name), False)
+    if keys is False:
+        read, fields = selector_keys(pv.node_affinity)
+        keys = cs.cache[("pv-keys", pv.name)] = None if fields else tuple(sorted(read))
+    return keys
+
+
 def _pv_fits_cached(cs: ClusterState, pv: PersistentVolume, node: Node) -> bool:
     """`pv_fits_node`, remembered (neither side changes during a plan) per node, or, for a node
     affinity without matchFields, per the node's values of the keys it reads: a zonal volume is
     matched once per zone, not once per node."""
-    keys = cs.cache.get(("pv-keys", pv.name))
+    keys = _affinity_keys(cs, pv)
     if keys is None:
-        read, fields = selector_keys(pv.node_affinity)
-        keys = cs.cache[("pv-keys", pv.name)] = False if fields else tuple(sorted(read))
-    if keys is False:
         key: tuple = ("pv-fits", pv.name, node.name)
     else:
         labels = node.labels
@@ -174,8 +181,8 @@ class VolumeBinding(Plugin):
         for pvc in claims.bound:
             pv = cs.pvs.get(pvc.volume_name)
             if pv is not None and pv.node_affinity is not None:
-                keys, fields = selector_keys(pv.node_affinity)
-                if fields or keys & split:
+                keys = _affinity_keys(cs, pv)
+                if keys is None or split.intersection(keys):
                     return PER_NODE
         return self.filter(cs, pod, claims, rep)
 
@@ -187,7 +194,7 @@ class VolumeBinding(Plugin):
             if pv is None:
                 return True
             if pv.node_affinity is not None:
-                keys, fields = selector_keys(pv.node_affinity)
-                if not fields and not (keys & split) and not _pv_fits_cached(cs, pv, rep):
+                keys = _affinity_keys(cs, pv)
+                if keys is not None and not split.intersection(keys) and not _pv_fits_cached(cs, pv, rep):
                     return True
         return False
