@@ -305,3 +305,50 @@ def test_kubelet_documents_and_nested_lists_load_the_same_either_way(tmp_path, m
     assert fast.kubelet_configs["n1"]["evictionHard"] == {"memory.available": "100Mi"}
     assert fast.priority_classes["high"].value == 1000 and "nested" not in fast.priority_classes
     assert fast.namespaces["default"].labels == {"team": "x", "kubernetes.io/metadata.name": "default"}   # SetDefaults_Namespace
+
+
+def test_a_live_pod_page_decodes_and_projects_like_the_generic_schema(monkeypatch):
+    """Live pod pages are decoded with the pod's fields only (fastjson.POD_FIELDS); every pod
+    shape the freezer reads must come out, and project, exactly as the generic schema gives it."""
+    from kubectl_evict.source import fastjson
+    from kubectl_evict.source.freeze import Freezer
+
+    dra = pod("gpu-a", "n1", ns="ml")
+    dra["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "gpu-tpl"}]
+    dra["status"]["resourceClaimStatuses"] = [{"name": "gpu", "resourceClaimName": "gpu-a-gpu-x1"}]
+    dra["spec"].update(priority=100, priorityClassName="high", terminationGracePeriodSeconds=5,
+                       preemptionPolicy="Never", schedulerName="other")
+    dra["spec"]["taints"] = "a node's field: skipped for a pod either way"
+    pods = _template_pods() + [dra]
+    for p in pods:
+        p.pop("kind"), p.pop("apiVersion")
+    page = json.dumps({"metadata": {"resourceVersion": "7", "continue": "c", "remainingItemCount": 3},
+                       "items": pods}).encode()
+
+    def plain(v):   # raw subtrees as their bytes, volume structs as dicts
+        if isinstance(v, fastjson.Raw):
+            return ("raw", bytes(v))
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        return v
+
+    def read():
+        meta, items = fastjson.loads_page(page, "Pod", "v1")
+        freezer = Freezer()
+        freezer.add_page("Pod", "live", items)
+        return meta, plain(items), freezer.build()
+
+    meta, narrow, snap = read()
+    with monkeypatch.context() as m:
+        m.delitem(fastjson._PAGE_DECODERS, "Pod")
+        generic_meta, generic, generic_snap = read()
+    assert meta == generic_meta == {"resourceVersion": "7", "continue": "c", "remainingItemCount": 3}
+    assert [{k: v for k, v in p["spec"].items() if k != "taints"} for p in generic] == [p["spec"] for p in narrow]
+    assert [{k: v for k, v in p.items() if k != "spec"} for p in generic] == [
+        {k: v for k, v in p.items() if k != "spec"} for p in narrow]
+    assert snap == generic_snap and len(snap.pods) == len(pods)
+    gpu = snap.pods_by_key[("ml", "gpu-a")]
+    assert (gpu.priority, gpu.termination_grace_period, gpu.preemption_policy) == (100, 5, "Never")
+    assert gpu.resource_claims[0].generated == "gpu-a-gpu-x1"
