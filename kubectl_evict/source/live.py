@@ -62,6 +62,8 @@ WARNING_LINES = 20                  # stderr warnings about kubelets, then "... 
 # While a plan's read projects pages on one thread, the list threads need the GIL for every chunk
 # they take off their sockets (socket.SocketIO is Python code); with the default 5 ms switch
 # interval each such chunk can wait 5 ms behind the projection, and the server idles meanwhile.
+# Measured (tests/perf/README.md): with 30 ms of latency a request, 0.5 ms reads 30,000 pods 6 %
+# faster; against a local server that answers at once, 5 ms is 7 % faster at 150,000 pods.
 READ_SWITCH_INTERVAL = 0.0005
 
 
