@@ -108,7 +108,7 @@ class VolumeSpec(_S, forbid_unknown_fields=True):
 
 
 class Spec(_S):
-    # Pod
+    # Pod (a field the freezer reads of pods goes into POD_FIELDS too: live pod pages decode only those)
     nodeName: Any = None
     containers: Optional[List[ContainerSpec]] = None
     initContainers: Optional[List[ContainerSpec]] = None
@@ -176,6 +176,7 @@ class Spec(_S):
 
 
 class Status(_S):
+    # what the freezer reads of a pod is in POD_FIELDS too (live pod pages decode only those)
     phase: Any = None
     conditions: RawField = None   # pods carry five, with timestamps: 2 KB a pod as dicts
     capacity: Any = None
