@@ -985,6 +985,7 @@ class Fault:
     partial: float | bool = False
     times: int | None = 1
     skip: int = 0
+    body: Any = None
     hits: int = 0
     seen: int = 0
 
@@ -1007,6 +1008,8 @@ class Faults:
       reset=True             drop the connection without any response (TCP RST)
       partial=True|FRACTION  handle the request, send the headers and that fraction of the body
                              (default half), then close the connection
+      body=FUNCTION          handle the request, then send FUNCTION(answer bytes) as the whole
+                             answer, same status (an API server or proxy that answers garbage)
     `times` (None: forever) limits firings; `skip` lets the first N matching requests through.
     """
 
@@ -1018,9 +1021,10 @@ class Faults:
             status: int | None = None, delay: float = 0.0, reset: bool = False,
             partial: float | bool = False, times: int | None = 1, skip: int = 0,
             message: str | None = None, reason: str | None = None,
-            retry_after: int | None = None, query_regex: str | None = None) -> Fault:
+            retry_after: int | None = None, query_regex: str | None = None,
+            body: Any = None) -> Fault:
         f = Fault(method, path_regex, query_regex, status, message, reason, retry_after, delay,
-                  reset, partial, times, skip)
+                  reset, partial, times, skip, body)
         with self._lock:
             self._faults.append(f)
         return f
@@ -1205,6 +1209,7 @@ class _Handler(BaseHTTPRequestHandler):
         path, query = unquote(url.path), url.query
         api._log_request(method, unquote(self.path), self.headers)
         partial: float | bool = False
+        rewrite = None
         try:
             try:
                 raw = self._body()
@@ -1224,14 +1229,14 @@ class _Handler(BaseHTTPRequestHandler):
                                    headers={"Retry-After": fault.retry_after} if fault.retry_after else None)
                     self._send_json(err.code, err.body(), headers=err.headers)
                     return
-                partial = fault.partial
+                partial, rewrite = fault.partial, fault.body
             q = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
             code, payload, ctype, headers = api._dispatch(self, method, path, q, raw)
-            if isinstance(payload, (bytes, bytearray)):
-                self._send(code, bytes(payload), ctype=ctype, headers=headers, partial=partial)
-            else:
-                self._send(code, json.dumps(payload, separators=(",", ":")).encode(), ctype=ctype,
-                           headers=headers, partial=partial)
+            if not isinstance(payload, (bytes, bytearray)):
+                payload = json.dumps(payload, separators=(",", ":")).encode()
+            if rewrite is not None:
+                payload = rewrite(bytes(payload))
+            self._send(code, bytes(payload), ctype=ctype, headers=headers, partial=partial)
         except _Drop:
             return
         except ApiError as e:

@@ -314,6 +314,57 @@ def test_bad_pod_in_a_live_page_is_one_error_line(tmp_path):
     assert "Traceback" not in res.stderr
 
 
+# (id, what the server answers instead of a page: a function of the real page, what the error says).
+# Pod pages whose head reads as API servers write it go to the projecting thread undecoded
+# (`live.page_head`): a page cut after its head fails there, and must read as one that fails at once.
+BAD_PAGES = [
+    ("cut-after-its-head", lambda page: page[: len(page) * 2 // 3], "is not JSON"),
+    ("html-from-a-proxy", lambda page: b"<html><body>502 Bad Gateway</body></html>", "is not JSON"),
+    ("items-not-a-list", lambda page: b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":{"a":1}}',
+     "is not a Kubernetes list"),
+]
+
+
+@pytest.mark.parametrize("case", BAD_PAGES, ids=[c[0] for c in BAD_PAGES])
+def test_a_page_that_is_no_list_is_one_error_line(tmp_path, case):
+    """The second of three pod pages is broken: the plan fails with one line naming the list and
+    the server, whichever thread decodes the page; nothing is planned."""
+    _id, body, problem = case
+    with ApiServer(small_cluster(pods_per_node=401)) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        srv.faults.add("GET", r"^/api/v1/pods$", skip=1, times=None, body=body)
+        res = main("--kubeconfig", kc, "--now", NOW, "drain", "n1")
+        url = srv.url
+    assert_error(res, "error: listing pods: the answer from %s %s" % (url, problem))
+    assert res.stdout == ""
+
+
+# (id, a page's head, the list metadata read off it: None when the page is decoded whole instead)
+PAGE_HEADS = [
+    ("api-server", b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"12","continue":"eyJ2",'
+                   b'"remainingItemCount":5},"items":[{"metadata":{}}]}',
+     {"resourceVersion": "12", "continue": "eyJ2", "remainingItemCount": 5}),
+    ("indented", b'{\n  "kind": "PodList",\n  "apiVersion": "v1",\n  "metadata": {},\n  "items": []\n}', {}),
+    ("fields-in-another-order", b'{"apiVersion":"v1","kind":"PodList","metadata":{},"items":[]}', None),
+    ("items-first", b'{"kind":"PodList","apiVersion":"v1","items":[],"metadata":{}}', None),
+    ("items-null", b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":null}', None),
+    ("count-as-a-string", b'{"kind":"PodList","apiVersion":"v1","metadata":{"remainingItemCount":"5"},"items":[]}',
+     None),
+    ("continue-as-a-number", b'{"kind":"PodList","apiVersion":"v1","metadata":{"continue":5},"items":[]}', None),
+    ("nested-metadata", b'{"kind":"PodList","apiVersion":"v1","metadata":{"a":{}},"items":[]}', None),
+    ("metadata-not-json", b'{"kind":"PodList","apiVersion":"v1","metadata":{"a":1,},"items":[]}', None),
+    ("head-too-long", b'{"kind":"PodList","apiVersion":"v1","metadata":{"continue":"' + b"x" * 9000 + b'"},"items":[]}',
+     None),
+    ("not-json", b"<html>502 Bad Gateway</html>", None),
+]
+
+
+@pytest.mark.parametrize("case", PAGE_HEADS, ids=[c[0] for c in PAGE_HEADS])
+def test_page_head(case):
+    _id, data, want = case
+    assert live.page_head(data) == want
+
+
 def test_too_many_requests_with_retry_after_is_retried(demo, demo_kc):
     demo.faults.add("GET", r"^/api/v1/pods$", status=429, retry_after=1, times=1)
     data = live.read_live(GlobalOptions(kubeconfig=demo_kc), "pruned", kubelet=False)

@@ -651,6 +651,31 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
     return meta, items
 
 
+# A list page's head as API servers write it (Go's field order: TypeMeta, ListMeta, Items), and the
+# list metadata in it: strings and a number, no nested object.
+_PAGE_HEAD = re.compile(rb'\s*\{\s*"kind"\s*:\s*"[^"\\]*"\s*,\s*"apiVersion"\s*:\s*"[^"\\]*"\s*,'
+                        rb'\s*"metadata"\s*:\s*(\{[^{}]*\})\s*,\s*"items"\s*:\s*\[')
+_HEAD_BYTES = 8192
+
+
+def page_head(data: bytes) -> Optional[dict]:
+    """The list metadata of a page read off its head, its items left undecoded; None when the
+    page does not start the way API servers write one, or the metadata is not what ListMeta
+    holds (the page is then decoded whole, and any problem named as for every page)."""
+    m = _PAGE_HEAD.match(data, 0, _HEAD_BYTES)
+    if m is None:
+        return None
+    try:
+        meta = json.loads(m.group(1))
+    except ValueError:
+        return None
+    for key, value in meta.items():
+        ok = value.__class__ is int if key == "remainingItemCount" else value.__class__ is str
+        if not ok:
+            return None
+    return meta
+
+
 class _Progress:
     """One self-rewriting line on stderr: kinds read, objects so far, kubelet documents. Only when
     stderr is a terminal, only once the read has taken `delay` seconds (a quick read shows
@@ -682,16 +707,30 @@ class _Progress:
             if not self.finished:
                 self._draw(force=True)
 
-    def page(self, kind: str, n: int, remaining: Any, last: bool = False) -> None:
+    def page(self, kind: str, n: Optional[int], remaining: Any, last: bool = False) -> None:
+        """A list page of `kind` arrived, with `n` items (None: `counted` says how many once the
+        page is decoded) and `remaining` after it (ListMeta.remainingItemCount)."""
         if not self.enabled:
             return
         with self.lock:
-            self.counts[kind] = self.counts.get(kind, 0) + n
-            if isinstance(remaining, int):
-                self.totals[kind] = self.counts[kind] + remaining
+            if n is not None:
+                self._count(kind, n, remaining)
             if last:
                 self.kinds_done += 1
+            self._draw(force=last and bool(n))
+
+    def counted(self, kind: str, n: int, remaining: Any, last: bool = False) -> None:
+        """A page announced without its count (`page`) holds `n` items."""
+        if not self.enabled:
+            return
+        with self.lock:
+            self._count(kind, n, remaining)
             self._draw(force=last and n > 0)
+
+    def _count(self, kind: str, n: int, remaining: Any) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + n
+        if isinstance(remaining, int):
+            self.totals[kind] = self.counts[kind] + remaining
 
     def kubelet_done(self, total: int) -> None:
         if not self.enabled:
@@ -825,16 +864,26 @@ class ClusterReader:
                     if token:
                         kw["_continue"] = token
                     data = self._call(what, fn, *args, **kw)
-                    try:
-                        meta, page = decode_page(data, mode, spec)
-                    except _BadPage as e:
-                        raise ClusterAccessError("%s: the answer from %s is %s" % (what, self.conn.server, e)) from None
+                    head = page_head(data) if sink is not None and mode == "pruned" and sink.takes_raw(spec) else None
+                    n: Optional[int] = None
+                    if head is not None:   # the sink decodes it, just before projecting it
+                        meta = head
+                        sink.take_raw(spec, data, "%s: the answer from %s is " % (what, self.conn.server),
+                                      lambda count, r=head.get("remainingItemCount"), last=not head.get("continue"):
+                                      self.progress.counted(spec.kind, count, r, last))
+                    else:
+                        try:
+                            meta, page = decode_page(data, mode, spec)
+                        except _BadPage as e:
+                            raise ClusterAccessError("%s: the answer from %s is %s" % (what, self.conn.server, e)) \
+                                from None
+                        n = len(page)
+                        if sink is None or not sink.take(spec, page):
+                            items.extend(page)
+                        del page
+                    del data
                     if not token:
                         rv = str(meta.get("resourceVersion") or "")
-                    n = len(page)
-                    if sink is None or not sink.take(spec, page):
-                        items.extend(page)
-                    del page
                     token = meta.get("continue") or None
                     if token is not None:
                         if token in seen:
@@ -1081,14 +1130,39 @@ def source_label(context: str) -> str:
     return "cluster %s" % context
 
 
+class _RawPage:
+    """A list page the projecting thread decodes (`FreezeSink.take_raw`)."""
+    __slots__ = ("spec", "data", "bad_page", "counted")
+
+    def __init__(self, spec: ListSpec, data: bytes, bad_page: str, counted: Callable[[int], None]) -> None:
+        self.spec, self.data, self.bad_page, self.counted = spec, data, bad_page, counted
+
+    def decode(self) -> list:
+        """The page's items, as `decode_page` makes them ("pruned")."""
+        try:
+            items = decode_page(self.data, "pruned", self.spec)[1]
+        except _BadPage as e:
+            raise ClusterAccessError(self.bad_page + str(e)) from None
+        self.counted(len(items))
+        return items
+
+
 class FreezeSink:
     """Hands a live read's list pages to the Freezer as they arrive: PriorityClasses are added
     first (pods are priced with them); pods and workloads are projected page by page
     (`Freezer.add_page`) on one projecting thread, fed through a short queue, so that the list
     threads keep asking for the next page while the previous one is projected (the server and
-    the projection overlap) and at most QUEUE_PAGES decoded pages wait. Every other kind stays in
+    the projection overlap) and at most QUEUE_PAGES pages wait. Every other kind stays in
     ClusterData until the read is done. `close` waits for the queue to drain and raises what
-    projecting a page raised (an InputError naming the object)."""
+    projecting a page raised (an InputError naming the object).
+
+    Pages of the projected kinds arrive as bytes (`take_raw`, their list metadata read off their
+    head): the projecting thread decodes each one right before projecting it. Decoded on the list
+    threads instead, a page waited in the queue behind others and was projected with little of it
+    left in the CPU's caches (150,000 pods: 12.5-13.3 s of thread CPU to project, against 9.6-10.1
+    s to project and build from a file), and each pod page's decoding stood between its answer
+    and the request for the next page: with 100 ms a request, 30,000 pods were read and planned
+    in 7.8-8.1 s against 8.7-9.2 s."""
 
     FIRST = ("PriorityClass",)
     QUEUE_PAGES = 8
@@ -1111,6 +1185,15 @@ class FreezeSink:
             self.freezer.add((self.label, "", i) for i in items)
             return True
         return False
+
+    def takes_raw(self, spec: ListSpec) -> bool:
+        """Does `take_raw` take pages of `spec`'s kind?"""
+        return spec.kind in Freezer.PAGED_KINDS
+
+    def take_raw(self, spec: ListSpec, data: bytes, bad_page: str, counted: Callable[[int], None]) -> None:
+        """Take one undecoded page of `spec`'s kind (`takes_raw`). Projecting it calls `counted`
+        with its number of items; a page that is no list fails the read with `bad_page` and why."""
+        self._put((spec.kind, _RawPage(spec, data, bad_page, counted)))
 
     def restart(self, spec: ListSpec) -> None:
         """The list of `spec`'s kind starts over: forget its pages projected so far."""
@@ -1143,6 +1226,8 @@ class FreezeSink:
                 if items is None:
                     self.freezer.forget(kind)
                 else:
+                    if items.__class__ is _RawPage:
+                        items = items.decode()
                     self.freezer.add_page(kind, self.label, items)
             except BaseException as e:  # noqa: BLE001 - handed to the reader's threads and to close()
                 self._error = e
