@@ -36,6 +36,7 @@ import base64
 import bisect
 import copy
 import gc
+import gzip
 import hashlib
 import datetime as _dt
 import json
@@ -970,6 +971,9 @@ def to_table(res: Resource, objs: list[dict], list_meta: dict, include: str) -> 
 # Faults
 # --------------------------------------------------------------------------------------------
 
+GZIP_THRESHOLD = 128 * 1024   # kube-apiserver's defaultGzipThresholdBytes
+
+
 @dataclass
 class Fault:
     """One programmed fault. `hits` counts how often it fired."""
@@ -1185,12 +1189,26 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(code)
         self.send_header("Content-Type", ctype)
         self.send_header("Cache-Control", "no-cache, private")
-        self.send_header("Content-Length", str(len(body)))
+        if self.api.gzip and len(body) > GZIP_THRESHOLD and self.command != "HEAD" and "gzip" in [
+                t.split(";")[0].strip() for t in self.headers.get("Accept-Encoding", "").split(",")]:
+            body = gzip.compress(body, compresslevel=1, mtime=0)
+            self.api.compressed.append(self.path)
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Vary", "Accept-Encoding")
+        size = self.api.chunk
+        chunked = 0 < size < len(body) and self.command != "HEAD"
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(body)))
         for k, v in (headers or {}).items():
             self.send_header(k, str(v))
         self.end_headers()
         if self.command == "HEAD":
             return
+        if chunked:
+            body = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + size]), body[i:i + size])
+                            for i in range(0, len(body), size)) + b"0\r\n\r\n"
         if partial:
             frac = 0.5 if partial is True else float(partial)
             self.wfile.write(body[: max(1, int(len(body) * frac))] if body else b"")
@@ -1292,7 +1310,8 @@ class ApiServer:
     """
 
     def __init__(self, objects_or_path: Any = (), tokens: dict | None = None, *, tls: bool = False,
-                 port: int = 0, host: str = "127.0.0.1", verbose: bool = False):
+                 port: int = 0, host: str = "127.0.0.1", verbose: bool = False, chunk: int = 0,
+                 gzip: bool = True):
         gc_was_enabled = gc.isenabled()
         gc.disable()  # loading 150k objects allocates a lot and creates no cycles
         try:
@@ -1305,6 +1324,14 @@ class ApiServer:
         self.requests: list[tuple[str, str]] = []
         self.request_headers: list[tuple[str, str, list[tuple[str, str]]]] = []
         self.verbose = verbose
+        # > 0: answers larger than this go out with Transfer-Encoding: chunked, in chunks of this
+        # size, as kube-apiserver v1.33+ streams lists (KEP-5116: one write per item, through Go's
+        # 2 KB response buffer) to a client that asks for no gzip
+        self.chunk = chunk
+        # answers over 128 KiB to a client that accepts gzip are compressed (level 1), as
+        # kube-apiserver does (APIResponseCompression, on by default; responsewriters/writers.go)
+        self.gzip = gzip
+        self.compressed: list[str] = []    # the requests whose answers went out compressed
         self.tls = tls
         self.ca_file: str | None = None
         self._host, self._port = host, port
@@ -1969,6 +1996,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--token", action="append", default=[], metavar="TOKEN=ROLE",
                     help="require bearer tokens (roles: admin, readonly, noproxy, readonly-noproxy)")
     ap.add_argument("--kubeconfig", help="write a kubeconfig for the server here")
+    ap.add_argument("--chunk", type=int, default=0, metavar="BYTES",
+                    help="send answers larger than BYTES chunked, in chunks of BYTES (kube-apiserver v1.33+ "
+                         "streams lists in chunks of about 2048 bytes)")
+    ap.add_argument("--no-gzip", action="store_true", help="never compress answers (kube-apiserver with "
+                    "APIResponseCompression off)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
     objs: list[dict] = []
@@ -1976,7 +2008,8 @@ def main(argv: list[str] | None = None) -> int:
         objs.extend(load_objects(s))
     tokens = dict(t.split("=", 1) for t in a.token) or None
     t0 = time.time()
-    srv = ApiServer(objs, tokens, tls=a.tls, port=a.port, host=a.host, verbose=a.verbose)
+    srv = ApiServer(objs, tokens, tls=a.tls, port=a.port, host=a.host, verbose=a.verbose, chunk=a.chunk,
+                    gzip=not a.no_gzip)
     del objs
     srv.start()
     if a.kubeconfig:

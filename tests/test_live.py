@@ -557,6 +557,33 @@ def test_live_plans_equal_snapshot_file_and_fixture_plans(demo, demo_kc, tmp_pat
         assert _without_cluster(live_doc) == _without_cluster(json.loads(demo_r.stdout)), name
 
 
+# (id, the server's answers: chunk size (0: Content-Length), compressed when asked)
+ANSWER_SHAPES = [
+    ("plain", 0, False),
+    ("streamed", 2048, False),            # kube-apiserver v1.33+ to a client that asks for no gzip
+    ("streamed-gzip", 2048, True),        # ... to one that does, as kubectl and evictplan do
+]
+
+
+def test_live_reads_ask_for_gzip_and_plan_the_same_from_any_answer_shape(tmp_path):
+    """Every request asks for gzip, as kubectl's does, and the API server compresses the large
+    answers (over 128 KiB: the demo's pod list); lists streamed in 2 KB chunks (KEP-5116) read
+    the same: the plan is identical whatever shape the answers take."""
+    outputs, asked, compressed = [], [], []
+    for _id, chunk, gz in ANSWER_SHAPES:
+        with ApiServer(DEMO_PATH, chunk=chunk, gzip=gz) as srv:
+            kc = str(srv.write_kubeconfig(tmp_path / ("kc-" + _id), context="demo-live"))
+            res = main("--kubeconfig", kc, "--now", NOW, "-o", "json", "drain", "worker-a1", "worker-b1")
+            assert res.returncode == 3, res.stderr
+            outputs.append(_without_cluster(json.loads(res.stdout)))
+            asked.append(srv.headers_of("/api/v1/pods", "Accept-Encoding"))
+            compressed.append([p for p in srv.compressed if p.startswith("/api/v1/pods")])
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0]["actions"], "the drain evicts pods"
+    assert all(values == [["gzip"]] for values in asked), asked
+    assert compressed[0] == compressed[1] == [] and len(compressed[2]) == 1, compressed
+
+
 def test_server_version_is_recorded_and_used(tmp_path, monkeypatch):
     """node-monitor-grace-period defaults to 40s before v1.32 and 50s from v1.32 (PR #126287)."""
     monkeypatch.setitem(apiserver_module.SERVER_VERSION, "gitVersion", "v1.31.4")

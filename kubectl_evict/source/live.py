@@ -503,7 +503,13 @@ def _contexts(kconfig: Any, joined: str, where: str) -> Tuple[List[str], str]:
 
 
 def _api_client(kclient: Any, cfg: Any) -> Any:
-    return kclient.ApiClient(configuration=cfg)
+    """The client, asking for gzip as kubectl does (client-go's transport): API servers compress
+    answers over 128 KiB, so a pod list page crosses the network at about a ninth of its size.
+    v1.33+ streams lists (KEP-5116) in chunks of about 2 KB, which Python's HTTP client takes one
+    at a time; compressed, there are a ninth as many. urllib3 decompresses."""
+    api = kclient.ApiClient(configuration=cfg)
+    api.set_default_header("Accept-Encoding", "gzip")
+    return api
 
 
 def _quiet_insecure_warnings() -> None:
