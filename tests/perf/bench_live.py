@@ -7,7 +7,9 @@
 
 The server (`tests/apiserver.py`) runs in its own process, so no reader shares its GIL. It
 compresses answers over 128 KiB for clients that ask (evictplan and kubectl do), as kube-apiserver
-does; `--chunk 2048` streams answers in 2 KB chunks, as kube-apiserver v1.33+ streams lists. All three
+does (`--no-gzip`: never, as in figures before 2026-11-24 evening); `--chunk 2048` streams answers
+in 2 KB chunks, as kube-apiserver v1.33+ streams lists. On a 2-core machine the server's own
+compression (about 15 ms a 500-pod page, one page at a time per kind) bounds `snapshot`. All three
 readers run against the same server in the same run, each in a fresh process, output to
 /dev/null; wall time and peak RSS (os.wait4) per reader, best of --repeat:
 
@@ -82,10 +84,10 @@ def run(cmd, env=None, stdout=subprocess.DEVNULL):
     return wall, usage.ru_maxrss / 1024.0, p.returncode, out, usage.ru_utime + usage.ru_stime
 
 
-def start_server(snapshot: str, kubeconfig: str, chunk: int = 0):
+def start_server(snapshot: str, kubeconfig: str, chunk: int = 0, gzip: bool = True):
     proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "apiserver.py"), snapshot, "--kubeconfig",
-                             kubeconfig, "--chunk", str(chunk)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                             kubeconfig, "--chunk", str(chunk)] + ([] if gzip else ["--no-gzip"]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = proc.stdout.readline().strip()
     if not url:
         raise SystemExit("the test API server did not start: %s" % proc.stderr.read())
@@ -105,6 +107,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-client", action="store_true", help="leave the client models out")
     ap.add_argument("--chunk", type=int, default=0, metavar="BYTES", help="the server streams answers in "
                     "chunks of BYTES, as kube-apiserver v1.33+ streams lists (about 2048); 0: Content-Length")
+    ap.add_argument("--no-gzip", action="store_true", help="the server never compresses (as before 2026-11-24 "
+                    "evening: compare with earlier figures)")
     ap.add_argument("--json", help="also write the results here")
     a = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-live-"))
@@ -115,7 +119,7 @@ def main(argv=None) -> int:
                         "--pods", str(a.pods), "--format", "compact", "--out", snapshot], check=True)
     kc = str(tmp / "kubeconfig")
     t0 = time.perf_counter()
-    server, url = start_server(snapshot, kc, a.chunk)
+    server, url = start_server(snapshot, kc, a.chunk, not a.no_gzip)
     sys.stderr.write("server ready in %.1fs\n" % (time.perf_counter() - t0))
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("KUBECONFIG", None)
@@ -158,8 +162,9 @@ def main(argv=None) -> int:
         server.terminate()
         server.wait()
     width = max(len(k) for k in results)
-    print("%d pods from %s%s" % (total, snapshot, ", answers streamed in chunks of %d bytes" % a.chunk
-                                 if a.chunk else ""))
+    print("%d pods from %s; answers %s%s" % (total, snapshot, "never compressed" if a.no_gzip else
+                                             "over 128 KiB compressed when asked",
+                                             ", streamed in chunks of %d bytes" % a.chunk if a.chunk else ""))
     print("%-*s  %9s  %9s  %9s  %5s  %s" % (width, "reader", "seconds", "cpu s", "peak MiB", "load", "note"))
     for k, v in results.items():
         if v.get("failed"):
