@@ -58,7 +58,6 @@ class _Placing:
         return self._placer
 
 
-
 def _scheduled_deletion(pod: Pod, node: Node, now: float) -> Optional[float]:
     """When the taint-eviction controller deletes `pod` on `node` (seconds after now), or None."""
     d = no_execute_decision(node.taints, pod.tolerations)
