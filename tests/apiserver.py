@@ -1207,8 +1207,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command == "HEAD":
             return
         if chunked:
-            body = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + size]), body[i:i + size])
-                            for i in range(0, len(body), size)) + b"0\r\n\r\n"
+            pieces = (body[i:i + size] for i in range(0, len(body), size))
+            body = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in pieces) + b"0\r\n\r\n"
         if partial:
             frac = 0.5 if partial is True else float(partial)
             self.wfile.write(body[: max(1, int(len(body) * frac))] if body else b"")

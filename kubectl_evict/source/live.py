@@ -856,6 +856,7 @@ class ClusterReader:
         fn = getattr(api, spec.method)
         args = (spec.namespace,) if spec.namespace else ()
         what = "listing %s" % spec.resource
+        bad_page = "%s: the answer from %s is " % (what, self.conn.server)   # + why (_BadPage)
         restarted = False
         while True:
             items: list = []
@@ -874,15 +875,14 @@ class ClusterReader:
                     n: Optional[int] = None
                     if head is not None:   # the sink decodes it, just before projecting it
                         meta = head
-                        sink.take_raw(spec, data, "%s: the answer from %s is " % (what, self.conn.server),
+                        sink.take_raw(spec, data, bad_page,
                                       lambda count, r=head.get("remainingItemCount"), last=not head.get("continue"):
                                       self.progress.counted(spec.kind, count, r, last))
                     else:
                         try:
                             meta, page = decode_page(data, mode, spec)
                         except _BadPage as e:
-                            raise ClusterAccessError("%s: the answer from %s is %s" % (what, self.conn.server, e)) \
-                                from None
+                            raise ClusterAccessError(bad_page + str(e)) from None
                         n = len(page)
                         if sink is None or not sink.take(spec, page):
                             items.extend(page)
