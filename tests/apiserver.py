@@ -2001,6 +2001,9 @@ def main(argv: list[str] | None = None) -> int:
                          "streams lists in chunks of about 2048 bytes)")
     ap.add_argument("--no-gzip", action="store_true", help="never compress answers (kube-apiserver with "
                     "APIResponseCompression off)")
+    ap.add_argument("--latency", type=float, default=0.0, metavar="MS",
+                    help="answer every API request MS milliseconds late (a real API server's time to read, "
+                         "encode and send a page, and the network's round trip; 0: at once)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
     objs: list[dict] = []
@@ -2011,6 +2014,8 @@ def main(argv: list[str] | None = None) -> int:
     srv = ApiServer(objs, tokens, tls=a.tls, port=a.port, host=a.host, verbose=a.verbose, chunk=a.chunk,
                     gzip=not a.no_gzip)
     del objs
+    if a.latency > 0:
+        srv.faults.add(None, r"^/apis?(/|$)", delay=a.latency / 1000.0, times=None)
     srv.start()
     if a.kubeconfig:
         srv.write_kubeconfig(a.kubeconfig, token=next(iter(tokens)) if tokens else None,

@@ -689,15 +689,30 @@ def test_kubectl_sees_a_broken_list(srv, kubeconfig):
 # standalone and scale
 # --------------------------------------------------------------------------------------------
 
-def test_standalone_prints_url_and_serves(snapshot):
+@pytest.mark.parametrize("latency_ms", [0, 600])
+def test_standalone_prints_url_and_serves(snapshot, latency_ms):
+    """`--latency MS` (bench_live.py's model of a real API server's time per page) delays every
+    API answer by MS, and only those."""
     proc = subprocess.Popen([sys.executable, str(Path(__file__).with_name("apiserver.py")), str(snapshot),
-                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--port", "0", "--latency", str(latency_ms)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:")
         conn = http.client.HTTPConnection(url[len("http://"):], timeout=5)
+        for path in ("/api/v1/nodes", "/apis/apps/v1/daemonsets"):
+            t0 = time.monotonic()
+            conn.request("GET", path)
+            assert "items" in json.loads(conn.getresponse().read())
+            took = time.monotonic() - t0
+            assert took >= latency_ms / 1000.0, (path, took)
         conn.request("GET", "/api/v1/nodes")
         assert len(json.loads(conn.getresponse().read())["items"]) == 3
+        if latency_ms:   # not an API path: answered at once
+            t0 = time.monotonic()
+            conn.request("GET", "/version")
+            conn.getresponse().read()
+            assert time.monotonic() - t0 < latency_ms / 1000.0
     finally:
         proc.terminate()
         proc.wait(5)

@@ -9,7 +9,10 @@ The server (`tests/apiserver.py`) runs in its own process, so no reader shares i
 compresses answers over 128 KiB for clients that ask (evictplan and kubectl do), as kube-apiserver
 does (`--no-gzip`: never, as in figures before 2026-11-24 evening); `--chunk 2048` streams answers
 in 2 KB chunks, as kube-apiserver v1.33+ streams lists. On a 2-core machine the server's own
-compression (about 15 ms a 500-pod page, one page at a time per kind) bounds `snapshot`. All three
+compression (about 15 ms a 500-pod page, one page at a time per kind) bounds `snapshot`. The server
+answers at once unless `--latency MS`: a real API server takes time to read, encode and compress each
+page, and the network a round trip, before the client can ask for the next (the pages of one kind
+are a chain of `continue` tokens), which `snapshot` waits out and a live plan spends projecting. All three
 readers run against the same server in the same run, each in a fresh process, output to
 /dev/null; wall time and peak RSS (os.wait4) per reader, best of --repeat:
 
@@ -84,9 +87,10 @@ def run(cmd, env=None, stdout=subprocess.DEVNULL):
     return wall, usage.ru_maxrss / 1024.0, p.returncode, out, usage.ru_utime + usage.ru_stime
 
 
-def start_server(snapshot: str, kubeconfig: str, chunk: int = 0, gzip: bool = True):
+def start_server(snapshot: str, kubeconfig: str, chunk: int = 0, gzip: bool = True, latency: float = 0.0):
     proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "apiserver.py"), snapshot, "--kubeconfig",
-                             kubeconfig, "--chunk", str(chunk)] + ([] if gzip else ["--no-gzip"]),
+                             kubeconfig, "--chunk", str(chunk), "--latency", str(latency)]
+                            + ([] if gzip else ["--no-gzip"]),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = proc.stdout.readline().strip()
     if not url:
@@ -109,6 +113,9 @@ def main(argv=None) -> int:
                     "chunks of BYTES, as kube-apiserver v1.33+ streams lists (about 2048); 0: Content-Length")
     ap.add_argument("--no-gzip", action="store_true", help="the server never compresses (as before 2026-11-24 "
                     "evening: compare with earlier figures)")
+    ap.add_argument("--latency", type=float, default=0.0, metavar="MS", help="the server answers every request "
+                    "MS milliseconds late, as a real API server across a network does (it reads, encodes and "
+                    "compresses each page of 500 pods before the client can ask for the next); 0: at once")
     ap.add_argument("--json", help="also write the results here")
     a = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="bench-live-"))
@@ -119,7 +126,7 @@ def main(argv=None) -> int:
                         "--pods", str(a.pods), "--format", "compact", "--out", snapshot], check=True)
     kc = str(tmp / "kubeconfig")
     t0 = time.perf_counter()
-    server, url = start_server(snapshot, kc, a.chunk, not a.no_gzip)
+    server, url = start_server(snapshot, kc, a.chunk, not a.no_gzip, a.latency)
     sys.stderr.write("server ready in %.1fs\n" % (time.perf_counter() - t0))
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("KUBECONFIG", None)
@@ -162,9 +169,10 @@ def main(argv=None) -> int:
         server.terminate()
         server.wait()
     width = max(len(k) for k in results)
-    print("%d pods from %s; answers %s%s" % (total, snapshot, "never compressed" if a.no_gzip else
-                                             "over 128 KiB compressed when asked",
-                                             ", streamed in chunks of %d bytes" % a.chunk if a.chunk else ""))
+    print("%d pods from %s; answers %s%s%s" % (total, snapshot, "never compressed" if a.no_gzip else
+                                               "over 128 KiB compressed when asked",
+                                               ", streamed in chunks of %d bytes" % a.chunk if a.chunk else "",
+                                               ", each %g ms late" % a.latency if a.latency else ""))
     print("%-*s  %9s  %9s  %9s  %5s  %s" % (width, "reader", "seconds", "cpu s", "peak MiB", "load", "note"))
     for k, v in results.items():
         if v.get("failed"):
