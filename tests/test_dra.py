@@ -151,15 +151,17 @@ def test_template_claim_needs_devices_only_the_drained_node_has(tmp_path, versio
 
 
 def test_free_devices_elsewhere_are_taken_one_replacement_at_a_time(tmp_path):
-    """n2 has one free GPU: the first replacement's new claim takes it, the second finds none."""
+    """n2 has one free GPU: the first replacement's new claim takes it, the second finds none
+    (trainer-2, the node's last pod, is evicted first: kubectl starts its eviction last, Go runs it
+    first)."""
     objs = trainer_cluster(gpus_elsewhere=1) + [
         claim("trainer-2-gpu-a1b2c", "n1", ["gpu-1"], ["trainer-2"], owner="trainer-2"),
         gpu_pod("trainer-2", "n1", template_name="one-gpu", generated="trainer-2-gpu-a1b2c")]
     doc = plan("-f", write(tmp_path, "v1.34.0", *objs), "drain", "n1")
-    assert evict_of(doc, "trainer-1")["target"] == "n2"
-    assert evict_of(doc, "trainer-2")["target"] is None
+    assert evict_of(doc, "trainer-2")["target"] == "n2"
+    assert evict_of(doc, "trainer-1")["target"] is None
     (short,) = doc["shortfall"]
-    assert short["pod"] == "trainer-2"
+    assert short["pod"] == "trainer-1"
     assert "1 node(s) were unschedulable, 2 cannot allocate all claims." in short["reason"]
 
 
@@ -419,7 +421,7 @@ def test_v1beta1_shapes_read_like_v1(tmp_path):
     b = plan("-f", write(tmp_path, "v1.34.0", *[beta(o) if o["apiVersion"].startswith("resource") else o
                                                for o in objs], name="beta.json"), "drain", "n1")
     assert a["actions"] == b["actions"] and a["shortfall"] == b["shortfall"]
-    assert [evict_of(b, p)["target"] for p in ("trainer-1", "trainer-2")] == ["n2", None]
+    assert [evict_of(b, p)["target"] for p in ("trainer-2", "trainer-1")] == ["n2", None]
 
 
 def test_postfilter_deallocates_only_claims_a_filter_found_pinned_elsewhere(tmp_path):

@@ -106,15 +106,17 @@ def shortfall(plan: Any) -> Dict[str, str]:
 # -- placement ------------------------------------------------------------------------------------
 
 def test_capacity_is_deducted_as_pods_land() -> None:
-    """Two 1-cpu nodes, three 600m pods: one per node, the third fits nowhere."""
+    """Two 1-cpu nodes, three 600m pods: one per node, the third fits nowhere. kubectl starts the
+    node's last pod's eviction first (Go runs the goroutine started last first), then the others in
+    order: web-2, web-0, web-1 (`arrival_order`)."""
     snap = snapshot(node("src", cpu="8"), node("a", cpu="1"), node("b", cpu="1"), deployment("web", 3),
                     [pod("web-%d" % i, "src", cpu="600m") for i in range(3)])
     plan = drain(snap, "src")
     ev = evictions(plan)
-    assert ev["web-0"] == (0, "a")      # equal free fraction: name decides
-    assert ev["web-1"] == (0, "b")
-    assert ev["web-2"] == (0, None)
-    assert shortfall(plan) == {"web-2": "evicted, but its replacement has nowhere to go: 0/3 nodes are available: "
+    assert ev["web-2"] == (0, "a")      # equal free fraction: name decides
+    assert ev["web-0"] == (0, "b")
+    assert ev["web-1"] == (0, None)
+    assert shortfall(plan) == {"web-1": "evicted, but its replacement has nowhere to go: 0/3 nodes are available: "
                                         "1 node(s) were unschedulable, 2 Insufficient cpu. preemption: "
                                         "0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
                                         "2 No preemption victims found for incoming pod."}
@@ -159,14 +161,15 @@ def test_scheduler_filters(case: str, target_spec: dict, pod_spec: dict, expect_
 
 
 def test_extended_resources_are_counted() -> None:
-    """Two GPU pods, one node with 1 GPU free: the second has nowhere to go."""
+    """Two GPU pods, one node with 1 GPU free: the second to arrive (ml-0; ml-1, the node's last
+    pod, is evicted first) has nowhere to go."""
     gpu = {"nvidia.com/gpu": "1"}
     snap = snapshot(node("src", **{"nvidia.com/gpu": "4"}), node("g", **{"nvidia.com/gpu": "1"}), node("plain"),
                     deployment("ml", 2), [pod("ml-%d" % i, "src", requests=gpu) for i in range(2)])
     plan = drain(snap, "src")
-    assert evictions(plan) == {"ml-0": (0, "g"), "ml-1": (0, None)}
-    assert "2 Insufficient nvidia.com/gpu" in shortfall(plan)["ml-1"]   # g is full, plain has none
-    assert "1 node(s) were unschedulable" in shortfall(plan)["ml-1"]
+    assert evictions(plan) == {"ml-1": (0, "g"), "ml-0": (0, None)}
+    assert "2 Insufficient nvidia.com/gpu" in shortfall(plan)["ml-0"]   # g is full, plain has none
+    assert "1 node(s) were unschedulable" in shortfall(plan)["ml-0"]
 
 
 def test_effective_requests_include_init_containers_and_overhead() -> None:
@@ -179,15 +182,16 @@ def test_effective_requests_include_init_containers_and_overhead() -> None:
 
 def test_hostname_anti_affinity() -> None:
     """A replica with required anti-affinity on kubernetes.io/hostname avoids the node where its
-    sibling runs, and so does the second evicted replica once the first has landed."""
+    sibling runs, and so does the second evicted replica once the first (db-2, the node's last
+    pod) has landed."""
     anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
     snap = snapshot(node("src"), node("a"), node("b"), node("c", cpu="2"), deployment("db", 3),
                     pod("db-0", "a", spec=anti), pod("db-1", "src", spec=anti), pod("db-2", "src", spec=anti))
     plan = drain(snap, "src")
     ev = evictions(plan)
-    assert ev["db-1"] == (0, "b")
-    assert ev["db-2"] == (0, "c")
+    assert ev["db-2"] == (0, "b")
+    assert ev["db-1"] == (0, "c")
     snap = snapshot(node("src"), node("a"), deployment("db", 3), pod("db-0", "a", spec=anti), pod("db-1", "src", spec=anti))
     reason = shortfall(drain(snap, "src"))["db-1"]
     assert "1 node(s) didn't match pod anti-affinity rules" in reason
@@ -225,12 +229,13 @@ def test_pods_nobody_recreates_get_no_target_and_a_note() -> None:
 # -- PDB budgets and waves ------------------------------------------------------------------------
 
 def test_pdb_budget_makes_a_second_wave() -> None:
-    """maxUnavailable 1 over 3 replicas, two on the node: one now, one after --pod-startup."""
+    """maxUnavailable 1 over 3 replicas, two on the node: one now (web-1: kubectl starts the node's
+    last pod first), one after --pod-startup."""
     snap = snapshot(node("src"), node("a"), node("b"), deployment("web", 3), pdb("web", "web", maxUnavailable=1),
                     pod("web-0", "src"), pod("web-1", "src"), pod("web-2", "a"))
     plan = drain(snap, "src", pod_startup=45.0)
     ev = evictions(plan)
-    assert ev["web-0"][0] == 0 and ev["web-1"][0] == 45
+    assert ev["web-1"][0] == 0 and ev["web-0"][0] == 45
     assert ev["web-0"][1] and ev["web-1"][1]
     assert plan.notes[-1] == "node/src: can be drained in 2 waves (~1m30s)"
     assert not plan.blocked
@@ -252,19 +257,20 @@ def test_budget_is_shared_across_nodes() -> None:
 
 
 def test_blocked_when_the_replacement_cannot_land() -> None:
-    """The first eviction spends the budget; its replacement has nowhere to go, so the budget
-    never comes back and the second pod is blocked, naming the PDB and that pod."""
+    """The first eviction (big-2, the node's last pod: kubectl starts it first) spends the budget;
+    its replacement has nowhere to go, so the budget never comes back and the other pods are
+    blocked, naming the PDB and that pod."""
     snap = snapshot(node("src", cpu="16"), node("small", cpu="1"), deployment("big", 3),
                     pdb("big", "big", maxUnavailable=1), pod("big-0", "src", cpu="2"), pod("big-1", "src", cpu="2"),
                     pod("big-2", "src", cpu="2"))
     plan = drain(snap, "src")
-    assert evictions(plan) == {"big-0": (0, None)}
+    assert evictions(plan) == {"big-2": (0, None)}
     reasons = blocked(plan)
-    assert reasons["big-1"] == (
+    assert reasons["big-0"] == (
         "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget big needs 2 healthy "
         "pods and has 2 currently (PDB default/big): budget spent and never given back: the replacement of "
-        "default/big-0 (evicted at +0s) has nowhere to go")
-    assert reasons["big-2"] == reasons["big-1"]
+        "default/big-2 (evicted at +0s) has nowhere to go")
+    assert reasons["big-1"] == reasons["big-0"]
 
 
 def test_single_replica_under_zero_budget() -> None:
@@ -352,9 +358,11 @@ def test_one_at_a_time_sequences_nodes_and_plans_second_evictions() -> None:
                     pod("api-0", "n2", cpu="2"))
     plan = drain(snap, "n1", "n2", one_at_a_time=True)
     got = [(a.type, a.node, a.pod, a.at, a.target) for a in plan.actions]
-    assert got == [("cordon", "n1", "", 0, None), ("evict", "n1", "web-0", 0, "n2"), ("evict", "n1", "web-1", 30, "n2"),
-                   ("cordon", "n2", "", 60, None), ("evict", "n2", "api-0", 60, None),     # small is too small
-                   ("evict", "n2", "web-0", 60, "small"), ("evict", "n2", "web-1", 90, "small")]
+    # each node's last pod is evicted first (kubectl starts its goroutine last; Go runs it first)
+    assert got == [("cordon", "n1", "", 0, None), ("evict", "n1", "web-1", 0, "n2"), ("evict", "n1", "web-0", 30, "n2"),
+                   ("cordon", "n2", "", 60, None), ("evict", "n2", "web-0", 60, "small"),
+                   ("evict", "n2", "api-0", 60, None),     # small is too small
+                   ("evict", "n2", "web-1", 90, "small")]
     again = [a for a in plan.actions if a.node == "n2" and a.pod.startswith("web")]
     assert all(a.uid == "" and a.reason.startswith("evicted again: its replacement landed here after the eviction "
                                                    "from node/n1; ") for a in again)

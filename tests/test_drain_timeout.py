@@ -19,7 +19,8 @@ from test_drain_plan import NOW, deployment, node, pdb, pod, snapshot
 
 
 def cluster():
-    # 3 replicas of web on n1 under maxUnavailable 1: evicted in waves at +0s, +30s and +60s
+    # 3 replicas of web on n1 under maxUnavailable 1: evicted in waves at +0s, +30s and +60s (web-3
+    # first: kubectl starts the node's last pod's eviction first, then web-1, web-2)
     return snapshot(node("n1"), node("n2"), node("n3"), deployment("web", 3),
                     pod("web-1", "n1"), pod("web-2", "n1"), pod("web-3", "n1"),
                     pdb("web", "web", maxUnavailable=1,
@@ -31,9 +32,9 @@ def cluster():
     (None, []),                              # no --timeout: kubectl waits as long as it takes
     (0.0, []),                               # --timeout 0: infinite, as in kubectl
     (90.0, []),                              # every eviction (+0s, +30s, +60s) starts in time
-    (60.0, ["web-3"]),                       # the third wave would start exactly when it runs out
-    (45.0, ["web-3"]),
-    (20.0, ["web-2", "web-3"]),
+    (60.0, ["web-2"]),                       # the third wave would start exactly when it runs out
+    (45.0, ["web-2"]),
+    (20.0, ["web-1", "web-2"]),
 ])
 def test_pods_planned_after_the_timeout_are_blocked(timeout, late):
     plan = plan_drain(cluster(), DrainSettings(nodes=("n1",), pod_startup=30.0, timeout=timeout), NOW)
@@ -60,8 +61,8 @@ def test_timeout_counts_from_each_nodes_own_start_with_one_at_a_time():
                     pdb("web", "web", maxUnavailable=1, status={"currentHealthy": 3, "desiredHealthy": 2,
                                                                 "expectedPods": 3, "disruptionsAllowed": 1}))
     plan = plan_drain_in_order(objs, DrainSettings(nodes=("n1", "n2"), pod_startup=30.0, timeout=45.0), NOW)
-    # n1: waves at +0s/+30s/+60s -> web-3 late; n2 starts at +90s and evicts both at once: in time
-    assert [(e.pod, e.node) for e in plan.blocked] == [("web-3", "n1")]
+    # n1: waves at +0s/+30s/+60s -> web-2 late; n2 starts at +90s and evicts both at once: in time
+    assert [(e.pod, e.node) for e in plan.blocked] == [("web-2", "n1")]
 
 
 def test_pdb_blocked_node_says_kubectl_gives_up_at_the_timeout():

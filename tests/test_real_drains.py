@@ -1,22 +1,31 @@
 """Real drains on Kubernetes v1.33.3 (tests/data/real-drains, from shared/fixtures/real-drains):
 the plan of the same drain on the same snapshot must put every replacement where the real
 kube-scheduler put it (any node tied at its top score), and give the exact FailedScheduling
-text where the real one stayed Pending, preemption part included."""
+text where the real one stayed Pending, preemption part included.
+
+Two of the eight drains (16, 20) are matched pod by pod. In the others some of what happened was
+a race no plan can call: which pod a PodDisruptionBudget let go first among evictions sent at the
+same moment, which eviction kubectl's goroutines sent first, and preemptions whose nominations were
+taken over by other pods. There the plan is held to how many replacements it places where the real
+scheduler did, the replacements of one workload paired freely (which new pod replaces which evicted
+one is arbitrary: the fixture pairs them by name)."""
 
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO, run_cli
+from kubectl_evict.model import OwnerRef, Pod
+from kubectl_evict.rules.drain import KUBECTL_EVICTION_BURST, arrival_order
 
 DRAINS = REPO / "tests" / "data" / "real-drains"
 
 
-@pytest.mark.parametrize("seed", ["16", "20"])
-def test_plan_matches_the_real_scheduler(tmp_path, seed):
+def _plan(tmp_path: Path, seed: str):
     case = json.loads((DRAINS / ("%s.json" % seed)).read_text())
     snap = tmp_path / "snapshot.json"
     snap.write_text(json.dumps(case["snapshot"]))
@@ -25,6 +34,19 @@ def test_plan_matches_the_real_scheduler(tmp_path, seed):
     plan = json.loads(res.stdout)
     evicts = {(a["namespace"], a["pod"]): a for a in plan["actions"] if a["type"] == "evict"}
     pending = {(e["namespace"], e["pod"]): e["reason"] for e in plan.get("shortfall", [])}
+    return case, evicts, pending
+
+
+def _matches(r: dict, target, reason) -> bool:
+    """Does a planned replacement (target node, shortfall reason) match the real one `r`?"""
+    if r["node"] is None:
+        return target is None and reason is not None and reason.endswith(r["fit_message"])
+    return target in (r["top"] or [r["node"]])
+
+
+@pytest.mark.parametrize("seed", ["16", "20"])
+def test_plan_matches_the_real_scheduler(tmp_path, seed):
+    case, evicts, pending = _plan(tmp_path, seed)
     checked = 0
     for r in case["real"]["replacements"]:
         key = tuple(r["for"].split("/"))
@@ -34,3 +56,65 @@ def test_plan_matches_the_real_scheduler(tmp_path, seed):
             assert evicts[key]["target"] in (r["top"] or [r["node"]]), (r["for"], evicts[key]["target"], r["top"])
         checked += 1
     assert checked == len(case["real"]["replacements"]) >= 4
+
+
+# (seed, replacements, how many the plan puts where the real scheduler did). The truth is the
+# real cluster's; the counts are what the plan reaches since replacements arrive in kubectl's
+# eviction order (`arrival_order`); with every wave taken by priority it reached 56 of 78
+# (1: 9, 3: 8, 6: 1, 8: 7, 11: 9, 16: 4, 20: 4, 25: 14).
+FIDELITY = [("1", 12, 9), ("3", 10, 8), ("6", 6, 3), ("8", 9, 7), ("11", 16, 15), ("16", 4, 4), ("20", 4, 4),
+            ("25", 17, 14)]
+
+
+@pytest.mark.parametrize("seed,total,matched", FIDELITY, ids=[f[0] for f in FIDELITY])
+def test_replacements_land_where_the_real_scheduler_put_them(tmp_path, seed, total, matched):
+    case, evicts, pending = _plan(tmp_path, seed)
+    real, ours = defaultdict(list), defaultdict(list)
+    for r in case["real"]["replacements"]:
+        ns, name = r["for"].split("/")
+        # a StatefulSet pod comes back under its own name; any other under a new one of its ReplicaSet
+        workload = (ns, name) if r["pod"] == r["for"] else (ns, name.rsplit("-", 1)[0])
+        real[workload].append(r)
+        ours[workload].append((evicts.get((ns, name), {}).get("target"), pending.get((ns, name))))
+    hits = 0
+    for workload, replacements in real.items():
+        planned = list(ours[workload])
+        for r in replacements:
+            i = next((i for i, (t, why) in enumerate(planned) if _matches(r, t, why)), None)
+            if i is not None:
+                hits += 1
+                planned.pop(i)
+    assert len(case["real"]["replacements"]) == total
+    assert hits >= matched, (seed, hits)
+
+
+def _pod(name: str, node: str = "src", priority: int = 0, kind: str = "ReplicaSet") -> Pod:
+    ref = OwnerRef(kind, name.rsplit("-", 1)[0], "uid-" + name, "apps/v1", True)
+    return Pod(namespace="default", name=name, node_name=node, priority=priority, controller=ref, owner_refs=(ref,))
+
+
+# (id, pods in kubectl's order (name, node, priority, controller kind), the order their replacements arrive)
+ARRIVALS = [
+    ("last-started-runs-first", [("a-1", "src", 0, "ReplicaSet"), ("b-1", "src", 0, "ReplicaSet"),
+                                 ("c-1", "src", 0, "ReplicaSet")], ["c-1", "a-1", "b-1"]),
+    ("a-burst-is-taken-by-priority", [("a-1", "src", 0, "ReplicaSet"), ("b-1", "src", 100, "ReplicaSet"),
+                                      ("c-1", "src", 10, "ReplicaSet")], ["b-1", "c-1", "a-1"]),
+    ("after-the-burst-one-by-one",
+     [("p-%d" % i, "src", 0, "ReplicaSet") for i in range(KUBECTL_EVICTION_BURST)]
+     + [("q-1", "src", 1000, "ReplicaSet"), ("r-1", "src", 5, "ReplicaSet")],
+     # r-1 (the node's last pod) is started first and joins the burst; q-1 comes after it,
+     # whatever its priority
+     ["r-1"] + ["p-%d" % i for i in range(KUBECTL_EVICTION_BURST - 1)] + ["p-%d" % (KUBECTL_EVICTION_BURST - 1),
+                                                                         "q-1"]),
+    ("statefulset-replacements-last", [("a-1", "src", 0, "ReplicaSet"), ("db-0", "src", 1000, "StatefulSet"),
+                                       ("db-1", "src", 1000, "StatefulSet")], ["a-1", "db-0", "db-1"]),
+    ("nodes-in-turn", [("a-1", "n1", 0, "ReplicaSet"), ("b-1", "n1", 0, "ReplicaSet"),
+                       ("c-1", "n2", 100, "ReplicaSet"), ("d-1", "n2", 0, "ReplicaSet")], ["b-1", "a-1", "c-1", "d-1"]),
+]
+
+
+@pytest.mark.parametrize("case", ARRIVALS, ids=[a[0] for a in ARRIVALS])
+def test_replacements_arrive_in_kubectls_eviction_order(case):
+    _, pods, expected = case
+    got = arrival_order([_pod(n, node, prio, kind) for n, node, prio, kind in pods])
+    assert [p.name for p in got] == expected

@@ -9,7 +9,9 @@ against budgets computed as the disruption controller computes them
 (`pkg/controller/disruption`), via `scheduling/disruption.py`. Where kubectl would retry a 429
 every 5 s until the budget recovers, the plan puts the pod in a later wave: a budget spent on a
 pod comes back `--pod-startup` after the eviction if the pod's replacement has a node to land on
-(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise.
+(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise. The replacements
+of a wave are placed in the order they reach the scheduler (`arrival_order`: kubectl's concurrent,
+throttled evictions, the node's last pod first).
 
 Budgets are drawn down across every pod of every node in the plan. Several nodes form one
 maintenance window (all cordoned at once, none a target); draining them in the order given, each
@@ -43,6 +45,45 @@ RULE = "drain"
 # The drain's own reasons for not finishing, as the plan's stable codes.
 _BLOCK_CODES = {"pdb": "pdb-budget", "multiple-pdbs": "pdb-multiple", "filters": "drain-filter",
                 "aborted": "drain-filter", "unreachable": "node-unreachable", "timeout": "drain-timeout"}
+
+
+# client-go throttles kubectl at 5 requests a second with a burst of 10 (rest.Config defaults);
+# drain's own requests before its first eviction (the node, the cordon, the pod list, each
+# DaemonSet pod's DaemonSet) take a few of those: about the first 8 evictions go out at once.
+KUBECTL_EVICTION_BURST = 8
+
+
+def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
+    """The order in which the replacements of `pods` (one node's pods, or several nodes' in the
+    order given, each node's in kubectl's order: namespace, then name), evicted in the same wave,
+    reach kube-scheduler.
+
+    kubectl drain starts one goroutine per pod of a node and Go runs the last one started first,
+    then the others in order; client-go lets the first KUBECTL_EVICTION_BURST evictions out
+    together and the rest one every 200 ms. The replacements of a burst wait in the scheduler's
+    queue together and are taken by priority (PrioritySort), then creation; each later one
+    arrives alone and is placed before the next comes: eviction order, whatever its priority.
+    StatefulSet replacements come last, created only once their old pod is gone (`queue_key`).
+    Measured against eight real v1.33 drains (`tests/data/real-drains`): 64 of 78 replacements
+    on the real node (or its tie), against 56 when the whole wave was taken by priority."""
+    by_node: Dict[str, List[Pod]] = {}
+    for pod in pods:
+        by_node.setdefault(pod.node_name, []).append(pod)
+    keyed = []
+    # kubectl drains the nodes in turn (the next once the last one's pods are gone), each with its
+    # own burst
+    for n, node_pods in enumerate(by_node.values()):
+        started = node_pods[-1:] + node_pods[:-1]
+        for i, pod in enumerate(started):
+            if pod.controller_kind == "StatefulSet":
+                key: tuple = (1,) + queue_key(pod, len(keyed))
+            elif i < KUBECTL_EVICTION_BURST:
+                key = (0, n, -1, -pod.priority, len(keyed))
+            else:
+                key = (0, n, i, 0, len(keyed))
+            keyed.append((key, pod))
+    keyed.sort(key=lambda t: t[0])
+    return [pod for _, pod in keyed]
 
 
 class DrainSettings(PClass):
@@ -371,9 +412,14 @@ class DrainRun:
         pdb_cache: Dict[Tuple[str, str], Tuple[PodDisruptionBudget, ...]] = {}
         while pending:
             deferred: List[Pod] = []
-            # kubectl evicts concurrently; the scheduler's queue then takes the replacements by
-            # priority (StatefulSet ones once their old pod is gone): place them in that order.
-            pending = [p for _, p in sorted(((queue_key(p, i), p) for i, p in enumerate(pending)), key=lambda t: t[0])]
+            # kubectl evicts concurrently, throttled; the replacements reach the scheduler in
+            # `arrival_order`. Pods a budget held back retry together every 5 s: the scheduler's
+            # queue takes their replacements by priority (StatefulSet ones once their old pod is gone).
+            if wave == start_wave:
+                pending = arrival_order(pending)
+            else:
+                pending = [p for _, p in sorted(((queue_key(p, i), p) for i, p in enumerate(pending)),
+                                                key=lambda t: t[0])]
             self.placer.terminate(pending)      # evicted together: terminating while replacements land
             removed: Set[Tuple[str, str]] = set()
             for pod in pending:
