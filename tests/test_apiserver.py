@@ -689,7 +689,7 @@ def test_kubectl_sees_a_broken_list(srv, kubeconfig):
 # standalone and scale
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("latency_ms", [0, 600])
+@pytest.mark.parametrize("latency_ms", [0, 1000])
 def test_standalone_prints_url_and_serves(snapshot, latency_ms):
     """`--latency MS` (bench_live.py's model of a real API server's time per page) delays every
     API answer by MS, and only those."""
