@@ -70,8 +70,8 @@ def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
     for pod in pods:
         by_node.setdefault(pod.node_name, []).append(pod)
     keyed = []
-    # kubectl drains the nodes in turn (the next once the last one's pods are gone), each with its
-    # own burst
+    # kubectl drains the nodes in turn (each once the previous node's pods are gone), each node
+    # with its own burst
     for n, node_pods in enumerate(by_node.values()):
         started = node_pods[-1:] + node_pods[:-1]
         for i, pod in enumerate(started):
