@@ -52,8 +52,9 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
         else:
             again = place(b, placer, victim, at, rule, depth)
             target, candidates, problem = again.node, again.candidates, again.reason
+    # util.DeletePod sends DeleteOptions{}: the victim's own grace period applies (null in the plan)
     b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=node, at=at,
-             grace_period_seconds=victim.termination_grace_period, target=target, candidates=candidates,
+             grace_period_seconds=None, target=target, candidates=candidates,
              rule=rule, reason=reason)
     if problem:
         b.shortfall(victim, "no-node-fits", "preempted, and its replacement has nowhere to go: %s" % problem, node)
