@@ -167,7 +167,7 @@ def cluster_version(snapshot: Snapshot) -> ClusterVersion:
     for name in sorted(snapshot.nodes):
         text = snapshot.nodes[name].kubelet_version
         v = parse_release(text)
-        if v is not None and (best is None or v[:2] > best[0][:2]):
+        if v is not None and (best is None or v > best[0]):
             best = (v, text, name)
     if best is not None:
         return ClusterVersion(best[0][0], best[0][1], best[1], "kubeletVersion of node %s" % best[2], best[0][2])

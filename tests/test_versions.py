@@ -87,6 +87,23 @@ def test_without_any_version_the_newest_modelled_behaviour_applies(write_snapsho
     assert doc["assumedVersion"] == {"version": "v1.37", "source": "default"}
 
 
+@pytest.mark.parametrize("kubelets, newest, taint_text", [
+    # the patch release counts: v1.34.2 (not v1.34.1) carries #135023's `untolerated taint(s)`
+    (("v1.34.1", "v1.34.2"), ("v1.34.2", "n2"), "1 node(s) had untolerated taint(s)"),
+    (("v1.34.2", "v1.34.1"), ("v1.34.2", "n1"), "1 node(s) had untolerated taint(s)"),
+    (("v1.34.1", "v1.34.0"), ("v1.34.1", "n1"), "1 node(s) had untolerated taint {k: v}"),
+    (("v1.33.9", "v1.34.0"), ("v1.34.0", "n2"), "1 node(s) had untolerated taint {k: v}"),
+])
+def test_the_newest_kubelet_by_patch_release_decides(write_snapshot, kubelets, newest, taint_text):
+    """Without a serverVersion the newest kubeletVersion (patch included) is the cluster's version."""
+    nodes = [node("n1"), node("n2", taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}])]
+    for n, v in zip(nodes, kubelets):
+        n["status"]["nodeInfo"] = {"kubeletVersion": v}
+    doc = json.loads(run_cli("-f", write_snapshot(*nodes, pod("web-1", "n1")), "-o", "json", "drain", "n1").stdout)
+    assert doc["assumedVersion"] == {"version": newest[0], "source": "kubeletVersion of node %s" % newest[1]}
+    assert taint_text in doc["shortfall"][0]["reason"]
+
+
 # --- FitError text (kube-scheduler) --------------------------------------------------------------------
 
 def _placer(items: List[Dict[str, Any]], version: str, **kw: Any) -> Any:
