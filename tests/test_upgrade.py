@@ -434,3 +434,20 @@ def test_pdb_waves_past_a_forcing_timeout_are_deleted_at_the_timeout(tmp_path, p
     # the batch ends once the last replacement (evicted or deleted) is Ready, 30 s later
     last = max(at for _, _, at in pods)
     assert {n["end"] for n in plan["nodes"]} == {last + 30}
+
+
+@pytest.mark.parametrize("provider,args,late", [
+    # no surge: each removed node is replaced after it is gone, the last ones too (EKS's minimal
+    # strategy, Cluster API maxSurge 0): the pool ends with one new node per old node
+    ("generic", ["--max-surge", "0", "--max-unavailable", "1"], 1),
+    ("capi", ["--max-surge", "0", "--max-unavailable", "2"], 2),
+    ("eks", ["--max-surge", "0"], 1),
+    # with surge the last batch's new nodes joined at its start: none is left to join
+    ("gke", [], 0),
+])
+def test_the_pool_ends_with_one_new_node_per_old_node(tmp_path, provider, args, late):
+    got, plan = upgrade(write(tmp_path, pool_cluster()), "--provider", provider, *args)
+    assert got == 0, plan["verdict"]
+    assert len(plan["newNodes"]) == 4
+    end = max(n["end"] for n in plan["nodes"])
+    assert [n["joins"] for n in plan["newNodes"]].count(end) == late

@@ -171,13 +171,14 @@ def new_node(template: Node, name: str, labels: Sequence[Tuple[str, str]]) -> No
 
 
 class _Batch:
-    __slots__ = ("number", "nodes", "joined", "start", "drain_start", "end", "outcome", "stall", "waves",
+    __slots__ = ("number", "nodes", "joined", "after", "start", "drain_start", "end", "outcome", "stall", "waves",
                  "evicted", "forced", "blockers", "quarantined")
 
     def __init__(self, number: int, nodes: Sequence[str]) -> None:
         self.number = number
         self.nodes = tuple(nodes)
         self.joined: List[str] = []
+        self.after: List[str] = []          # new nodes that join once the batch's nodes are removed
         self.start: Optional[float] = None
         self.drain_start: Optional[float] = None
         self.end: Optional[float] = None
@@ -357,6 +358,10 @@ class UpgradeRun(DrainRun):
             wave = max(wave, last + 1)
             t = end
         self.b.batch = None
+        if stopped is None and batches and joined < len(self.pool):
+            # no surge left for the last removals (max surge 0, EKS's minimal strategy): their
+            # replacements join once they are gone, so the pool ends with one new node per old one
+            batches[-1].after = self.new_names[joined:len(self.pool)]
         self.inputs_missing()
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()
@@ -560,8 +565,11 @@ class UpgradeRun(DrainRun):
                               "upgraded" if b.outcome == "quarantined" else b.outcome, "evicted": st["evicted"],
                               "blocked": sum(st["blocked"].values())})
         self.b.extra["nodes"] = nodes
-        self.b.extra["newNodes"] = [{"node": name, "batch": b.number, "joins": b.start, "like": up.surge_like}
-                                    for b in batches for name in b.joined]
+        # a node that joins after the last batch (in place of its removed nodes) belongs to no batch
+        self.b.extra["newNodes"] = [{"node": name, "batch": number, "joins": at, "like": up.surge_like}
+                                    for b in batches
+                                    for names, number, at in ((b.joined, b.number, b.start), (b.after, None, b.end))
+                                    for name in names]
         self.b.extra["upgrade"] = {"provider": up.provider, "maxSurge": up.max_surge,
                                    "maxUnavailable": up.max_unavailable, "drainTimeout": up.drain_timeout,
                                    "onTimeout": up.on_timeout, "batches": len(batches), "upgraded": upgraded}
@@ -603,6 +611,9 @@ class UpgradeRun(DrainRun):
                 "; the others removed" if len(b.quarantined) < len(b.nodes) else ""))
         else:
             parts.append("stalls on %s forever" % b.stall)
+        if b.after:
+            parts.append("then %s join%s in %s place" % (", ".join(b.after), "s" if len(b.after) == 1 else "",
+                                                        "its" if len(b.after) == 1 else "their"))
         return head + "; ".join(parts)
 
 
