@@ -50,6 +50,10 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     # DefaultPreemption's success status `found a potential placement for pod on node N,
     # preempting K victims` reaches the FailedScheduling event (#140180, v1.37)
     "PreemptionPlacementText": (((1, 37, 0), None),),
+    # NodePorts and the scheduler's NodeInfo count the hostPorts of restartable (sidecar) init
+    # containers too (`GetHostPorts`, #132040, v1.34; backport #133390 in v1.33.6); before, only
+    # spec.containers' ports. Other init containers' ports are never counted.
+    "SidecarHostPorts": (((1, 33, 6), None),),
     # NodeResourcesBalancedAllocation scores the change in balance the pod brings (#135573, v1.36)
     "BalancedAllocationDelta": (((1, 36, 0), None),),
     # -- pod-level resources (KEP-2837; beta and on from v1.34)
@@ -163,7 +167,7 @@ def cluster_version(snapshot: Snapshot) -> ClusterVersion:
     for name in sorted(snapshot.nodes):
         text = snapshot.nodes[name].kubelet_version
         v = parse_release(text)
-        if v is not None and (best is None or v[:2] > best[0][:2]):
+        if v is not None and (best is None or v > best[0]):
             best = (v, text, name)
     if best is not None:
         return ClusterVersion(best[0][0], best[0][1], best[1], "kubeletVersion of node %s" % best[2], best[0][2])

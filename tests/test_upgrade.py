@@ -402,3 +402,52 @@ def test_without_pdbs_in_the_input_the_upgrade_says_so(tmp_path):
     assert res.returncode == 5, res.stderr
     plan = json.loads(res.stdout)
     assert [e["kind"] for e in plan["incomplete"]] == ["PodDisruptionBudget"]
+
+
+def waves_cluster() -> List[dict]:
+    """Three pool nodes with one web pod each under a PDB that allows one disruption at a time:
+    a batch of all three drains them in three PDB waves, 30 s (--pod-startup) apart."""
+    items = [node("p%d" % i, labels={"pool": "a"}) for i in range(1, 4)]
+    items += [pod("web-%d" % i, "p%d" % i, owner=("ReplicaSet", "web"), labels={"app": "web"}) for i in range(1, 4)]
+    items.append(pdb("web", {"app": "web"}, max_unavailable=1, allowed=1, healthy=3, expected=3))
+    return items
+
+
+@pytest.mark.parametrize("provider,timeout,evicted,deleted", [
+    # GKE respects PDBs until its timeout, then removes what is left: the third wave (+60s) never
+    # comes, web-3 is deleted at the timeout (no Eviction API, PDB not consulted)
+    ("gke", "45s", [("web-1", 0), ("web-2", 30)], [("web-3", 45)]),
+    ("capi", "45s", [("web-1", 0), ("web-2", 30)], [("web-3", 45)]),
+    ("gke", "20s", [("web-1", 0)], [("web-2", 20), ("web-3", 20)]),
+    # every wave within the timeout: nothing is forced
+    ("gke", "2m", [("web-1", 0), ("web-2", 30), ("web-3", 60)], []),
+])
+def test_pdb_waves_past_a_forcing_timeout_are_deleted_at_the_timeout(tmp_path, provider, timeout, evicted, deleted):
+    got, plan = upgrade(write(tmp_path, waves_cluster()), "--provider", provider, "--max-surge", "3",
+                        "--drain-timeout", timeout)
+    assert got == 0, plan["verdict"]
+    pods = [(a["type"], a["pod"], a["at"]) for a in plan["actions"] if a.get("pod")]
+    assert [(p, at) for t, p, at in pods if t == "evict"] == evicted
+    assert [(p, at) for t, p, at in pods if t == "delete"] == deleted
+    outcome = "forced" if deleted else "upgraded"
+    assert {n["outcome"] for n in plan["nodes"]} == {outcome}
+    # the batch ends once the last replacement (evicted or deleted) is Ready, 30 s later
+    last = max(at for _, _, at in pods)
+    assert {n["end"] for n in plan["nodes"]} == {last + 30}
+
+
+@pytest.mark.parametrize("provider,args,late", [
+    # no surge: each removed node is replaced after it is gone, the last ones too (EKS's minimal
+    # strategy, Cluster API maxSurge 0): the pool ends with one new node per old node
+    ("generic", ["--max-surge", "0", "--max-unavailable", "1"], 1),
+    ("capi", ["--max-surge", "0", "--max-unavailable", "2"], 2),
+    ("eks", ["--max-surge", "0"], 1),
+    # with surge the last batch's new nodes joined at its start: none is left to join
+    ("gke", [], 0),
+])
+def test_the_pool_ends_with_one_new_node_per_old_node(tmp_path, provider, args, late):
+    got, plan = upgrade(write(tmp_path, pool_cluster()), "--provider", provider, *args)
+    assert got == 0, plan["verdict"]
+    assert len(plan["newNodes"]) == 4
+    end = max(n["end"] for n in plan["nodes"])
+    assert [n["joins"] for n in plan["newNodes"]].count(end) == late

@@ -40,6 +40,8 @@ from test_pressure_upstream import GI, MI, _plan, _pod_stats, _storage_pod, _sum
     ("SidecarEphemeralStorageLimits", (1, 36, 0), False), ("SidecarEphemeralStorageLimits", (1, 37, 1), True),  # #138462
     ("PreemptionPlacementText", (1, 36, 3), False), ("PreemptionPlacementText", (1, 37, 0), True),     # #140180
     ("NodeMonitorGracePeriod50s", (1, 31, 9), False), ("NodeMonitorGracePeriod50s", (1, 32, 0), True),
+    # GetHostPorts counts sidecars' hostPorts: #132040 (v1.34), backport #133390 (CHANGELOG-1.33: v1.33.6)
+    ("SidecarHostPorts", (1, 33, 5), False), ("SidecarHostPorts", (1, 33, 6), True), ("SidecarHostPorts", (1, 34, 0), True),
 ])
 def test_feature_table(feature, release, on):
     assert feature_applies(feature, release) is on
@@ -83,6 +85,23 @@ def test_without_any_version_the_newest_modelled_behaviour_applies(write_snapsho
     path = write_snapshot(node("n1"), node("n2"), pod("web-1", "n1"))
     doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n1").stdout)
     assert doc["assumedVersion"] == {"version": "v1.37", "source": "default"}
+
+
+@pytest.mark.parametrize("kubelets, newest, taint_text", [
+    # the patch release counts: v1.34.2 (not v1.34.1) carries #135023's `untolerated taint(s)`
+    (("v1.34.1", "v1.34.2"), ("v1.34.2", "n2"), "1 node(s) had untolerated taint(s)"),
+    (("v1.34.2", "v1.34.1"), ("v1.34.2", "n1"), "1 node(s) had untolerated taint(s)"),
+    (("v1.34.1", "v1.34.0"), ("v1.34.1", "n1"), "1 node(s) had untolerated taint {k: v}"),
+    (("v1.33.9", "v1.34.0"), ("v1.34.0", "n2"), "1 node(s) had untolerated taint {k: v}"),
+])
+def test_the_newest_kubelet_by_patch_release_decides(write_snapshot, kubelets, newest, taint_text):
+    """Without a serverVersion the newest kubeletVersion (patch included) is the cluster's version."""
+    nodes = [node("n1"), node("n2", taints=[{"key": "k", "value": "v", "effect": "NoSchedule"}])]
+    for n, v in zip(nodes, kubelets):
+        n["status"]["nodeInfo"] = {"kubeletVersion": v}
+    doc = json.loads(run_cli("-f", write_snapshot(*nodes, pod("web-1", "n1")), "-o", "json", "drain", "n1").stdout)
+    assert doc["assumedVersion"] == {"version": newest[0], "source": "kubeletVersion of node %s" % newest[1]}
+    assert taint_text in doc["shortfall"][0]["reason"]
 
 
 # --- FitError text (kube-scheduler) --------------------------------------------------------------------
@@ -372,3 +391,44 @@ def test_a_release_outside_the_modelled_ones_is_planned_with_the_nearest_and_say
             "the plan shows %s's behaviour" % (version, shown)) in doc["warnings"]
     inside = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", "v1.35", *DRAIN).stdout)
     assert not [w for w in inside["warnings"] if "outside the releases modelled" in w]
+
+
+# --- NodePorts: which containers' hostPorts a pod holds (kube-scheduler GetHostPorts) ---------------------
+
+def _ports_cluster(kind: str, holder: str) -> List[Dict[str, Any]]:
+    """`web-1` on n1 is drained; n2 is the only other node and `hp` there holds host port 8081.
+    `kind` says which container of `holder` ("web" or "resident") declares the port: "main", a
+    "sidecar" init container (restartPolicy Always) or a plain "init" container; the other pod
+    declares it in its main container."""
+    def spec_ports(p: Dict[str, Any], which: str) -> Dict[str, Any]:
+        port = [{"containerPort": 8081, "hostPort": 8081}]
+        if which == "main":
+            p["spec"]["containers"][0]["ports"] = port
+        else:
+            init = {"name": "side", "image": "x", "ports": port}
+            if which == "sidecar":
+                init["restartPolicy"] = "Always"
+            p["spec"]["initContainers"] = [init]
+        return p
+    web, resident = pod("web-1", "n1"), pod("hp", "n2", owner=None)
+    spec_ports(web, kind if holder == "web" else "main")
+    spec_ports(resident, kind if holder == "resident" else "main")
+    return [node("n1"), node("n2"), web, resident]
+
+
+@pytest.mark.parametrize("kind, holder, version, target", [
+    # before #132040 only spec.containers' ports count: a sidecar's port conflicts with nothing
+    ("sidecar", "web", "v1.33.5", "n2"), ("sidecar", "resident", "v1.33.5", "n2"),
+    # from v1.34 (v1.33.6 by backport) a restartable init container's hostPort is held like a container's
+    ("sidecar", "web", "v1.33.6", None), ("sidecar", "web", "v1.34.0", None), ("sidecar", "resident", "v1.34.0", None),
+    ("sidecar", "web", "v1.37.0", None),
+    # a plain init container has exited before the pod runs: its port is never counted
+    ("init", "web", "v1.33.5", "n2"), ("init", "web", "v1.34.0", "n2"), ("init", "resident", "v1.37.0", "n2"),
+    ("main", "web", "v1.33.5", None), ("main", "web", "v1.37.0", None),
+])
+def test_node_ports_count_sidecar_host_ports_from_v1_34(write_snapshot, kind, holder, version, target):
+    path = write_snapshot(*_ports_cluster(kind, holder), server_version=version)
+    r = run_cli("-f", path, "-o", "json", "drain", "n1")
+    plan = json.loads(r.stdout)
+    [evict] = [a for a in plan["actions"] if a["type"] == "evict"]
+    assert evict.get("target") == target, r.stdout

@@ -171,13 +171,14 @@ def new_node(template: Node, name: str, labels: Sequence[Tuple[str, str]]) -> No
 
 
 class _Batch:
-    __slots__ = ("number", "nodes", "joined", "start", "drain_start", "end", "outcome", "stall", "waves",
+    __slots__ = ("number", "nodes", "joined", "after", "start", "drain_start", "end", "outcome", "stall", "waves",
                  "evicted", "forced", "blockers", "quarantined")
 
     def __init__(self, number: int, nodes: Sequence[str]) -> None:
         self.number = number
         self.nodes = tuple(nodes)
         self.joined: List[str] = []
+        self.after: List[str] = []          # new nodes that join once the batch's nodes are removed
         self.start: Optional[float] = None
         self.drain_start: Optional[float] = None
         self.end: Optional[float] = None
@@ -336,7 +337,17 @@ class UpgradeRun(DrainRun):
                     batch.outcome = "forced"
                     force_at = drain_start + limit
                     del_end, batch.forced = self._force(held, force_at)
-                    end = max(end, del_end)
+                    if late:
+                        # the provider does not wait for the later PDB waves: those pods are deleted
+                        # at the timeout too, and the batch ends when the waves before it are done
+                        batch.forced += self._force_late(late, force_at)
+                        batch.evicted -= len(late)
+                        on_time = {at for n in batch.nodes for p, at in self.node_stats[n].get("evictions", ())
+                                   if at - drain_start < limit}
+                        batch.waves = len(on_time)
+                        end = max([at + ps for at in on_time] + [del_end])
+                    else:
+                        end = max(end, del_end)
             if stopped is not None:
                 break
             if batch.outcome == "not-reached":
@@ -347,6 +358,10 @@ class UpgradeRun(DrainRun):
             wave = max(wave, last + 1)
             t = end
         self.b.batch = None
+        if stopped is None and batches and joined < len(self.pool):
+            # no surge left for the last removals (max surge 0, EKS's minimal strategy): their
+            # replacements join once they are gone, so the pool ends with one new node per old one
+            batches[-1].after = self.new_names[joined:len(self.pool)]
         self.inputs_missing()
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()
@@ -407,6 +422,35 @@ class UpgradeRun(DrainRun):
                 return copy
         return self.s.pods_by_key.get((namespace, name))
 
+    def _force_how(self) -> str:
+        """Why a pod is deleted when the provider's drain timeout runs out."""
+        prov = PROVIDERS[self.up.provider]
+        if self.up.provider == "capi":
+            return ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine, "
+                    "so the pod goes with its node (PDB not consulted)" % format_seconds(self.up.drain_timeout or 0))
+        return ("%s deletes it once %s runs out (%s after the drain started): no Eviction API, its "
+                "PodDisruptionBudget is not consulted" % (prov.title, prov.timeout_name,
+                                                          format_seconds(self.up.drain_timeout or 0)))
+
+    def _force_late(self, late: Sequence[Tuple[Pod, float]], at: float) -> int:
+        """The pods whose PDB wave comes at or after the timeout are not evicted then: the provider
+        deletes them at `at` with the pods that held the drain. Their eviction actions become
+        deletions at `at` (the replacement's node is the one the drain planned). Returns how many."""
+        keys = {(p.namespace, p.name, p.node_name) for p, _ in late}
+        kept = []
+        moved = []
+        for a in self.b.actions:
+            if a.type == "evict" and a.batch == self.b.batch and (a.namespace, a.pod, a.node) in keys:
+                moved.append(a)
+            else:
+                kept.append(a)
+        self.b.actions[:] = kept
+        for a in moved:
+            self.b.action("delete", by=USER, namespace=a.namespace, pod=a.pod, uid=a.uid, node=a.node, at=at,
+                          grace_period_seconds=None, target=a.target, force=False, rule=RULE,
+                          reason=self._force_how() + "; its PDB wave would have come only at %s" % format_offset(a.at))
+        return len(moved)
+
     def _force(self, held: Sequence, at: float) -> Tuple[float, int]:
         """The provider removes the pods that held the drain once its timeout runs out: plain
         deletions (no Eviction API, PDBs not consulted). Returns when their replacements are Ready
@@ -414,12 +458,7 @@ class UpgradeRun(DrainRun):
         prov = PROVIDERS[self.up.provider]
         keys = {(e.namespace, e.pod) for e in held}
         self.b.blocked = [e for e in self.b.blocked if (e.namespace, e.pod) not in keys]
-        how = ("%s deletes it once %s runs out (%s after the drain started): no Eviction API, its "
-               "PodDisruptionBudget is not consulted" % (prov.title, prov.timeout_name,
-                                                         format_seconds(self.up.drain_timeout or 0)))
-        if self.up.provider == "capi":
-            how = ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine, "
-                   "so the pod goes with its node (PDB not consulted)" % format_seconds(self.up.drain_timeout or 0))
+        how = self._force_how()
         deleted = 0
         for e in held:
             pod = self._pod(e.namespace, e.pod, e.node)
@@ -526,8 +565,11 @@ class UpgradeRun(DrainRun):
                               "upgraded" if b.outcome == "quarantined" else b.outcome, "evicted": st["evicted"],
                               "blocked": sum(st["blocked"].values())})
         self.b.extra["nodes"] = nodes
-        self.b.extra["newNodes"] = [{"node": name, "batch": b.number, "joins": b.start, "like": up.surge_like}
-                                    for b in batches for name in b.joined]
+        # a node that joins after the last batch (in place of its removed nodes) belongs to no batch
+        self.b.extra["newNodes"] = [{"node": name, "batch": number, "joins": at, "like": up.surge_like}
+                                    for b in batches
+                                    for names, number, at in ((b.joined, b.number, b.start), (b.after, None, b.end))
+                                    for name in names]
         self.b.extra["upgrade"] = {"provider": up.provider, "maxSurge": up.max_surge,
                                    "maxUnavailable": up.max_unavailable, "drainTimeout": up.drain_timeout,
                                    "onTimeout": up.on_timeout, "batches": len(batches), "upgraded": upgraded}
@@ -569,6 +611,9 @@ class UpgradeRun(DrainRun):
                 "; the others removed" if len(b.quarantined) < len(b.nodes) else ""))
         else:
             parts.append("stalls on %s forever" % b.stall)
+        if b.after:
+            parts.append("then %s join%s in %s place" % (", ".join(b.after), "s" if len(b.after) == 1 else "",
+                                                        "its" if len(b.after) == 1 else "their"))
         return head + "; ".join(parts)
 
 

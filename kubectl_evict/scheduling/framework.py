@@ -27,9 +27,10 @@ from collections import Counter
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set,
                     Tuple)
 
-from kubectl_evict.model import Node, Pod, Snapshot, Taint, Volume
+from kubectl_evict.model import ContainerPort, Node, Pod, Snapshot, Taint, Volume
 from kubectl_evict.scheduling.resources import non_zero_requests
 from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
+from kubectl_evict.versions import cluster_version
 
 SUCCESS = "Success"
 UNSCHEDULABLE = "Unschedulable"
@@ -178,6 +179,17 @@ class DomainCounter:
             and self.match(pod)
 
 
+def host_ports(pod: Pod, sidecars: bool) -> Tuple[ContainerPort, ...]:
+    """The host ports `pod` holds on its node, as NodePorts and the scheduler's NodeInfo count them
+    (`GetHostPorts`): its containers' ports and, with `sidecars` (v1.34+, #132040; v1.33.6+,
+    #133390), those of its restartable init containers, which run as long as the pod. Other init
+    containers have finished before the pod runs: their ports are never counted."""
+    ports = tuple(hp for c in pod.containers for hp in c.host_ports)
+    if sidecars and pod.init_containers:
+        ports = tuple(hp for c in pod.init_containers if c.restart_policy == "Always" for hp in c.host_ports) + ports
+    return ports
+
+
 class ClusterState:
     """The scheduler's view of the cluster as the plan moves pods (one per plan: a local
     accumulator, never shared)."""
@@ -187,6 +199,8 @@ class ClusterState:
         self.nodes: Dict[str, Node] = {n.name: n for n in nodes}
         self.names = sorted(self.nodes)
         self.snapshot = snapshot
+        # which containers' hostPorts a pod holds follows the release (host_ports)
+        self.sidecar_ports = cluster_version(snapshot if snapshot is not None else Snapshot()).has("SidecarHostPorts")
         gone = {(p.namespace, p.name) for p in leaving}
         self.gone = gone
         self.version = 0
@@ -414,9 +428,8 @@ class ClusterState:
         if used is None:
             used = set()
             for p in self.residents[name]:
-                for c in p.containers + p.init_containers:
-                    for hp in c.host_ports:
-                        used.add((hp.host_port, hp.protocol, hp.host_ip))
+                for hp in host_ports(p, self.sidecar_ports):
+                    used.add((hp.host_port, hp.protocol, hp.host_ip))
             self._ports[name] = used
         return used
 

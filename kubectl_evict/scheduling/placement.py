@@ -54,7 +54,7 @@ from kubectl_evict.model import Node, Pod, PreferredTerm, Snapshot, Taint
 from kubectl_evict.versions import cluster_version
 from kubectl_evict.scheduling import framework
 from kubectl_evict.scheduling.framework import (UNRESOLVABLE, UNSCHEDULABLE, ClusterState, Status,
-                                                effective_taints, fit_error)
+                                                effective_taints, fit_error, host_ports)
 from kubectl_evict.scheduling.nodeaffinity import selector_keys
 from kubectl_evict.scheduling.plugins import FILTERS
 from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
@@ -467,7 +467,7 @@ class Placer:
             return None
         return (pod.tolerations, tuple(sorted(pod.node_selector.items())), pod.required_affinity,
                 pod.preferred_affinity, pod.requests, pod.namespace, pod.labels, pod.volumes,
-                tuple(hp for c in pod.containers + pod.init_containers for hp in c.host_ports),
+                host_ports(pod, self.cs.sidecar_ports),
                 pod.resource_claims)
 
     def _fast_pick(self, pod: Pod, entries: Tuple[_Entry, ...], cyc: Cycle) -> Optional[str]:

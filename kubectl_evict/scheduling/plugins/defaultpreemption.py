@@ -19,7 +19,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Pod
 from kubectl_evict.scheduling.framework import (NEVER, NO_VICTIMS, NOT_HELPFUL, UNSCHEDULABLE, Status,
-                                                claim_names, preemption_message)
+                                                claim_names, host_ports, preemption_message)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.plugins.noderesources import insufficient_freed
 from kubectl_evict.scheduling.plugins.interpodaffinity import ANTI_AFFINITY, InterPodAffinity, anti_affinity_stays
@@ -139,7 +139,7 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
     # ones it finds is chance. The plan takes the first 100 by name, bounding the dry runs.
     limit = min(total, MIN_CANDIDATE_NODES_ABSOLUTE)
     dry_runs = 0
-    no_ports = not any(c.host_ports for c in pod.containers + pod.init_containers)
+    no_ports = not host_ports(pod, placer.cs.sidecar_ports)
     active = placer.cycle(pod).active
     spread = next((data[0] for plugin, data in active if plugin.name == PodTopologySpread.name), None)
     ipa = next((data for plugin, data in active if plugin.name == InterPodAffinity.name), None)

@@ -1,12 +1,13 @@
 """NodePorts (`pkg/scheduler/framework/plugins/nodeports/node_ports.go`): a host port (with
-protocol and IP, 0.0.0.0 conflicting with every IP) may be used once per node."""
+protocol and IP, 0.0.0.0 conflicting with every IP) may be used once per node. Which containers'
+ports count follows the release (`framework.host_ports`: sidecar init containers' from v1.34)."""
 
 from __future__ import annotations
 
 from typing import Any, Optional, Tuple
 
 from kubectl_evict.model import Node, Pod
-from kubectl_evict.scheduling.framework import OK, SKIPPED, ClusterState, Plugin, Status, unschedulable
+from kubectl_evict.scheduling.framework import OK, SKIPPED, ClusterState, Plugin, Status, host_ports, unschedulable
 
 MESSAGE = "node(s) didn't have free ports for the requested pod ports"
 
@@ -15,7 +16,7 @@ class NodePorts(Plugin):
     name = "NodePorts"
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
-        ports = tuple(hp for c in pod.containers + pod.init_containers for hp in c.host_ports)
+        ports = host_ports(pod, cs.sidecar_ports)
         return (OK, ports) if ports else (SKIPPED, None)
 
     def filter(self, cs: ClusterState, pod: Pod, ports: Any, node: Node) -> Optional[Status]:
