@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, List, Mapping, Optional
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.eviction.thresholds import ThresholdError, parse_flag_map
@@ -120,3 +120,14 @@ def load_kubelet_config(path: str) -> Dict[str, Any]:
 def kubelet_config_for(snapshot: Snapshot, node: str) -> Mapping[str, Any]:
     """The node's kubelet configuration as recorded in the snapshot (empty when absent)."""
     return snapshot.kubelet_configs.get(node, _EMPTY)
+
+
+def config_error(snapshot: Snapshot, node: str, problem: str, field: Optional[str]) -> InputError:
+    """A problem found in the node's NodeKubeletConfig, located as every input error is (DESIGN.md:
+    file, object, field): `FILE: NodeKubeletConfig NODE: kubeletconfig.FIELD: problem`. The rules
+    read the document lazily, long after loading, so the snapshot keeps where it came from."""
+    where = getattr(snapshot.kubelet_configs.get(node), "where", ())
+    path = field or ""
+    if not path.startswith("kubeletconfig"):
+        path = "kubeletconfig" + ("." + path if path and not path.startswith("[") else path)
+    return InputError(problem, source=where[0] if where else None, obj="NodeKubeletConfig " + node, field=path)

@@ -251,6 +251,11 @@ class LazyJSON(Mapping):
             self._value = v if isinstance(v, dict) else {}
         return self._value
 
+    @property
+    def where(self) -> Tuple[str, ...]:
+        """(file, object, field) the document came from; () when not known."""
+        return tuple(self._where)
+
     def __getitem__(self, key: str) -> Any:
         return self._get()[key]
 

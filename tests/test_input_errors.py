@@ -59,6 +59,44 @@ def test_bad_snapshot_is_one_clean_error(tmp_path, name, content, fragments):
     assert res.stdout == ""
 
 
+def _kubelet_config(cfg):
+    return {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+            "kubeletconfig": cfg}
+
+
+# A NodeKubeletConfig is read only when a command needs it, long after loading; its errors still
+# name the file, the object and the field (DESIGN.md "Snapshot input"), on every reading path.
+KUBELET_CONFIG_CASES = [
+    # (command, kubeletconfig, expected field, expected problem)
+    ("pressure", {"evictionHard": {"memory.available": "lots"}}, "kubeletconfig.evictionHard", "quantities must"),
+    ("pressure", {"evictionHard": ["memory.available<1Gi"]}, "kubeletconfig.evictionHard", "expected a map"),
+    ("pressure", {"evictionMaxPodGracePeriod": "abc"}, "kubeletconfig.evictionMaxPodGracePeriod", "integer"),
+    ("pressure", {"systemReserved": {"memory": "lots"}}, "kubeletconfig.systemReserved.memory", "invalid quantity"),
+    ("shutdown", {"shutdownGracePeriod": "abc"}, "kubeletconfig.shutdownGracePeriod", "invalid duration"),
+    ("shutdown", {"shutdownGracePeriodByPodPriority": [{"priority": "x", "shutdownGracePeriodSeconds": 10}]},
+     "kubeletconfig.shutdownGracePeriodByPodPriority[0].priority", "expected an integer"),
+    ("shutdown", {"shutdownGracePeriod": "10s", "shutdownGracePeriodCriticalPods": "20s"},
+     "kubeletconfig", "shutdownGracePeriodCriticalPods 20s must be <= shutdownGracePeriod 10s"),
+]
+
+
+@pytest.mark.parametrize("ext", ["json", "yaml"])
+@pytest.mark.parametrize("command,cfg,field,problem", KUBELET_CONFIG_CASES,
+                         ids=["%s-%s" % (c[0], c[2]) for c in KUBELET_CONFIG_CASES])
+def test_bad_node_kubelet_config_names_file_object_and_field(tmp_path, ext, command, cfg, field, problem):
+    import yaml
+    doc = snapshot_list(node("n1"), pod("web-1", "n1"), _kubelet_config(cfg))
+    p = tmp_path / ("cluster." + ext)
+    p.write_text(json.dumps(doc) if ext == "json" else yaml.safe_dump(doc))
+    res = run_cli("-f", str(p), command, "n1", cwd=tmp_path)
+    assert res.returncode == 1, res.stdout
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+    assert lines[0].startswith("error: %s: NodeKubeletConfig n1: %s: " % (p, field)), lines[0]
+    assert problem in lines[0]
+    assert res.stdout == ""
+
+
 def test_missing_file(tmp_path):
     res = run_cli("-f", str(tmp_path / "nope.json"), "affinity")
     assert res.returncode == 1 and res.stderr.startswith("error: ") and "nope.json: no such file" in res.stderr

@@ -223,8 +223,9 @@ def test_invalid_settings_are_the_kubelets_errors(flags: ShutdownConfig, message
 
 
 def test_invalid_snapshot_config_names_the_object() -> None:
+    # file ("test": the helper's source label), object and field, as every input error
     s = snap(node("n1"), kubelet("n1", shutdownGracePeriod="1s", shutdownGracePeriodCriticalPods="100s"))
-    with pytest.raises(InputError, match="^NodeKubeletConfig n1: invalid configuration"):
+    with pytest.raises(InputError, match="^test: NodeKubeletConfig n1: kubeletconfig: invalid configuration"):
         plan_shutdown(s, ShutdownSettings(nodes=("n1",)), NOW)
 
 

@@ -54,7 +54,7 @@ from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICT
                                                SIGNAL_RESOURCE, Observation, Threshold, ThresholdError,
                                                eviction_priority_order, parse_duration_go, parse_threshold_config,
                                                threshold_quantity, thresholds_met, update_containerfs_thresholds)
-from kubectl_evict.kubeletconfig import kubelet_config_for
+from kubectl_evict.kubeletconfig import config_error, kubelet_config_for
 from kubectl_evict.model import Node, Pod, Snapshot, Taint
 from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder
 from kubectl_evict.rules.replacements import KilledPod, replace_killed
@@ -168,7 +168,18 @@ def _memory_of(v: Any, key: str, origin: str) -> Optional[int]:
 def resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
                    cache: Optional[Dict[Any, EvictionConfig]] = None) -> EvictionConfig:
     """The node's eviction settings: first found per field among flags, --kubelet-config, the
-    node's NodeKubeletConfig, then upstream defaults (evictionHard is all-or-nothing)."""
+    node's NodeKubeletConfig, then upstream defaults (evictionHard is all-or-nothing). A bad
+    value in the NodeKubeletConfig is an error naming its file, object and field."""
+    try:
+        return _resolve_config(settings, snapshot, node, cache)
+    except InputError as e:
+        if e.source is None and e.obj == "NodeKubeletConfig " + node:
+            raise config_error(snapshot, node, e.problem, e.field) from None
+        raise
+
+
+def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
+                    cache: Optional[Dict[Any, EvictionConfig]]) -> EvictionConfig:
     layers = _layers(settings, snapshot, node)
     picked = {k: _pick(layers, k) for k in EVICTION_FIELDS}
     key = tuple((k, _plain(v), o if o == "flags" or not o.startswith("NodeKubeletConfig") else "node")

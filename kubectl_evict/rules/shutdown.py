@@ -38,6 +38,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tup
 from pyrsistent import PClass, field, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.kubeletconfig import config_error
 from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
 from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, effective_tolerations, noexecute_timeline
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
@@ -267,7 +268,17 @@ class ShutdownSettings(PClass):
 
 
 def resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) -> ShutdownConfig:
-    """Flags, then --kubelet-config, then the node's NodeKubeletConfig, then upstream defaults."""
+    """Flags, then --kubelet-config, then the node's NodeKubeletConfig, then upstream defaults. A
+    bad value in the NodeKubeletConfig is an error naming its file, object and field."""
+    try:
+        return _resolve_config(snapshot, settings, node)
+    except InputError as e:
+        if e.source == "NodeKubeletConfig " + node:
+            raise config_error(snapshot, node, e.problem, e.field) from None
+        raise
+
+
+def _resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) -> ShutdownConfig:
     base = settings.kubelet_config
     if base is None:
         raw = snapshot.kubelet_configs.get(node)

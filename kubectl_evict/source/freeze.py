@@ -361,7 +361,7 @@ def _lazy(loc: _Loc, obj: dict, key: str, decode: Optional[Callable[[bytes], Any
             raise loc.error(key, "expected an object")
         return LazyJSON(data=bytes(v), where=(loc.source, loc.label, key), decode=decode)
     value = _map(loc, obj, key, key)
-    return LazyJSON(value=prune(value) if prune is not None else value)
+    return LazyJSON(value=prune(value) if prune is not None else value, where=(loc.source, loc.label, key))
 
 
 def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
