@@ -204,3 +204,30 @@ def test_kinds_add_up_across_files(tmp_path: Path) -> None:
     b.write_text(json.dumps({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": [PDB]}))
     res = run_cli("-f", a, "-f", str(b), "--now", NOW, "-o", "json", "drain", "n1", "--ignore-daemonsets")
     assert res.returncode == 0, res.stdout
+
+
+# --- DaemonSets ----------------------------------------------------------------------------------
+
+def _ds_pod() -> dict:
+    return pod("agent-x", "n1", ns="kube-system", owner=("DaemonSet", "agent"), labels={"app": "agent"})
+
+
+# kubectl drain GETs a DaemonSet pod's DaemonSet (filters.go daemonSetFilter): gone, the pod
+# fails the drain (daemonsets.apps "agent" not found), or --force evicts it. An input without the
+# DaemonSet kind cannot tell, so such a drain is incomplete; with the kind it is a fact.
+@pytest.mark.parametrize("held,extra,code,incomplete", [
+    (True, (), 3, []),                              # held, the DaemonSet absent: the drain fails
+    (False, (), 5, ["DaemonSet"]),                  # not held: skipped as kubectl would, but unchecked
+    (False, ("--force",), 5, ["DaemonSet"]),
+    (True, ("--force",), 0, []),                    # held and absent: --force evicts the orphan
+])
+def test_daemonset_pods_need_the_daemonset_kind(tmp_path: Path, held: bool, extra: tuple, code: int,
+                                                incomplete: List[str]) -> None:
+    items = _cluster() + [PDB, _ds_pod()]
+    path = _write(tmp_path, items, without=() if held else ("DaemonSet",))
+    res = _drain(path, *extra)
+    assert res.returncode == code, res.stdout
+    doc = json.loads(res.stdout)
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    if incomplete:
+        assert "1 pod whether its DaemonSet still exists" in doc["incomplete"][0]["effect"]

@@ -175,6 +175,7 @@ class DrainRun:
         self.candidates: Dict[Tuple[str, str], Tuple[str, ...]] = {}   # nodes tied with the target
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
+        self.unchecked_daemonsets = 0  # DaemonSet pods whose DaemonSet's existence the input cannot tell
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -257,6 +258,10 @@ class DrainRun:
                 stats["skipped"] += 1
                 continue
             res = drain_filter(self.s, pod, flags, self.now)
+            if (flags.ignore_daemonsets or flags.force) and pod.controller_kind == "DaemonSet" \
+                    and not pod.is_terminal and not self.s.holds("DaemonSet"):
+                # kubectl GETs the DaemonSet: gone, the pod fails the drain (or --force deletes it)
+                self.unchecked_daemonsets += 1
             if res.reason == ERROR:
                 errors.append((res.message, pod))
             elif res.reason == WARNING:
@@ -500,6 +505,10 @@ class DrainRun:
 
     def inputs_missing(self) -> None:
         """The plan's `incomplete` entries for what the drains could not check."""
+        if self.unchecked_daemonsets:
+            self.b.incomplete("DaemonSet", "not checked for %s whether its DaemonSet still exists (kubectl drain "
+                              "fails on a pod whose DaemonSet is gone; with --force it evicts the pod)"
+                              % _plural(self.unchecked_daemonsets, "pod", "pods"))
         if self.unchecked_budgets:
             self.b.incomplete("PodDisruptionBudget", "budgets not checked for %s; a budget may refuse or delay "
                               "them (429) and hold the drain" % _plural(self.unchecked_budgets, "eviction", "evictions"))
