@@ -12,7 +12,7 @@ purpose). Each entry carries a stable kebab-case `code` from `CODES`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from pyrsistent import PClass, field, pmap, pvector
 
@@ -308,9 +308,44 @@ class PlanBuilder:
     def note(self, line: str) -> None:
         self.notes.append(line)
 
+    def _caveats(self) -> Tuple[Dict[str, List[str]], Dict[str, List[str]]]:
+        """The kinds each pod ref and each node was not checked against (`incomplete_for`)."""
+        pods: Dict[str, List[str]] = {}
+        nodes: Dict[str, List[str]] = {}
+        for (kind, _what, noun), refs in self._unchecked.items():
+            into = pods if noun == "pod" else nodes if noun == "node" else None
+            if into is not None:
+                for ref in refs:
+                    if kind not in into.setdefault(ref, []):
+                        into[ref].append(kind)
+        return pods, nodes
+
+    def _with_caveat(self, items: List[Any], pods: Dict[str, List[str]], nodes: Dict[str, List[str]]) -> List[Any]:
+        """`items` (actions) whose reasons say which kinds their verdict was not checked
+        against, as the plan contract asks ("not in the input" rather than asserting absence):
+        evictions and deletions, whose reasons are the plan's own words. A kill's reason is the
+        kubelet's status message, kept as the kubelet writes it (`incomplete` says the rest)."""
+        out = []
+        for a in items:
+            kinds = []
+            if a.type in ("evict", "delete"):    # a kill's reason is the kubelet's own message
+                kinds = list(pods.get("%s/%s" % (a.namespace, a.pod), ()))
+                for k in nodes.get(a.node, ()) if a.node else ():
+                    if k not in kinds:
+                        kinds.append(k)
+            if kinds and "not in the input" not in a.reason:
+                a = a.set(reason="%s (not in the input: %s; see incomplete)" % (a.reason, ", ".join(sorted(kinds))))
+            out.append(a)
+        return out
+
     def build(self) -> Plan:
         # Stable sort: equal `at` keeps the rule's own order (for example the kubelet's ranking).
         ordered = sorted(self.actions, key=lambda a: a.at)
+        if self._unchecked:
+            pods, nodes = self._caveats()
+            # actions only: a blocked or shortfall entry's reason may end in the scheduler's own
+            # FailedScheduling text, which stays as the cluster would print it
+            ordered = self._with_caveat(ordered, pods, nodes)
         # A pod is in at most one of blocked, shortfall and skipped: blocked wins, then shortfall.
         seen = set()
         kept: dict = {"blocked": [], "shortfall": [], "skipped": []}

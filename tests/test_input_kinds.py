@@ -89,6 +89,17 @@ def _same_actions(full: dict, part: dict) -> None:
         [(a["type"], a.get("pod"), a.get("target")) for a in full["actions"]]
 
 
+def _affected_reasons_say_so(full: dict, part: dict) -> None:
+    """The contract: "the reasons of affected entries say 'not in the input' instead of asserting
+    absence". The pods `incomplete` names keep their actions, whose reasons now say it; the
+    complete input's plan has no such caveat."""
+    named = {ref for e in part["incomplete"] for ref in re.findall(r"[a-z0-9-]+/[a-z0-9-]+", e["effect"])}
+    assert named, part["incomplete"]
+    affected = [a for a in part["actions"] if "%s/%s" % (a.get("namespace"), a.get("pod")) in named]
+    assert affected and all("not in the input" in a["reason"] for a in affected), affected
+    assert not any("not in the input" in r for r in _reasons(full))
+
+
 DRAIN_A1 = ["drain", "worker-a1", "--ignore-daemonsets", "--delete-emptydir-data", "--force"]
 
 # (kinds left out, command, the kind `incomplete` must list, the exit code without them, check)
@@ -101,6 +112,9 @@ KIND_CASES = [
     (["StorageClass", "CSINode"], ["shutdown", "worker-c2", "--non-graceful"], "CSINode", 5, _no_volume_claim),
     (["ReplicaSet", "Deployment"], DRAIN_A1, "ReplicaSet", 3, _no_false_outage),
     (["StatefulSet"], ["shutdown", "worker-c2", "--non-graceful"], "StatefulSet", 5, _same_actions),
+    (["PersistentVolumeClaim", "PersistentVolume", "StorageClass"],
+     ["drain", "worker-c4", "--ignore-daemonsets", "--delete-emptydir-data", "--force"], "PersistentVolumeClaim", 3,
+     _affected_reasons_say_so),
     (["Lease"], ["controller", "--fail", "worker-a1"], "Lease", 4, _same_actions),
     (["NodeStatsSummary"], ["pressure"], "NodeStatsSummary", 5, _no_kills_claimed),
     (["NodeKubeletConfig"], ["shutdown", "worker-a1"], "NodeKubeletConfig", 5, None),
@@ -124,6 +138,25 @@ def test_demo_with_and_without_a_kind(tmp_path: Path, drop: List[str], args: Lis
     table = run_cli("-f", _demo_without(tmp_path, drop), *args)
     verdict = next(line for line in table.stdout.splitlines() if line.startswith("VERDICT: "))
     assert "not checked: the input holds no" in verdict and kind in verdict
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_non_graceful_shutdown_claims_no_volume_attachments_it_cannot_see(tmp_path: Path, drop: bool) -> None:
+    """worker-c4 has VolumeAttachments: with them the plan lists their detaches; without the kind
+    it lists none and says `null` (not `[]`: that would assert the node has none) and why."""
+    args = ["shutdown", "worker-c4", "--non-graceful"]
+    res = run_cli("-f", _demo_without(tmp_path, ["VolumeAttachment"]), "-o", "json", *args) if drop else \
+        run_cli("--demo", "-o", "json", *args)
+    doc = _json(res)
+    detaches = [a for a in doc["actions"] if a["type"] == "detach"]
+    report = doc["shutdown"][0]
+    note = "node/worker-c4: VolumeAttachments are not in the input"
+    if drop:
+        assert detaches == [] and report["volumeAttachments"] is None
+        assert any(n.startswith(note) for n in doc["notes"]), doc["notes"]
+    else:
+        assert detaches and report["volumeAttachments"] == [a["volumeAttachment"] for a in detaches]
+        assert not any(n.startswith(note) for n in doc["notes"])
 
 
 def test_namespace_selector_without_namespaces(tmp_path: Path) -> None:

@@ -692,11 +692,16 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                      reason="attach/detach controller detaches %s (%s) at once: the node has the out-of-service "
                             "taint, no %s wait for unmount" % (va.pv_name or "the volume", va.attacher or "?",
                                                                format_seconds(MAX_WAIT_FOR_UNMOUNT)))
+        held = snapshot.holds("VolumeAttachment")
+        if not held:
+            b.note("node/%s: VolumeAttachments are not in the input: which volumes the attach/detach controller "
+                   "detaches at once is not shown" % name)
         if sts_targets:
             b.note("node/%s: StatefulSet pods that can start elsewhere once deleted: %s"
                    % (name, ", ".join(sts_targets)))
         b.note("node/%s: when it is back and healthy, remove the taint: kubectl taint nodes %s %s=%s:NoExecute-"
                % (name, name, OUT_OF_SERVICE, OUT_OF_SERVICE_VALUE))
         reports.append({"node": name, "mode": "non-graceful", "deletedPods": deleted,
-                        "volumeAttachments": [va.name for va in sorted(vas, key=lambda v: v.name)]})
+                        # None, not []: without the kind the plan does not claim the node has none
+                        "volumeAttachments": [va.name for va in sorted(vas, key=lambda v: v.name)] if held else None})
     b.extra["shutdown"] = _report(reports)
