@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 
 class EvictPlanError(Exception):
@@ -33,6 +33,25 @@ class InputError(EvictPlanError):
         if field_prefix:
             field = field_prefix + ("." + field if field and not field.startswith("[") else (field or ""))
         return InputError(self.problem, source=self.source or source, obj=self.obj or obj, field=field)
+
+
+def json_type(v: Any) -> str:
+    """How a value reads in an error, in JSON's own words (null, boolean, number, string, a list,
+    an object) and with its value where short: users write YAML/JSON, not Python, so a message
+    never names a Python type (`NoneType`, `dict`). Shared by every reader of input."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean %s" % str(v).lower()
+    if isinstance(v, (int, float)):
+        return "number %s" % v
+    if isinstance(v, str):
+        return "string %r" % v
+    if isinstance(v, (list, tuple)):
+        return "a list"
+    if isinstance(v, dict) or hasattr(v, "keys"):
+        return "an object"
+    return "a value JSON cannot hold"
 
 
 class ValueParseError(ValueError):

@@ -13,7 +13,7 @@ import re
 from fractions import Fraction
 from typing import Union
 
-from kubectl_evict.errors import ValueParseError
+from kubectl_evict.errors import ValueParseError, json_type
 
 _BINARY = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60}
 _DECIMAL = {"n": Fraction(1, 10 ** 9), "u": Fraction(1, 10 ** 6), "m": Fraction(1, 1000), "": 1,
@@ -37,7 +37,7 @@ def parse_quantity(text: Union[str, int, float]) -> Fraction:
     if isinstance(text, float):
         return Fraction(repr(text))
     if not isinstance(text, str):
-        raise ValueParseError("quantities must be strings, not %s" % type(text).__name__)
+        raise ValueParseError("quantities must be strings or numbers, not %s" % json_type(text))
     hit = _cache.get(text)
     if hit is not None:
         return hit

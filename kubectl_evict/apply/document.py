@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from pyrsistent import pvector
 
-from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.errors import InputError, ValueParseError, json_type
 from kubectl_evict.source.files import read_bytes
 from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan, Workload
 from kubectl_evict.scheduling.tolerations import EFFECTS
@@ -64,15 +64,10 @@ def _str(d: Dict[str, Any], key: str, where: str, source: str, *, required: bool
             raise InputError("required field is missing", source=source, field="%s.%s" % (where, key))
         return ""
     if not isinstance(v, str):
-        raise InputError("must be a string, not %s" % _type(v), source=source, field="%s.%s" % (where, key))
+        raise InputError("must be a string, not %s" % json_type(v), source=source, field="%s.%s" % (where, key))
     if required and nonempty and not v:
         raise InputError("must not be empty", source=source, field="%s.%s" % (where, key))
     return v
-
-
-def _type(v: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "a mapping", type(None): "null"}.get(type(v), type(v).__name__)
 
 
 def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: bool, minimum: float = 0) -> Any:
@@ -82,7 +77,7 @@ def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: b
             return None
         raise InputError("required field is missing", source=source, field="%s.%s" % (where, key))
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise InputError("must be a number, not %s" % _type(v), source=source, field="%s.%s" % (where, key))
+        raise InputError("must be a number, not %s" % json_type(v), source=source, field="%s.%s" % (where, key))
     if v < minimum or v != v or v in (float("inf"), float("-inf")):
         raise InputError("must be a number >= %s, not %r" % (minimum, v), source=source,
                          field="%s.%s" % (where, key))
@@ -92,7 +87,7 @@ def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: b
 def _action(d: Any, i: int, source: str) -> Action:
     where = "actions[%d]" % i
     if not isinstance(d, dict):
-        raise InputError("each action must be a mapping, not %s" % _type(d), source=source, field=where)
+        raise InputError("each action must be a mapping, not %s" % json_type(d), source=source, field=where)
     typ = _str(d, "type", where, source)
     if typ not in ACTION_TYPES:
         raise InputError("unknown action type %r (expected one of: %s)" % (typ, ", ".join(ACTION_TYPES)),
@@ -114,7 +109,7 @@ def _action(d: Any, i: int, source: str) -> Action:
         if "target" in d:
             t = d["target"]
             if t is not None and not isinstance(t, str):
-                raise InputError("must be a node name or null, not %s" % _type(t), source=source,
+                raise InputError("must be a node name or null, not %s" % json_type(t), source=source,
                                  field=where + ".target")
             kw["target"], kw["has_target"] = t, True
         cands = d.get("candidates")
@@ -126,7 +121,7 @@ def _action(d: Any, i: int, source: str) -> Action:
             kw["replaced_at"] = _number(d, "replacementAt", where, source, nullable=True)
         force = d.get("force", False)
         if not isinstance(force, bool):
-            raise InputError("must be true or false, not %s" % _type(force), source=source, field=where + ".force")
+            raise InputError("must be true or false, not %s" % json_type(force), source=source, field=where + ".force")
         kw["force"] = force
         owner = d.get("owner")
         if owner is not None:
@@ -150,7 +145,7 @@ def _action(d: Any, i: int, source: str) -> Action:
         kw["uid"] = _str(d, "uid", where, source, required=False)
         prev = d.get("previous")
         if prev is not None and not isinstance(prev, str):
-            raise InputError("must be a string or null, not %s" % _type(prev), source=source,
+            raise InputError("must be a string or null, not %s" % json_type(prev), source=source,
                              field=where + ".previous")
         kw["previous"] = prev
     elif typ == "detach":
@@ -164,11 +159,11 @@ def _action(d: Any, i: int, source: str) -> Action:
 def _entries(doc: Dict[str, Any], key: str, source: str) -> List[Entry]:
     raw = doc.get(key) or []
     if not isinstance(raw, list):
-        raise InputError("must be a list, not %s" % _type(raw), source=source, field=key)
+        raise InputError("must be a list, not %s" % json_type(raw), source=source, field=key)
     out = []
     for i, e in enumerate(raw):
         if not isinstance(e, dict):
-            raise InputError("must be a mapping, not %s" % _type(e), source=source, field="%s[%d]" % (key, i))
+            raise InputError("must be a mapping, not %s" % json_type(e), source=source, field="%s[%d]" % (key, i))
         code = e.get("code")
         out.append(Entry(code=code if isinstance(code, str) else "", namespace=str(e.get("namespace") or ""),
                          pod=str(e.get("pod") or ""), node=str(e.get("node") or ""),
@@ -180,12 +175,12 @@ def _workloads(doc: Dict[str, Any], source: str) -> List[Workload]:
     """The plan's `workloads` (what `verify` compares ready replicas with); `apply` ignores them."""
     raw = doc.get("workloads") or []
     if not isinstance(raw, list):
-        raise InputError("must be a list, not %s" % _type(raw), source=source, field="workloads")
+        raise InputError("must be a list, not %s" % json_type(raw), source=source, field="workloads")
     out = []
     for i, w in enumerate(raw):
         where = "workloads[%d]" % i
         if not isinstance(w, dict):
-            raise InputError("must be a mapping, not %s" % _type(w), source=source, field=where)
+            raise InputError("must be a mapping, not %s" % json_type(w), source=source, field=where)
         counts = {}
         for key in ("ready", "readyMin", "readyAfter"):
             v = _number(w, key, where, source, nullable=True)
@@ -201,7 +196,7 @@ def _workloads(doc: Dict[str, Any], source: str) -> List[Workload]:
 def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Plan:
     """Validate a parsed EvictionPlan and freeze it into the same `Plan` the rules build."""
     if not isinstance(doc, dict):
-        raise InputError("expected an EvictionPlan mapping, found %s" % _type(doc), source=source)
+        raise InputError("expected an EvictionPlan mapping, found %s" % json_type(doc), source=source)
     if doc.get("apiVersion") != API_VERSION or doc.get("kind") != KIND:
         raise InputError("not an EvictionPlan: apiVersion %r, kind %r (expected %s, %s; write one with "
                          "'kubectl evictplan -o json COMMAND ...')" % (doc.get("apiVersion"), doc.get("kind"),
@@ -219,7 +214,7 @@ def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Pla
             raise InputError(str(e), source=source, field="now") from None
     cluster = doc.get("cluster") or {}
     if not isinstance(cluster, dict):
-        raise InputError("must be a mapping with context and server, not %s" % _type(cluster), source=source,
+        raise InputError("must be a mapping with context and server, not %s" % json_type(cluster), source=source,
                          field="cluster")
     context = _str(cluster, "context", "cluster", source, required=False)
     server = _str(cluster, "server", "cluster", source, required=False)

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any, Iterator, List, Tuple
 
-from kubectl_evict.errors import InputError
+from kubectl_evict.errors import InputError, json_type
 
 try:  # msgspec prunes unused fields while parsing: faster and far less memory at 150k pods
     from kubectl_evict.source import fastjson
@@ -138,7 +138,7 @@ def objects(data: Any, source: str) -> Iterator[Doc]:
             yield (source, where, dict(item, kind=item_kind) if item_kind else item)
         for i, item in enumerate(value.get("items") or ()):
             if item is not yamltext.STREAMED:
-                raise InputError("list item is not an object (found %s)" % type(item).__name__,
+                raise InputError("list item is not an object (found %s)" % json_type(item),
                                  source=source, field="items[%d]" % i)
         index, waiting = 0, []
 
@@ -165,7 +165,7 @@ def expand(doc: object, source: str, index: str = "") -> Iterator[Doc]:
             yield from expand(item, source, "%s[%d]" % (index, i))
         return
     if not isinstance(doc, dict):
-        raise InputError("expected a Kubernetes object (a mapping), found %s" % type(doc).__name__,
+        raise InputError("expected a Kubernetes object (a mapping), found %s" % json_type(doc),
                          source=source + index if index else source)
     kind = doc.get("kind")
     items = doc.get("items")
@@ -178,7 +178,7 @@ def expand(doc: object, source: str, index: str = "") -> Iterator[Doc]:
         for i, item in enumerate(items):
             where = "%sitems[%d]" % (index + "." if index else "", i)
             if not isinstance(item, dict):
-                raise InputError("list item is not an object (found %s)" % type(item).__name__,
+                raise InputError("list item is not an object (found %s)" % json_type(item),
                                  source=source, field=where)
             if item_kind and "kind" not in item:
                 item = dict(item, kind=item_kind)

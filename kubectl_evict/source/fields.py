@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, Optional, Tuple
 
-from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.errors import InputError, ValueParseError, json_type as _type_name
 from kubectl_evict.model import (EMPTY_MAP, LabelSelector, NodeSelector, NodeSelectorTerm, OwnerRef, Requirement,
                                  Toleration, frozen_map)
 from kubectl_evict.source import validate
@@ -63,22 +63,6 @@ class _PodLoc(_Loc):
     @property  # type: ignore[override]
     def label(self) -> str:
         return "Pod %s/%s" % (self.ns, self.name)
-
-
-def _type_name(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean %s" % str(v).lower()
-    if isinstance(v, (int, float)):
-        return "number %s" % v
-    if isinstance(v, str):
-        return "string %r" % v
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "an object"
-    return type(v).__name__
 
 
 def _decoded(loc: _Loc, v: Any, path: str) -> Any:

@@ -32,7 +32,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
-from kubectl_evict.errors import InputError
+from kubectl_evict.errors import InputError, json_type
 
 try:  # the same pruning as the fast JSON path: one schema of what the freezer reads
     from kubectl_evict.source.fastjson import KEEP as _KEEP
@@ -134,9 +134,7 @@ def _key(k: Any, ev: Any) -> Any:
             {True: ".inf", False: "-.inf"}.get(k > 0, ".nan") if k == k else ".nan"
     if isinstance(k, _MergeKey):
         return k
-    what = "null" if k is None else ("a mapping" if isinstance(k, dict) else
-                                     "a list" if isinstance(k, list) else type(k).__name__)
-    raise _Problem("unsupported map key: %s (JSON object keys are strings)" % what, ev)
+    raise _Problem("unsupported map key: %s (JSON object keys are strings)" % json_type(k), ev)
 
 
 class _Frame:
