@@ -25,6 +25,9 @@ from kubectl_evict.model import Snapshot
 NEWEST = (1, 37)            # the newest release whose behaviour this version of evictplan models
 OLDEST = (1, 30)            # the oldest one
 _VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")
+# A whole version string as `kubectl version` prints the server's gitVersion: v1.33.3,
+# v1.30.2-eks-1552ad0, v1.29.4+k3s1 (semver's pre-release and build parts).
+_GIT_VERSION_RE = re.compile(r"^v?\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 
 Release = Tuple[int, int, int]
 # name -> ranges of releases [first, last-exclusive) in which the behaviour applies (None: open).
@@ -124,6 +127,13 @@ def parse_release(text: str) -> Optional[Release]:
     if not m:
         return None
     return (int(m.group(1)), int(m.group(2)), int(m.group(3) or 0))
+
+
+def is_version(text: str) -> bool:
+    """Is `text` a whole Kubernetes version (vMAJOR.MINOR[.PATCH][-suffix][+build])? Our own
+    documents (SnapshotInfo.serverVersion) must hold one: a typo there would otherwise fall
+    back to the kubelets' version without a word. Kubelet versions stay lenient (prefix match)."""
+    return bool(_GIT_VERSION_RE.match(text))
 
 
 OVERRIDE = "--kubernetes-version"

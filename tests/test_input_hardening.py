@@ -51,3 +51,30 @@ def test_errors_name_json_types_not_python_ones(tmp_path, text, needles):
     p.write_text(text)
     line = one_error(run_cli("-f", str(p), "drain", "n1", "--force"), str(p), *needles)
     assert not _PY_NAME.search(line), line
+
+
+# --- B5: SnapshotInfo.serverVersion is a Kubernetes version ---------------------------------------
+
+BAD_SERVER_VERSIONS = ["banana", "latest", "v1", "1.x", "v1.33.3 (eks)", "v1.33.3-", "vv1.33"]
+GOOD_SERVER_VERSIONS = ["v1.33.3", "v1.30.2-eks-1552ad0", "v1.29.4+k3s1", "v1.31.0-gke.1234+abc", "1.35"]
+
+
+@pytest.mark.parametrize("version", BAD_SERVER_VERSIONS)
+def test_server_version_that_is_no_version_is_refused(tmp_path, version):
+    """Our own document: a typo there must not silently hand the choice to the kubelets' version."""
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(snapshot_list(node("n1"), pod("p", "n1"), server_version=version)))
+    one_error(run_cli("-f", str(p), "drain", "n1", "--force"), str(p), "SnapshotInfo snapshot", "serverVersion",
+              repr(version), "not a Kubernetes version")
+
+
+@pytest.mark.parametrize("version", GOOD_SERVER_VERSIONS + [""])
+def test_server_versions_kubectl_prints_are_read(tmp_path, version):
+    """What `kubectl version` prints for real distributions (EKS, k3s, GKE), and an empty
+    serverVersion (unknown: a live read whose /version said nothing)."""
+    info = snapshot_list(node("n1"), node("n2"), pod("p", "n1"))
+    info["items"][0]["serverVersion"] = version
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(info))
+    res = run_cli("-f", str(p), "drain", "n1", "--force")
+    assert res.returncode == 0 and "error" not in res.stderr, res.stderr

@@ -30,6 +30,7 @@ from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort,
                                  SnapshotInfo, Taint, Volume, VolumeAttachment, LazyJSON, frozen_map)
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
+from kubectl_evict.versions import is_version
 from kubectl_evict.scheduling.qos import pod_qos_by_release
 from kubectl_evict.scheduling.resources import pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
@@ -286,7 +287,7 @@ class Freezer:
             info = SnapshotInfo(taken_at=_time(loc, obj, "takenAt", "takenAt"),
                                 context=_str(loc, obj, "context", "context"),
                                 server=_str(loc, obj, "server", "server"),
-                                server_version=_str(loc, obj, "serverVersion", "serverVersion"))
+                                server_version=_server_version(loc, obj))
         info = info.set(kinds=tuple(sorted(held)))
 
         storage = project_storage(each, self.it)
@@ -349,6 +350,17 @@ def _kinds(loc: _Loc, obj: dict) -> List[str]:
             raise loc.error("kinds[%d]" % i, "expected a kind name, found %s" % _type_name(k))
         out.append(k)
     return out
+
+
+def _server_version(loc: _Loc, obj: dict) -> str:
+    """SnapshotInfo.serverVersion: a Kubernetes version, or empty/absent for unknown (a live read
+    whose /version said nothing). Anything else is refused: the rules would silently model the
+    kubelets' release instead of the one the user wrote."""
+    v = _str(loc, obj, "serverVersion", "serverVersion")
+    if v and not is_version(v):
+        raise loc.error("serverVersion", "%r is not a Kubernetes version (want vMAJOR.MINOR[.PATCH][-suffix][+build] "
+                                         "as `kubectl version` prints it, e.g. v1.33.3)" % v)
+    return v
 
 
 def _lazy(loc: _Loc, obj: dict, key: str, decode: Optional[Callable[[bytes], Any]] = None,

@@ -45,6 +45,7 @@ from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
 from kubectl_evict.source.freeze import EVICTPLAN_API, KUBELET_KINDS, NODE_LEASE_NAMESPACE, Freezer
 from kubectl_evict.timeutil import format_time
+from kubectl_evict.versions import is_version
 
 try:  # the fast path; the pure-Python bundle falls back to the stdlib
     import msgspec
@@ -846,7 +847,9 @@ class ClusterReader:
         except ValueError:
             raise ClusterAccessError("reading /version: %s did not answer with JSON (is it a Kubernetes "
                                      "API server?)" % self.conn.server) from None
-        return str(doc.get("gitVersion") or "") if isinstance(doc, dict) else ""
+        version = doc.get("gitVersion") if isinstance(doc, dict) else None
+        # an odd gitVersion (a dev build's placeholder) is "unknown", not a snapshot that cannot be read
+        return version if isinstance(version, str) and is_version(version) else ""
 
     # -- lists -----------------------------------------------------------------------------------
     def list_kind(self, spec: ListSpec, mode: str, sink: Optional["FreezeSink"] = None) -> Tuple[str, list]:
