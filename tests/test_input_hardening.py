@@ -78,3 +78,102 @@ def test_server_versions_kubectl_prints_are_read(tmp_path, version):
     p.write_text(json.dumps(info))
     res = run_cli("-f", str(p), "drain", "n1", "--force")
     assert res.returncode == 0 and "error" not in res.stderr, res.stderr
+
+
+# --- B2: wrong types in NodeStatsSummary documents ------------------------------------------------
+
+_MI = 1024 * 1024
+
+
+def _summary(**node_fields) -> dict:
+    """n1's /stats/summary under memory pressure (50Mi available against the default
+    evictionHard memory.available<100Mi), so the kubelet ranks pod p by its working set."""
+    node_stats = {"nodeName": "n1",
+                  "memory": {"time": "2026-11-21T11:59:50Z", "availableBytes": 50 * _MI, "workingSetBytes": 15000 * _MI},
+                  "fs": {"availableBytes": 50 * 2 ** 30, "capacityBytes": 100 * 2 ** 30,
+                         "inodesFree": 5_000_000, "inodes": 6_000_000},
+                  "systemContainers": [{"name": "pods", "memory": {"availableBytes": 900 * _MI,
+                                                                   "workingSetBytes": 14000 * _MI}}],
+                  "rlimit": {"maxpid": 4_000_000, "curproc": 1000}}
+    node_stats.update(node_fields)
+    return {"node": node_stats,
+            "pods": [{"podRef": {"name": "p", "namespace": "default", "uid": "uid-default-p"},
+                      "memory": {"workingSetBytes": 300 * _MI},
+                      "containers": [{"name": "app", "memory": {"workingSetBytes": 300 * _MI}}]}]}
+
+
+def _with(path: str, value):
+    """The summary with the value at `path` (dotted, [i] for list items) replaced."""
+    s = _summary()
+    keys = [int(k) if k.isdigit() else k for k in path.replace("[", ".").replace("]", "").split(".")]
+    d = s
+    for k in keys[:-1]:
+        d = d[k]
+    d[keys[-1]] = value
+    return s
+
+
+def _stats_doc(summary: dict) -> dict:
+    return {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": "n1"},
+            "summary": summary}
+
+
+SUMMARY_CASES = [
+    # (field path in the summary, bad value, fragment of the problem)
+    ("node.memory.availableBytes", "lots", "expected a whole number, found string 'lots'"),
+    ("node.memory.workingSetBytes", [1], "expected a whole number, found a list"),
+    ("node.memory.availableBytes", -5, "must not be negative"),
+    ("node.memory.availableBytes", 2 ** 64, "out of range (uint64)"),
+    ("node.memory.availableBytes", 1.5, "expected a whole number, found number 1.5"),
+    ("node.memory.availableBytes", True, "found boolean true"),
+    ("node", [], "expected an object, found a list"),
+    ("node.memory", "x", "expected an object, found string 'x'"),
+    ("node.fs.capacityBytes", "100Gi", "expected a whole number, found string '100Gi'"),
+    ("node.fs.inodesFree", -1, "must not be negative"),
+    ("node.systemContainers", {"name": "pods"}, "expected a list, found an object"),
+    ("node.systemContainers[0]", "pods", "expected an object, found string 'pods'"),
+    ("node.systemContainers[0].name", 7, "expected a string, found number 7"),
+    ("node.systemContainers[0].memory.availableBytes", "x", "expected a whole number"),
+    ("node.rlimit.maxpid", "4M", "expected a whole number"),
+    ("node.runtime", [], "expected an object, found a list"),
+    ("pods", "x", "expected a list, found string 'x'"),
+    ("pods[0]", 3, "expected an object, found number 3"),
+    ("pods[0].podRef", "x", "expected an object, found string 'x'"),
+    ("pods[0].podRef.uid", 12, "expected a string, found number 12"),
+    ("pods[0].memory.workingSetBytes", "300Mi", "expected a whole number, found string '300Mi'"),
+    ("pods[0].containers", {"name": "app"}, "expected a list, found an object"),
+    ("pods[0].containers[0].name", ["app"], "expected a string, found a list"),
+]
+
+
+@pytest.mark.parametrize("path, value, problem", SUMMARY_CASES,
+                         ids=["%s=%s" % (c[0], json.dumps(c[1])) for c in SUMMARY_CASES])
+@pytest.mark.parametrize("fmt", ["json", "yaml"])
+def test_wrong_types_in_a_stats_summary_are_clean_errors(tmp_path, path, value, problem, fmt):
+    """A present value of the wrong type is broken input, not an unmeasured stat: the file, the
+    summary and the field path. (JSON takes the fast decoder, YAML the parsed-dict path.)"""
+    p = tmp_path / ("s." + fmt)
+    p.write_text(json.dumps(snapshot_list(node("n1"), pod("p", "n1"), _stats_doc(_with(path, value)))))
+    one_error(run_cli("-f", str(p), "pressure", "n1"), str(p), "NodeStatsSummary n1: summary.%s: " % path, problem)
+
+
+def test_wrong_type_in_a_raw_stats_summary_names_its_field(tmp_path):
+    """A bare /stats/summary response (no NodeStatsSummary wrapper, as support bundles hold it)."""
+    raw = _with("node.memory.availableBytes", "lots")
+    p = tmp_path / "raw.json"
+    p.write_text(json.dumps(snapshot_list(node("n1"), pod("p", "n1"), raw)))
+    one_error(run_cli("-f", str(p), "pressure", "n1"), str(p), "NodeStatsSummary n1: node.memory.availableBytes: ",
+              "expected a whole number")
+
+
+@pytest.mark.parametrize("path, value", [("node.memory.availableBytes", None), ("node.memory", None),
+                                         ("node.fs", {}), ("node.rlimit", {"maxpid": None, "curproc": 7}),
+                                         ("node.systemContainers", None), ("pods[0].podRef.uid", None),
+                                         ("pods[0].containers[0]", None), ("node.memory.availableBytes", 1e9)])
+def test_absent_stats_stay_unobserved(tmp_path, path, value):
+    """The kubelet omits what it cannot measure (the Summary API's fields are pointers): absent
+    or null is "not observed", never an error; a whole number written as 1e9 is a number."""
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps(snapshot_list(node("n1"), pod("p", "n1"), _stats_doc(_with(path, value)))))
+    res = run_cli("-f", str(p), "pressure", "n1")
+    assert res.returncode != 1 and "error" not in res.stderr and "Traceback" not in res.stderr, res.stderr

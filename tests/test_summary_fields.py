@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from kubectl_evict.errors import InputError
 from kubectl_evict.eviction import observe
 from kubectl_evict.source.files import DEMO_PATH
 
@@ -59,15 +60,19 @@ def _demo_summaries():
 
 
 def _readings(summary):
-    """What every reader of observe.py makes of a summary."""
-    usages = observe.pod_usages(summary)
-    return (observe.observations(summary), observe.disk_layout(summary), observe.non_pod_memory(summary),
-            {k: usages[k] for k in usages})
+    """What every reader of observe.py makes of a summary (or the error a wrong type makes)."""
+    try:
+        usages = observe.pod_usages(summary)
+        return (observe.observations(summary), observe.disk_layout(summary), observe.non_pod_memory(summary),
+                {k: usages[k] for k in usages})
+    except InputError as e:
+        return "error: %s" % e
 
 
 CASES = [("demo %d" % i, s) for i, s in enumerate(_demo_summaries())] + [
     ("every v1.33 field", _full_summary()),
     # shapes the schema refuses: the whole document is kept, so the readers' own checks apply
+    # (each of these is a wrong type: the same error either way)
     ("memory is a number", {"node": {"memory": 5, "fs": _FS}, "pods": []}),
     ("pods is an object", {"node": {"memory": _MEM}, "pods": {"podRef": {}}}),
     ("systemContainers is an object", {"node": {"memory": _MEM, "systemContainers": {"name": "pods"}}}),

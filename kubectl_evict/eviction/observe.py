@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Opt
 
 from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, CONTAINERFS, CONTAINERFS_INODES, IMAGEFS,
                                                IMAGEFS_INODES, MEMORY, NODEFS, NODEFS_INODES, PID, Observation)
+from kubectl_evict.errors import InputError, json_type
 from kubectl_evict.model import Pod, Volume, decode_json
 
 try:
@@ -102,75 +103,149 @@ def prune_summary(value: _Value) -> _Value:
     return value
 
 
-def _m(d: Any, key: str) -> Mapping[str, Any]:
-    v = d.get(key) if d is not None else None
-    return v if v is not None and hasattr(v, "get") else _EMPTY
+# --- reading with types checked ---------------------------------------------------------------
+# The kubelet omits what it cannot measure (the upstream fields are pointers: *uint64), so an
+# absent or null value reads as "not observed". A value of the wrong type is no omission but
+# broken input: it is an error naming the file, the NodeStatsSummary and the field, raised where
+# the value is read (the summary is decoded lazily, per node a rule looks at; no second walk).
+# `top` is the summary being read: its `where` (a LazyJSON's file, object and field) locates the
+# error; `path` is the field path inside it. Checks that pass cost one class test.
+
+_UINT64_MAX = 2 ** 64 - 1
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
+_INF = float("inf")
 
 
-def _objects(d: Mapping[str, Any], key: str) -> Iterator[Mapping[str, Any]]:
-    """The objects of list `key` (anything else in the list, or a non-list, reads as absent)."""
+def _bad(top: Any, path: str, problem: str) -> InputError:
+    where = tuple(getattr(top, "where", ())) + (None, None, None)
+    field = "%s.%s" % (where[2], path) if where[2] else path
+    return InputError(problem, source=where[0], obj=where[1], field=field)
+
+
+def _join(path: str, key: str) -> str:
+    return "%s.%s" % (path, key) if path else key
+
+
+def _m(top: Any, d: Mapping[str, Any], key: str, path: str) -> Mapping[str, Any]:
+    """Object `key` of `d` (at `path`), or an empty one when absent."""
     v = d.get(key)
-    if isinstance(v, list):
-        for x in v:
-            if hasattr(x, "get"):
-                yield x
+    if v is None:
+        return _EMPTY
+    if v.__class__ is dict or hasattr(v, "get"):
+        return v
+    raise _bad(top, _join(path, key), "expected an object, found %s" % json_type(v))
 
 
-def _int(v: Any) -> Optional[int]:
-    if v is None or isinstance(v, bool):
-        return None
-    try:
-        return int(v)
-    except (TypeError, ValueError, OverflowError):   # OverflowError: 1e400 decodes to infinity
-        return None
+def _objects(top: Any, d: Mapping[str, Any], key: str, path: str) -> Iterator[Tuple[int, Mapping[str, Any]]]:
+    """(index, object) for each object of list `key`; null items read as absent (Go decodes a
+    null list element to a zero struct), anything else is an error."""
+    v = d.get(key)
+    if v is None:
+        return
+    if not isinstance(v, list):
+        raise _bad(top, _join(path, key), "expected a list, found %s" % json_type(v))
+    for i, x in enumerate(v):
+        if x.__class__ is dict or hasattr(x, "get"):
+            yield i, x
+        elif x is not None:
+            raise _bad(top, "%s[%d]" % (_join(path, key), i), "expected an object, found %s" % json_type(x))
 
 
-def _fs_key(fs: Mapping[str, Any]) -> Tuple[Any, Any]:
-    return (fs.get("capacityBytes"), fs.get("availableBytes"))
+def _int(top: Any, d: Mapping[str, Any], key: str, path: str, signed: bool = False) -> Optional[int]:
+    """Number `key` of `d`: a uint64 upstream (bytes, inodes, counts), or an int64 when `signed`
+    (rlimit's maxpid and curproc); None when absent."""
+    v = d.get(key)
+    if v is None or (v.__class__ is int and 0 <= v <= _UINT64_MAX):
+        return v
+    return _odd_int(top, v, _join(path, key), signed)
+
+
+def _odd_int(top: Any, v: Any, path: str, signed: bool) -> int:
+    if isinstance(v, float):
+        if v in (_INF, -_INF):                    # 1e400 decodes to infinity
+            raise _bad(top, path, "out of range (%s), found %s" % ("int64" if signed else "uint64", v))
+        if v.is_integer():                        # 1e9 from YAML or a hand-written file
+            v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise _bad(top, path, "expected a whole number, found %s" % json_type(v))
+    lo, hi = _INT64 if signed else (0, _UINT64_MAX)
+    if v < 0 and not signed:
+        raise _bad(top, path, "must not be negative (a uint64 in the kubelet's Summary API), found %d" % v)
+    if not lo <= v <= hi:
+        raise _bad(top, path, "out of range (%s), found %d" % ("int64" if signed else "uint64", v))
+    return v
+
+
+def _text(top: Any, d: Mapping[str, Any], key: str, path: str) -> str:
+    """String `key` of `d`, or "" when absent."""
+    v = d.get(key)
+    if v is None:
+        return ""
+    if v.__class__ is str:
+        return v
+    raise _bad(top, _join(path, key), "expected a string, found %s" % json_type(v))
+
+
+def _fs_key(top: Any, fs: Mapping[str, Any], path: str) -> Tuple[Any, Any]:
+    return (_int(top, fs, "capacityBytes", path), _int(top, fs, "availableBytes", path))
 
 
 def disk_layout(summary: Mapping[str, Any]) -> str:
     """Which disk layout the summary shows (the kubelet asks cadvisor for devices; the summary
     only has sizes, so filesystems reporting the same capacity and free bytes are one device)."""
-    node = _m(summary, "node")
-    fs = _m(node, "fs")
-    rt = _m(node, "runtime")
-    image = _m(rt, "imageFs")
-    if not image or _fs_key(image) == _fs_key(fs):
+    top = summary
+    node = _m(top, summary, "node", "")
+    fs = _fs_key(top, _m(top, node, "fs", "node"), "node.fs")
+    rt = _m(top, node, "runtime", "node")
+    image = _m(top, rt, "imageFs", "node.runtime")
+    if not image or _fs_key(top, image, "node.runtime.imageFs") == fs:
         return SINGLE
-    cont = _m(rt, "containerFs")
-    if cont and _fs_key(cont) == _fs_key(fs) and _fs_key(cont) != _fs_key(image):
-        return SPLIT
+    cont = _m(top, rt, "containerFs", "node.runtime")
+    if cont:
+        ckey = _fs_key(top, cont, "node.runtime.containerFs")
+        if ckey == fs and ckey != _fs_key(top, image, "node.runtime.imageFs"):
+            return SPLIT
     return IMAGEFS_LAYOUT
+
+
+def _pods_memory(top: Any, node: Mapping[str, Any]) -> Optional[Tuple[str, Mapping[str, Any]]]:
+    """(path, memory stats) of the `pods` system container (the allocatable cgroup), if listed."""
+    for i, sc in _objects(top, node, "systemContainers", "node"):
+        p = "node.systemContainers[%d]" % i
+        if _text(top, sc, "name", p) == "pods":
+            return p + ".memory", _m(top, sc, "memory", p)
+    return None
 
 
 def observations(summary: Mapping[str, Any]) -> Dict[str, Observation]:
     """helpers.go makeSignalObservations: a signal is observed only when both fields are set."""
     out: Dict[str, Observation] = {}
-    node = _m(summary, "node")
-    mem = _m(node, "memory")
-    avail, ws = _int(mem.get("availableBytes")), _int(mem.get("workingSetBytes"))
+    top = summary
+    node = _m(top, summary, "node", "")
+    mem = _m(top, node, "memory", "node")
+    avail, ws = _int(top, mem, "availableBytes", "node.memory"), _int(top, mem, "workingSetBytes", "node.memory")
     if avail is not None and ws is not None:
         out[MEMORY] = Observation(avail, avail + ws, mem.get("time"))
-    for sc in _objects(node, "systemContainers"):
-        if sc.get("name") == "pods":
-            pm = _m(sc, "memory")
-            avail, ws = _int(pm.get("availableBytes")), _int(pm.get("workingSetBytes"))
-            if avail is not None and ws is not None:
-                out[ALLOCATABLE_MEMORY] = Observation(avail, avail + ws, pm.get("time"))
-            break
-    rt = _m(node, "runtime")
-    for fs, sig_bytes, sig_inodes in ((_m(node, "fs"), NODEFS, NODEFS_INODES),
-                                      (_m(rt, "imageFs"), IMAGEFS, IMAGEFS_INODES),
-                                      (_m(rt, "containerFs"), CONTAINERFS, CONTAINERFS_INODES)):
-        a, c = _int(fs.get("availableBytes")), _int(fs.get("capacityBytes"))
+    pods = _pods_memory(top, node)
+    if pods is not None:
+        path, pm = pods
+        avail, ws = _int(top, pm, "availableBytes", path), _int(top, pm, "workingSetBytes", path)
+        if avail is not None and ws is not None:
+            out[ALLOCATABLE_MEMORY] = Observation(avail, avail + ws, pm.get("time"))
+    rt = _m(top, node, "runtime", "node")
+    for key, parent, path, sig_bytes, sig_inodes in (("fs", node, "node.fs", NODEFS, NODEFS_INODES),
+                                                     ("imageFs", rt, "node.runtime.imageFs", IMAGEFS, IMAGEFS_INODES),
+                                                     ("containerFs", rt, "node.runtime.containerFs", CONTAINERFS,
+                                                      CONTAINERFS_INODES)):
+        fs = _m(top, parent, key, path.rsplit(".", 1)[0])
+        a, c = _int(top, fs, "availableBytes", path), _int(top, fs, "capacityBytes", path)
         if a is not None and c is not None:
             out[sig_bytes] = Observation(a, c, fs.get("time"))
-        a, c = _int(fs.get("inodesFree")), _int(fs.get("inodes"))
+        a, c = _int(top, fs, "inodesFree", path), _int(top, fs, "inodes", path)
         if a is not None and c is not None:
             out[sig_inodes] = Observation(a, c, fs.get("time"))
-    rl = _m(node, "rlimit")
-    mx, cur = _int(rl.get("maxpid")), _int(rl.get("curproc"))
+    rl = _m(top, node, "rlimit", "node")
+    mx, cur = _int(top, rl, "maxpid", "node.rlimit", signed=True), _int(top, rl, "curproc", "node.rlimit", signed=True)
     if mx is not None and cur is not None:
         out[PID] = Observation(mx - cur, mx, rl.get("time"))
     return out
@@ -199,13 +274,14 @@ def hugepage_aware(obs: Dict[str, Observation], hugepages: int) -> Dict[str, Obs
 
 def non_pod_memory(summary: Mapping[str, Any]) -> Optional[int]:
     """Working set outside the `pods` cgroup (OS, kubelet, runtime), or None if not reported."""
-    node = _m(summary, "node")
-    ws = _int(_m(node, "memory").get("workingSetBytes"))
-    for sc in _objects(node, "systemContainers"):
-        if sc.get("name") == "pods":
-            pws = _int(_m(sc, "memory").get("workingSetBytes"))
-            if ws is not None and pws is not None:
-                return ws - pws
+    top = summary
+    node = _m(top, summary, "node", "")
+    ws = _int(top, _m(top, node, "memory", "node"), "workingSetBytes", "node.memory")
+    pods = _pods_memory(top, node)
+    if pods is not None:
+        pws = _int(top, pods[1], "workingSetBytes", pods[0])
+        if ws is not None and pws is not None:
+            return ws - pws
     return None
 
 
@@ -227,19 +303,24 @@ class PodUsage(NamedTuple):
     processes: int
 
 
-def pod_usage(ps: Mapping[str, Any]) -> PodUsage:
+def pod_usage(ps: Mapping[str, Any], top: Any = None, path: str = "") -> PodUsage:
+    """One PodStats entry (at `path` of summary `top`, which locates errors)."""
     conts = []
-    for c in _objects(ps, "containers"):
-        root, logs, mem = _m(c, "rootfs"), _m(c, "logs"), _m(c, "memory")
-        conts.append(ContainerUsage(c.get("name") or "", _int(mem.get("workingSetBytes")),
-                                    _int(root.get("usedBytes")), _int(logs.get("usedBytes")),
-                                    _int(root.get("inodesUsed")) or 0, _int(logs.get("inodesUsed")) or 0))
+    for i, c in _objects(top, ps, "containers", path):
+        p = "%s.containers[%d]" % (path, i) if path else "containers[%d]" % i
+        root, logs, mem = _m(top, c, "rootfs", p), _m(top, c, "logs", p), _m(top, c, "memory", p)
+        conts.append(ContainerUsage(_text(top, c, "name", p), _int(top, mem, "workingSetBytes", p + ".memory"),
+                                    _int(top, root, "usedBytes", p + ".rootfs"), _int(top, logs, "usedBytes", p + ".logs"),
+                                    _int(top, root, "inodesUsed", p + ".rootfs") or 0,
+                                    _int(top, logs, "inodesUsed", p + ".logs") or 0))
     vols = {}
-    for v in _objects(ps, "volume"):
-        vols[v.get("name") or ""] = (_int(v.get("usedBytes")) or 0, _int(v.get("inodesUsed")) or 0)
-    return PodUsage(_int(_m(ps, "memory").get("workingSetBytes")) or 0, tuple(conts), vols,
-                    _int(_m(ps, "ephemeral-storage").get("usedBytes")),
-                    _int(_m(ps, "process_stats").get("process_count")) or 0)
+    for i, v in _objects(top, ps, "volume", path):
+        p = "%s.volume[%d]" % (path, i) if path else "volume[%d]" % i
+        vols[_text(top, v, "name", p)] = (_int(top, v, "usedBytes", p) or 0, _int(top, v, "inodesUsed", p) or 0)
+    return PodUsage(_int(top, _m(top, ps, "memory", path), "workingSetBytes", _join(path, "memory")) or 0,
+                    tuple(conts), vols,
+                    _int(top, _m(top, ps, "ephemeral-storage", path), "usedBytes", _join(path, "ephemeral-storage")),
+                    _int(top, _m(top, ps, "process_stats", path), "process_count", _join(path, "process_stats")) or 0)
 
 
 class PodUsages(Mapping):
@@ -250,20 +331,28 @@ class PodUsages(Mapping):
     Each entry becomes a `PodUsage` only when read: a node that needs only its few pods with
     local-storage limits checked never pays for the others."""
 
-    __slots__ = ("_raw", "_done")
+    __slots__ = ("_raw", "_done", "_top")
 
     def __init__(self, summary: Mapping[str, Any]) -> None:
-        raw: Dict[str, Any] = {}
-        for ps in _objects(summary, "pods"):
-            ref = _m(ps, "podRef")
-            raw[ref.get("uid") or "%s/%s" % (ref.get("namespace") or "default", ref.get("name") or "")] = ps
+        raw: Dict[str, Tuple[int, Any]] = {}
+        top = self._top = summary
+        for i, ps in _objects(top, summary, "pods", ""):
+            ref = ps.get("podRef")
+            if ref.__class__ is not dict:
+                ref = _m(top, ps, "podRef", "pods[%d]" % i)
+            uid = ref.get("uid")
+            if uid.__class__ is not str:   # absent, or the wrong type (the error names it)
+                uid = _text(top, ref, "uid", "pods[%d].podRef" % i)
+            raw[uid or "%s/%s" % (_text(top, ref, "namespace", "pods[%d].podRef" % i) or "default",
+                                  _text(top, ref, "name", "pods[%d].podRef" % i))] = (i, ps)
         self._raw = raw
         self._done: Dict[str, PodUsage] = {}
 
     def __getitem__(self, key: str) -> PodUsage:
         u = self._done.get(key)
         if u is None:
-            u = self._done[key] = pod_usage(self._raw[key])
+            i, ps = self._raw[key]
+            u = self._done[key] = pod_usage(ps, self._top, "pods[%d]" % i)
         return u
 
     def get(self, key: str, default: Any = None) -> Any:

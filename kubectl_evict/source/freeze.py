@@ -277,7 +277,8 @@ class Freezer:
             if "summary" in obj:
                 stats[name] = _lazy(loc, obj, "summary", decode_summary, prune_summary)
             else:  # a raw /stats/summary document
-                stats[name] = LazyJSON(value=prune_summary({k: v for k, v in obj.items() if k in ("node", "pods")}))
+                stats[name] = LazyJSON(value=prune_summary({k: v for k, v in obj.items() if k in ("node", "pods")}),
+                                       where=(src, loc.label, ""))
 
         info = SnapshotInfo()
         held = self.kinds_seen - {"SnapshotInfo"}
