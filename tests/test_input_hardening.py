@@ -177,3 +177,73 @@ def test_absent_stats_stay_unobserved(tmp_path, path, value):
     p.write_text(json.dumps(snapshot_list(node("n1"), pod("p", "n1"), _stats_doc(_with(path, value)))))
     res = run_cli("-f", str(p), "pressure", "n1")
     assert res.returncode != 1 and "error" not in res.stderr and "Traceback" not in res.stderr, res.stderr
+
+
+# --- B6: values the API server refuses ------------------------------------------------------------
+
+def _pdb(**spec) -> dict:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "b", "namespace": "default"},
+            "spec": dict({"selector": {"matchLabels": {"app": "p"}}}, **spec)}
+
+
+def _workload(kind: str, **spec) -> dict:
+    api = "batch/v1" if kind == "Job" else "v1" if kind == "ReplicationController" else "apps/v1"
+    return {"apiVersion": api, "kind": kind, "metadata": {"name": "w", "namespace": "default", "uid": "uid-w"},
+            "spec": dict({"selector": {"matchLabels": {"app": "p"}}} if kind != "ReplicationController"
+                         else {"selector": {"app": "p"}}, **spec)}
+
+
+def _owned_pod(**ref) -> dict:
+    p = pod("p", "n1")
+    p["metadata"]["ownerReferences"] = [dict({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs",
+                                              "uid": "uid-rs", "controller": True}, **ref)]
+    return p
+
+
+# Each refused upstream: apimachinery validateOwnerReference ("kind/name must not be empty"),
+# policy ValidatePodDisruptionBudgetSpec (ValidatePositiveIntOrPercent, IsNotMoreThan100Percent),
+# apps ValidateDeploymentSpec/ReplicaSetSpec/StatefulSetSpec and core ReplicationControllerSpec
+# (ValidateNonnegativeField replicas), batch ValidateJobSpec (parallelism).
+REFUSED = [
+    ("owner-without-kind", _owned_pod(kind=""), "Pod default/p", "metadata.ownerReferences[0].kind", "must not be empty"),
+    ("owner-kind-absent", _owned_pod(kind=None), "Pod default/p", "metadata.ownerReferences[0].kind", "must not be empty"),
+    ("owner-without-name", _owned_pod(name=""), "Pod default/p", "metadata.ownerReferences[0].name", "must not be empty"),
+    ("pdb-maxUnavailable-negative", _pdb(maxUnavailable=-1), "PodDisruptionBudget default/b", "spec.maxUnavailable",
+     "must be greater than or equal to 0"),
+    ("pdb-minAvailable-negative", _pdb(minAvailable=-1), "PodDisruptionBudget default/b", "spec.minAvailable",
+     "must be greater than or equal to 0"),
+    ("pdb-minAvailable-over-100%", _pdb(minAvailable="150%"), "PodDisruptionBudget default/b", "spec.minAvailable",
+     "must not be greater than 100%"),
+    ("deployment-replicas-negative", _workload("Deployment", replicas=-2), "Deployment default/w", "spec.replicas",
+     "must be greater than or equal to 0"),
+    ("replicaset-replicas-negative", _workload("ReplicaSet", replicas=-1), "ReplicaSet default/w", "spec.replicas",
+     "must be greater than or equal to 0"),
+    ("statefulset-replicas-negative", _workload("StatefulSet", replicas=-3), "StatefulSet default/w", "spec.replicas",
+     "must be greater than or equal to 0"),
+    ("rc-replicas-negative", _workload("ReplicationController", replicas=-1), "ReplicationController default/w",
+     "spec.replicas", "must be greater than or equal to 0"),
+    ("job-parallelism-negative", _workload("Job", parallelism=-1), "Job default/w", "spec.parallelism",
+     "must be greater than or equal to 0"),
+]
+
+
+@pytest.mark.parametrize("obj, label, field, problem", [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_values_the_api_server_refuses_are_refused(tmp_path, obj, label, field, problem):
+    items = [node("n1"), node("n2"), obj] + ([] if obj["kind"] == "Pod" else [pod("p", "n1")])
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(snapshot_list(*items)))
+    one_error(run_cli("-f", str(p), "drain", "n1", "--force"), str(p), "%s: %s: " % (label, field), problem)
+
+
+ACCEPTED = [("pdb-0", _pdb(maxUnavailable=0)), ("pdb-100%", _pdb(minAvailable="100%")),
+            ("pdb-0%", _pdb(maxUnavailable="0%")), ("deployment-0-replicas", _workload("Deployment", replicas=0)),
+            ("owner-without-controller-flag", _owned_pod(controller=None))]
+
+
+@pytest.mark.parametrize("obj", [c[1] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
+def test_edge_values_the_api_server_accepts_are_read(tmp_path, obj):
+    items = [node("n1"), node("n2"), obj] + ([] if obj["kind"] == "Pod" else [pod("p", "n1")])
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps(snapshot_list(*items)))
+    res = run_cli("-f", str(p), "drain", "n1", "--force")
+    assert res.returncode != 1 and "error" not in res.stderr, res.stderr

@@ -817,8 +817,10 @@ def _project_pdb(loc: _Loc, obj: dict, ns: str, name: str, it: _Interner) -> Pod
         generation=_int(loc, meta, "generation", "metadata.generation", 0),
         selector=_valid(loc, validate.label_selector, label_selector(loc, spec, "selector", "spec.selector", it),
                         "spec.selector"),
-        min_available=_int_or_percent(loc, spec, "minAvailable", "spec.minAvailable"),
-        max_unavailable=_int_or_percent(loc, spec, "maxUnavailable", "spec.maxUnavailable"),
+        min_available=_valid(loc, validate.int_or_percent, _int_or_percent(loc, spec, "minAvailable", "spec.minAvailable"),
+                             "spec.minAvailable"),
+        max_unavailable=_valid(loc, validate.int_or_percent,
+                               _int_or_percent(loc, spec, "maxUnavailable", "spec.maxUnavailable"), "spec.maxUnavailable"),
         unhealthy_pod_eviction_policy=_str(loc, spec, "unhealthyPodEvictionPolicy", "spec.unhealthyPodEvictionPolicy"),
         has_status=bool(status),
         observed_generation=_int(loc, st, "observedGeneration", "status.observedGeneration", 0),
@@ -841,9 +843,10 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
     if kind == "DaemonSet":
         replicas = None
     elif kind == "Job":
-        replicas = _int(loc, spec, "parallelism", "spec.parallelism", 1)
-    else:
-        replicas = _int(loc, spec, "replicas", "spec.replicas", 1)
+        replicas = _valid(loc, validate.non_negative, _int(loc, spec, "parallelism", "spec.parallelism", 1),
+                          "spec.parallelism")
+    else:   # apps validation: ValidateNonnegativeField(spec.replicas)
+        replicas = _valid(loc, validate.non_negative, _int(loc, spec, "replicas", "spec.replicas", 1), "spec.replicas")
     job: Dict[str, Any] = _job_fields(loc, obj, spec) if kind == "Job" else {}
     rolling_out, max_unavailable = _statefulset_rollout(loc, obj, spec) if kind == "StatefulSet" else (False, None)
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,

@@ -2,7 +2,9 @@
 
 Models the bounds of `k8s.io/kubernetes/pkg/apis/core/validation/validation.go` (v1.33):
 `ValidateResourceQuantityValue` / `ValidateNonnegativeQuantity` (requests, limits, overhead,
-capacity, allocatable must be >= 0), `ValidateNonnegativeField` (terminationGracePeriodSeconds),
+capacity, allocatable must be >= 0), `ValidateNonnegativeField` (terminationGracePeriodSeconds,
+workload spec.replicas as pkg/apis/apps/validation checks it), owner references' required kind
+and name (apimachinery ObjectMeta validation), PodDisruptionBudget minAvailable/maxUnavailable,
 the int32 range of `spec.priority`, and `ValidateLabelSelector` for PodDisruptionBudget
 selectors (`pkg/apis/policy/validation`). One home: the freezer calls these at its call sites,
 and every check raises `ValueParseError` with the problem only; the caller adds file, object
@@ -16,7 +18,7 @@ request or capacity: it is refused rather than letting float arithmetic print ju
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Optional, Union
+from typing import Any, Optional, Tuple, Union
 
 from kubectl_evict.errors import ValueParseError
 from kubectl_evict.quantity import parse_quantity, to_units
@@ -66,6 +68,27 @@ def non_negative(value: Optional[int], field: str) -> Optional[int]:
     if value is not None and value > INT64_MAX:
         raise InvalidValue(field, "%s is out of the int64 range" % _num(value))
     return value
+
+
+def int_or_percent(value: Union[int, str, None], field: str) -> Union[int, str, None]:
+    """A PodDisruptionBudget's minAvailable / maxUnavailable (already an int or "N%"):
+    `ValidatePositiveIntOrPercent` (an int must be >= 0) and `IsNotMoreThan100Percent`
+    (pkg/apis/policy/validation ValidatePodDisruptionBudgetSpec). A budget the API server would
+    refuse must not block or allow evictions in a plan."""
+    if isinstance(value, int):
+        return non_negative(value, field)
+    if isinstance(value, str) and value.endswith("%") and int(value[:-1]) > 100:
+        raise InvalidValue(field, "must not be greater than 100%%, got %r" % value)
+    return value
+
+
+def owner_reference(kind_name: Tuple[str, str], field: str) -> Tuple[str, str]:
+    """apimachinery's validateOwnerReference (ObjectMeta validation): an owner reference needs a
+    kind and a name (the plan names the owner that recreates a pod by them)."""
+    for key, value in zip(("kind", "name"), kind_name):
+        if not value:
+            raise InvalidValue("%s.%s" % (field, key), "%s must not be empty (the API server requires it)" % key)
+    return kind_name
 
 
 def label_selector(sel: Any, field: str) -> Any:
