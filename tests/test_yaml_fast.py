@@ -350,3 +350,64 @@ def test_version_names_the_yaml_reader():
     res = run_cli("version")
     assert res.returncode == 0, res.stderr
     assert "rapidyaml %s fast YAML path active" % __import__("ryml").__version__ in res.stdout, res.stdout
+
+
+# --- timestamps: kubectl keeps their text ------------------------------------------------------
+# sigs.k8s.io/yaml reads YAML into interface{} with go-yaml v2, which keeps a scalar that resolves
+# to a timestamp as the text written (decode.go, "for backward compatibility"): a label that looks
+# like a date is that string, and a time field gets what was written, parsed by the API as RFC 3339.
+# (value as written in the YAML, the label value kubectl sends)
+DATE_LABELS = [
+    ("2024-01-01", "2024-01-01"),
+    ("2024-1-1", "2024-1-1"),
+    ("2024-01-01T10:00:00Z", "2024-01-01T10:00:00Z"),
+    ("2024-01-01 10:00:00", "2024-01-01 10:00:00"),
+    ("2001-12-14t21:59:43.10-05:00", "2001-12-14t21:59:43.10-05:00"),
+    ("!!timestamp 2024-01-01", "2024-01-01"),
+    ('"2024-01-01"', "2024-01-01"),
+]
+
+
+@pytest.mark.parametrize("written, value", DATE_LABELS, ids=[w for w, _ in DATE_LABELS])
+def test_a_label_that_looks_like_a_date_keeps_its_text(tmp_path, monkeypatch, written, value):
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    release: %s\n" % written
+    p = tmp_path / "node.yaml"
+    p.write_text(text)
+    for fast in (True, False):
+        outcome, snap = _load(p, monkeypatch, fast)[0]
+        assert outcome == "ok", snap
+        assert snap.nodes["n1"].labels["release"] == value
+
+
+def test_a_date_label_selects_the_same_nodes_as_in_the_cluster(tmp_path):
+    """A pod whose nodeSelector asks for release "2024-01-01" lands on the node labelled with the
+    unquoted date, as it does in a cluster the YAML was applied to."""
+    doc = snapshot_list(node("n1"), node("n2", labels={"release": "DATE"}), node("n3"),
+                        pod("web", "n1", node_selector={"release": "2024-01-01"}))
+    text = as_yaml(doc).replace("release: DATE\n", "release: 2024-01-01\n")
+    assert "release: 2024-01-01\n" in text
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    res = run_cli("-f", str(p), "-o", "json", "drain", "n1")
+    assert res.returncode in (0, 5), res.stderr
+    target = [a["target"] for a in json.loads(res.stdout)["actions"] if a.get("pod") == "web"]
+    assert target == ["n2"]
+
+
+@pytest.mark.parametrize("written, ok", [
+    ("2026-11-20T12:00:00+02:00", True),     # RFC 3339 with an offset: the API takes it
+    ("2026-11-20", False),                   # a bare date is no metav1.Time: the API refuses it
+])
+def test_an_unquoted_time_field_is_read_as_written(tmp_path, written, ok):
+    doc = snapshot_list(node("n1"), node("n2"), pod("web", "n1"))
+    text = as_yaml(doc)
+    assert text.count("    phase: Running\n") == 1
+    text = text.replace("    phase: Running\n", "    phase: Running\n    startTime: %s\n" % written)
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    res = run_cli("-f", str(p), "-o", "json", "drain", "n1")
+    if ok:
+        assert res.returncode in (0, 3, 4, 5), res.stderr
+    else:
+        assert res.returncode == 1 and res.stderr.startswith("error: ") and "startTime" in res.stderr, res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1

@@ -74,8 +74,8 @@ def _resolver_patterns() -> bytes:
 
 
 # Plain scalars both readers give the same value: decimal integers (as keys too), simple decimals,
-# true/false (as keys too: "true"/"false"), null (a value), and timestamps already in the form
-# Go writes them (yamltext rewrites a timestamp into that form: the text does not change).
+# true/false (as keys too: "true"/"false"), null (a value), and timestamps in RFC 3339's UTC form
+# (yamltext keeps every timestamp's text, as kubectl does; other timestamps stay candidates).
 _SAME = re.compile(rb"(?:0|-?[1-9][0-9]{0,17}|true|false)"
                    rb"|(?:-?(?:0|[1-9][0-9]{0,14})\.[0-9]{0,30}|null"
                    rb"|[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*[1-9])?Z)")

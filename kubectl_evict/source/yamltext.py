@@ -23,7 +23,6 @@ a `List` are handed over one by one as they are built (`objects`), so a snapshot
 
 from __future__ import annotations
 
-import datetime as _dt
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import yaml
@@ -66,25 +65,16 @@ class _Problem(Exception):
         self.event = event
 
 
-def _go_time(value: Any) -> str:
-    """A YAML timestamp as Go's time.Time marshals to JSON (RFC 3339 with nanoseconds trimmed)."""
-    if not isinstance(value, _dt.datetime):   # a bare date: midnight UTC
-        return "%04d-%02d-%02dT00:00:00Z" % (value.year, value.month, value.day)
-    frac = ("%06d" % value.microsecond).rstrip("0")
-    text = value.strftime("%Y-%m-%dT%H:%M:%S") + ("." + frac if frac else "")
-    off = value.utcoffset()
-    if off is None or not off:
-        return text + "Z"
-    minutes = int(off.total_seconds()) // 60
-    sign = "+" if minutes >= 0 else "-"
-    return text + "%s%02d:%02d" % (sign, abs(minutes) // 60, abs(minutes) % 60)
-
-
 def _construct(tag: str, text: str) -> Any:
     if tag == _STR:
         return text
-    value = _constructor.yaml_constructors[tag](_constructor, ScalarNode(tag, text))
-    return _go_time(value) if tag == _TIMESTAMP else value
+    if tag == _TIMESTAMP:
+        # kubectl reads YAML into interface{} through sigs.k8s.io/yaml's go-yaml v2, which keeps a
+        # scalar that resolves to a timestamp (plain or !!timestamp) as its text "for backward
+        # compatibility" (decode.go): a label `release: 2024-01-01` stays "2024-01-01", and a time
+        # field gets exactly what was written (the API then parses it as RFC 3339)
+        return text
+    return _constructor.yaml_constructors[tag](_constructor, ScalarNode(tag, text))
 
 
 def _plain(text: str) -> Any:
