@@ -201,7 +201,7 @@ def _owned_pod(**ref) -> dict:
 
 
 # Each refused upstream: apimachinery validateOwnerReference ("kind/name must not be empty"),
-# policy ValidatePodDisruptionBudgetSpec (ValidatePositiveIntOrPercent, IsNotMoreThan100Percent),
+# policy ValidatePodDisruptionBudgetSpec (ValidatePositiveIntOrPercent, IsNotMoreThan100Percent, not both set),
 # apps ValidateDeploymentSpec/ReplicaSetSpec/StatefulSetSpec and core ReplicationControllerSpec
 # (ValidateNonnegativeField replicas), batch ValidateJobSpec (parallelism).
 REFUSED = [
@@ -214,6 +214,8 @@ REFUSED = [
      "must be greater than or equal to 0"),
     ("pdb-minAvailable-over-100%", _pdb(minAvailable="150%"), "PodDisruptionBudget default/b", "spec.minAvailable",
      "must not be greater than 100%"),
+    ("pdb-both-set", _pdb(minAvailable=1, maxUnavailable=1), "PodDisruptionBudget default/b", "spec",
+     "minAvailable and maxUnavailable cannot be both set"),
     ("deployment-replicas-negative", _workload("Deployment", replicas=-2), "Deployment default/w", "spec.replicas",
      "must be greater than or equal to 0"),
     ("replicaset-replicas-negative", _workload("ReplicaSet", replicas=-1), "ReplicaSet default/w", "spec.replicas",

@@ -812,15 +812,17 @@ def _project_pdb(loc: _Loc, obj: dict, ns: str, name: str, it: _Interner) -> Pod
     disrupted = {}
     for pod, when in _map(loc, st, "disruptedPods", "status.disruptedPods").items():
         disrupted[pod] = _time(loc, {"t": when}, "t", "status.disruptedPods." + pod)
+    min_available = _valid(loc, validate.int_or_percent, _int_or_percent(loc, spec, "minAvailable", "spec.minAvailable"),
+                           "spec.minAvailable")
+    max_unavailable = _valid(loc, validate.int_or_percent,
+                             _int_or_percent(loc, spec, "maxUnavailable", "spec.maxUnavailable"), "spec.maxUnavailable")
+    _valid(loc, validate.one_budget, (min_available, max_unavailable), "spec")
     return PodDisruptionBudget.trusted(
         namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"),
         generation=_int(loc, meta, "generation", "metadata.generation", 0),
         selector=_valid(loc, validate.label_selector, label_selector(loc, spec, "selector", "spec.selector", it),
                         "spec.selector"),
-        min_available=_valid(loc, validate.int_or_percent, _int_or_percent(loc, spec, "minAvailable", "spec.minAvailable"),
-                             "spec.minAvailable"),
-        max_unavailable=_valid(loc, validate.int_or_percent,
-                               _int_or_percent(loc, spec, "maxUnavailable", "spec.maxUnavailable"), "spec.maxUnavailable"),
+        min_available=min_available, max_unavailable=max_unavailable,
         unhealthy_pod_eviction_policy=_str(loc, spec, "unhealthyPodEvictionPolicy", "spec.unhealthyPodEvictionPolicy"),
         has_status=bool(status),
         observed_generation=_int(loc, st, "observedGeneration", "status.observedGeneration", 0),

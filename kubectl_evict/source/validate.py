@@ -82,6 +82,13 @@ def int_or_percent(value: Union[int, str, None], field: str) -> Union[int, str, 
     return value
 
 
+def one_budget(budget: Tuple[Any, Any], field: str) -> Tuple[Any, Any]:
+    """(minAvailable, maxUnavailable): ValidatePodDisruptionBudgetSpec refuses both set."""
+    if budget[0] is not None and budget[1] is not None:
+        raise InvalidValue(field, "minAvailable and maxUnavailable cannot be both set")
+    return budget
+
+
 def owner_reference(kind_name: Tuple[str, str], field: str) -> Tuple[str, str]:
     """apimachinery's validateOwnerReference (ObjectMeta validation): an owner reference needs a
     kind and a name (the plan names the owner that recreates a pod by them)."""
