@@ -309,8 +309,6 @@ def _owner_refs(loc: _Loc, meta: dict, it: _Interner) -> Tuple[OwnerRef, ...]:
         p = "metadata.ownerReferences[%d]" % i
         r = _item_map(loc, r, p)
         kind, name = _str(loc, r, "kind", p + ".kind"), _str(loc, r, "name", p + ".name")
-        if not kind or not name:
-            _valid(loc, validate.owner_reference, (kind, name), p)
         refs.append(it.leaf(OwnerRef(kind, name,
                                      _str(loc, r, "uid", p + ".uid"), _str(loc, r, "apiVersion", p + ".apiVersion"),
                                      _bool(loc, r, "controller", p + ".controller"))))

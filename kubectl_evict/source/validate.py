@@ -3,8 +3,8 @@
 Models the bounds of `k8s.io/kubernetes/pkg/apis/core/validation/validation.go` (v1.33):
 `ValidateResourceQuantityValue` / `ValidateNonnegativeQuantity` (requests, limits, overhead,
 capacity, allocatable must be >= 0), `ValidateNonnegativeField` (terminationGracePeriodSeconds,
-workload spec.replicas as pkg/apis/apps/validation checks it), owner references' required kind
-and name (apimachinery ObjectMeta validation), PodDisruptionBudget minAvailable/maxUnavailable,
+workload spec.replicas as pkg/apis/apps/validation checks it), PodDisruptionBudget
+minAvailable/maxUnavailable,
 the int32 range of `spec.priority`, and `ValidateLabelSelector` for PodDisruptionBudget
 selectors (`pkg/apis/policy/validation`). One home: the freezer calls these at its call sites,
 and every check raises `ValueParseError` with the problem only; the caller adds file, object
@@ -87,15 +87,6 @@ def one_budget(budget: Tuple[Any, Any], field: str) -> Tuple[Any, Any]:
     if budget[0] is not None and budget[1] is not None:
         raise InvalidValue(field, "minAvailable and maxUnavailable cannot be both set")
     return budget
-
-
-def owner_reference(kind_name: Tuple[str, str], field: str) -> Tuple[str, str]:
-    """apimachinery's validateOwnerReference (ObjectMeta validation): an owner reference needs a
-    kind and a name (the plan names the owner that recreates a pod by them)."""
-    for key, value in zip(("kind", "name"), kind_name):
-        if not value:
-            raise InvalidValue("%s.%s" % (field, key), "%s must not be empty (the API server requires it)" % key)
-    return kind_name
 
 
 def label_selector(sel: Any, field: str) -> Any:
