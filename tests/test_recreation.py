@@ -206,6 +206,9 @@ RECREATION_CASES = [
      "DaemonSet pod: nothing recreates it elsewhere"),
     ("finished", cpod("job-done", "n1", owner=("Job", "batch"), phase="Succeeded"), False,
      "it has finished (Succeeded): " + NOTHING_RECREATES),
+    # a controller reference without a kind (upstream's test objects name owners by uid alone)
+    ("owner-without-kind", cpod("orphan", "n1", owner=("", "rs")), False,
+     "its controller reference names no kind: nothing recreates it elsewhere"),
 ]
 
 

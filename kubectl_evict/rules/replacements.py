@@ -172,6 +172,8 @@ def recreation(pod: Pod) -> Recreation:
             return Recreation(False, "it has finished (%s): %s" % (pod.phase, NOTHING_RECREATES))
         if pod.controller is None:
             return Recreation(False, "no controller: " + NOTHING_RECREATES)
+        if not pod.controller_kind:    # upstream's own test objects name owners by uid alone
+            return Recreation(False, "its controller reference names no kind: %s elsewhere" % NOTHING_RECREATES)
         return Recreation(False, "%s pod: %s elsewhere" % (pod.controller_kind, NOTHING_RECREATES))
     return _RECREATED
 
