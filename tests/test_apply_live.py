@@ -290,6 +290,23 @@ def test_stale_plan_is_refused_with_nothing_done(env, change, expect):
     assert env.writes() == [] and env.state() == before
 
 
+@pytest.mark.parametrize("bad", [
+    taint("n2", "bad key!", "v", "NoSchedule"),
+    taint("n2", "maint", "not a value", "NoSchedule"),
+    {"type": "label", "node": "n2", "key": "pool", "value": "x" * 64, "by": "user", "at": 0},
+    {"type": "unlabel", "node": "n2", "key": "a/b/c", "by": "user", "at": 0},
+], ids=["taint-key", "taint-value", "label-value", "unlabel-key"])
+def test_plan_with_a_key_the_api_server_rejects_sends_nothing(env, bad):
+    """A hand-edited plan whose later action the API server would refuse (422) must not be
+    half-applied: one `error:` line naming the field, no request written, the cluster unchanged."""
+    plan = env.plan([cordon("n1"), podact("evict", "web-1", "n1"), bad])
+    before = env.state()
+    res = env.apply(plan)
+    assert res.returncode == 1
+    assert res.stderr.startswith("error: %s: actions[2]." % plan) and len(res.stderr.strip().splitlines()) == 1
+    assert env.writes() == [] and env.state() == before
+
+
 def test_force_stale_skips_the_replaced_pod_and_does_the_rest(env):
     plan = env.plan(FULL_PLAN)
     _replace_pod(env, "web-1")
