@@ -290,6 +290,49 @@ def test_stale_plan_is_refused_with_nothing_done(env, change, expect):
     assert env.writes() == [] and env.state() == before
 
 
+@pytest.mark.parametrize("bad", [
+    taint("n2", "bad key!", "v", "NoSchedule"),
+    taint("n2", "maint", "not a value", "NoSchedule"),
+    {"type": "label", "node": "n2", "key": "pool", "value": "x" * 64, "by": "user", "at": 0},
+    {"type": "unlabel", "node": "n2", "key": "a/b/c", "by": "user", "at": 0},
+], ids=["taint-key", "taint-value", "label-value", "unlabel-key"])
+def test_plan_with_a_key_the_api_server_rejects_sends_nothing(env, bad):
+    """A hand-edited plan whose later action the API server would refuse (422) must not be
+    half-applied: one `error:` line naming the field, no request written, the cluster unchanged."""
+    plan = env.plan([cordon("n1"), podact("evict", "web-1", "n1"), bad])
+    before = env.state()
+    res = env.apply(plan)
+    assert res.returncode == 1
+    assert res.stderr.startswith("error: %s: actions[2]." % plan) and len(res.stderr.strip().splitlines()) == 1
+    assert env.writes() == [] and env.state() == before
+
+
+ENTRY = {"namespace": "default", "pod": "quiet", "node": "n3", "reason": "test"}
+
+
+@pytest.mark.parametrize("key,code,expected", [
+    (None, "", 0),
+    ("shortfall", "no-node-fits", 0),     # it finishes; the replacement's lack of room is the plan's news
+    ("incomplete", "", 0),
+    ("blocked", "pdb-budget", 3),         # the plan said the operation does not finish
+], ids=["clean", "shortfall", "incomplete", "blocked"])
+def test_exit_code_of_applying_follows_the_one_rule(env, key, code, expected):
+    """README 'What it does': apply's codes are 1 failed, 130 interrupted, else 3 when the plan has
+    blocked pods or an action was blocked/skipped/not run, else 0. `apply --help` says the same."""
+    doc = plan_doc([cordon("n1")], env.srv.url)
+    if key == "incomplete":
+        doc["incomplete"] = [{"kind": "PodDisruptionBudget", "effect": "budgets not checked"}]
+    elif key:
+        doc[key] = [dict(ENTRY, code=code)]
+    plan = env.tmp / "plan.json"
+    plan.write_text(json.dumps(doc))
+    res = env.apply(str(plan))
+    assert res.returncode == expected, res.stderr
+    assert env.srv.state.get("nodes", "n1")["spec"]["unschedulable"] is True
+    helptext = " ".join(run_cli("apply", "--help").stdout.split())
+    assert "else 4" not in helptext and "else 3 when the plan is BLOCKED" in helptext
+
+
 def test_force_stale_skips_the_replaced_pod_and_does_the_rest(env):
     plan = env.plan(FULL_PLAN)
     _replace_pod(env, "web-1")

@@ -18,6 +18,7 @@ from pyrsistent import pvector
 from kubectl_evict.errors import InputError, ValueParseError, json_type
 from kubectl_evict.source.files import read_bytes
 from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan, Workload
+from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
 from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.timeutil import parse_time
 
@@ -84,6 +85,19 @@ def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: b
     return v
 
 
+def _check_syntax(kw: Dict[str, Any], where: str, source: str, *, value: bool) -> None:
+    """A node label's or taint's key must be a qualified name and its value a label value, as the
+    API server validates them (apimachinery `ValidateLabels`; core `validateNodeTaints`:
+    `ValidateLabelName(key)`, `IsValidLabelValue(value)`). Checked while reading, so an edited plan
+    with a bad key is refused before any request instead of failing with 422 halfway through."""
+    checks = [("key", qualified_name_errors)] + ([("value", label_value_errors)] if value else [])
+    for field, errors in checks:
+        errs = errors(kw[field])
+        if errs:
+            raise InputError("invalid %s %r: %s" % (field, kw[field], errs[0]), source=source,
+                             field="%s.%s" % (where, field))
+
+
 def _action(d: Any, i: int, source: str) -> Action:
     where = "actions[%d]" % i
     if not isinstance(d, dict):
@@ -138,6 +152,7 @@ def _action(d: Any, i: int, source: str) -> Action:
         if kw["effect"] not in EFFECTS:
             raise InputError("unsupported taint effect %r (expected one of: %s)" % (kw["effect"], ", ".join(EFFECTS)),
                              source=source, field=where + ".effect")
+        _check_syntax(kw, where, source, value=True)
     elif typ in ("label", "unlabel"):
         kw["node"] = _str(d, "node", where, source)
         kw["key"] = _str(d, "key", where, source)
@@ -148,6 +163,7 @@ def _action(d: Any, i: int, source: str) -> Action:
             raise InputError("must be a string or null, not %s" % json_type(prev), source=source,
                              field=where + ".previous")
         kw["previous"] = prev
+        _check_syntax(kw, where, source, value=typ == "label")
     elif typ == "detach":
         kw["volume_attachment"] = _str(d, "volumeAttachment", where, source)
         kw["node"] = _str(d, "node", where, source, required=False)

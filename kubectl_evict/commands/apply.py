@@ -34,7 +34,7 @@ def command(ctx: click.Context, plan_file: str, **kw: Any) -> int:
 
     Progress goes to stderr, the report to stdout (-o table|wide|json|yaml). Exit 1: something
     failed; 130: interrupted; else 3 when the plan is BLOCKED or an action was blocked, skipped or
-    not run; else 4 when the plan has a shortfall; else 0 (the same as COMMAND --apply). Ctrl-C
+    not run; else 0, a shortfall or incomplete input included (the same as COMMAND --apply). Ctrl-C
     stops before the next action; running apply again on the same plan file finishes the rest
     without repeating what was done (progress is kept in PLAN_FILE.applied).
 
