@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.eviction.thresholds import ThresholdError, parse_flag_map
@@ -122,12 +122,17 @@ def kubelet_config_for(snapshot: Snapshot, node: str) -> Mapping[str, Any]:
     return snapshot.kubelet_configs.get(node, _EMPTY)
 
 
-def config_error(snapshot: Snapshot, node: str, problem: str, field: Optional[str]) -> InputError:
-    """A problem found in the node's NodeKubeletConfig, located as every input error is (DESIGN.md:
-    file, object, field): `FILE: NodeKubeletConfig NODE: kubeletconfig.FIELD: problem`. The rules
-    read the document lazily, long after loading, so the snapshot keeps where it came from."""
+def located(snapshot: Snapshot, node: str, e: InputError) -> InputError:
+    """`e`, located as every input error is (DESIGN.md: file, object, field) when it is a problem
+    in the node's NodeKubeletConfig: `FILE: NodeKubeletConfig NODE: kubeletconfig.FIELD: problem`.
+    The rules label that configuration layer `NodeKubeletConfig NODE` (as the error's source or its
+    object) and read the document lazily, long after loading, so the snapshot keeps where it came
+    from. Any other error is returned as it is."""
+    label = "NodeKubeletConfig " + node
+    if not (e.source == label or (e.source is None and e.obj == label)):
+        return e
     where = getattr(snapshot.kubelet_configs.get(node), "where", ())
-    path = field or ""
+    path = e.field or ""
     if not path.startswith("kubeletconfig"):
         path = "kubeletconfig" + ("." + path if path and not path.startswith("[") else path)
-    return InputError(problem, source=where[0] if where else None, obj="NodeKubeletConfig " + node, field=path)
+    return InputError(e.problem, source=where[0] if where else None, obj=label, field=path)

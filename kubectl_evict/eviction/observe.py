@@ -198,12 +198,13 @@ def disk_layout(summary: Mapping[str, Any]) -> str:
     fs = _fs_key(top, _m(top, node, "fs", "node"), "node.fs")
     rt = _m(top, node, "runtime", "node")
     image = _m(top, rt, "imageFs", "node.runtime")
-    if not image or _fs_key(top, image, "node.runtime.imageFs") == fs:
+    ikey = _fs_key(top, image, "node.runtime.imageFs") if image else None
+    if not image or ikey == fs:
         return SINGLE
     cont = _m(top, rt, "containerFs", "node.runtime")
     if cont:
         ckey = _fs_key(top, cont, "node.runtime.containerFs")
-        if ckey == fs and ckey != _fs_key(top, image, "node.runtime.imageFs"):
+        if ckey == fs and ckey != ikey:
             return SPLIT
     return IMAGEFS_LAYOUT
 
@@ -307,7 +308,7 @@ def pod_usage(ps: Mapping[str, Any], top: Any = None, path: str = "") -> PodUsag
     """One PodStats entry (at `path` of summary `top`, which locates errors)."""
     conts = []
     for i, c in _objects(top, ps, "containers", path):
-        p = "%s.containers[%d]" % (path, i) if path else "containers[%d]" % i
+        p = _join(path, "containers[%d]" % i)
         root, logs, mem = _m(top, c, "rootfs", p), _m(top, c, "logs", p), _m(top, c, "memory", p)
         conts.append(ContainerUsage(_text(top, c, "name", p), _int(top, mem, "workingSetBytes", p + ".memory"),
                                     _int(top, root, "usedBytes", p + ".rootfs"), _int(top, logs, "usedBytes", p + ".logs"),
@@ -315,7 +316,7 @@ def pod_usage(ps: Mapping[str, Any], top: Any = None, path: str = "") -> PodUsag
                                     _int(top, logs, "inodesUsed", p + ".logs") or 0))
     vols = {}
     for i, v in _objects(top, ps, "volume", path):
-        p = "%s.volume[%d]" % (path, i) if path else "volume[%d]" % i
+        p = _join(path, "volume[%d]" % i)
         vols[_text(top, v, "name", p)] = (_int(top, v, "usedBytes", p) or 0, _int(top, v, "inodesUsed", p) or 0)
     return PodUsage(_int(top, _m(top, ps, "memory", path), "workingSetBytes", _join(path, "memory")) or 0,
                     tuple(conts), vols,

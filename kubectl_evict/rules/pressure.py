@@ -54,7 +54,7 @@ from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICT
                                                SIGNAL_RESOURCE, Observation, Threshold, ThresholdError,
                                                eviction_priority_order, parse_duration_go, parse_threshold_config,
                                                threshold_quantity, thresholds_met, update_containerfs_thresholds)
-from kubectl_evict.kubeletconfig import config_error, kubelet_config_for
+from kubectl_evict.kubeletconfig import kubelet_config_for, located
 from kubectl_evict.model import Node, Pod, Snapshot, Taint
 from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder
 from kubectl_evict.rules.replacements import KilledPod, replace_killed
@@ -173,9 +173,7 @@ def resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
     try:
         return _resolve_config(settings, snapshot, node, cache)
     except InputError as e:
-        if e.source is None and e.obj == "NodeKubeletConfig " + node:
-            raise config_error(snapshot, node, e.problem, e.field) from None
-        raise
+        raise located(snapshot, node, e) from None
 
 
 def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,

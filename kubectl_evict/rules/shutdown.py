@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tup
 from pyrsistent import PClass, field, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError
-from kubectl_evict.kubeletconfig import config_error
+from kubectl_evict.kubeletconfig import located
 from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
 from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, effective_tolerations, noexecute_timeline
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
@@ -273,9 +273,7 @@ def resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) ->
     try:
         return _resolve_config(snapshot, settings, node)
     except InputError as e:
-        if e.source == "NodeKubeletConfig " + node:
-            raise config_error(snapshot, node, e.problem, e.field) from None
-        raise
+        raise located(snapshot, node, e) from None
 
 
 def _resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) -> ShutdownConfig:

@@ -308,8 +308,7 @@ def _owner_refs(loc: _Loc, meta: dict, it: _Interner) -> Tuple[OwnerRef, ...]:
     for i, r in enumerate(_seq(loc, meta, "ownerReferences", "metadata.ownerReferences")):
         p = "metadata.ownerReferences[%d]" % i
         r = _item_map(loc, r, p)
-        kind, name = _str(loc, r, "kind", p + ".kind"), _str(loc, r, "name", p + ".name")
-        refs.append(it.leaf(OwnerRef(kind, name,
+        refs.append(it.leaf(OwnerRef(_str(loc, r, "kind", p + ".kind"), _str(loc, r, "name", p + ".name"),
                                      _str(loc, r, "uid", p + ".uid"), _str(loc, r, "apiVersion", p + ".apiVersion"),
                                      _bool(loc, r, "controller", p + ".controller"))))
     return tuple(refs)

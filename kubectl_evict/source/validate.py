@@ -4,9 +4,8 @@ Models the bounds of `k8s.io/kubernetes/pkg/apis/core/validation/validation.go` 
 `ValidateResourceQuantityValue` / `ValidateNonnegativeQuantity` (requests, limits, overhead,
 capacity, allocatable must be >= 0), `ValidateNonnegativeField` (terminationGracePeriodSeconds,
 workload spec.replicas as pkg/apis/apps/validation checks it), PodDisruptionBudget
-minAvailable/maxUnavailable,
-the int32 range of `spec.priority`, and `ValidateLabelSelector` for PodDisruptionBudget
-selectors (`pkg/apis/policy/validation`). One home: the freezer calls these at its call sites,
+minAvailable/maxUnavailable, the int32 range of `spec.priority`, and `ValidateLabelSelector` for
+PodDisruptionBudget selectors (`pkg/apis/policy/validation`). One home: the freezer calls these at its call sites,
 and every check raises `ValueParseError` with the problem only; the caller adds file, object
 and field.
 
