@@ -386,3 +386,27 @@ def test_the_owner_the_plan_recorded_matches_a_pod_whose_name_says_nothing():
     assert c.status == AS_PLANNED and dict(c.facts)["replacement"]["pod"] == RS + "-new"
     without = only(run(plan([evict("api-primary")]), snapshot(member(RS + "-new", "n2", created=12))))
     assert without.status == UNKNOWN
+
+
+# --- the anchor: the plan's +0s without --since ----------------------------------------------------
+
+NOT_SCHEDULABLE = "Node n1 status is now: NodeNotSchedulable"
+
+
+@pytest.mark.parametrize("second_gone, statuses, second_diff", [
+    # kubectl drain evicts every pod at once and retries the PDB refusals; the plan's second wave
+    # (+2m) found its budget at once and went one second after the cordon: early is as planned,
+    # and it must not drag +0s back so that the cordon and the first eviction look two minutes late
+    (101, [AS_PLANNED, AS_PLANNED, AS_PLANNED], ()),
+    (221, [AS_PLANNED, AS_PLANNED, AS_PLANNED], ()),          # on time, give or take a second
+    (400, [AS_PLANNED, AS_PLANNED, DIFFERS], ("evicted later: at +5m, planned +2m (3m later)",)),
+])
+def test_the_plans_start_is_the_earliest_effect_seen_aligned_with_its_planned_time(second_gone, statuses,
+                                                                                    second_diff):
+    cordon = {"type": "cordon", "node": "n1", "at": 0, "by": "user", "rule": "drain", "reason": "t"}
+    p = plan([cordon, evict(RS + "-old1", at=0, target="n2"), evict(RS + "-old2", at=120, target="n3")])
+    snap = snapshot(member(RS + "-new1", "n2", created=100.5), member(RS + "-new2", "n3", created=second_gone))
+    v = run(p, snap, [event("n1", "NodeNotSchedulable", NOT_SCHEDULABLE, 100, kind="Node", by="kubelet")])
+    assert v.anchor == T + 100, v.anchor_source           # the cordon, seen first, planned at +0s
+    assert [c.status for c in v.checks] == statuses
+    assert v.checks[2].differences == second_diff

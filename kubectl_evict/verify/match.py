@@ -18,7 +18,7 @@ What is compared, and against what upstream behaviour:
   as planned; on another node it differs; still unscheduled, the scheduler's latest
   FailedScheduling text is the evidence.
 * Times: the plan's `at` are offsets. Reality's +0s (the anchor) is `--since` when given, else the
-  earliest alignment of an observed action with its `at` (a drain applied an hour after it was
+  earliest observed effect aligned with its `at` (a drain applied an hour after it was
   planned is not an hour late). An effect more than `slack` seconds after its planned time
   differs ("later"); one not seen yet is `pending` until its time plus `slack` has passed, and
   `pending` throughout while nothing of the plan has been observed and no `--since` is given.
@@ -82,6 +82,7 @@ class _Matcher:
         self.fates: Dict[PodKey, _Fate] = {}
         self.anchor: Optional[float] = since
         self.anchor_source = "--since" if since is not None else ""
+        self._first: Optional[Tuple[float, float]] = None    # (seen, at) of the effect the anchor rests on
         self._vas: Optional[Dict[str, VolumeAttachment]] = None
 
     def volume_attachment(self, name: str) -> Optional[VolumeAttachment]:
@@ -198,11 +199,16 @@ class _Matcher:
 
     # -- the anchor ------------------------------------------------------------------------------
     def align(self, at: float, observed: Optional[float], what: str) -> None:
+        """Offer an observed effect for the anchor: the one seen first wins (at the same moment,
+        the one planned first). Not the earliest `observed - at`: an effect that came earlier
+        than planned (a PDB wave whose budget was free at once) would drag +0s back and make
+        everything else look late."""
         if observed is None or self.since is not None:
             return
-        candidate = observed - float(at)
-        if self.anchor is None or candidate < self.anchor:
-            self.anchor = candidate
+        key = (observed, float(at))
+        if self._first is None or key < self._first:
+            self._first = key
+            self.anchor = observed - float(at)
             self.anchor_source = "aligned on %s, seen at %s" % (what, format_time(observed))
 
     def due(self, at: float) -> bool:
