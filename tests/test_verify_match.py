@@ -410,3 +410,27 @@ def test_the_plans_start_is_the_earliest_effect_seen_aligned_with_its_planned_ti
     assert v.anchor == T + 100, v.anchor_source           # the cordon, seen first, planned at +0s
     assert [c.status for c in v.checks] == statuses
     assert v.checks[2].differences == second_diff
+
+
+# --- who removed it ---------------------------------------------------------------------------------
+
+TAINT_MARK = ("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, "taint-eviction-controller")
+KUBELET_EVICTED = ("Evicted", "The node was low on resource: memory.", "kubelet")
+
+
+@pytest.mark.parametrize("planned_by, seen, status, diff", [
+    # non-graceful shutdown (KEP-2268): the taint-eviction controller marks the pods of the
+    # out-of-service node for deletion (its Event), then pod GC's gcTerminating force-deletes them,
+    # recording no Event of its own: the plan's `by: pod-gc` happened as planned
+    ("pod-gc", TAINT_MARK, AS_PLANNED, ()),
+    ("pod-gc", KUBELET_EVICTED, DIFFERS, ("deleted by kubelet, not by pod-gc as planned",)),
+    ("taint-eviction-controller", TAINT_MARK, AS_PLANNED, ()),
+    ("taint-eviction-controller", KUBELET_EVICTED, DIFFERS,
+     ("deleted by kubelet, not by taint-eviction-controller as planned",)),
+])
+def test_the_component_seen_removing_a_pod_is_compared_with_the_one_planned(planned_by, seen, status, diff):
+    act = dict(evict(RS + "-old", typ="delete", by=planned_by), gracePeriodSeconds=0, force=True)
+    reason, note, by = seen
+    snap = snapshot(member(RS + "-new", "n2", created=3))
+    c = only(run(plan([act]), snap, [event(RS + "-old", reason, note, 2, by=by)], since=0))
+    assert (c.status, c.differences) == (status, diff)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from kubectl_evict.errors import ValueParseError
-from kubectl_evict.plan import KUBELET, SCHEDULER, TAINT_EVICTION
+from kubectl_evict.plan import KUBELET, POD_GC, SCHEDULER, TAINT_EVICTION
 from kubectl_evict.timeutil import parse_time
 from kubectl_evict.verify.model import Event
 
@@ -30,6 +30,11 @@ REMOVAL_REASONS: Dict[str, Optional[str]] = {
     "Preempting": KUBELET,          # the kubelet's critical-pod admission preempting a pod
     "Killing": None,
 }
+# Components whose removal Events are part of a removal the plan gives to another component. Pod
+# GC records no Event; its gcTerminating force-deletes only pods already terminating on a NotReady
+# node with the out-of-service taint, which the taint-eviction controller marked for deletion first
+# (pkg/controller/podgc/gc_controller.go gcTerminating, on by default since v1.26; KEP-2268).
+ALSO_SEEN: Dict[str, Tuple[str, ...]] = {POD_GC: (TAINT_EVICTION,)}
 CANCELLED = "Cancelling deletion"   # TaintManagerEviction's note when a scheduled deletion is cancelled
 
 

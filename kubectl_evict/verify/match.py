@@ -36,7 +36,7 @@ from kubectl_evict.model import Node, Owner, Pod, Snapshot, VolumeAttachment
 from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
-from kubectl_evict.verify.events import CANCELLED, REMOVAL_REASONS, EventIndex
+from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
                                         Verification, worst)
 from kubectl_evict.rules.replacements import find_owner
@@ -351,7 +351,7 @@ def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]
     else:
         out.append((AS_PLANNED, "%s %s" % (word, m.when(f.removed_at) if f.removed_at is not None
                                             else "(no event says when)")))
-    if f.by is not None and f.by != a.by:
+    if f.by is not None and f.by != a.by and f.by not in ALSO_SEEN.get(a.by, ()):
         out.append((DIFFERS, "%s by %s, not by %s as planned" % (done, f.by, a.by)))
     return out
 
