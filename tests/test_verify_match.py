@@ -434,3 +434,47 @@ def test_the_component_seen_removing_a_pod_is_compared_with_the_one_planned(plan
     snap = snapshot(member(RS + "-new", "n2", created=3))
     c = only(run(plan([act]), snap, [event(RS + "-old", reason, note, 2, by=by)], since=0))
     assert (c.status, c.differences) == (status, diff)
+
+
+# --- replacements of one owner are interchangeable ----------------------------------------------------
+
+@pytest.mark.parametrize("landed, statuses", [
+    # kubectl drain evicts both at once; the ReplicaSet controller creates two new pods, for
+    # neither in particular: one on each planned node is as planned, whichever came first
+    ([("n3", 1.0), ("n2", 1.2)], [AS_PLANNED, AS_PLANNED]),
+    ([("n2", 1.0), ("n3", 1.2)], [AS_PLANNED, AS_PLANNED]),
+    # one of them elsewhere: one difference, not two
+    ([("n4", 1.0), ("n2", 1.2)], [AS_PLANNED, DIFFERS]),
+    ([("n3", 1.0), ("n3", 1.2)], [DIFFERS, AS_PLANNED]),
+])
+def test_replacements_of_one_owner_are_matched_to_the_planned_nodes_whichever_came_first(landed, statuses):
+    p = plan([evict(RS + "-old1", at=0, target="n2"), evict(RS + "-old2", at=0, target="n3")])
+    snap = snapshot(*[member("%s-new%d" % (RS, i), n, created=t) for i, (n, t) in enumerate(landed)])
+    v = run(p, snap, since=0)
+    assert [c.status for c in v.checks] == statuses
+    assert sorted(dict(c.facts)["replacement"]["pod"] for c in v.checks) == [RS + "-new0", RS + "-new1"]
+
+
+def test_the_taint_eviction_controller_s_random_node_order_does_not_make_placements_differ():
+    # upstream taints the nodes of a zone in random order: the pod planned second went first, and
+    # the first replacement took the node the plan gave the first replacement (the scheduler's
+    # best node then), whichever pod it replaced
+    p = plan([evict(RS + "-old1", at=22, target="n2", typ="delete", by="taint-eviction-controller"),
+              evict(RS + "-old2", at=24, target="n3", typ="delete", by="taint-eviction-controller")])
+    events = [event(RS + "-old2", *TAINT_MARK[:2], 23, by=TAINT_MARK[2]),
+              event(RS + "-old1", *TAINT_MARK[:2], 25, by=TAINT_MARK[2])]
+    snap = snapshot(member(RS + "-a", "n2", created=23.1), member(RS + "-b", "n3", created=25.1))
+    v = run(p, snap, events, since=0)
+    assert [c.status for c in v.checks] == [AS_PLANNED, AS_PLANNED]
+    assert [dict(c.facts)["replacement"]["node"] for c in v.checks] == ["n2", "n3"]
+    assert [dict(c.facts)["removedAt"] for c in v.checks] == [ts(25), ts(23)]   # each when it went
+
+
+def test_a_shortfall_pod_gets_the_pending_replacement_whichever_was_created_first():
+    entry = {"namespace": "default", "pod": RS + "-old", "node": "n1", "code": "no-node-fits", "reason": "x"}
+    snap = snapshot(member(RS + "-b", "n2", uid="uid-b", created=5), member(RS + "-a", "", uid="uid-a", created=6))
+    p = plan([evict(RS + "-old", target=None), evict(RS + "-other", target="n2")], shortfall=[entry])
+    v = run(p, snap)
+    assert [c.status for c in v.checks] == [AS_PLANNED, AS_PLANNED, AS_PLANNED]
+    assert dict(v.checks[2].facts)["replacement"]["pod"] == RS + "-a"
+    assert dict(v.checks[1].facts)["replacement"]["pod"] == RS + "-b"

@@ -13,7 +13,8 @@ What is compared, and against what upstream behaviour:
   StatefulSet pod of the same name with a new uid; else the ReplicaSet / Job /
   ReplicationController whose name the pod's generated name starts with (those controllers name
   pods `OWNER-xxxxx`, `GenerateName`; plans written before `owner` existed). The n-th pod of an owner that went
-  is paired with the n-th pod that owner created after the start, by creation time.
+  was gone by the creation of the n-th pod that owner created after the start; which new pod is
+  shown as whose replacement prefers the nodes the plan names (`_placed`).
 * A replacement on the plan's `target`, or on one of its `candidates` (tied at the top score), is
   as planned; on another node it differs; still unscheduled, the scheduler's latest
   FailedScheduling text is the evidence.
@@ -53,7 +54,8 @@ PodKey = Tuple[str, str]
 class _Fate:
     """What became of one pod the plan names."""
 
-    def __init__(self, pod: Optional[Pod], state: str) -> None:
+    def __init__(self, key: PodKey, pod: Optional[Pod], state: str) -> None:
+        self.key = key
         self.pod = pod                  # the planned pod while the cluster still shows it
         self.state = state              # running | terminating | finished | gone
         self.removed_at: Optional[float] = None
@@ -107,13 +109,13 @@ class _Matcher:
         if same:
             assert pod is not None
             if pod.deletion_timestamp is not None:
-                f = _Fate(pod, "terminating")
+                f = _Fate(key, pod, "terminating")
             elif pod.is_terminal:
-                f = _Fate(pod, "finished")
+                f = _Fate(key, pod, "finished")
             else:
-                f = _Fate(pod, "running")
+                f = _Fate(key, pod, "running")
         else:
-            f = _Fate(None, "gone")
+            f = _Fate(key, None, "gone")
         times: List[float] = []
         for ev in self.events.pod(namespace, name, uid, REMOVAL_REASONS):
             if ev.reason == "TaintManagerEviction" and ev.note.startswith(CANCELLED):
@@ -167,9 +169,13 @@ class _Matcher:
         f.owner_missing = "no ReplicaSet, Job or ReplicationController named %s and no StatefulSet pod %s" % (
             _ref(namespace, prefix or name), _ref(namespace, name))
 
-    def pair_replacements(self, order: Sequence[Tuple[PodKey, float]]) -> None:
-        """Pair removed pods with the pods their owner created after the start, in time order:
-        by when they were seen to go, else by their planned `at`."""
+    def pair_replacements(self, order: Sequence[Tuple[PodKey, float]],
+                          wants: Dict[PodKey, Tuple[str, ...]]) -> None:
+        """Pair removed pods with the pods their owner created after the start. In time order (by
+        when they were seen to go, else by their planned `at`) for when each went: the k-th new
+        pod exists only once k pods were marked for deletion. Which new pod is shown as whose
+        replacement: see `_placed` (`wants`: the nodes the plan puts each pod's replacement on,
+        () for a replacement planned to stay Pending)."""
         by_owner: Dict[str, List[_Fate]] = {}
         seen = set()
         for key, at in sorted(order, key=lambda kv: kv[1]):
@@ -190,9 +196,11 @@ class _Matcher:
                            key=lambda p: (p.creation_timestamp, p.name))
             if all(f.removed_at is not None for f in fates):   # else the plan's order (`order` is by `at`)
                 fates.sort(key=lambda f: f.removed_at)
+            fresh = fresh[:len(fates)]
             for f, p in zip(fates, fresh):
-                f.replacement = p
                 _bound(f, p)
+            for f, p in _placed(fates, fresh, wants).items():
+                f.replacement = p
 
     def _is_new(self, pod: Pod) -> bool:
         return pod.creation_timestamp is not None and pod.creation_timestamp >= self.start
@@ -230,6 +238,32 @@ class _Matcher:
         if self.anchor is None:
             return format_time(t)
         return "%s (%s)" % (format_offset(t - self.anchor), format_time(t))
+
+
+def _placed(fates: Sequence[_Fate], fresh: Sequence[Pod], wants: Dict[PodKey, Tuple[str, ...]]) -> Dict[_Fate, Pod]:
+    """The new pods of one owner, shown as replacements. The ReplicaSet, Job and RC controllers
+    create new pods for a count, for no pod in particular, and the order in which the pods went is
+    not the plan's to keep (kubectl drain evicts all at once; the taint-eviction controller works
+    its nodes in random order): each removed pod gets a new pod on a node its plan entry names (or
+    a Pending one, where the plan says none lands) while there is one, the rest in time order."""
+    out: Dict[_Fate, Pod] = {}
+    free = list(fresh)
+    for f in fates:
+        want = wants.get(f.key)
+        if want is None:
+            continue
+        p = next((p for p in free if (p.node_name in want if want else not p.node_name)), None)
+        if p is not None:
+            out[f] = p
+            free.remove(p)
+    rest = iter(free)
+    for f in fates:
+        if f not in out:
+            p = next(rest, None)
+            if p is None:
+                break
+            out[f] = p
+    return out
 
 
 def _bound(f: _Fate, replacement: Pod) -> None:
@@ -578,7 +612,12 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
         if e.pod:
             m.fate(e.namespace, e.pod, e.uid)
             order.append(((e.namespace, e.pod), 0.0))
-    m.pair_replacements(order)
+    shortfall_keys = {(e.namespace, e.pod): e for e in plan.shortfall if e.pod}
+    wants: Dict[PodKey, Tuple[str, ...]] = {key: () for key in shortfall_keys}
+    for key, a in action_by_pod.items():
+        if a.target is not None and key not in wants:
+            wants[key] = (a.target,) + tuple(a.candidates)
+    m.pair_replacements(order, wants)
     # the anchor: every observed effect aligned with its `at` (cordons align inside _node_action,
     # so node actions are checked first, then their verdicts recomputed with the final anchor)
     for a in plan.actions:
@@ -595,7 +634,6 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
             cordons = m.events.node(a.node, ("NodeNotSchedulable",))
             if cordons:
                 m.align(a.at, cordons[0].first, "the cordon of %s" % a.node)
-    shortfall_keys = {(e.namespace, e.pod): e for e in plan.shortfall if e.pod}
     checks: List[Check] = []
     for i, a in enumerate(plan.actions):
         if a.type in POD_ACTIONS:
