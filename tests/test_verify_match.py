@@ -291,6 +291,20 @@ def test_workloads_ready_now_against_ready_after(pods, read, status):
     assert c.status == status
 
 
+@pytest.mark.parametrize("since, read, status, diff", [
+    # the plan expects one ready replica after (its other pod has nowhere to go); two are ready:
+    # before anything of the plan happened, or before its end, that is not a difference yet
+    (None, 600, PENDING, ("2 ready now, 1 planned once the plan has run",)),
+    (0, 60, PENDING, ("2 ready now, 1 planned once the plan has run",)),
+    (0, 600, DIFFERS, ("2 ready now, more than the 1 planned",)),
+])
+def test_more_ready_replicas_than_planned_differ_only_once_due(since, read, status, diff):
+    short = dict(WEB, readyMin=1, readyAfter=1)
+    pods = [member(RS + "-a", "n2"), member(RS + "-b", "n3")]
+    c = only(run(plan([], workloads=[short]), snapshot(*pods, read=read), since=since, read=read))
+    assert (c.status, c.differences) == (status, diff)
+
+
 def test_a_workload_gone_from_the_cluster_is_unknown():
     gone = dict(WEB, name="api")
     assert only(run(plan([], workloads=[gone]), snapshot())).status == UNKNOWN
