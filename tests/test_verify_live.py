@@ -320,6 +320,8 @@ def test_a_plan_from_another_cluster_is_refused(env):
     ('{"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "actions": [], "workloads": [{"kind": 3}]}',
      "workloads[0].kind: must be a string"),
     ('{"apiVersion": "v1", "kind": "List", "items": []}', "not an EvictionPlan"),
+    ('{"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "actions": [], "newNodes": [{"node": 3}]}',
+     "newNodes: must be a list of {node, batch, joins} entries"),
 ])
 def test_a_bad_plan_file_is_a_clean_error(env, body, problem):
     p = env.tmp / "bad.json"

@@ -80,8 +80,8 @@ def evict(name: str, at: float = 0, target: Optional[str] = "n2", candidates: Op
 
 
 def plan(actions: List[dict], blocked: Optional[List[dict]] = None, shortfall: Optional[List[dict]] = None,
-         workloads: Optional[List[dict]] = None):
-    doc = {"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "command": "drain", "now": NOW,
+         workloads: Optional[List[dict]] = None, **more: Any):
+    doc = {**more, "apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "command": "drain", "now": NOW,
            "actions": actions, "blocked": blocked or [], "shortfall": shortfall or [], "skipped": [],
            "workloads": workloads or [], "warnings": [],
            "cluster": {"context": "test", "server": "https://test.invalid:6443"}}
@@ -492,3 +492,29 @@ def test_a_shortfall_pod_gets_the_pending_replacement_whichever_was_created_firs
     assert [c.status for c in v.checks] == [AS_PLANNED, AS_PLANNED, AS_PLANNED]
     assert dict(v.checks[2].facts)["replacement"]["pod"] == RS + "-a"
     assert dict(v.checks[1].facts)["replacement"]["pod"] == RS + "-b"
+
+
+# --- upgrade: nodes the plan adds ----------------------------------------------------------------
+
+def joined(name: str, at: float) -> dict:
+    n = node(name)
+    n["metadata"]["creationTimestamp"] = ts(at)
+    return n
+
+
+SURGE = [{"node": "n1-surge-1", "batch": 1, "joins": 0.0, "like": "n1"}]
+
+
+@pytest.mark.parametrize("nodes, landed, status, diff", [
+    # the provider names the surge node itself (GKE, EKS, AKS, Cluster API): a node that joined
+    # after the plan was made is the plan's `n1-surge-1`
+    ([joined("gke-pool-1-7f3a", 20)], "gke-pool-1-7f3a", AS_PLANNED, ()),
+    ([joined("gke-pool-1-7f3a", 20)], "n4", DIFFERS,
+     ("replacement default/%s-new on n4, Ready, not on n1-surge-1 (a node that joins)" % RS,)),
+    ([joined("gke-pool-1-7f3a", -3600)], "gke-pool-1-7f3a", DIFFERS,      # there before the plan: not new
+     ("replacement default/%s-new on gke-pool-1-7f3a, Ready, not on n1-surge-1 (a node that joins)" % RS,)),
+])
+def test_a_replacement_on_a_node_that_joined_since_matches_the_plans_new_node(nodes, landed, status, diff):
+    p = plan([evict(RS + "-old", target="n1-surge-1")], newNodes=SURGE)
+    c = only(run(p, snapshot(*nodes, member(RS + "-new", landed, created=30)), since=0))
+    assert (c.status, c.differences) == (status, diff)

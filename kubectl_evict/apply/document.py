@@ -13,7 +13,7 @@ import hashlib
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from pyrsistent import pvector
+from pyrsistent import pmap, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError, json_type
 from kubectl_evict.source.files import read_bytes
@@ -249,7 +249,17 @@ def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Pla
                 workloads=pvector(_workloads(doc, source) if workloads else ()),
                 warnings=pvector(str(w) for w in warnings),
                 incomplete=pvector(Incomplete(kind=e["kind"], effect=str(e.get("effect") or "")) for e in incomplete),
-                context=context, server=server)
+                context=context, server=server,
+                extra=pmap({"newNodes": _new_nodes(doc, source)} if workloads and doc.get("newNodes") else {}))
+
+
+def _new_nodes(doc: Dict[str, Any], source: str) -> Tuple[Dict[str, Any], ...]:
+    """`upgrade`'s `newNodes`: verify matches the names it made up with the nodes that really
+    joined, whatever the provider named them."""
+    v = doc.get("newNodes")
+    if not isinstance(v, list) or not all(isinstance(n, dict) and isinstance(n.get("node"), str) for n in v):
+        raise InputError("must be a list of {node, batch, joins} entries", source=source, field="newNodes")
+    return tuple(v)
 
 
 def action_identity(a: Action) -> Dict[str, Any]:

@@ -31,7 +31,7 @@ What is compared, and against what upstream behaviour:
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Node, Owner, Pod, Snapshot, VolumeAttachment
 from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload
@@ -86,6 +86,18 @@ class _Matcher:
         self.anchor_source = "--since" if since is not None else ""
         self._first: Optional[Tuple[float, float]] = None    # (seen, at) of the effect the anchor rests on
         self._vas: Optional[Dict[str, VolumeAttachment]] = None
+        self.new_nodes = frozenset(str(n["node"]) for n in plan.extra.get("newNodes", ()))
+
+    def lands(self, node_name: str, want: Tuple[str, ...]) -> bool:
+        """Is a pod on `node_name` where the plan wants it (`want`: target and candidates)? The
+        nodes `upgrade` adds carry names it made up; the provider names them itself, so any node
+        that joined after the plan was made stands for them."""
+        if node_name in want:
+            return True
+        if not self.new_nodes.intersection(want):
+            return False
+        n = self.snapshot.nodes.get(node_name)
+        return n is not None and n.creation_timestamp is not None and n.creation_timestamp > self.plan.now
 
     def volume_attachment(self, name: str) -> Optional[VolumeAttachment]:
         if self._vas is None:
@@ -199,7 +211,7 @@ class _Matcher:
             fresh = fresh[:len(fates)]
             for f, p in zip(fates, fresh):
                 _bound(f, p)
-            for f, p in _placed(fates, fresh, wants).items():
+            for f, p in _placed(fates, fresh, wants, self.lands).items():
                 f.replacement = p
 
     def _is_new(self, pod: Pod) -> bool:
@@ -240,7 +252,8 @@ class _Matcher:
         return "%s (%s)" % (format_offset(t - self.anchor), format_time(t))
 
 
-def _placed(fates: Sequence[_Fate], fresh: Sequence[Pod], wants: Dict[PodKey, Tuple[str, ...]]) -> Dict[_Fate, Pod]:
+def _placed(fates: Sequence[_Fate], fresh: Sequence[Pod], wants: Dict[PodKey, Tuple[str, ...]],
+            lands: Callable[[str, Tuple[str, ...]], bool]) -> Dict[_Fate, Pod]:
     """The new pods of one owner, shown as replacements. The ReplicaSet, Job and RC controllers
     create new pods for a count, for no pod in particular, and the order in which the pods went is
     not the plan's to keep (kubectl drain evicts all at once; the taint-eviction controller works
@@ -252,7 +265,7 @@ def _placed(fates: Sequence[_Fate], fresh: Sequence[Pod], wants: Dict[PodKey, Tu
         want = wants.get(f.key)
         if want is None:
             continue
-        p = next((p for p in free if (p.node_name in want if want else not p.node_name)), None)
+        p = next((p for p in free if (lands(p.node_name, want) if want else not p.node_name)), None)
         if p is not None:
             out[f] = p
             free.remove(p)
@@ -272,6 +285,10 @@ def _bound(f: _Fate, replacement: Pod) -> None:
     t = replacement.creation_timestamp
     if t is not None and (f.removed_at is None or t < f.removed_at):
         f.removed_at = t
+
+
+def _node_name(m: _Matcher, name: str) -> str:
+    return name + " (a node that joins)" if name in m.new_nodes else name
 
 
 def _ref(namespace: str, name: str) -> str:
@@ -344,12 +361,15 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
                                      "created %s, on %s" % (m.when(r.creation_timestamp), r.node_name)))
         if shortfall:
             out.append((DIFFERS, "replacement %s landed after all" % _pod_line(r)))
-        elif r.node_name == a.target or r.node_name in a.candidates:
-            out.append((AS_PLANNED, "replacement %s" % _pod_line(r)))
+        elif m.lands(r.node_name, (a.target,) + tuple(a.candidates)):
+            joined = "" if r.node_name == a.target or r.node_name in a.candidates else \
+                " (joined since: the plan's %s)" % a.target
+            out.append((AS_PLANNED, "replacement %s%s" % (_pod_line(r), joined)))
         else:
             also = [c for c in a.candidates if c != a.target]
             out.append((DIFFERS, "replacement %s, not on %s%s" % (
-                _pod_line(r), a.target, " or " + ", ".join(also) if also else "")))
+                _pod_line(r), _node_name(m, a.target), " or " + ", ".join(_node_name(m, c) for c in also)
+                if also else "")))
     else:
         why, evs = _scheduling(m, r)
         evidence.extend(evs)
