@@ -222,7 +222,7 @@ def test_a_shortfall_replacement_still_pending_is_as_planned_and_one_that_landed
     landed = snapshot(member(RS + "-new", "n4", uid="uid-new", created=5))
     v = run(p, landed)
     assert [c.status for c in v.checks] == [AS_PLANNED, DIFFERS]
-    assert v.checks[1].differences == ("replacement default/%s-new on n4, Ready landed after all" % RS,)
+    assert v.checks[1].differences == ("a replacement landed after all: default/%s-new on n4, Ready" % RS,)
 
 
 # --- node edits -------------------------------------------------------------------------------

@@ -360,7 +360,7 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
             evidence.append(Evidence(r.creation_timestamp, "Pod " + r.ref, "spec.nodeName", "",
                                      "created %s, on %s" % (m.when(r.creation_timestamp), r.node_name)))
         if shortfall:
-            out.append((DIFFERS, "replacement %s landed after all" % _pod_line(r)))
+            out.append((DIFFERS, "a replacement landed after all: %s" % _pod_line(r)))
         elif m.lands(r.node_name, (a.target,) + tuple(a.candidates)):
             joined = "" if r.node_name == a.target or r.node_name in a.candidates else \
                 " (joined since: the plan's %s)" % a.target
