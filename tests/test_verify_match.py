@@ -518,3 +518,36 @@ def test_a_replacement_on_a_node_that_joined_since_matches_the_plans_new_node(no
     p = plan([evict(RS + "-old", target="n1-surge-1")], newNodes=SURGE)
     c = only(run(p, snapshot(*nodes, member(RS + "-new", landed, created=30)), since=0))
     assert (c.status, c.differences) == (status, diff)
+
+
+def test_a_pod_already_terminating_when_the_plan_was_made_does_not_start_the_clock():
+    # the plan was made while a pod on an unreachable node was stuck terminating (deleted four
+    # minutes before): that is not the plan happening; the rest has not happened yet: pending
+    stuck = member(RS + "-stuck", "n1", deleted=-230)
+    p = plan([evict(RS + "-other", at=0, typ="kill", by="kubelet", target=None),
+              evict(RS + "-stuck", at=20, typ="kill", by="kubelet", target=None)])
+    v = run(p, snapshot(stuck, member(RS + "-other", "n1")))
+    assert v.anchor is None
+    assert [c.status for c in v.checks][0] == PENDING and exit_code(v) == 4
+
+
+def pressed(name: str, status: str) -> dict:
+    n = node(name)
+    n["status"]["conditions"].append({"type": "MemoryPressure", "status": status, "reason": "KubeletHasInsufficientMemory",
+                                      "message": "kubelet has insufficient memory available",
+                                      "lastTransitionTime": ts(5)})
+    return n
+
+
+@pytest.mark.parametrize("status, since, expected, diff", [
+    ("True", 0, AS_PLANNED, ()),
+    ("False", 0, DIFFERS, ("no pressure condition is True now: the pressure cleared",)),
+    # a forecast of pressure (`--signal`) that has not begun: nothing to compare yet
+    ("False", None, PENDING, ("no pressure condition is True now: not yet under pressure",)),
+])
+def test_pressure_that_persists_is_compared_once_the_pressure_began(status, since, expected, diff):
+    entry = {"namespace": "", "pod": "", "node": "n2", "code": "threshold-persists", "reason": "still met"}
+    p = plan([evict(RS + "-old", at=10, typ="kill", by="kubelet", target=None)], shortfall=[entry])
+    v = run(p, snapshot(pressed("n2", status), member(RS + "-old", "n1")), since=since)
+    c = v.checks[1]
+    assert (c.status, c.differences) == (expected, diff)

@@ -222,8 +222,9 @@ class _Matcher:
         """Offer an observed effect for the anchor: the one seen first wins (at the same moment,
         the one planned first). Not the earliest `observed - at`: an effect that came earlier
         than planned (a PDB wave whose budget was free at once) would drag +0s back and make
-        everything else look late."""
-        if observed is None or self.since is not None:
+        everything else look late. Nor anything seen before the plan was made (a pod already
+        terminating then): that is not the plan happening."""
+        if observed is None or self.since is not None or observed < self.start:
             return
         key = (observed, float(at))
         if self._first is None or key < self._first:
@@ -524,8 +525,11 @@ def _node_entry(m: _Matcher, ref: str, section: str, e: Entry) -> Check:
     under = [c for c in PRESSURE_CONDITIONS if c in node.conditions and node.conditions[c].status == "True"]
     ev = [Evidence(node.conditions[c].last_transition, "Node " + e.node, "condition " + c, "", "%s=True: %s"
                    % (c, node.conditions[c].message or node.conditions[c].reason)) for c in under]
+    # due once the kubelet's last planned kill there is (a `--signal` forecast may never begin)
+    at = max((float(a.at) for a in m.plan.actions if a.node == e.node and a.type in POD_ACTIONS), default=0.0)
     finding = (AS_PLANNED, "still under %s" % ", ".join(under)) if under else \
-        (DIFFERS, "no pressure condition is True now: the pressure cleared")
+        (DIFFERS, "no pressure condition is True now: the pressure cleared") if m.due(at) else \
+        (PENDING, "no pressure condition is True now: not yet under pressure")
     return _check(ref, section, e.reason, [finding], ev, e)
 
 
