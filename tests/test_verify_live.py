@@ -386,3 +386,22 @@ def test_verify_through_the_kubectl_binary(env, tmp_path):
                          env={"PATH": "%s:%s" % (bin_dir, os.path.dirname(kubectl)), "HOME": str(tmp_path)})
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("as planned: 5 of 5\n")
+
+
+def test_right_after_planning_a_drain_with_a_shortfall_everything_is_pending(tmp_path):
+    # every other node is tainted: web's replacement has nowhere to go, so the plan expects one
+    # ready web pod after the drain where two are ready now; nothing has been done yet: exit 4
+    objs = cluster()
+    for n in objs[1:4]:
+        n["spec"]["taints"] = [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]
+    with ApiServer(objs) as srv:
+        env = Env(srv, tmp_path)
+        plan = env.plan("drain", "n1")
+        web = next(w for w in plan["workloads"] if w["name"] == "web")
+        assert (web["ready"], web["readyAfter"]) == (2, 1)
+        res = env.verify()
+        assert res.returncode == 4, res.stdout + res.stderr
+        doc = json.loads(res.stdout)
+        assert doc["summary"]["differs"] == 0
+        wl = next(e for e in doc["entries"] if e["section"] == "workloads" and e["plan"]["name"] == "web")
+        assert wl["status"] == "pending" and wl["facts"]["readyNow"] == 2
