@@ -405,3 +405,32 @@ def test_right_after_planning_a_drain_with_a_shortfall_everything_is_pending(tmp
         assert doc["summary"]["differs"] == 0
         wl = next(e for e in doc["entries"] if e["section"] == "workloads" and e["plan"]["name"] == "web")
         assert wl["status"] == "pending" and wl["facts"]["readyNow"] == 2
+
+
+def test_a_non_graceful_shutdown_as_upstream_carries_it_out(tmp_path):
+    # KEP-2268: the operator adds the out-of-service taint (apply does); the taint-eviction
+    # controller marks the pods for deletion (TaintManagerEviction, no uid), pod GC force-deletes
+    # them (no Event of its own); web comes back on its planned node, db-0 (same name, new uid) too
+    objs = cluster()
+    objs[0]["status"]["conditions"][0].update(status="Unknown", reason="NodeStatusUnknown")
+    with ApiServer(objs) as srv:
+        env = Env(srv, tmp_path)
+        plan = env.plan("shutdown", "n1", "--non-graceful")
+        deletes = {a["pod"]: a for a in plan["actions"] if a["type"] == "delete"}
+        assert {a["by"] for a in deletes.values()} == {"pod-gc"} and set(deletes) == {RS + "-aaaaa", "db-0"}
+        res = env.cli("apply", str(env.tmp / "plan.json"), "--yes")
+        assert res.returncode == 0, res.stdout + res.stderr
+        t = time.time()
+        for name in deletes:
+            env.put(event("default", "Pod", name, "TaintManagerEviction", "Marking for deletion Pod default/" + name,
+                          t, by="taint-eviction-controller"))
+            env.srv.state.delete("pods", name, "default")
+        web_to, db_to = deletes[RS + "-aaaaa"]["target"], deletes["db-0"]["target"]
+        env.put(owned(RS + "-ccccc", web_to, "ReplicaSet", RS, uid="uid-web-new", created=t + 1, labels={"app": "web"}),
+                owned("db-0", db_to, "StatefulSet", "db", uid="uid-db-new", created=t + 2, labels={"app": "db"}))
+        res = env.verify()
+        assert res.returncode == 0, res.stdout + res.stderr
+        doc = json.loads(res.stdout)
+        pods = [e for e in doc["entries"] if e["section"] == "actions" and e["plan"]["type"] == "delete"]
+        assert [e["status"] for e in pods] == ["as-planned", "as-planned"]
+        assert {e["facts"]["removedBy"] for e in pods} == {"taint-eviction-controller"}
