@@ -86,6 +86,7 @@ class _Matcher:
         self.anchor_source = "--since" if since is not None else ""
         self._first: Optional[Tuple[float, float]] = None    # (seen, at) of the effect the anchor rests on
         self._vas: Optional[Dict[str, VolumeAttachment]] = None
+        self._last_at: Optional[Dict[str, float]] = None
         self.new_nodes = frozenset(str(n["node"]) for n in plan.extra.get("newNodes", ()))
 
     def lands(self, node_name: str, want: Tuple[str, ...]) -> bool:
@@ -98,6 +99,15 @@ class _Matcher:
             return False
         n = self.snapshot.nodes.get(node_name)
         return n is not None and n.creation_timestamp is not None and n.creation_timestamp > self.plan.now
+
+    def last_removal_at(self, node: str) -> float:
+        """The `at` of the plan's last pod removal on `node` (0: none)."""
+        if self._last_at is None:
+            self._last_at = {}
+            for a in self.plan.actions:
+                if a.type in POD_ACTIONS:
+                    self._last_at[a.node] = max(self._last_at.get(a.node, 0.0), float(a.at))
+        return self._last_at.get(node, 0.0)
 
     def volume_attachment(self, name: str) -> Optional[VolumeAttachment]:
         if self._vas is None:
@@ -525,8 +535,7 @@ def _node_entry(m: _Matcher, ref: str, section: str, e: Entry) -> Check:
     under = [c for c in PRESSURE_CONDITIONS if c in node.conditions and node.conditions[c].status == "True"]
     ev = [Evidence(node.conditions[c].last_transition, "Node " + e.node, "condition " + c, "", "%s=True: %s"
                    % (c, node.conditions[c].message or node.conditions[c].reason)) for c in under]
-    # due once the kubelet's last planned kill there is (a `--signal` forecast may never begin)
-    at = max((float(a.at) for a in m.plan.actions if a.node == e.node and a.type in POD_ACTIONS), default=0.0)
+    at = m.last_removal_at(e.node)     # a `--signal` forecast may never begin: due only from then on
     finding = (AS_PLANNED, "still under %s" % ", ".join(under)) if under else \
         (DIFFERS, "no pressure condition is True now: the pressure cleared") if m.due(at) else \
         (PENDING, "no pressure condition is True now: not yet under pressure")
