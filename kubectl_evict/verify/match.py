@@ -31,7 +31,7 @@ What is compared, and against what upstream behaviour:
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Node, Owner, Pod, Snapshot, VolumeAttachment
 from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload
@@ -221,7 +221,7 @@ class _Matcher:
             fresh = fresh[:len(fates)]
             for f, p in zip(fates, fresh):
                 _bound(f, p)
-            for f, p in _placed(fates, fresh, wants, self.lands).items():
+            for f, p in _placed(fates, fresh, wants, self.lands, self.new_nodes).items():
                 f.replacement = p
 
     def _is_new(self, pod: Pod) -> bool:
@@ -264,29 +264,52 @@ class _Matcher:
 
 
 def _placed(fates: Sequence[_Fate], fresh: Sequence[Pod], wants: Dict[PodKey, Tuple[str, ...]],
-            lands: Callable[[str, Tuple[str, ...]], bool]) -> Dict[_Fate, Pod]:
+            lands: Callable[[str, Tuple[str, ...]], bool], new_nodes: AbstractSet[str]) -> Dict[_Fate, Pod]:
     """The new pods of one owner, shown as replacements. The ReplicaSet, Job and RC controllers
     create new pods for a count, for no pod in particular, and the order in which the pods went is
     not the plan's to keep (kubectl drain evicts all at once; the taint-eviction controller works
     its nodes in random order): each removed pod gets a new pod on a node its plan entry names (or
-    a Pending one, where the plan says none lands) while there is one, the rest in time order."""
+    a Pending one, where the plan says none lands) while there is one, the rest in time order.
+    Linear in the pods: new pods are indexed by node ("" for Pending), each list in time order."""
+    by_node: Dict[str, List[int]] = {}
+    for i, p in enumerate(fresh):
+        by_node.setdefault(p.node_name or "", []).append(i)
+    heads = {n: 0 for n in by_node}
+    # nodes that stand for a wanted name without being it (upgrade's surge nodes): few
+    stand_ins: Dict[Tuple[str, ...], List[str]] = {}
+    taken = [False] * len(fresh)
     out: Dict[_Fate, Pod] = {}
-    free = list(fresh)
+
+    def head(n: str) -> Optional[int]:
+        idx = by_node.get(n)
+        k = heads.get(n, 0)
+        while idx is not None and k < len(idx) and taken[idx[k]]:
+            k += 1
+        if idx is not None:
+            heads[n] = k
+        return idx[k] if idx is not None and k < len(idx) else None
+
     for f in fates:
         want = wants.get(f.key)
         if want is None:
             continue
-        p = next((p for p in free if (lands(p.node_name, want) if want else not p.node_name)), None)
-        if p is not None:
-            out[f] = p
-            free.remove(p)
-    rest = iter(free)
+        nodes: Sequence[str] = want or ("",)
+        if want:
+            if want not in stand_ins:
+                stand_ins[want] = [n for n in by_node if n and n not in want and lands(n, want)] \
+                    if new_nodes.intersection(want) else []
+            nodes = tuple(want) + tuple(stand_ins[want])
+        best = min((i for i in (head(n) for n in nodes) if i is not None), default=None)
+        if best is not None:
+            taken[best] = True
+            out[f] = fresh[best]
+    rest = (i for i in range(len(fresh)) if not taken[i])
     for f in fates:
         if f not in out:
-            p = next(rest, None)
-            if p is None:
+            i = next(rest, None)
+            if i is None:
                 break
-            out[f] = p
+            out[f] = fresh[i]
     return out
 
 
