@@ -101,8 +101,11 @@ class Action(Record):
     replaced_at = field(initial=None)
     # evict/delete: nodes tied at the top score with `target` (the pick among them is by name)
     candidates = field(type=tuple, initial=())
-    # label/unlabel: the node's current value of `key` (None: not set), for the apply precondition
+    # label/unlabel: the node's current value of `key` (None: not set), for the apply precondition;
+    # taint/untaint by the user: the value of the node's taint with this key and effect (None: none),
+    # when `previous_seen` (plans made before taint actions carried it have no precondition)
     previous = field(initial=None)
+    previous_seen = field(type=bool, initial=False)
     # upgrade: the batch of the node-pool upgrade the action belongs to (None: not an upgrade)
     batch = field(initial=None)
     # evict/delete/kill: (kind, name, uid) of the pod's controller, so that `verify` can find the
