@@ -170,6 +170,17 @@ def is_forecast(plan: Plan) -> bool:
     return not any(a.by == USER for a in plan.actions)
 
 
+# Commands that plan what the operator does. One of their plans with no action at all (a drain of
+# a node already cordoned and empty, or whose pods all stay) is no forecast of what Kubernetes does
+# by itself: it holds nothing to do (and, as for a forecast, nothing to apply).
+OPERATOR_COMMANDS = frozenset(("drain", "affinity", "upgrade"))
+
+
+def nothing_to_do(plan: Plan) -> bool:
+    """An operator's plan (OPERATOR_COMMANDS) that holds no action."""
+    return plan.command in OPERATOR_COMMANDS and not plan.actions
+
+
 def exit_code(plan: Plan) -> int:
     """The contract's exit code of a computed plan: 3 blocked, else 4 shortfall, else 5 when the
     verdict depends on kinds the input does not hold, else 0."""

@@ -172,6 +172,37 @@ def test_forecasts_are_never_applied(live, args: List[str]) -> None:
     assert _writes(srv) == []
 
 
+# An operator's command whose plan holds no action (the node is already cordoned and nothing on it
+# can go; no node violates its affinity) has nothing to do: it is no forecast of what Kubernetes does
+# by itself, though apply, as for a forecast, has nothing to send (exit 1, no request).
+NO_ACTION = [
+    (["drain", "worker-c3", "--ignore-daemonsets"], 3),   # already cordoned; the bare pod is refused
+    (["affinity"], 0),
+]
+
+
+@pytest.mark.parametrize("args, code", NO_ACTION, ids=["drain-cordoned", "affinity-unchanged"])
+def test_an_operators_plan_without_actions_is_no_forecast(live, args: List[str], code: int) -> None:
+    srv, kc, tmp = live
+    table = run_cli("--kubeconfig", kc, "--now", NOW, *args)
+    assert table.returncode == code, table.stderr
+    assert table.stdout.splitlines()[0].startswith("PLAN (%s): no action; apply has nothing to send" % args[0])
+    md = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "markdown", *args)
+    assert "Plan of `%s`" % args[0] in md.stdout and "It holds no action: apply has nothing to send." in md.stdout
+    made = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", *args)
+    doc = json.loads(made.stdout)
+    assert doc["actions"] == [] and doc["forecast"] is True       # the contract: no action by the user
+    plan = tmp / "plan.json"
+    plan.write_text(made.stdout)
+    before = len(srv.requests)
+    res = run_cli("--kubeconfig", kc, "apply", str(plan), "--yes")
+    assert (res.returncode, res.stderr.strip()) == (
+        1, "error: this %s plan holds no action: there is nothing to apply" % args[0])
+    assert len(srv.requests) == before
+    res = run_cli("--kubeconfig", kc, "--now", NOW, *args, "--apply", "--yes")
+    assert res.returncode == 1 and "holds no action" in res.stderr and _writes(srv) == []
+
+
 def test_taint_plan_applies_the_taint_but_not_the_controllers_deletions(live) -> None:
     srv, kc, tmp = live
     made = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", "affinity", "--taint", "worker-a2:k=v:NoExecute")

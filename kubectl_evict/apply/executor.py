@@ -34,7 +34,7 @@ from kubectl_evict.apply.progress import Progress
 from kubectl_evict.apply.report import (ALREADY, BLOCKED, CLUSTER_JOB, DONE, FAILED, NOT_RUN, SKIPPED, Report,
                                         Result, render_report)
 from kubectl_evict.errors import ClusterAccessError, EvictPlanError
-from kubectl_evict.plan import POD_ACTIONS, USER, Action, Plan, is_forecast
+from kubectl_evict.plan import POD_ACTIONS, USER, Action, Plan, is_forecast, nothing_to_do
 from kubectl_evict.timeutil import format_seconds, format_time
 
 JSON = "application/json"
@@ -585,6 +585,8 @@ def apply_plan(plan: Plan, *, source: str, opts: Any, settings: ApplySettings, f
     stderr = stderr if stderr is not None else sys.stderr
     if connect is None:
         from kubectl_evict.source.live import connect
+    if nothing_to_do(plan):
+        raise EvictPlanError("this %s plan holds no action: there is nothing to apply" % plan.command)
     if is_forecast(plan):
         # Checked before connecting: a forecast never turns into a single request.
         raise EvictPlanError("this plan is a forecast of what Kubernetes does by itself (%s); there is nothing to "
