@@ -231,3 +231,45 @@ def test_daemonset_pods_need_the_daemonset_kind(tmp_path: Path, held: bool, extr
     assert [e["kind"] for e in doc["incomplete"]] == incomplete
     if incomplete:
         assert "1 pod whether its DaemonSet still exists" in doc["incomplete"][0]["effect"]
+
+
+# --- kubelet documents a live read could not read -------------------------------------------------
+
+def _kubelet_docs(name: str) -> List[dict]:
+    """What the kubelet of `name` answers: a configz with graceful shutdown on, a quiet summary."""
+    gib = 1 << 30
+    return [{"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": name},
+             "kubeletconfig": {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}},
+            {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": name},
+             "summary": {"node": {"nodeName": name, "memory": {"availableBytes": 12 * gib, "workingSetBytes": 4 * gib}},
+                         "pods": []}}]
+
+
+# Without `get nodes/proxy` (readonly-noproxy) no kubelet answers: the read did not read the
+# kubelet kinds at all, so SnapshotInfo.kinds must not claim them, and plans that need them say
+# so in `incomplete` (exit 5), live and from the snapshot alike, as with --no-kubelet. A role
+# that may read them holds them: the same plans are complete.
+@pytest.mark.parametrize("role,kubelet_kinds,args,code,incomplete", [
+    ("readonly", True, ("pressure",), 0, []),
+    ("readonly", True, ("shutdown", "n1"), 0, []),
+    ("readonly-noproxy", False, ("pressure",), 5, ["NodeStatsSummary"]),
+    ("readonly-noproxy", False, ("shutdown", "n1"), 5, ["NodeKubeletConfig"]),
+])
+def test_kubelet_kinds_the_server_forbids_are_not_held(tmp_path: Path, role: str, kubelet_kinds: bool,
+                                                     args: tuple, code: int, incomplete: List[str]) -> None:
+    cluster = _cluster() + [d for n in ("n1", "n2", "n3") for d in _kubelet_docs(n)]
+    with ApiServer(cluster, tokens={"tok": role}) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok"))
+        snap = run_cli("--kubeconfig", kc, "snapshot")
+        live = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", *args)
+    assert snap.returncode == 0, snap.stderr
+    kinds = json.loads(snap.stdout)["items"][0]["kinds"]
+    want = [k for k in complete_kinds() if kubelet_kinds or k not in ("NodeKubeletConfig", "NodeStatsSummary")]
+    assert kinds == want
+    path = tmp_path / "snap.json"
+    path.write_text(snap.stdout)
+    planned = _plan(str(path), *args)
+    for res in (planned, live):
+        assert res.returncode == code, res.stdout + res.stderr
+        assert [e["kind"] for e in json.loads(res.stdout)["incomplete"]] == incomplete
+    assert planned.stdout == live.stdout

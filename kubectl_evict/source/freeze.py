@@ -49,7 +49,8 @@ _OUTPUT_KINDS = {"EvictionPlan": ("a plan printed with -o json/yaml", "apply"),
                  "PlanVerification": ("the output of verify -o json/yaml", "verify")}
 NODE_LEASE_NAMESPACE = "kube-node-lease"   # node heartbeats; the freezer reads no other Lease
 # Our own per-node kubelet documents. A source that lists them in SnapshotInfo.kinds read every
-# kubelet it targets (a node whose kubelet did not answer is a warning, not a gap in the kind).
+# kubelet it targets (a node whose kubelet did not answer is a warning, not a gap in the kind;
+# a source without permission to read kubelets does not list them).
 KUBELET_KINDS = ("NodeKubeletConfig", "NodeStatsSummary")
 # Annotations the rules read; everything else (last-applied-configuration...) is dropped.
 _KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/")
