@@ -134,3 +134,22 @@ def test_version():
 def test_help_has_no_traceback_and_lists_commands():
     res = run_cli("--help")
     assert res.returncode == 0 and "affinity" in res.stdout and "Commands:" in res.stdout
+
+
+# A plan's `now` is RFC 3339 (`date-fullyear` is four digits), in UTC, whatever offset --now was
+# given in, so that `apply` and `verify` read it back.
+@pytest.mark.parametrize("given,now", [
+    ("2026-11-21T13:30:00+01:30", "2026-11-21T12:00:00Z"),
+    ("2026-11-21T12:00:00.25Z", "2026-11-21T12:00:00.25Z"),
+    ("0999-12-31T23:59:59Z", "0999-12-31T23:59:59Z"),
+    ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z"),
+])
+def test_now_is_printed_as_rfc3339_utc(tmp_path, given, now):
+    res = run_cli("--demo", "--now", given, "-o", "json", "affinity")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["now"] == now
+    plan = tmp_path / "plan.json"
+    plan.write_text(res.stdout)
+    again = run_cli("apply", str(plan), "--dry-run=server")
+    assert again.stderr.startswith("error: this plan is a forecast"), again.stderr   # read back, then refused
