@@ -145,6 +145,38 @@ def test_multi_document_yaml_and_typed_list_without_item_kinds(tmp_path):
     assert json.loads(res.stdout)["actions"][1]["pod"] == "web-1"
 
 
+# kubectl reads a JSON file as a stream of values (cli-runtime StreamVisitor with
+# YAMLOrJSONDecoder: `kubectl get pods -o json | jq -c '.items[]'` prints one object per line,
+# and `kubectl apply -f` takes it); `null`s in it are skipped. Each object, or a List, counts.
+@pytest.mark.parametrize("sep", ["\n", "", "\n\n  null\n"])
+@pytest.mark.parametrize("stdin", [False, True])
+def test_a_json_stream_reads_as_kubectl_reads_it(tmp_path, sep, stdin):
+    objs = snapshot_list(node("n1"), node("n2"), pod("web-1", "n1"))["items"]   # SnapshotInfo, n1, n2, web-1
+    text = sep.join(json.dumps(o) for o in objs[:2]) + sep + json.dumps({"apiVersion": "v1", "kind": "List",
+                                                                       "items": objs[2:]})
+    whole = run_cli("-f", "-", "--now", NOW, "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute",
+                    input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objs}))
+    p = tmp_path / "stream.json"
+    p.write_text(text)
+    args = ("--now", NOW, "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute")
+    res = run_cli("-f", "-", *args, input=text) if stdin else run_cli("-f", str(p), *args)
+    assert res.returncode == whole.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["actions"] == json.loads(whole.stdout)["actions"]
+
+
+@pytest.mark.parametrize("text,problem", [
+    ('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}\n{"kind": "Pod",', "line 2"),
+    ('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}\n{"kind": NaN}', "NaN"),
+    ('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}} x', "line 1 column 66"),
+])
+def test_a_broken_json_stream_is_one_error_line(tmp_path, text, problem):
+    p = tmp_path / "stream.json"
+    p.write_text(text)
+    res = run_cli("-f", str(p), "drain", "n1")
+    assert res.returncode == 1 and res.stderr.count("\n") == 1, res.stderr
+    assert res.stderr.startswith("error: %s: invalid JSON" % p) and problem in res.stderr, res.stderr
+
+
 def test_version():
     res = run_cli("--version")
     assert res.returncode == 0 and res.stdout.startswith("kubectl-evictplan ") and "Python 3." in res.stdout

@@ -38,7 +38,12 @@ def parse_text(data: Any, source: str) -> List[object]:
                 pass
         data = bytes(data)   # the stdlib parsers read bytes (bytes(b) is b itself: no copy)
         try:
-            return [json.loads(data, parse_constant=_reject_constant)]
+            try:
+                return [json.loads(data, parse_constant=_reject_constant)]
+            except json.JSONDecodeError as e:
+                if e.msg != "Extra data":
+                    raise
+                return _json_stream(data)
         except _NotJSON as e:
             raise InputError("invalid JSON: %s is not valid JSON (JSON has no NaN or Infinity)" % e,
                              source=source) from None
@@ -53,6 +58,26 @@ def parse_text(data: Any, source: str) -> List[object]:
                                                                     if path else ""),
                              source=source, field=path or None) from None
     return _parse_yaml(bytes(data), source)
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_stream(data: bytes) -> List[object]:
+    """Several JSON values one after another, as `jq -c '.items[]'` prints them: kubectl reads
+    such a file as a stream of documents (cli-runtime's StreamVisitor decodes with
+    YAMLOrJSONDecoder, a json.Decoder for JSON input) and skips the `null`s. Errors carry their
+    line and column in the whole text."""
+    text = data.decode(json.detect_encoding(data))
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    docs: List[object] = []
+    pos = _JSON_SPACE.match(text).end()
+    while pos < len(text):
+        value, pos = decoder.raw_decode(text, pos)
+        if value is not None:
+            docs.append(value)
+        pos = _JSON_SPACE.match(text, pos).end()
+    return docs
 
 
 NESTING_SHOWN = 500   # yamltext.MAX_DEPTH: where a nesting error points
