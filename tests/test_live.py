@@ -496,6 +496,24 @@ def test_snapshot_refuses_files():
     assert_error(res, "snapshot reads a live cluster")
 
 
+# `snapshot` only reads: the flags of planning and applying would be silently ignored (a user
+# asking for `snapshot --apply` or `--now T` would get a snapshot of now, taken as if nothing
+# were asked), so they are refused before the cluster is read, as `verify` refuses --apply.
+@pytest.mark.parametrize("args,flag", [
+    (("--apply", "snapshot"), "--apply"),
+    (("snapshot", "--yes"), "--yes"),
+    (("snapshot", "--dry-run=server"), "--dry-run"),
+    (("--timeout", "1m", "snapshot"), "--timeout"),
+    (("snapshot", "--force-stale"), "--force-stale"),
+    (("--now", NOW, "snapshot"), "--now"),
+    (("snapshot", "--kubernetes-version", "v1.35"), "--kubernetes-version"),
+])
+def test_snapshot_refuses_flags_it_would_ignore(demo, demo_kc, args, flag):
+    res = main("--kubeconfig", demo_kc, *args)
+    assert_error(res, "error: %s: " % flag)
+    assert res.stdout == ""
+
+
 def test_progress_line_only_on_a_terminal_and_only_for_slow_reads(demo, demo_kc):
     started = time.monotonic()
     quick = main("--kubeconfig", demo_kc, "--now", NOW, "affinity", tty=True)
