@@ -265,6 +265,28 @@ def test_bad_input_is_one_error_line(write_snapshot, args, message):
     assert len(lines) == 1 and lines[0].startswith(message), r.stderr
 
 
+# Each flag replaces the node's whole map (kubelet flags override KubeletConfiguration fields):
+# a soft threshold from one layer without its grace period in the other is the kubelet's error,
+# named at the flag the user gave, with the layer the other map came from.
+@pytest.mark.parametrize("config,args,message", [
+    ({"evictionSoft": {"memory.available": "1Gi", "nodefs.available": "15%"},
+      "evictionSoftGracePeriod": {"memory.available": "1m", "nodefs.available": "2m"}},
+     ["--eviction-soft-grace-period", "memory.available=10s"],
+     "error: --eviction-soft-grace-period: grace period must be specified for the soft eviction threshold "
+     "nodefs.available (evictionSoft from NodeKubeletConfig n1; the flag replaces the whole "
+     "evictionSoftGracePeriod map)"),
+    ({"evictionSoftGracePeriod": {"memory.available": "1m"}},
+     ["--eviction-soft", "nodefs.available<10%"],
+     "error: --eviction-soft: grace period must be specified for the soft eviction threshold nodefs.available "
+     "(evictionSoftGracePeriod from NodeKubeletConfig n1; the flag replaces the whole evictionSoft map)"),
+])
+def test_soft_threshold_and_grace_period_from_different_layers(write_snapshot, config, args, message):
+    path = _cluster(write_snapshot, _kubelet("n1", **config))
+    r = run_cli("-f", path, "pressure", "n1", *args)
+    assert r.returncode == 1, r.stdout
+    assert r.stderr == message + "\n"
+
+
 def test_bad_threshold_in_snapshot_config_names_the_object(write_snapshot):
     path = _cluster(write_snapshot, _kubelet("n1", evictionHard={"memory.available": "-1Gi"}))
     r = run_cli("-f", path, "pressure", "n1")
