@@ -121,6 +121,18 @@ def test_stdin_and_directory_inputs(tmp_path):
     assert (act["type"], act["pod"], act["at"], act["target"]) == ("delete", "web-1", 0, "n2")
 
 
+# A directory stands for its own *.json, *.yaml and *.yml files, as `kubectl -f DIR` without -R
+# reads it (cli-runtime ExpandPathsToFileVisitors skips every subdirectory, whatever its name).
+@pytest.mark.parametrize("subdir", ["nested", "more.json", "old.yaml"])
+def test_a_directory_does_not_read_its_subdirectories(tmp_path, subdir):
+    d = tmp_path / "snap"
+    (d / subdir).mkdir(parents=True)
+    (d / "a.json").write_text(json.dumps(snapshot_list(node("n1"), node("n2"))))
+    (d / subdir / "b.json").write_text(json.dumps(node("n3")))
+    res = run_cli("-f", str(d), "--now", NOW, "-o", "json", "drain", "n3")
+    assert res.returncode == 1 and res.stderr == 'error: node "n3" not found in the snapshot\n', res.stderr
+
+
 def test_kubectl_get_output_loads_as_is(tmp_path):
     """What `kubectl get nodes,pods -A -o yaml` prints: a v1 List with metadata.resourceVersion."""
     doc = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
