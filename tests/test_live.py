@@ -507,6 +507,8 @@ def test_snapshot_refuses_files():
     (("snapshot", "--force-stale"), "--force-stale"),
     (("--now", NOW, "snapshot"), "--now"),
     (("snapshot", "--kubernetes-version", "v1.35"), "--kubernetes-version"),
+    (("-o", "table", "snapshot"), "-o/--output"),      # the planning views' default, not snapshot's
+    (("snapshot", "-o", "wide"), "-o/--output"),
 ])
 def test_snapshot_refuses_flags_it_would_ignore(demo, demo_kc, args, flag):
     res = main("--kubeconfig", demo_kc, *args)

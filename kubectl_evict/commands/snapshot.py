@@ -192,7 +192,7 @@ def command(ctx: click.Context, redact: bool, no_kubelet: bool, **kw: Any) -> in
     """
     opts = pop_global(ctx, kw)
     fmt = opts.output
-    if fmt in ("table", None):
+    if fmt in ("table", None) and not opts.output_given:
         fmt = "json"
     if fmt not in ("json", "yaml"):
         raise InputError("snapshot prints json or yaml, not %r" % fmt, field="-o/--output")
