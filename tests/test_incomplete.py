@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
+import yaml
 
 from conftest import NOW, complete_kinds, node, pod, run_cli, snapshot_list
 
@@ -204,6 +205,36 @@ def test_kinds_add_up_across_files(tmp_path: Path) -> None:
     b.write_text(json.dumps({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": [PDB]}))
     res = run_cli("-f", a, "-f", str(b), "--now", NOW, "-o", "json", "drain", "n1", "--ignore-daemonsets")
     assert res.returncode == 0, res.stdout
+
+
+# A typed list names its items' kind even when it has none: what a raw list endpoint answers on a
+# cluster without PodDisruptionBudgets (`kubectl get --raw /apis/policy/v1/poddisruptionbudgets`),
+# or a support bundle's file of them. Its source listed the kind and found none: the kind is held
+# (and the file is no "no Kubernetes objects found" error). A `v1 List` names no kind: an empty
+# one still says nothing, and a file of nothing else is still that error.
+@pytest.mark.parametrize("doc,fmt,code,incomplete", [
+    ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "metadata": {"resourceVersion": "7"},
+      "items": []}, "json", 0, []),
+    ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": []}, "yaml", 0, []),
+    ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": None}, "json", 0, []),
+    ({"apiVersion": "v1", "kind": "ConfigMapList", "items": []}, "json", 5, ["PodDisruptionBudget"]),
+    ({"apiVersion": "v1", "kind": "List", "items": []}, "json", 1, None),
+])
+def test_an_empty_typed_list_holds_its_kind(tmp_path: Path, doc: dict, fmt: str, code: int,
+                                            incomplete: Optional[List[str]]) -> None:
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default", "uid": "uid-rs"},
+          "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 1, "readyReplicas": 1}}
+    cluster = tmp_path / "cluster.json"
+    cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                   "items": [node("n1"), node("n2"), pod("web-1", "n1"), rs]}))
+    listed = tmp_path / ("listed." + fmt)
+    listed.write_text(json.dumps(doc) if fmt == "json" else yaml.safe_dump(doc))
+    res = run_cli("-f", str(cluster), "-f", str(listed), "--now", NOW, "-o", "json", "drain", "n1")
+    assert res.returncode == code, res.stdout + res.stderr
+    if incomplete is None:
+        assert res.stderr == "error: %s: no Kubernetes objects found\n" % listed
+    else:
+        assert [e["kind"] for e in json.loads(res.stdout)["incomplete"]] == incomplete
 
 
 # --- DaemonSets ----------------------------------------------------------------------------------

@@ -18,6 +18,10 @@ Doc = Tuple[str, str, dict]   # (file, position in it, the object)
 
 # Typed lists name their items' kind; kubelet /pods and support bundles omit it on items.
 _LIST_SUFFIX = "List"
+# An empty typed list (a raw list endpoint's answer on a cluster with none of that kind) still
+# says that its source listed the kind: `expand` yields {"kind": EMPTY_LIST, "of": KIND} for it,
+# which the freezer reads as holding KIND.
+EMPTY_LIST = "evictplan/EmptyTypedList"
 
 
 def _head(data: Any) -> bytes:
@@ -195,11 +199,15 @@ def expand(doc: object, source: str, index: str = "") -> Iterator[Doc]:
     kind = doc.get("kind")
     items = doc.get("items")
     if (isinstance(kind, str) and kind.endswith(_LIST_SUFFIX)) or (kind is None and isinstance(items, list)):
+        item_kind = kind[: -len(_LIST_SUFFIX)] if isinstance(kind, str) and kind != "List" else None
+        if not items and item_kind:
+            if items is None or isinstance(items, list):
+                yield (source, index, {"kind": EMPTY_LIST, "of": item_kind})
+                return
         if items is None:
             return
         if not isinstance(items, list):
             raise InputError("items must be a list", source=source, obj=str(kind), field="items")
-        item_kind = kind[: -len(_LIST_SUFFIX)] if isinstance(kind, str) and kind != "List" else None
         for i, item in enumerate(items):
             where = "%sitems[%d]" % (index + "." if index else "", i)
             if not isinstance(item, dict):
