@@ -101,8 +101,11 @@ class Action(Record):
     replaced_at = field(initial=None)
     # evict/delete: nodes tied at the top score with `target` (the pick among them is by name)
     candidates = field(type=tuple, initial=())
-    # label/unlabel: the node's current value of `key` (None: not set), for the apply precondition
+    # label/unlabel: the node's current value of `key` (None: not set), for the apply precondition;
+    # taint/untaint by the user: the value of the node's taint with this key and effect (None: none),
+    # when `previous_seen` (plans made before taint actions carried it have no precondition)
     previous = field(initial=None)
+    previous_seen = field(type=bool, initial=False)
     # upgrade: the batch of the node-pool upgrade the action belongs to (None: not an upgrade)
     batch = field(initial=None)
     # evict/delete/kill: (kind, name, uid) of the pod's controller, so that `verify` can find the
@@ -165,6 +168,17 @@ class Workload(Record):
 def is_forecast(plan: Plan) -> bool:
     """True when nothing in the plan is the operator's to do: Kubernetes does it all by itself."""
     return not any(a.by == USER for a in plan.actions)
+
+
+# Commands that plan what the operator does. One of their plans with no action at all (a drain of
+# a node already cordoned and empty, or whose pods all stay) is no forecast of what Kubernetes does
+# by itself: it holds nothing to do (and, as for a forecast, nothing to apply).
+OPERATOR_COMMANDS = frozenset(("drain", "affinity", "upgrade"))
+
+
+def nothing_to_do(plan: Plan) -> bool:
+    """An operator's plan (OPERATOR_COMMANDS) that holds no action."""
+    return plan.command in OPERATOR_COMMANDS and not plan.actions
 
 
 def exit_code(plan: Plan) -> int:

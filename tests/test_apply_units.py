@@ -57,6 +57,8 @@ def doc_with(*actions: dict, **top: Any) -> dict:
     (json.dumps(doc_with(taint("n1", "bad key!", "v", "NoSchedule"))).encode(),
      "plan.json: actions[0].key: invalid key 'bad key!': "),
     (json.dumps(doc_with(taint("n1", "k", "a b", "NoSchedule"))).encode(), "plan.json: actions[0].value: invalid value 'a b': "),
+    (json.dumps(doc_with(dict(taint("n1", "k", "v", "NoSchedule"), previous=5))).encode(),
+     "plan.json: actions[0].previous: must be a string or null, not number 5"),
     (json.dumps(doc_with(taint("n1", "-k", "", "NoExecute", remove=True))).encode(), "plan.json: actions[0].key: invalid key '-k': "),
     (json.dumps(doc_with({"type": "label", "node": "n1", "key": "k", "value": "x" * 64, "by": "user"})).encode(),
      "plan.json: actions[0].value: invalid value '%s': must be no more than 63 characters" % ("x" * 64)),

@@ -172,6 +172,37 @@ def test_forecasts_are_never_applied(live, args: List[str]) -> None:
     assert _writes(srv) == []
 
 
+# An operator's command whose plan holds no action (the node is already cordoned and nothing on it
+# can go; no node violates its affinity) has nothing to do: it is no forecast of what Kubernetes does
+# by itself, though apply, as for a forecast, has nothing to send (exit 1, no request).
+NO_ACTION = [
+    (["drain", "worker-c3", "--ignore-daemonsets"], 3),   # already cordoned; the bare pod is refused
+    (["affinity"], 0),
+]
+
+
+@pytest.mark.parametrize("args, code", NO_ACTION, ids=["drain-cordoned", "affinity-unchanged"])
+def test_an_operators_plan_without_actions_is_no_forecast(live, args: List[str], code: int) -> None:
+    srv, kc, tmp = live
+    table = run_cli("--kubeconfig", kc, "--now", NOW, *args)
+    assert table.returncode == code, table.stderr
+    assert table.stdout.splitlines()[0].startswith("PLAN (%s): no action; apply has nothing to send" % args[0])
+    md = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "markdown", *args)
+    assert "Plan of `%s`" % args[0] in md.stdout and "It holds no action: apply has nothing to send." in md.stdout
+    made = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", *args)
+    doc = json.loads(made.stdout)
+    assert doc["actions"] == [] and doc["forecast"] is True       # the contract: no action by the user
+    plan = tmp / "plan.json"
+    plan.write_text(made.stdout)
+    before = len(srv.requests)
+    res = run_cli("--kubeconfig", kc, "apply", str(plan), "--yes")
+    assert (res.returncode, res.stderr.strip()) == (
+        1, "error: this %s plan holds no action: there is nothing to apply" % args[0])
+    assert len(srv.requests) == before
+    res = run_cli("--kubeconfig", kc, "--now", NOW, *args, "--apply", "--yes")
+    assert res.returncode == 1 and "holds no action" in res.stderr and _writes(srv) == []
+
+
 def test_taint_plan_applies_the_taint_but_not_the_controllers_deletions(live) -> None:
     srv, kc, tmp = live
     made = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", "affinity", "--taint", "worker-a2:k=v:NoExecute")
@@ -210,6 +241,96 @@ def test_label_is_applied_with_preconditions(live) -> None:
     assert result["outcome"] == "failed"
     assert "label tier changed since the plan was made (planned not set, now 'silver')" in result["outcomeReason"]
     assert srv.state.get("nodes", "worker-b2")["metadata"]["labels"]["tier"] == "silver"
+
+
+# (edits, the taint action's previous value, its reason). `kubectl taint` refuses to replace a
+# taint of the same key and effect without --overwrite; the plan says what it replaces, and apply
+# replaces only the value the plan saw.
+TAINT_EDITS = [
+    (["--taint", "worker-a2:k=v:NoExecute"], None, "taint requested with --taint"),
+    (["--taint", "gpu-1:nvidia.com/gpu=false:NoSchedule"], "true",
+     "taint requested with --taint (replaces nvidia.com/gpu=true:NoSchedule)"),
+    (["--taint", "gpu-1:nvidia.com/gpu=true:NoSchedule"], "true", "taint requested with --taint"),
+    (["--taint", "gpu-1:nvidia.com/gpu:NoExecute"], None, "taint requested with --taint"),   # another effect
+    (["--taint", "gpu-1:nvidia.com/gpu:NoSchedule-"], "true", "taint removal requested with --untaint"),
+]
+
+
+@pytest.mark.parametrize("edits, previous, reason", TAINT_EDITS, ids=[" ".join(e[0][1::2]) for e in TAINT_EDITS])
+def test_taint_plan_carries_the_value_it_replaces(edits: List[str], previous, reason: str) -> None:
+    doc = plan_json("affinity", *edits)
+    taint = [a for a in doc["actions"] if a["type"] in ("taint", "untaint") and a["by"] == "user"][-1]
+    assert taint["previous"] == previous and taint["reason"] == reason
+    assert taint["uid"]                                          # the node's uid: apply checks it
+
+
+def _put_taints(srv: ApiServer, node_name: str, taints: List[dict]) -> None:
+    node = srv.state.get("nodes", node_name)
+    node["spec"]["taints"] = taints
+    node.setdefault("kind", "Node")
+    srv.state.put(node)
+
+
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+
+
+# (what the node's gpu taint is when apply runs, outcome, the taints the node ends with)
+TAINT_APPLY = [
+    ([GPU_TAINT], "done", [{"key": "nvidia.com/gpu", "value": "false", "effect": "NoSchedule"}]),
+    ([dict(GPU_TAINT, value="maybe")], "failed", [dict(GPU_TAINT, value="maybe")]),   # changed since the plan
+    ([], "failed", []),                                                               # removed since the plan
+    ([dict(GPU_TAINT, value="false")], "already done", [dict(GPU_TAINT, value="false")]),
+]
+
+
+@pytest.mark.parametrize("now_taints, outcome, after", TAINT_APPLY, ids=["as-planned", "changed", "removed", "already"])
+def test_taint_replaces_only_the_value_the_plan_saw(live, now_taints, outcome, after) -> None:
+    srv, kc, tmp = live
+    made = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", "affinity", "--taint",
+                   "gpu-1:nvidia.com/gpu=false:NoSchedule")
+    assert made.returncode in (0, 4), made.stderr
+    plan = tmp / "plan.json"
+    plan.write_text(made.stdout)
+    _put_taints(srv, "gpu-1", now_taints)
+    before = _writes(srv)
+    res = run_cli("--kubeconfig", kc, "-o", "json", "apply", str(plan), "--yes")
+    result = json.loads(res.stdout)["results"][0]
+    assert result["outcome"] == outcome, result
+    assert (srv.state.get("nodes", "gpu-1")["spec"].get("taints") or []) == after
+    if outcome == "failed":
+        assert res.returncode == 1
+        assert result["outcomeReason"] == (
+            "taint nvidia.com/gpu:NoSchedule changed since the plan was made (planned value 'true', now %s): make a "
+            "new plan" % ("value 'maybe'" if now_taints else "no such taint"))
+        assert _writes(srv)[len(before):] == []                   # nothing written
+    # a plan made before taint actions carried `previous` replaces whatever is there, as it did
+    if outcome != "already done":
+        doc = json.loads(made.stdout)
+        for a in doc["actions"]:
+            a.pop("previous", None)
+        plan.write_text(json.dumps(doc))
+        _put_taints(srv, "gpu-1", now_taints)
+        res = run_cli("--kubeconfig", kc, "-o", "json", "apply", str(plan), "--yes")
+        assert json.loads(res.stdout)["results"][0]["outcome"] == "done", res.stdout
+        assert [t for t in srv.state.get("nodes", "gpu-1")["spec"]["taints"] if t["key"] == "nvidia.com/gpu"] == [
+            {"key": "nvidia.com/gpu", "value": "false", "effect": "NoSchedule"}]
+
+
+def test_taint_on_a_replaced_node_is_refused(live) -> None:
+    srv, kc, tmp = live
+    made = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", "affinity", "--taint", "worker-a2:k=v:NoSchedule")
+    plan = tmp / "plan.json"
+    plan.write_text(made.stdout)
+    node = srv.state.get("nodes", "worker-a2")
+    node["metadata"]["uid"] = "a-new-node"
+    node.setdefault("kind", "Node")
+    srv.state.put(node)
+    res = run_cli("--kubeconfig", kc, "-o", "json", "apply", str(plan), "--yes")
+    [result] = json.loads(res.stdout)["results"]
+    assert result["outcome"] == "failed"
+    assert result["outcomeReason"] == ("the node was replaced since the plan was made (planned uid "
+                                       "7c92eaba-93e2-5c5e-aac2-09158d9620f0, now a-new-node)")
+    assert not srv.state.get("nodes", "worker-a2")["spec"].get("taints")
 
 
 def test_out_of_service_taint_only_on_a_node_that_is_down(live) -> None:

@@ -278,6 +278,7 @@ def test_non_graceful_plan_with_volume_attachments() -> None:
     acts = doc["actions"]
     assert acts[0] == {"type": "taint", "node": "dead", "key": "node.kubernetes.io/out-of-service",
                        "value": "nodeshutdown", "effect": "NoExecute", "at": 0, "by": "user", "rule": "shutdown",
+                       "previous": None,   # the node had no out-of-service taint: apply adds it only while so
                        "reason": acts[0]["reason"]}
     deletes = {a["pod"]: a for a in acts if a["type"] == "delete"}
     assert set(deletes) == {"db-0", "api-1", "agent-1"}          # any-1 tolerates every taint

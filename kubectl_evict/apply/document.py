@@ -71,6 +71,14 @@ def _str(d: Dict[str, Any], key: str, where: str, source: str, *, required: bool
     return v
 
 
+def _previous(d: Dict[str, Any], where: str, source: str) -> Optional[str]:
+    """A node edit's `previous`: the value the plan saw (null: not set)."""
+    prev = d.get("previous")
+    if prev is not None and not isinstance(prev, str):
+        raise InputError("must be a string or null, not %s" % json_type(prev), source=source, field=where + ".previous")
+    return prev
+
+
 def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: bool, minimum: float = 0) -> Any:
     v = d.get(key)
     if v is None:
@@ -152,17 +160,16 @@ def _action(d: Any, i: int, source: str) -> Action:
         if kw["effect"] not in EFFECTS:
             raise InputError("unsupported taint effect %r (expected one of: %s)" % (kw["effect"], ", ".join(EFFECTS)),
                              source=source, field=where + ".effect")
+        kw["uid"] = _str(d, "uid", where, source, required=False)
+        if "previous" in d:   # plans made before taint actions carried it have no precondition
+            kw["previous"], kw["previous_seen"] = _previous(d, where, source), True
         _check_syntax(kw, where, source, value=True)
     elif typ in ("label", "unlabel"):
         kw["node"] = _str(d, "node", where, source)
         kw["key"] = _str(d, "key", where, source)
         kw["value"] = _str(d, "value", where, source, required=typ == "label", nonempty=False)
         kw["uid"] = _str(d, "uid", where, source, required=False)
-        prev = d.get("previous")
-        if prev is not None and not isinstance(prev, str):
-            raise InputError("must be a string or null, not %s" % json_type(prev), source=source,
-                             field=where + ".previous")
-        kw["previous"] = prev
+        kw["previous"] = _previous(d, where, source)
         _check_syntax(kw, where, source, value=typ == "label")
     elif typ == "detach":
         kw["volume_attachment"] = _str(d, "volumeAttachment", where, source)
@@ -259,6 +266,8 @@ def action_identity(a: Action) -> Dict[str, Any]:
         d.update(namespace=a.namespace, pod=a.pod, uid=a.uid, grace=a.grace_period_seconds, force=a.force)
     elif a.type in ("taint", "untaint"):
         d.update(key=a.key, value=a.value, effect=a.effect)
+        if a.previous_seen:
+            d["previous"] = a.previous
     elif a.type in ("label", "unlabel"):
         d.update(key=a.key, value=a.value, previous=a.previous)
     elif a.type == "detach":

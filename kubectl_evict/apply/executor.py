@@ -34,7 +34,7 @@ from kubectl_evict.apply.progress import Progress
 from kubectl_evict.apply.report import (ALREADY, BLOCKED, CLUSTER_JOB, DONE, FAILED, NOT_RUN, SKIPPED, Report,
                                         Result, render_report)
 from kubectl_evict.errors import ClusterAccessError, EvictPlanError
-from kubectl_evict.plan import POD_ACTIONS, USER, Action, Plan, is_forecast
+from kubectl_evict.plan import POD_ACTIONS, USER, Action, Plan, is_forecast, nothing_to_do
 from kubectl_evict.timeutil import format_seconds, format_time
 
 JSON = "application/json"
@@ -371,6 +371,11 @@ class Executor:
         assert last is not None
         return self._failed(i, a, ctx, last, "the node kept changing (409 Conflict on every attempt)")
 
+    def _replaced(self, i: int, a: Action, ctx: _Ctx, uid: Any) -> Result:
+        """A node edit planned for a node that has since been replaced (same name, another uid)."""
+        return Result(i, a, FAILED, "the node was replaced since the plan was made (planned uid %s, now %s)"
+                      % (a.uid, uid or "<none>"), attempts=ctx.attempts)
+
     def _already(self, i: int, a: Action, ctx: _Ctx, done: str, why: str) -> Tuple[Optional[Result], None, str]:
         """The node is already as planned: done if our own write got lost in transit, else ALREADY."""
         if ctx.lost_write:
@@ -378,16 +383,28 @@ class Executor:
         return Result(i, a, ALREADY, why, attempts=ctx.attempts), None, done
 
     def _taint(self, i: int, a: Action, ctx: _Ctx) -> Result:
+        """Add or remove one node taint, only on the planned node (uid) and, when the plan recorded
+        it (`previous_seen`), only while the node's taint of that key and effect still has the value
+        the plan saw: `kubectl taint` refuses to replace one without --overwrite, and the plan's
+        verdict was made for the value it saw."""
         adding = a.type == "taint"
         done = "tainted" if adding else "taint removed"
 
         def edit(node: dict) -> Tuple[Optional[Result], Optional[dict], str]:
+            uid = (node.get("metadata") or {}).get("uid")
+            if a.uid and uid != a.uid:
+                return self._replaced(i, a, ctx, uid), None, done
             taints = [t for t in ((node.get("spec") or {}).get("taints") or []) if isinstance(t, dict)]
             same = [t for t in taints if t.get("key") == a.key and t.get("effect") == a.effect]
-            if adding and same and (same[0].get("value") or "") == a.value:
+            current = (same[0].get("value") or "") if same else None
+            if adding and current == a.value:
                 return self._already(i, a, ctx, done, "the node already has this taint")
             if not adding and not same:
                 return self._already(i, a, ctx, done, "the node does not have this taint")
+            if a.previous_seen and current != a.previous:
+                return Result(i, a, FAILED, "taint %s:%s changed since the plan was made (planned %s, now %s): make "
+                              "a new plan" % (a.key, a.effect, _taint_text(a.previous), _taint_text(current)),
+                              attempts=ctx.attempts), None, done
             kept = [t for t in taints if not (t.get("key") == a.key and t.get("effect") == a.effect)]
             if adding:
                 new: Dict[str, Any] = {"key": a.key}
@@ -410,8 +427,7 @@ class Executor:
             md = node.get("metadata") or {}
             current = (md.get("labels") or {}).get(a.key)
             if a.uid and md.get("uid") != a.uid:
-                return Result(i, a, FAILED, "the node was replaced since the plan was made (planned uid %s, now %s)"
-                              % (a.uid, md.get("uid") or "<none>"), attempts=ctx.attempts), None, done
+                return self._replaced(i, a, ctx, md.get("uid")), None, done
             if (adding and current == a.value) or (not adding and current is None):
                 return self._already(i, a, ctx, done, "the node already has this label" if adding else
                                      "the node does not have this label")
@@ -528,6 +544,11 @@ def _label_text(v: Optional[str]) -> str:
     return "not set" if v is None else repr(v)
 
 
+def _taint_text(value: Optional[str]) -> str:
+    """The value of a node's taint (None: the node has no taint of that key and effect)."""
+    return "no such taint" if value is None else "value %r" % value
+
+
 # --- the whole of `apply` ---------------------------------------------------------------------------
 
 def _confirm(plan: Plan, count: int, context: str, server: str, show_plan: bool, stdin: Any, stderr: Any) -> None:
@@ -564,6 +585,8 @@ def apply_plan(plan: Plan, *, source: str, opts: Any, settings: ApplySettings, f
     stderr = stderr if stderr is not None else sys.stderr
     if connect is None:
         from kubectl_evict.source.live import connect
+    if nothing_to_do(plan):
+        raise EvictPlanError("this %s plan holds no action: there is nothing to apply" % plan.command)
     if is_forecast(plan):
         # Checked before connecting: a forecast never turns into a single request.
         raise EvictPlanError("this plan is a forecast of what Kubernetes does by itself (%s); there is nothing to "

@@ -37,7 +37,12 @@ def action_dict(a: Action) -> Dict[str, Any]:
         d.update(node=a.node, key=a.key)
         if a.type == "taint" or a.value:
             d["value"] = a.value
-        d.update(effect=a.effect, at=number(a.at))
+        d["effect"] = a.effect
+        if a.uid:
+            d["uid"] = a.uid
+        if a.previous_seen:
+            d["previous"] = a.previous
+        d["at"] = number(a.at)
     elif a.type == "detach":
         d.update(volumeAttachment=a.volume_attachment, node=a.node, at=number(a.at))
     else:

@@ -33,11 +33,14 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> List[str]:
 
 def _paragraph(plan: Plan, source: str) -> str:
     word, sentence = T.verdict(plan)
-    kind = "Forecast" if T.is_forecast(plan) else "Plan"
+    idle = T.nothing_to_do(plan)
+    kind = "Forecast" if T.is_forecast(plan) and not idle else "Plan"
     parts = ["**%s (exit %d):** %s." % (word, exit_code(plan), sentence[0].upper() + sentence[1:]),
              "%s of `%s` on %s as of %s: %s." % (kind, plan.command, T.cluster_text(plan, source),
                                                  format_time(plan.now), T.summary_line(plan))]
-    if T.is_forecast(plan):
+    if idle:
+        parts.append("It holds no action: apply has nothing to send.")
+    elif T.is_forecast(plan):
         parts.append("Nothing here is the operator's to do: it is what Kubernetes does by itself.")
     if plan.version:
         parts.append("Defaults assumed: Kubernetes %s (%s)." % (

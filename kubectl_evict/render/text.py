@@ -9,7 +9,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from pyrsistent import pvector
 
-from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload, exit_code, is_forecast  # noqa: F401 (re-exported)
+from kubectl_evict.plan import (POD_ACTIONS, Action, Entry, Plan, Workload, exit_code, is_forecast,  # noqa: F401 (re-exported)
+                                nothing_to_do)
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 
 ELLIPSIS = "\u2026"
@@ -125,7 +126,9 @@ def plan_kind_line(plan: Plan) -> str:
     forecast of what Kubernetes does by itself (nothing to apply)."""
     mine = sum(1 for a in plan.actions if a.by == "user")
     others = len(plan.actions) - mine
-    if is_forecast(plan):
+    if nothing_to_do(plan):
+        text = "PLAN (%s): no action; apply has nothing to send" % plan.command
+    elif is_forecast(plan):
         text = "FORECAST (%s): what Kubernetes does by itself; nothing here is applied" % plan.command
     else:
         text = "PLAN (%s): %d action%s by you (what apply carries out)" % (plan.command, mine, "" if mine == 1 else "s")

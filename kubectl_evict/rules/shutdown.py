@@ -645,7 +645,9 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                    "(pod GC only force-deletes pods on NotReady nodes; the taint-eviction controller still deletes "
                    "them)" % name)
         b.action("taint", by=USER, node=name, key=OUT_OF_SERVICE, value=OUT_OF_SERVICE_VALUE, effect="NoExecute", at=0,
-                 rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off")
+                 rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off",
+                 uid=node.uid, previous_seen=True,
+                 previous=next((t.value for t in node.taints if (t.key, t.effect) == (oos.key, oos.effect)), None))
         deleted = []
         sts_targets = []
         noexec = tuple(t for t in node.taints if t.effect == "NoExecute" and (t.key, t.effect) != (oos.key, oos.effect))
