@@ -8,6 +8,7 @@ Commands live in `kubectl_evict/commands/`, one module each, and are discovered 
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import pkgutil
@@ -266,6 +267,27 @@ def _no_such_option(e: "click.NoSuchOption") -> str:
     return msg + (" Did you mean '%s'?" % close[0] if close else "")
 
 
+# errno values of a write the filesystem refused: no space, quota, file too large, I/O error
+_WRITE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, n))
+
+
+def _quiet_stdout() -> None:
+    """Drop what is still buffered for stdout: the interpreter's final flush would fail again
+    and print its own complaint after our one error line."""
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:
+        pass
+
+
+def _internal(e: BaseException) -> None:
+    """A bug of ours: one line, no traceback (EVICTPLAN_DEBUG=1 re-raises for the traceback)."""
+    if os.environ.get("EVICTPLAN_DEBUG"):
+        raise e
+    sys.stderr.write("error: internal error: %s: %s (set EVICTPLAN_DEBUG=1 for details)\n" % (type(e).__name__, e))
+    sys.exit(1)
+
+
 def _interrupted() -> None:
     """Ctrl-C: stop at once with 130 (128 + SIGINT), as kubectl does. `os._exit`, because a normal
     exit would first wait for requests still in flight on worker threads (up to their read
@@ -335,15 +357,16 @@ def main(argv: Optional[List[str]] = None) -> None:
         sys.stderr.write("error: out of memory (give the process more memory, or plan fewer nodes at once)\n")
         sys.exit(1)
     except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        _quiet_stdout()
+        sys.exit(1)
+    except OSError as e:
+        # files are read through source/ (their errors are InputErrors): what is left here is
+        # writing the output to a full or failing filesystem, which is the user's to fix
+        if e.errno not in _WRITE_ERRNOS or os.environ.get("EVICTPLAN_DEBUG"):
+            _internal(e)
+        _quiet_stdout()
+        sys.stderr.write("error: cannot write the output: %s\n" % (e.strerror or e))
         sys.exit(1)
     except Exception as e:  # the boundary: never a traceback for users
-        if os.environ.get("EVICTPLAN_DEBUG"):
-            raise
-        sys.stderr.write("error: internal error: %s: %s (set EVICTPLAN_DEBUG=1 for details)\n"
-                         % (type(e).__name__, e))
-        sys.exit(1)
+        _internal(e)
     sys.exit(rv if isinstance(rv, int) else 0)

@@ -25,6 +25,7 @@ class GlobalOptions:
     now: Optional[str] = None
     kubernetes_version: Optional[str] = None   # --kubernetes-version: whose behaviour to model
     output: str = "table"
+    output_given: bool = False   # -o was on the command line (snapshot refuses an explicit table)
     # apply (`apply PLAN_FILE`, or `--apply` on any planning command)
     apply: bool = False
     yes: bool = False
@@ -65,6 +66,7 @@ class GlobalOptions:
             self.kubernetes_version = kw["kubernetes_version"]
         if kw.get("output"):
             self.output = kw["output"]
+            self.output_given = True
         for flag in ("apply", "yes", "force_stale", "follow_timeline"):
             if kw.get(flag):
                 setattr(self, flag, True)

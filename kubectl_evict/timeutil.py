@@ -68,7 +68,8 @@ def parse_time(text: str) -> float:
 def format_time(epoch: float) -> str:
     """Epoch seconds to RFC3339 UTC; whole seconds print without a fraction."""
     dt = datetime.fromtimestamp(int(epoch // 1), tz=timezone.utc)
-    base = dt.strftime("%Y-%m-%dT%H:%M:%S")
+    # not strftime("%Y"): glibc prints year 999 as "999", which is no RFC 3339 date-fullyear
+    base = "%04d-%02d-%02dT%02d:%02d:%02d" % (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second)
     frac = epoch - int(epoch // 1)
     if frac > 1e-9:
         return base + ("%.6f" % frac)[1:].rstrip("0") + "Z"

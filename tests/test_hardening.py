@@ -374,3 +374,16 @@ def test_out_of_range_stats_number_is_a_clean_error(tmp_path):
     p.write_bytes(json.dumps(snapshot_list(node("n1"), summ)).encode().replace(b'"BIG"', b"1e400"))
     one_error(run_cli("-f", str(p), "pressure", "n1"), str(p), "NodeStatsSummary n1",
               "summary.node.memory.availableBytes", "out of range")
+
+
+# A full disk is the user's to fix, not a bug of ours: `snapshot > cluster.json` or a plan
+# redirected to a full filesystem says why it could not write, in one line (exit 1).
+@pytest.mark.parametrize("args", [("--demo", "drain", "worker-a1"), ("--demo", "-o", "json", "controller")])
+def test_output_to_a_full_disk_says_so(args):
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("EVICTPLAN_DEBUG", None)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "kubectl_evict", *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=120)
+    res = subprocess.CompletedProcess(proc.args, proc.returncode, "", proc.stderr)
+    one_error(res, "cannot write the output: No space left on device")

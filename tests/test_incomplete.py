@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
+import yaml
 
 from conftest import NOW, complete_kinds, node, pod, run_cli, snapshot_list
 
@@ -206,6 +207,36 @@ def test_kinds_add_up_across_files(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stdout
 
 
+# A typed list names its items' kind even when it has none: what a raw list endpoint answers on a
+# cluster without PodDisruptionBudgets (`kubectl get --raw /apis/policy/v1/poddisruptionbudgets`),
+# or a support bundle's file of them. Its source listed the kind and found none: the kind is held
+# (and the file is no "no Kubernetes objects found" error). A `v1 List` names no kind: an empty
+# one still says nothing, and a file of nothing else is still that error.
+@pytest.mark.parametrize("doc,fmt,code,incomplete", [
+    ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "metadata": {"resourceVersion": "7"},
+      "items": []}, "json", 0, []),
+    ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": []}, "yaml", 0, []),
+    ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": None}, "json", 0, []),
+    ({"apiVersion": "v1", "kind": "ConfigMapList", "items": []}, "json", 5, ["PodDisruptionBudget"]),
+    ({"apiVersion": "v1", "kind": "List", "items": []}, "json", 1, None),
+])
+def test_an_empty_typed_list_holds_its_kind(tmp_path: Path, doc: dict, fmt: str, code: int,
+                                            incomplete: Optional[List[str]]) -> None:
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default", "uid": "uid-rs"},
+          "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 1, "readyReplicas": 1}}
+    cluster = tmp_path / "cluster.json"
+    cluster.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
+                                   "items": [node("n1"), node("n2"), pod("web-1", "n1"), rs]}))
+    listed = tmp_path / ("listed." + fmt)
+    listed.write_text(json.dumps(doc) if fmt == "json" else yaml.safe_dump(doc))
+    res = run_cli("-f", str(cluster), "-f", str(listed), "--now", NOW, "-o", "json", "drain", "n1")
+    assert res.returncode == code, res.stdout + res.stderr
+    if incomplete is None:
+        assert res.stderr == "error: %s: no Kubernetes objects found\n" % listed
+    else:
+        assert [e["kind"] for e in json.loads(res.stdout)["incomplete"]] == incomplete
+
+
 # --- DaemonSets ----------------------------------------------------------------------------------
 
 def _ds_pod() -> dict:
@@ -231,3 +262,45 @@ def test_daemonset_pods_need_the_daemonset_kind(tmp_path: Path, held: bool, extr
     assert [e["kind"] for e in doc["incomplete"]] == incomplete
     if incomplete:
         assert "1 pod whether its DaemonSet still exists" in doc["incomplete"][0]["effect"]
+
+
+# --- kubelet documents a live read could not read -------------------------------------------------
+
+def _kubelet_docs(name: str) -> List[dict]:
+    """What the kubelet of `name` answers: a configz with graceful shutdown on, a quiet summary."""
+    gib = 1 << 30
+    return [{"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": name},
+             "kubeletconfig": {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}},
+            {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": name},
+             "summary": {"node": {"nodeName": name, "memory": {"availableBytes": 12 * gib, "workingSetBytes": 4 * gib}},
+                         "pods": []}}]
+
+
+# Without `get nodes/proxy` (readonly-noproxy) no kubelet answers: the read did not read the
+# kubelet kinds at all, so SnapshotInfo.kinds must not claim them, and plans that need them say
+# so in `incomplete` (exit 5), live and from the snapshot alike, as with --no-kubelet. A role
+# that may read them holds them: the same plans are complete.
+@pytest.mark.parametrize("role,kubelet_kinds,args,code,incomplete", [
+    ("readonly", True, ("pressure",), 0, []),
+    ("readonly", True, ("shutdown", "n1"), 0, []),
+    ("readonly-noproxy", False, ("pressure",), 5, ["NodeStatsSummary"]),
+    ("readonly-noproxy", False, ("shutdown", "n1"), 5, ["NodeKubeletConfig"]),
+])
+def test_kubelet_kinds_the_server_forbids_are_not_held(tmp_path: Path, role: str, kubelet_kinds: bool,
+                                                     args: tuple, code: int, incomplete: List[str]) -> None:
+    cluster = _cluster() + [d for n in ("n1", "n2", "n3") for d in _kubelet_docs(n)]
+    with ApiServer(cluster, tokens={"tok": role}) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok"))
+        snap = run_cli("--kubeconfig", kc, "snapshot")
+        live = run_cli("--kubeconfig", kc, "--now", NOW, "-o", "json", *args)
+    assert snap.returncode == 0, snap.stderr
+    kinds = json.loads(snap.stdout)["items"][0]["kinds"]
+    want = [k for k in complete_kinds() if kubelet_kinds or k not in ("NodeKubeletConfig", "NodeStatsSummary")]
+    assert kinds == want
+    path = tmp_path / "snap.json"
+    path.write_text(snap.stdout)
+    planned = _plan(str(path), *args)
+    for res in (planned, live):
+        assert res.returncode == code, res.stdout + res.stderr
+        assert [e["kind"] for e in json.loads(res.stdout)["incomplete"]] == incomplete
+    assert planned.stdout == live.stdout

@@ -381,16 +381,20 @@ def test_kubelet_data_becomes_snapshot_data(demo, demo_kc):
     assert snap.kubelet_configs["worker-a1"]["evictionHard"] == want["kubeletconfig"]["evictionHard"]
 
 
-@pytest.mark.parametrize("tokens_role, fault, node_name, needles", [
-    ("noproxy", None, "worker-a1",
+# Without the permission the kind is not read at all: the plan is made, and says in `incomplete`
+# (exit 5) that the shutdown grace periods are upstream defaults; a kubelet that does not answer
+# is a warning about that node only.
+@pytest.mark.parametrize("tokens_role, fault, node_name, code, needles", [
+    ("noproxy", None, "worker-a1", 5,
      ["no permission to read kubelets through nodes/proxy (403 Forbidden", "node/worker-a1", "upstream kubelet defaults"]),
-    (None, None, "worker-a2",       # no kubelet data in the demo for this node: the proxy answers 503
+    (None, None, "worker-a2", 0,    # no kubelet data in the demo for this node: the proxy answers 503
      ["node/worker-a2: kubelet configuration (configz) and stats summary not read (503 Service Unavailable",
       "connection refused", "upstream kubelet defaults"]),
-    (None, "delay", "worker-a1",    # the kubelet does not answer in time
+    (None, "delay", "worker-a1", 0,   # the kubelet does not answer in time
      ["node/worker-a1: kubelet configuration (configz) and stats summary not read (no answer within 0.3s)"]),
 ])
-def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, tokens_role, fault, node_name, needles):
+def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, tokens_role, fault, node_name, code,
+                                                    needles):
     tokens = {"tok": tokens_role} if tokens_role else None
     with ApiServer(DEMO_PATH, tokens=tokens) as srv:
         kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok" if tokens else None))
@@ -398,7 +402,7 @@ def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, token
             srv.faults.add("GET", r"/proxy/", delay=1.5, times=None)
         monkeypatch.setenv("EVICTPLAN_KUBELET_TIMEOUT", "0.3")
         res = main("--kubeconfig", kc, "--now", NOW, "shutdown", node_name)
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == code, res.stderr
     warnings = [line for line in res.stderr.splitlines() if line.startswith("warning: ")]
     assert len(warnings) == 1, res.stderr
     for n in needles:
@@ -490,6 +494,26 @@ def test_snapshot_json_yaml_and_redact(tmp_path):
 def test_snapshot_refuses_files():
     res = main("--demo", "snapshot")
     assert_error(res, "snapshot reads a live cluster")
+
+
+# `snapshot` only reads: the flags of planning and applying would be silently ignored (a user
+# asking for `snapshot --apply` or `--now T` would get a snapshot of now, taken as if nothing
+# were asked), so they are refused before the cluster is read, as `verify` refuses --apply.
+@pytest.mark.parametrize("args,flag", [
+    (("--apply", "snapshot"), "--apply"),
+    (("snapshot", "--yes"), "--yes"),
+    (("snapshot", "--dry-run=server"), "--dry-run"),
+    (("--timeout", "1m", "snapshot"), "--timeout"),
+    (("snapshot", "--force-stale"), "--force-stale"),
+    (("--now", NOW, "snapshot"), "--now"),
+    (("snapshot", "--kubernetes-version", "v1.35"), "--kubernetes-version"),
+    (("-o", "table", "snapshot"), "-o/--output"),      # the planning views' default, not snapshot's
+    (("snapshot", "-o", "wide"), "-o/--output"),
+])
+def test_snapshot_refuses_flags_it_would_ignore(demo, demo_kc, args, flag):
+    res = main("--kubeconfig", demo_kc, *args)
+    assert_error(res, "error: %s: " % flag)
+    assert res.stdout == ""
 
 
 def test_progress_line_only_on_a_terminal_and_only_for_slow_reads(demo, demo_kc):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from conftest import node, pod, run_cli  # noqa: E402
+from conftest import NOW, node, pod, run_cli  # noqa: E402
 
 from kubectl_evict.eviction.manager import ManagerState, admits, eviction_grace, synchronize  # noqa: E402
 from kubectl_evict.eviction.observe import pod_usages  # noqa: E402
@@ -263,6 +263,53 @@ def test_bad_input_is_one_error_line(write_snapshot, args, message):
     assert r.returncode == 1, r.stdout
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(message), r.stderr
+
+
+# The kubelet's map flags accumulate when repeated (cliflag LangleSeparatedMapStringString and
+# MapStringString: `--flag "a<foo" --flag "b<foo"`, a later key wins): repeating one is the same
+# as one comma-separated value, never the last occurrence alone.
+@pytest.mark.parametrize("repeated,joined", [
+    (["--eviction-hard", "memory.available<9Gi", "--eviction-hard", "nodefs.available<5%"],
+     ["--eviction-hard", "memory.available<9Gi,nodefs.available<5%"]),
+    (["--eviction-hard", "memory.available<1Mi", "--eviction-hard", "memory.available<9Gi"],
+     ["--eviction-hard", "memory.available<9Gi"]),
+    (["--eviction-soft", "memory.available<9Gi", "--eviction-soft-grace-period", "memory.available=30s",
+      "--eviction-soft", "nodefs.available<5%", "--eviction-soft-grace-period", "nodefs.available=1m"],
+     ["--eviction-soft", "memory.available<9Gi,nodefs.available<5%",
+      "--eviction-soft-grace-period", "memory.available=30s,nodefs.available=1m"]),
+    (["--eviction-hard", "memory.available<9Gi", "--eviction-minimum-reclaim", "memory.available=1Gi",
+      "--eviction-minimum-reclaim", "nodefs.available=1Gi"],
+     ["--eviction-hard", "memory.available<9Gi", "--eviction-minimum-reclaim", "memory.available=1Gi,nodefs.available=1Gi"]),
+])
+def test_repeated_threshold_flags_accumulate_as_the_kubelets_do(write_snapshot, repeated, joined):
+    path = _cluster(write_snapshot)
+    a = run_cli("-f", path, "--now", NOW, "-o", "json", "pressure", "n1", *repeated)
+    b = run_cli("-f", path, "--now", NOW, "-o", "json", "pressure", "n1", *joined)
+    assert a.returncode == b.returncode and a.returncode in (0, 4), a.stderr + b.stderr
+    assert a.stdout == b.stdout
+    assert json.loads(a.stdout)["pressure"][0]["kills"] > 0      # the 9Gi memory threshold acts
+
+
+# Each flag replaces the node's whole map (kubelet flags override KubeletConfiguration fields):
+# a soft threshold from one layer without its grace period in the other is the kubelet's error,
+# named at the flag the user gave, with the layer the other map came from.
+@pytest.mark.parametrize("config,args,message", [
+    ({"evictionSoft": {"memory.available": "1Gi", "nodefs.available": "15%"},
+      "evictionSoftGracePeriod": {"memory.available": "1m", "nodefs.available": "2m"}},
+     ["--eviction-soft-grace-period", "memory.available=10s"],
+     "error: --eviction-soft-grace-period: grace period must be specified for the soft eviction threshold "
+     "nodefs.available (evictionSoft from NodeKubeletConfig n1; the flag replaces the whole "
+     "evictionSoftGracePeriod map)"),
+    ({"evictionSoftGracePeriod": {"memory.available": "1m"}},
+     ["--eviction-soft", "nodefs.available<10%"],
+     "error: --eviction-soft: grace period must be specified for the soft eviction threshold nodefs.available "
+     "(evictionSoftGracePeriod from NodeKubeletConfig n1; the flag replaces the whole evictionSoft map)"),
+])
+def test_soft_threshold_and_grace_period_from_different_layers(write_snapshot, config, args, message):
+    path = _cluster(write_snapshot, _kubelet("n1", **config))
+    r = run_cli("-f", path, "pressure", "n1", *args)
+    assert r.returncode == 1, r.stdout
+    assert r.stderr == message + "\n"
 
 
 def test_bad_threshold_in_snapshot_config_names_the_object(write_snapshot):

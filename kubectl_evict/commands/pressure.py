@@ -3,7 +3,7 @@ order, and when it stops."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import click
 from pyrsistent import pmap
@@ -48,18 +48,29 @@ def parse_signal(text: str) -> SignalOverride:
     return SignalOverride(node, signal, to_units("memory", q), None, text)
 
 
-def _flag_map(flag: str, value: Optional[str], sep: str) -> Optional[Dict[str, str]]:
-    if value is None:
+def _flag_map(flag: str, values: Union[None, str, Sequence[str]], sep: str) -> Optional[Dict[str, str]]:
+    """One map flag, given once or repeated: repeats add to the same map, a later key winning,
+    as the kubelet's cliflag map types do (`--flag "a<foo" --flag "b<foo"`)."""
+    if values is None or isinstance(values, str):
+        values = () if values is None else (values,)
+    if not values:
         return None
-    try:
-        return parse_flag_map(value, sep)
-    except ThresholdError as e:
-        raise InputError("%s: %r" % (e, value), field=flag) from None
+    out: Dict[str, str] = {}
+    for value in values:
+        try:
+            out.update(parse_flag_map(value, sep))
+        except ThresholdError as e:
+            raise InputError("%s: %r" % (e, value), field=flag) from None
+    return out
 
 
-def flag_settings(hard: Optional[str], soft: Optional[str], grace: Optional[str], reclaim: Optional[str],
+FlagValues = Union[None, str, Sequence[str]]
+
+
+def flag_settings(hard: FlagValues, soft: FlagValues, grace: FlagValues, reclaim: FlagValues,
                   max_grace: Optional[str], transition: Optional[str]) -> Dict[str, Any]:
-    """The kubelet flags as KubeletConfiguration fields, each validated as the kubelet would."""
+    """The kubelet flags as KubeletConfiguration fields, each validated as the kubelet would
+    (the four map flags may be repeated)."""
     out: Dict[str, Any] = {}
     checks: Tuple = (("--eviction-hard", "evictionHard", hard, "<", parse_threshold_statements),
                      ("--eviction-soft", "evictionSoft", soft, "<", parse_threshold_statements),
@@ -97,11 +108,11 @@ def flag_settings(hard: Optional[str], soft: Optional[str], grace: Optional[str]
 
 @click.command("pressure", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("nodes", nargs=-1, metavar="[NODE]...")
-@click.option("--eviction-hard", metavar="T", help="Hard thresholds, kubelet syntax, quoted (< is a shell redirect): "
-                   "'memory.available<500Mi' (several: comma-separated).")
-@click.option("--eviction-soft", metavar="T", help="Soft thresholds (need --eviction-soft-grace-period).")
-@click.option("--eviction-soft-grace-period", metavar="G", help="Grace per soft signal: memory.available=1m30s,...")
-@click.option("--eviction-minimum-reclaim", metavar="R", help="Minimum reclaim per signal: memory.available=200Mi,...")
+@click.option("--eviction-hard", multiple=True, metavar="T", help="Hard thresholds, kubelet syntax, quoted (< is a shell redirect): "
+                   "'memory.available<500Mi' (several: comma-separated, or the flag repeated, as the kubelet's).")
+@click.option("--eviction-soft", multiple=True, metavar="T", help="Soft thresholds (need --eviction-soft-grace-period).")
+@click.option("--eviction-soft-grace-period", multiple=True, metavar="G", help="Grace per soft signal: memory.available=1m30s,...")
+@click.option("--eviction-minimum-reclaim", multiple=True, metavar="R", help="Minimum reclaim per signal: memory.available=200Mi,...")
 @click.option("--eviction-max-pod-grace-period", metavar="N", help="Max pod grace (seconds) for soft evictions.")
 @click.option("--eviction-pressure-transition-period", metavar="D", help="How long a pressure condition outlives its signal (default 5m).")
 @click.option("--kubelet-config", metavar="FILE",
@@ -113,8 +124,8 @@ def flag_settings(hard: Optional[str], soft: Optional[str], grace: Optional[str]
 @click.option("--oom", is_flag=True, default=False, help="Also show oom_score_adj per container and the kernel OOM killer's order.")
 @global_options
 @click.pass_context
-def command(ctx: click.Context, nodes: Tuple[str, ...], eviction_hard: Optional[str], eviction_soft: Optional[str],
-            eviction_soft_grace_period: Optional[str], eviction_minimum_reclaim: Optional[str],
+def command(ctx: click.Context, nodes: Tuple[str, ...], eviction_hard: Tuple[str, ...], eviction_soft: Tuple[str, ...],
+            eviction_soft_grace_period: Tuple[str, ...], eviction_minimum_reclaim: Tuple[str, ...],
             eviction_max_pod_grace_period: Optional[str], eviction_pressure_transition_period: Optional[str],
             kubelet_config: Optional[str], signals: Tuple[str, ...], ranking: str, oom: bool, **kw: Any) -> int:
     """Which pods the kubelet kills under node pressure, in what order, and when it stops.

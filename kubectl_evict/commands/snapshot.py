@@ -192,12 +192,23 @@ def command(ctx: click.Context, redact: bool, no_kubelet: bool, **kw: Any) -> in
     """
     opts = pop_global(ctx, kw)
     fmt = opts.output
-    if fmt in ("table", None):
+    if fmt in ("table", None) and not opts.output_given:
         fmt = "json"
     if fmt not in ("json", "yaml"):
         raise InputError("snapshot prints json or yaml, not %r" % fmt, field="-o/--output")
     if opts.filenames or opts.demo:
         raise InputError("snapshot reads a live cluster; drop -f/--demo (a snapshot file is already a snapshot)")
+    # the flags of planning and applying would be silently ignored here: refuse them, as verify does
+    from kubectl_evict.apply import apply_flags_given
+    given = (["--apply"] if opts.apply else []) + apply_flags_given(opts)
+    if given:
+        raise InputError("only for apply: snapshot reads and never writes", field=given[0])
+    if opts.now is not None:
+        raise InputError("snapshot records when it read the cluster (takenAt); give --now when planning from "
+                         "the file: kubectl evictplan -f FILE --now T COMMAND", field="--now")
+    if opts.kubernetes_version is not None:
+        raise InputError("snapshot records the server's version; give --kubernetes-version when planning from "
+                         "the file", field="--kubernetes-version")
     from kubectl_evict.source.live import read_live, write_warnings
     mode = "full" if (redact or fmt == "yaml") else "raw"
     data = read_live(opts, mode, None, kubelet=not no_kubelet)

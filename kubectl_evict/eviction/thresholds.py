@@ -79,11 +79,13 @@ class Threshold(NamedTuple):
 
 
 class ThresholdError(ValueError):
-    """A threshold config error, worded as the kubelet words it; `key` names the map."""
+    """A threshold config error, worded as the kubelet words it; `key` names the map, `paired`
+    the map whose missing entry it is about (a soft threshold without its grace period)."""
 
-    def __init__(self, message: str, key: str = "") -> None:
+    def __init__(self, message: str, key: str = "", paired: str = "") -> None:
         super().__init__(message)
         self.key = key
+        self.paired = paired
 
 
 def float32(x: float) -> float:
@@ -218,7 +220,7 @@ def parse_threshold_config(enforce_node_allocatable: Sequence[str], hard: Mappin
     for t in softs:
         if t.signal not in graces:
             raise ThresholdError("grace period must be specified for the soft eviction threshold %s" % t.signal,
-                                 "evictionSoft")
+                                 "evictionSoft", paired="evictionSoftGracePeriod")
         results.append(t._replace(grace=graces[t.signal]))
     results = [t._replace(min_reclaim=reclaims[t.signal]) if t.signal in reclaims else t for t in results]
     if "pods" in enforce_node_allocatable:

@@ -147,6 +147,16 @@ def _located(problem: str, key: str, origin: str) -> InputError:
     return InputError(problem, source=origin, field=key)
 
 
+def _across_layers(problem: str, a: Tuple[str, str], b: Tuple[str, str]) -> InputError:
+    """An error between two maps set in different layers (a soft threshold in the node's
+    NodeKubeletConfig, its grace periods from a flag): each layer replaces a whole map, as kubelet
+    flags override KubeletConfiguration fields. Named at the flag when one side is a flag (what
+    the user just typed), with the layer the other map came from."""
+    (key, origin), (other, other_origin) = (b, a) if b[1] == "flags" else (a, b)
+    return _located("%s (%s from %s; %s replaces the whole %s map)"
+                    % (problem, other, other_origin, "the flag" if origin == "flags" else "it", key), key, origin)
+
+
 def _as_map(v: Any, key: str, origin: str) -> Dict[str, str]:
     if v is None:
         return {}
@@ -209,6 +219,9 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
         o = picked[e.key][1] if e.key in picked else "flags"
         if e.key == "evictionHard" and hard_v is None:
             o = "defaults"
+        paired = picked.get(e.paired)
+        if paired is not None and paired[0] is not None and paired[1] != o:
+            raise _across_layers(str(e), (e.key, o), (e.paired, paired[1])) from None
         raise _located(str(e), e.key, o) from None
     mpg_v, mpg_o = picked["evictionMaxPodGracePeriod"]
     try:

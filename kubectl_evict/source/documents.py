@@ -18,6 +18,10 @@ Doc = Tuple[str, str, dict]   # (file, position in it, the object)
 
 # Typed lists name their items' kind; kubelet /pods and support bundles omit it on items.
 _LIST_SUFFIX = "List"
+# An empty typed list (a raw list endpoint's answer on a cluster with none of that kind) still
+# says that its source listed the kind: `expand` yields {"kind": EMPTY_LIST, "of": KIND} for it,
+# which the freezer reads as holding KIND.
+EMPTY_LIST = "evictplan/EmptyTypedList"
 
 
 def _head(data: Any) -> bytes:
@@ -38,7 +42,12 @@ def parse_text(data: Any, source: str) -> List[object]:
                 pass
         data = bytes(data)   # the stdlib parsers read bytes (bytes(b) is b itself: no copy)
         try:
-            return [json.loads(data, parse_constant=_reject_constant)]
+            try:
+                return [json.loads(data, parse_constant=_reject_constant)]
+            except json.JSONDecodeError as e:
+                if e.msg != "Extra data":
+                    raise
+                return _json_stream(data)
         except _NotJSON as e:
             raise InputError("invalid JSON: %s is not valid JSON (JSON has no NaN or Infinity)" % e,
                              source=source) from None
@@ -53,6 +62,26 @@ def parse_text(data: Any, source: str) -> List[object]:
                                                                     if path else ""),
                              source=source, field=path or None) from None
     return _parse_yaml(bytes(data), source)
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_stream(data: bytes) -> List[object]:
+    """Several JSON values one after another, as `jq -c '.items[]'` prints them: kubectl reads
+    such a file as a stream of documents (cli-runtime's StreamVisitor decodes with
+    YAMLOrJSONDecoder, a json.Decoder for JSON input) and skips the `null`s. Errors carry their
+    line and column in the whole text."""
+    text = data.decode(json.detect_encoding(data))
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    docs: List[object] = []
+    pos = _JSON_SPACE.match(text).end()
+    while pos < len(text):
+        value, pos = decoder.raw_decode(text, pos)
+        if value is not None:
+            docs.append(value)
+        pos = _JSON_SPACE.match(text, pos).end()
+    return docs
 
 
 NESTING_SHOWN = 500   # yamltext.MAX_DEPTH: where a nesting error points
@@ -170,11 +199,15 @@ def expand(doc: object, source: str, index: str = "") -> Iterator[Doc]:
     kind = doc.get("kind")
     items = doc.get("items")
     if (isinstance(kind, str) and kind.endswith(_LIST_SUFFIX)) or (kind is None and isinstance(items, list)):
+        item_kind = kind[: -len(_LIST_SUFFIX)] if isinstance(kind, str) and kind != "List" else None
+        if not items and item_kind:
+            if items is None or isinstance(items, list):
+                yield (source, index, {"kind": EMPTY_LIST, "of": item_kind})
+                return
         if items is None:
             return
         if not isinstance(items, list):
             raise InputError("items must be a list", source=source, obj=str(kind), field="items")
-        item_kind = kind[: -len(_LIST_SUFFIX)] if isinstance(kind, str) and kind != "List" else None
         for i, item in enumerate(items):
             where = "%sitems[%d]" % (index + "." if index else "", i)
             if not isinstance(item, dict):

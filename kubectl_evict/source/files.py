@@ -65,12 +65,13 @@ def _mapped(path: str) -> Optional[mmap.mmap]:
 
 
 def expand_paths(paths: Sequence[str]) -> List[str]:
-    """Files as given; a directory stands for its *.json, *.yaml and *.yml files, sorted."""
+    """Files as given; a directory stands for its *.json, *.yaml and *.yml files, sorted, and not
+    its subdirectories, whatever their names (kubectl -f DIR without -R)."""
     out: List[str] = []
     for p in paths:
         if p != "-" and os.path.isdir(p):
             names = sorted(n for n in os.listdir(p) if n.endswith(_EXTENSIONS))
-            out.extend(os.path.join(p, n) for n in names)
+            out.extend(f for f in (os.path.join(p, n) for n in names) if not os.path.isdir(f))
         else:
             out.append(p)
     return out

@@ -35,7 +35,7 @@ from kubectl_evict.scheduling.qos import pod_qos_by_release
 from kubectl_evict.scheduling.resources import pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
 from kubectl_evict.scheduling.topology import zone_key
-from kubectl_evict.source.documents import Doc, infer_kind
+from kubectl_evict.source.documents import EMPTY_LIST, Doc, infer_kind
 from kubectl_evict.source.fields import (_RAW_TYPES, _Interner, _Loc, _PodLoc, _Raw, _bool, _int, _item_map, _map, _node_selector,
                                        _owner_refs, _seq, _str, _term, _text, _time, _tolerations,
                                        _type_name, _valid, decode_conditions, decode_raw, label_selector)  # noqa: F401  (also read by tests)
@@ -49,7 +49,8 @@ _OUTPUT_KINDS = {"EvictionPlan": ("a plan printed with -o json/yaml", "apply"),
                  "PlanVerification": ("the output of verify -o json/yaml", "verify")}
 NODE_LEASE_NAMESPACE = "kube-node-lease"   # node heartbeats; the freezer reads no other Lease
 # Our own per-node kubelet documents. A source that lists them in SnapshotInfo.kinds read every
-# kubelet it targets (a node whose kubelet did not answer is a warning, not a gap in the kind).
+# kubelet it targets (a node whose kubelet did not answer is a warning, not a gap in the kind;
+# a source without permission to read kubelets does not list them).
 KUBELET_KINDS = ("NodeKubeletConfig", "NodeStatsSummary")
 # Annotations the rules read; everything else (last-applied-configuration...) is dropped.
 _KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/")
@@ -134,6 +135,9 @@ class Freezer:
             self.kindless.append("%s%s" % (source, " " + where if where else ""))
             return None
         if kind not in _PROJECTORS:
+            if kind == EMPTY_LIST:
+                self._listed_none_of(obj.get("of"))
+                return None
             if kind in _OUTPUT_KINDS:
                 raise InputError("this is an %s (%s), not a snapshot: `kubectl evictplan %s FILE` reads it"
                                  % (kind, _OUTPUT_KINDS[kind][0], _OUTPUT_KINDS[kind][1]), source=source,
@@ -174,6 +178,13 @@ class Freezer:
             self.warnings.append("%s %s appears more than once (%s, %s); the later one wins"
                                  % (kind, "%s/%s" % (ns, name) if ns else name, prev[0], source))
         return key
+
+    def _listed_none_of(self, kind: Any) -> None:
+        """An empty typed list of `kind`: its source listed the kind and found none, so the input
+        holds it. Not for Leases (which namespace was listed? only kube-node-lease holds
+        heartbeats) nor for our own per-node documents, which no API lists."""
+        if kind in _PROJECTORS and kind not in ("Lease", "SnapshotInfo") + KUBELET_KINDS:
+            self.kinds_seen.add(kind)
 
     # -- building -------------------------------------------------------------------------
 

@@ -981,6 +981,10 @@ class ClusterReader:
             list(pool.map(lambda t: one(*t), [(n, p) for n in names for p in ("configz", "stats/summary")]))
 
         if forbidden:
+            # Not a kubelet that did not answer but a kind the source may not read: SnapshotInfo
+            # must not claim it (plans then list it in `incomplete`, as with --no-kubelet). The
+            # documents read before the 403 still appear, and a file holds what appears in it.
+            data.info["kinds"] = [k for k in data.info["kinds"] if k not in KUBELET_KINDS]
             missing = [n for n in names if n in problems]
             data.warnings.append(
                 "no permission to read kubelets through nodes/proxy (403 Forbidden: %s): kubelet configuration "
