@@ -358,3 +358,24 @@ def test_kubelet_config_file_malformed_map_flag_is_a_clean_error(write_snapshot,
     [line] = r.stderr.splitlines()
     assert line.startswith("error: ") and str(cfg) in line and "kubeletArguments.eviction-hard" in line
     assert "malformed pair, expect string<string: 'memory.available>500Mi'" in line
+
+
+# A node the input has no stats summary for (its kubelet did not answer when the snapshot was
+# taken) cannot be evaluated: with no NODE every node is asked about, and those are named rather
+# than passed over in silence. (args, extra stats, nodes named in the warning; None: no warning)
+NO_STATS = [
+    ([], [], "node n2"),                                   # n1 has stats, n2 has none
+    (["n1"], [], None),                                    # only n1 was asked about
+    (["n2"], [], "node n2"),
+    ([], [_stats("n2", 6 * 1024 * MI, [])], None),          # every node has its summary
+]
+
+
+@pytest.mark.parametrize("args, extra, named", NO_STATS, ids=["all", "n1", "n2", "all-with-stats"])
+def test_nodes_without_a_stats_summary_are_named(write_snapshot, args, extra, named):
+    doc = _plan(_cluster(write_snapshot, *extra), *args, "--eviction-hard", "memory.available<500Mi")
+    warned = [w for w in doc["warnings"] if w.startswith("no NodeStatsSummary for ")]
+    assert warned == ([] if named is None else
+                      ["no NodeStatsSummary for %s: nothing to evaluate there (add one, or use --signal)" % named])
+    assert [a["pod"] for a in doc["actions"] if a["type"] == "kill"][:1] == ([] if args == ["n2"] else ["hog"])
+    assert doc["incomplete"] == []                         # the kind is held: a warning, not a gap

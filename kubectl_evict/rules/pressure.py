@@ -687,7 +687,9 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     if settings.nodes:
         names = list(settings.nodes)
     else:
-        names = sorted(set(snapshot.stats) | set(overrides))
+        # every node is asked about: one whose kubelet gave no summary (unreachable when the
+        # snapshot was taken) is named in the no-stats warning rather than passed over
+        names = sorted(set(snapshot.nodes) | set(overrides))
     if not snapshot.holds("NodeStatsSummary"):
         # nodes whose usage the input does not show: nothing can be said about their pressure
         for name in (settings.nodes or sorted(snapshot.nodes)):
@@ -706,7 +708,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         node = snapshot.node(name)
         if node is None:
             continue
-        cfg = resolve_config(settings, snapshot, name, cache)
+        cfg = resolve_config(settings, snapshot, name, cache)   # a bad configuration is an error even so
         summary = snapshot.stats.get(name)
         if summary is None and name not in overrides:
             if snapshot.holds("NodeStatsSummary"):   # else `incomplete` says it
