@@ -18,6 +18,12 @@ VECTORS = REPO / "tests" / "data" / "vectors"
 FIXTURES = REPO / "tests" / "data" / "real"
 NOW = "2026-11-21T12:00:00Z"
 
+# Tables follow COLUMNS (render/terminal.py). The runner's own must not change what a test sees:
+# pytest-xdist's workers export COLUMNS=80 and LINES=24, and a developer's shell may export them
+# too. Every process a test starts inherits this environment; a test that wants a width sets it.
+for _var in ("COLUMNS", "LINES"):
+    os.environ.pop(_var, None)
+
 
 def load_vectors(name: str) -> List[Dict[str, Any]]:
     return json.loads((VECTORS / name).read_text())["vectors"]
