@@ -675,6 +675,7 @@ class SnapshotInfo(Record):
     server = field(type=str, initial="")
     server_version = field(type=str, initial="")
     kinds = field(type=tuple, initial=())       # sorted kind names held in full
+    read_warnings = field(type=tuple, initial=())   # SnapshotInfo.warnings: what went wrong reading the cluster
     assumed_version = field(type=str, initial="")   # --kubernetes-version (overrides the rest)
 
 

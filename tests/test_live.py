@@ -410,6 +410,42 @@ def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, token
     assert "SHUTDOWN" in res.stdout.upper() or "kill" in res.stdout.lower()
 
 
+# What went wrong reading the cluster is said again when planning from the snapshot: `snapshot`
+# records its warnings in SnapshotInfo.warnings, and a plan from the file prints each on stderr,
+# marked with when the snapshot was taken; the plan itself is the live plan's, byte for byte.
+@pytest.mark.parametrize("tokens_role, fault", [("noproxy", None), (None, "delay")], ids=["forbidden", "no-answer"])
+def test_a_snapshots_read_warnings_are_said_when_planning_from_it(tmp_path, monkeypatch, tokens_role, fault):
+    tokens = {"tok": tokens_role} if tokens_role else None
+    with ApiServer(DEMO_PATH, tokens=tokens) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok" if tokens else None))
+        if fault == "delay":
+            srv.faults.add("GET", r"/proxy/", delay=1.5, times=None)
+        monkeypatch.setenv("EVICTPLAN_KUBELET_TIMEOUT", "0.3")
+        snap = main("--kubeconfig", kc, "snapshot")
+        live = main("--kubeconfig", kc, "--now", NOW, "-o", "json", "shutdown", "worker-a1")
+    assert snap.returncode == 0, snap.stderr
+    said = [line[len("warning: "):] for line in snap.stderr.splitlines() if line.startswith("warning: ")]
+    assert said and json.loads(snap.stdout)["items"][0]["warnings"] == said
+    path = tmp_path / "cluster.json"
+    path.write_text(snap.stdout)
+    taken = json.loads(snap.stdout)["items"][0]["takenAt"]
+    res = main("-f", str(path), "--now", NOW, "-o", "json", "shutdown", "worker-a1")
+    assert res.returncode == live.returncode, res.stderr
+    assert res.stderr.splitlines() == ["warning: when the snapshot was taken (%s): %s" % (taken, w) for w in said]
+    assert res.stdout == live.stdout
+
+
+def test_snapshot_info_warnings_must_be_strings(tmp_path):
+    doc = json.loads(Path(DEMO_PATH).read_text())
+    info = next(o for o in doc["items"] if o["kind"] == "SnapshotInfo")
+    info["warnings"] = ["fine", 7]
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps(doc))
+    res = main("-f", str(path), "affinity")
+    assert res.returncode == 1
+    assert res.stderr == "error: %s: SnapshotInfo snapshot: warnings[1]: expected a string, found number 7\n" % path
+
+
 # --- API and connection errors ------------------------------------------------------------------
 
 def test_api_and_connection_errors_are_clean(tmp_path):

@@ -17,7 +17,7 @@ from kubectl_evict.plan import Incomplete, Plan, exit_code, with_incomplete
 from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
-from kubectl_evict.timeutil import parse_time
+from kubectl_evict.timeutil import format_time, parse_time
 from kubectl_evict.versions import cluster_version, outside_modelled, parse_flag
 from kubectl_evict.workloads import attach_owners
 
@@ -37,7 +37,13 @@ def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
     if opts.demo:
         paths.insert(0, DEMO_PATH)
     if paths:
-        return with_assumed_version(load_snapshot(paths), assumed)
+        snapshot = load_snapshot(paths)
+        if snapshot.info.read_warnings:
+            # what went wrong when the snapshot was read, said as a live plan says it (stderr)
+            from kubectl_evict.source.live import write_warnings
+            taken = " (%s)" % format_time(snapshot.info.taken_at) if snapshot.info.taken_at is not None else ""
+            write_warnings(["when the snapshot was taken%s: %s" % (taken, w) for w in snapshot.info.read_warnings])
+        return with_assumed_version(snapshot, assumed)
     try:
         from kubectl_evict.source import live
     except ImportError:

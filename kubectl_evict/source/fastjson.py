@@ -227,6 +227,7 @@ class Doc(_S):
     server: Any = None
     serverVersion: Any = None
     kinds: Any = None
+    warnings: Any = None
     node: Any = None
     pods: Any = None
 

@@ -299,7 +299,8 @@ class Freezer:
             info = SnapshotInfo(taken_at=_time(loc, obj, "takenAt", "takenAt"),
                                 context=_str(loc, obj, "context", "context"),
                                 server=_str(loc, obj, "server", "server"),
-                                server_version=_server_version(loc, obj))
+                                server_version=_server_version(loc, obj),
+                                read_warnings=_read_warnings(loc, obj))
         info = info.set(kinds=tuple(sorted(held)))
 
         storage = project_storage(each, self.it)
@@ -362,6 +363,17 @@ def _kinds(loc: _Loc, obj: dict) -> List[str]:
             raise loc.error("kinds[%d]" % i, "expected a kind name, found %s" % _type_name(k))
         out.append(k)
     return out
+
+
+def _read_warnings(loc: _Loc, obj: dict) -> Tuple[str, ...]:
+    """SnapshotInfo.warnings: what `snapshot` could not read (kubelets that did not answer, a
+    permission missing), so that a plan from the file can say it as a live plan does."""
+    out = []
+    for i, w in enumerate(_seq(loc, obj, "warnings", "warnings")):
+        if not isinstance(w, str):
+            raise loc.error("warnings[%d]" % i, "expected a string, found %s" % _type_name(w))
+        out.append(w)
+    return tuple(out)
 
 
 def _server_version(loc: _Loc, obj: dict) -> str:
