@@ -10,6 +10,7 @@ kubelet cannot be dialled.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import time
@@ -381,6 +382,19 @@ def test_kubelet_data_becomes_snapshot_data(demo, demo_kc):
     assert snap.kubelet_configs["worker-a1"]["evictionHard"] == want["kubeletconfig"]["evictionHard"]
 
 
+@contextlib.contextmanager
+def _kubelet_trouble(tmp_path, monkeypatch, tokens_role, fault):
+    """The demo served with a kubelet problem: `tokens_role` (e.g. noproxy: nodes/proxy forbidden),
+    or `fault` "delay" (no kubelet answers within the 0.3 s the reader is given). Yields the kubeconfig."""
+    tokens = {"tok": tokens_role} if tokens_role else None
+    with ApiServer(DEMO_PATH, tokens=tokens) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok" if tokens else None))
+        if fault == "delay":
+            srv.faults.add("GET", r"/proxy/", delay=1.5, times=None)
+        monkeypatch.setenv("EVICTPLAN_KUBELET_TIMEOUT", "0.3")
+        yield kc
+
+
 # Without the permission the kind is not read at all: the plan is made, and says in `incomplete`
 # (exit 5) that the shutdown grace periods are upstream defaults; a kubelet that does not answer
 # is a warning about that node only.
@@ -395,12 +409,7 @@ def test_kubelet_data_becomes_snapshot_data(demo, demo_kc):
 ])
 def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, tokens_role, fault, node_name, code,
                                                     needles):
-    tokens = {"tok": tokens_role} if tokens_role else None
-    with ApiServer(DEMO_PATH, tokens=tokens) as srv:
-        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok" if tokens else None))
-        if fault == "delay":
-            srv.faults.add("GET", r"/proxy/", delay=1.5, times=None)
-        monkeypatch.setenv("EVICTPLAN_KUBELET_TIMEOUT", "0.3")
+    with _kubelet_trouble(tmp_path, monkeypatch, tokens_role, fault) as kc:
         res = main("--kubeconfig", kc, "--now", NOW, "shutdown", node_name)
     assert res.returncode == code, res.stderr
     warnings = [line for line in res.stderr.splitlines() if line.startswith("warning: ")]
@@ -415,12 +424,7 @@ def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, token
 # marked with when the snapshot was taken; the plan itself is the live plan's, byte for byte.
 @pytest.mark.parametrize("tokens_role, fault", [("noproxy", None), (None, "delay")], ids=["forbidden", "no-answer"])
 def test_a_snapshots_read_warnings_are_said_when_planning_from_it(tmp_path, monkeypatch, tokens_role, fault):
-    tokens = {"tok": tokens_role} if tokens_role else None
-    with ApiServer(DEMO_PATH, tokens=tokens) as srv:
-        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok" if tokens else None))
-        if fault == "delay":
-            srv.faults.add("GET", r"/proxy/", delay=1.5, times=None)
-        monkeypatch.setenv("EVICTPLAN_KUBELET_TIMEOUT", "0.3")
+    with _kubelet_trouble(tmp_path, monkeypatch, tokens_role, fault) as kc:
         snap = main("--kubeconfig", kc, "snapshot")
         live = main("--kubeconfig", kc, "--now", NOW, "-o", "json", "shutdown", "worker-a1")
     assert snap.returncode == 0, snap.stderr
