@@ -322,6 +322,8 @@ def test_a_plan_from_another_cluster_is_refused(env):
     ('{"apiVersion": "v1", "kind": "List", "items": []}', "not an EvictionPlan"),
     ('{"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "actions": [], "newNodes": [{"node": 3}]}',
      "newNodes: must be a list of {node, batch, joins} entries"),
+    ('{"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "command": "drain", "actions": []}',
+     "now: required field is missing: verify compares the cluster with the plan as of when it was made"),
 ])
 def test_a_bad_plan_file_is_a_clean_error(env, body, problem):
     p = env.tmp / "bad.json"

@@ -91,6 +91,11 @@ def command(ctx: click.Context, plan_file: str, since: Optional[str], **kw: Any)
     since_t = _time_flag("--since", since)
     now_t = _time_flag("--now", opts.now)
     plan, _ = read_plan_file(plan_file, workloads=True)
+    if not plan.now:
+        # every comparison is "after the plan was made": without `now`, pods that were there all
+        # along would pass for replacements (apply, which compares nothing in time, takes such plans)
+        raise InputError("required field is missing: verify compares the cluster with the plan as of when it was "
+                         "made", source=plan_file, field="now")
     notes: List[str] = []
 
     def accept(server: str, context: str) -> None:
