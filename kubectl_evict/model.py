@@ -365,6 +365,10 @@ class Node(Record):
     def condition(self, ctype: str) -> Optional[Condition]:
         return self.conditions.get(ctype)
 
+    def taint(self, key: str, effect: str) -> Optional[Taint]:
+        """The node's taint of `key` and `effect` (the API server allows one of each pair)."""
+        return next((t for t in self.taints if t.key == key and t.effect == effect), None)
+
     @property
     def ready_status(self) -> str:
         """`True`, `False`, `Unknown`, or `""` when the node never posted a Ready condition."""

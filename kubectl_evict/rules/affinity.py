@@ -21,7 +21,7 @@ from typing import Optional
 
 from pyrsistent import PClass, field
 
-from kubectl_evict.model import Node, Pod, Snapshot, Taint
+from kubectl_evict.model import Node, Pod, Snapshot
 from kubectl_evict.workloads import attach
 from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
 from kubectl_evict.scheduling.disruption import effective_budget, pdbs_for_pod
@@ -84,13 +84,13 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
             # what the node has of this key and effect (two edits of one never meet: they contradict)
             kw = {"value": e.value} if e.op == "taint" else {}
             node = before.node(e.node)
-            previous = next((t.value for t in node.taints if (t.key, t.effect) == (e.key, e.effect)), None)
+            had = node.taint(e.key, e.effect)
             b.action(e.op, by=USER, node=e.node, key=e.key, effect=e.effect, at=0, rule=RULE, uid=node.uid,
-                     previous=previous, previous_seen=True,
+                     previous=had.value if had is not None else None, previous_seen=True,
                      reason="%s requested with --%s%s" % (
                          "taint" if e.op == "taint" else "taint removal", e.op,
-                         " (replaces %s)" % taints_text((Taint(e.key, previous, e.effect),))
-                         if e.op == "taint" and previous is not None and previous != e.value else ""), **kw)
+                         " (replaces %s)" % (had,) if e.op == "taint" and had is not None and had.value != e.value
+                         else ""), **kw)
         else:
             labels = current.setdefault(e.node, before.node(e.node).labels)
             previous = labels.get(e.key)

@@ -644,10 +644,10 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
             b.warn("node/%s is Ready in the snapshot: it is running. Do not add the out-of-service taint to it "
                    "(pod GC only force-deletes pods on NotReady nodes; the taint-eviction controller still deletes "
                    "them)" % name)
+        had = node.taint(oos.key, oos.effect)
         b.action("taint", by=USER, node=name, key=OUT_OF_SERVICE, value=OUT_OF_SERVICE_VALUE, effect="NoExecute", at=0,
                  rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off",
-                 uid=node.uid, previous_seen=True,
-                 previous=next((t.value for t in node.taints if (t.key, t.effect) == (oos.key, oos.effect)), None))
+                 uid=node.uid, previous_seen=True, previous=had.value if had is not None else None)
         deleted = []
         sts_targets = []
         noexec = tuple(t for t in node.taints if t.effect == "NoExecute" and (t.key, t.effect) != (oos.key, oos.effect))

@@ -281,13 +281,15 @@ def _placed(fates: Sequence[_Fate], fresh: Sequence[Pod], wants: Dict[PodKey, Tu
     out: Dict[_Fate, Pod] = {}
 
     def head(n: str) -> Optional[int]:
+        """The earliest new pod on `n` not yet taken."""
         idx = by_node.get(n)
-        k = heads.get(n, 0)
-        while idx is not None and k < len(idx) and taken[idx[k]]:
+        if idx is None:
+            return None
+        k = heads[n]
+        while k < len(idx) and taken[idx[k]]:
             k += 1
-        if idx is not None:
-            heads[n] = k
-        return idx[k] if idx is not None and k < len(idx) else None
+        heads[n] = k
+        return idx[k] if k < len(idx) else None
 
     for f in fates:
         want = wants.get(f.key)
