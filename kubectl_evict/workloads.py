@@ -6,7 +6,9 @@ says where a replacement lands (`target`); a replacement counts as Ready `startu
 its controller creates it (its pod is gone, or for a kubelet `kill` the pod is Failed:
 `replaced_at`), the same assumption drain's waves make (`--pod-startup`). A pod that is already
 not Ready or already terminating takes no ready replica away, and a terminating pod's
-replacement already exists, so it adds none.
+replacement already exists, so it adds none. A rule may also say when pods stop being Ready
+before (or without) any action on them (`not_ready`): the node lifecycle controller marks every
+pod of a node it turns Unknown not Ready (`MarkPodsNotReady`) in that same pass.
 
 Pods are grouped by their top-level owner as `kubectl rollout status` would name it: a
 ReplicaSet owned by a Deployment counts as the Deployment (across all of its ReplicaSets); the
@@ -16,7 +18,7 @@ A workload whose ready replicas reach 0 is an outage, and every command warns ab
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from pyrsistent import pvector
 
@@ -77,11 +79,13 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
     return workloads, warnings
 
 
-def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
+def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
+               not_ready: Optional[Mapping[Tuple[str, str], float]] = None
                ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...], Tuple[Incomplete, ...]]:
     events: Dict[WorkloadKey, List[Tuple[float, int]]] = {}
     bypass: Dict[WorkloadKey, str] = {}         # how the PDB is bypassed: "delete", "kill" or ""
     pods: Dict[WorkloadKey, List[Pod]] = {}
+    unready = dict(not_ready or {})
     for a in actions:
         if a.type not in POD_ACTIONS:
             continue
@@ -94,7 +98,7 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
         ev = events.setdefault(key, [])
         pods.setdefault(key, []).append(pod)
         if _counts_ready(pod):
-            ev.append((float(a.at), -1))
+            ev.append((min(float(a.at), unready.pop((a.namespace, a.pod), float(a.at))), -1))
         if a.target is not None and pod.deletion_timestamp is None:
             created = a.replaced_at if a.replaced_at is not None else a.at
             ev.append((float(created) + startup, +1))
@@ -102,6 +106,13 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
             bypass[key] = bypass.get(key) or "kill"
         elif a.type != "evict":
             bypass[key] = "delete"
+    for (namespace, name), at in sorted(unready.items()):     # not Ready, and no action on them
+        pod = snapshot.pods_by_key.get((namespace, name))
+        key = workload_of(snapshot, pod) if pod is not None else None
+        if key is None or not _counts_ready(pod):
+            continue
+        events.setdefault(key, []).append((float(at), -1))
+        pods.setdefault(key, []).append(pod)
     if not events:
         return (), (), ()
     rs_index = _replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in events) else {}
@@ -195,9 +206,12 @@ def attach_owners(snapshot: Snapshot, plan: Plan) -> Plan:
     return plan.set(actions=pvector(actions)) if changed else plan
 
 
-def attach(snapshot: Snapshot, plan: Plan, startup: float = DEFAULT_STARTUP) -> Plan:
-    """The plan with its `workloads` and outage warnings filled in."""
-    workloads, warnings, incomplete = _summarize(snapshot, plan.actions, startup)
+def attach(snapshot: Snapshot, plan: Plan, startup: float = DEFAULT_STARTUP,
+           not_ready: Optional[Mapping[Tuple[str, str], float]] = None) -> Plan:
+    """The plan with its `workloads` and outage warnings filled in. `not_ready`: (namespace,
+    pod) -> when the pod stops counting as Ready, where that comes before its action or
+    without one."""
+    workloads, warnings, incomplete = _summarize(snapshot, plan.actions, startup, not_ready)
     extra = [w for w in warnings if w not in plan.warnings]
     plan = plan.set(workloads=pvector(workloads), warnings=plan.warnings.extend(extra))
     return with_incomplete(plan, incomplete)

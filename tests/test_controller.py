@@ -307,3 +307,45 @@ def test_shared_timeline_for_a_node_posting_not_ready_then_going_silent():
     from kubectl_evict.rules.nodelifecycle import pod_fates
     (fate,) = pod_fates(snap, tl, ControllerSettings(), snap.info.taken_at)
     assert (fate.pod.name, fate.kind, fate.at) == ("web-1", "delete", 305)
+
+
+# MarkPodsNotReady (spec C2; monitorNodeHealth): in the pass that turns a Ready=True node Unknown
+# the controller sets Ready=False on every pod of the node, so a workload loses those ready
+# replicas then, not when the taint-eviction controller deletes the pods minutes later.
+
+def _workloads(plan):
+    return [(w.kind, w.name, w.ready, w.ready_min, w.ready_min_at, w.ready_after) for w in plan.workloads]
+
+
+@pytest.mark.parametrize("version, unknown_at", [("v1.31", 40), ("v1.33", 50), ("v1.35", 50)])
+def test_pods_of_a_node_turned_unknown_stop_counting_as_ready_in_that_pass(version, unknown_at):
+    plan = _plan(zone("n", 4, "z1") + [pod("web-1", "n1"), pod("web-2", "n2")], fail=["n1"],
+                 server_version=version)
+    # deleted at taint + 300s, replacement Ready 30s later: the lowest point is at Unknown time
+    assert _workloads(plan) == [("ReplicaSet", "rs", 2, 1, unknown_at, 2)]
+
+
+def test_pods_never_deleted_still_lose_readiness():
+    """3 of 5 nodes of a small zone: PartialDisruption, no NoExecute taint ever, nothing deleted;
+    the pods stay bound and not Ready, and nothing replaces them: an outage from +50s."""
+    items = zone("a", 5, "z1") + [pod("web-%d" % i, "a%d" % i) for i in (1, 2, 3)]
+    plan = _plan(items, fail=["a1", "a2", "a3"])
+    assert not [a for a in plan.actions if a.type == "delete"]
+    assert _workloads(plan) == [("ReplicaSet", "rs", 3, 0, 50, 0)]
+    assert any(w.startswith("outage: ReplicaSet default/rs has 0 of 3 ready replicas from +50s on") for w in plan.warnings)
+
+
+def test_pods_tolerating_forever_lose_readiness_too():
+    items = zone("n", 4, "z1") + [pod("agent-1", "n1", owner=DS, tolerations=[]), pod("agent-2", "n2", owner=DS, tolerations=[])]
+    plan = _plan(items, fail=["n1"])
+    assert [(e.pod, e.code) for e in plan.skipped] == [("agent-1", "tolerates-forever")]
+    assert _workloads(plan) == [("DaemonSet", "agent", 2, 1, 50, 1)]
+
+
+def test_a_kubelet_posting_not_ready_itself_gets_no_mark_from_the_controller():
+    from kubectl_evict.rules.nodelifecycle import pods_marked_not_ready_at
+    snap = _snap(zone("n", 3, "z1"))
+    tl = noexecute_timeline(snap, snap.info.taken_at, {"n1": NodeFailure(0.0, "False", silent_at=30.0),
+                                                       "n2": NodeFailure(0.0, "Unknown")}, ControllerSettings())
+    assert pods_marked_not_ready_at(tl.nodes["n1"]) is None     # observed Ready was False, not True
+    assert pods_marked_not_ready_at(tl.nodes["n2"]) == 50

@@ -25,7 +25,8 @@ from kubectl_evict.plan import (DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVI
                                 number)
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
-                                               ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at)
+                                               ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
+                                               rate_text, status_at)
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
@@ -245,4 +246,10 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         for zt in tl.zones if zt.size or zt.dequeued or zt.stuck]
     if tl.master_disruption_at is not None:
         b.extra["masterDisruptionAt"] = number(tl.master_disruption_at)
-    return attach(snapshot, b.build())
+    not_ready = {}
+    for name, nt in tl.nodes.items():
+        at = pods_marked_not_ready_at(nt)
+        if at is not None and at <= horizon:
+            for p in snapshot.pods_on(name):
+                not_ready[(p.namespace, p.name)] = at
+    return attach(snapshot, b.build(), not_ready=not_ready)

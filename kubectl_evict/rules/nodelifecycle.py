@@ -261,6 +261,18 @@ def status_at(statuses: Sequence[Tuple[float, str]], t: float) -> str:
     return cur
 
 
+def pods_marked_not_ready_at(node: NodeTimeline) -> Optional[float]:
+    """When the controller marks the node's pods not Ready (`MarkPodsNotReady`): in the pass
+    that turns a Ready=True node Unknown (`monitorNodeHealth`: the observed condition was True,
+    the current one is not). A kubelet that posts Ready=False itself gets no such call."""
+    prev = node.statuses[0][1]
+    for at, s in node.statuses[1:]:
+        if prev == "True" and s == "Unknown":
+            return at
+        prev = s
+    return None
+
+
 def _noexec_key(status: str) -> str:
     return NOT_READY if status == "False" else UNREACHABLE
 
