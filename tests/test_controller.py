@@ -349,3 +349,38 @@ def test_a_kubelet_posting_not_ready_itself_gets_no_mark_from_the_controller():
                                                        "n2": NodeFailure(0.0, "Unknown")}, ControllerSettings())
     assert pods_marked_not_ready_at(tl.nodes["n1"]) is None     # observed Ready was False, not True
     assert pods_marked_not_ready_at(tl.nodes["n2"]) == 50
+
+
+# A node that never posted status (spec C2; tryUpdateNodeHealth/processTaintBaseEviction): its
+# grace is node-startup-grace-period counted from creationTimestamp (the probe, unless a Lease is
+# renewed), and the Ready condition the pass observes is the fake Unknown made from the creation
+# time, so the pass that writes Unknown also queues the NoExecute taint, in every release.
+
+def _never_posted(name, created):
+    n = node(name, zone="z1")
+    n["metadata"]["creationTimestamp"] = created
+    n["status"]["conditions"] = []
+    return n
+
+
+@pytest.mark.parametrize("version", ["v1.33", "v1.35"])
+def test_never_posted_node_failing_goes_unknown_at_creation_plus_startup_grace(version):
+    items = zone("n", 3, "z1") + [_never_posted("new", "2026-11-21T11:59:30Z"), pod("web-1", "new")]
+    plan = _plan(items, fail=["new"], server_version=version)
+    assert [(a.type, a.node, a.effect, a.at) for a in plan.actions if a.type == "taint"] == [
+        ("taint", "new", "NoSchedule", 30), ("taint", "new", "NoExecute", 30)]
+    assert _deletes(plan) == [("web-1", 330, "n1")]
+
+
+def test_never_posted_node_with_a_renewed_lease_gets_the_startup_grace_from_the_renewal():
+    items = zone("n", 3, "z1") + [_never_posted("new", "2026-11-21T11:59:30Z")]
+    plan = _plan(items, fail=["new"], leases={"new": "2026-11-21T12:00:00.000000Z"})
+    assert [(a.node, a.effect, a.at) for a in plan.actions if a.type == "taint"] == [
+        ("new", "NoSchedule", 60), ("new", "NoExecute", 60)]
+
+
+def test_never_posted_node_past_its_startup_grace_is_tainted_now_even_before_v1_34():
+    items = zone("n", 3, "z1") + [_never_posted("old", "2026-11-21T11:00:00Z")]
+    plan = _plan(items)
+    assert [(a.node, a.effect, a.at) for a in plan.actions if a.type == "taint"] == [
+        ("old", "NoSchedule", 0), ("old", "NoExecute", 0)]

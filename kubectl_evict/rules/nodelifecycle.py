@@ -336,6 +336,10 @@ def _node_statuses(node: Node, h: NodeHealth, f: Optional[NodeFailure], startup_
         silent = f.silent_at if f.status == "False" else f.at
         if silent is not None:
             t = max(0.0, silent) + g
+            lease_seen = h.probe is not None and node.creation_timestamp is not None and h.probe > node.creation_timestamp
+            if not has_ready and not lease_seen and h.probe is not None:
+                # never posted and no Lease: the probe is the node's creation (tryUpdateNodeHealth)
+                t = max(0.0, min(silent, h.probe - now) + g)
             statuses.append((t, "Unknown"))
             why[(t, "Unknown")] = ("no node status or Lease renewal for %s (node-monitor-grace-period)" % _dur(g)) if has_ready \
                 else "never posted status (node-startup-grace-period %s)" % _dur(g)
@@ -526,6 +530,10 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
             elif acting[0][0] == 0.0 and not h.flipped and h.posted_status in ("False", "Unknown"):
                 lt = node.conditions["Ready"].last_transition
                 q = max(0.0, lt + taint_delay(acting[0][1], period, same_pass) - now) if lt is not None else 0.0
+            elif h.posted_status == "":
+                # never posted: the Ready condition the pass observed is the fake Unknown made from the
+                # creation time, so the pass that writes Unknown also queues it, in every release
+                q = acting[0][0]
             else:
                 q = acting[0][0] + taint_delay(acting[0][1], period, same_pass)
         if q is not None:
