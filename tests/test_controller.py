@@ -384,3 +384,19 @@ def test_never_posted_node_past_its_startup_grace_is_tainted_now_even_before_v1_
     plan = _plan(items)
     assert [(a.node, a.effect, a.at) for a in plan.actions if a.type == "taint"] == [
         ("old", "NoSchedule", 0), ("old", "NoExecute", 0)]
+
+
+def test_nodes_already_queued_are_tainted_in_the_order_they_entered_the_queue():
+    """RateLimitedTimedQueue is ordered by when a node was added (its ProcessAt), not by name: in
+    a large zone tainting at the secondary rate, the backlog the snapshot shows goes out oldest
+    first (v1.33: queued one monitor period after the Ready transition)."""
+    down = []
+    for i in range(34):     # 34/60 down: PartialDisruption, 60 > 50 nodes: 0.01 nodes/s
+        n = node("d%02d" % i, zone="z1", ready="Unknown")
+        n["status"]["conditions"][0].update(lastHeartbeatTime="2026-11-21T11:40:00Z",
+                                            lastTransitionTime="2026-11-21T11:5%d:%02dZ" % (8 - i // 30, 59 - i % 30))
+        down.append(n)
+    down[0]["spec"]["taints"] = [{"key": UNREACH, "effect": "NoExecute", "timeAdded": "2026-11-21T11:59:10Z"}]
+    plan = _plan(zone("h", 26, "z1") + down, horizon=300)
+    # last taint 50s ago at 0.01/s: the next at +50s, then every 100s; d33 went Unknown first
+    assert _noexec(plan) == [("d33", 50), ("d32", 150), ("d31", 250)]

@@ -417,7 +417,7 @@ def _drain_queue(entries: Sequence[Tuple[float, str]], states: Sequence[ZoneStat
         t_next = INF
     changes = [(s.at, s.rate) for s in states[1:]]
     ci = 0
-    queue = sorted(entries)
+    queue = sorted(entries, key=lambda e: e[0])     # stable: entries come in queue order
     qi = 0
     done: List[Tuple[str, float]] = []
     while qi < len(queue):
@@ -515,6 +515,7 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
     # Who enters each zone's queue, and when.
     queued: Dict[str, List[Tuple[float, str]]] = {}
     queued_at: Dict[str, float] = {}
+    entered: Dict[str, float] = {}         # when it entered the queue, also before now: the queue's order
     for name, r in runs.items():
         if r["down_at"] is None:
             continue
@@ -529,7 +530,8 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
                 q = None                   # never posted, still within its startup grace
             elif acting[0][0] == 0.0 and not h.flipped and h.posted_status in ("False", "Unknown"):
                 lt = node.conditions["Ready"].last_transition
-                q = max(0.0, lt + taint_delay(acting[0][1], period, same_pass) - now) if lt is not None else 0.0
+                entered[name] = lt + taint_delay(acting[0][1], period, same_pass) - now if lt is not None else 0.0
+                q = max(0.0, entered[name])
             elif h.posted_status == "":
                 # never posted: the Ready condition the pass observed is the fake Unknown made from the
                 # creation time, so the pass that writes Unknown also queues it, in every release
@@ -549,7 +551,8 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
             added = [t.time_added for n in snapshot.nodes_by_zone.get(z, ()) for t in snapshot.nodes[n].taints
                      if t.effect == "NoExecute" and t.key in (NOT_READY, UNREACHABLE) and t.time_added is not None]
             last = (max(added) - now) if added else None
-        done, stuck = _drain_queue(queued.get(z, ()), states, last if last is None or last <= 0 else 0.0)
+        entries = sorted(queued.get(z, ()), key=lambda e: (entered.get(e[1], e[0]), e[1]))
+        done, stuck = _drain_queue(entries, states, last if last is None or last <= 0 else 0.0)
         dequeued.update(done)
         zones.append(ZoneTimeline(z, len(members[z]), tuple(states), tuple(done), tuple(stuck)))
     zone_by_key = {zt.zone: zt for zt in zones}
