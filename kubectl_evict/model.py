@@ -501,6 +501,9 @@ class Owner(Record):
     failed = field(type=int, initial=0)
     pod_failure_rules = field(type=tuple, initial=())      # PodFailureRule, in spec order
     backoff_limit_per_index = field(initial=None)
+    # spec.podReplacementPolicy: defaulted by the API server (JobPodReplacementPolicy, on from v1.29)
+    # to Failed with a podFailurePolicy, else TerminatingOrFailed
+    pod_replacement_policy = field(type=str, initial="TerminatingOrFailed")
     # StatefulSet: rolling out (RollingUpdate strategy, status.currentRevision != updateRevision)
     # and spec.updateStrategy.rollingUpdate.maxUnavailable (int, "NN%" or None)
     rolling_out = field(type=bool, initial=False)

@@ -400,3 +400,45 @@ def test_nodes_already_queued_are_tainted_in_the_order_they_entered_the_queue():
     plan = _plan(zone("h", 26, "z1") + down, horizon=300)
     # last taint 50s ago at 0.01/s: the next at +50s, then every 100s; d33 went Unknown first
     assert _noexec(plan) == [("d33", 50), ("d32", 150), ("d31", 250)]
+
+
+# Job pods the taint-eviction controller deletes (job_controller.go isPodFailed/onlyReplaceFailedPods,
+# backoff_utils.go getFinishedTime): with podReplacementPolicy TerminatingOrFailed (the default
+# without a podFailurePolicy) the terminating pod counts as failed at once, so backoffLimit applies;
+# with Failed (forced by a podFailurePolicy) the replacement waits for phase Failed, which the
+# kubelet of an unreachable node never reports.
+
+def _job(name, failed=0, backoff_limit=6, **spec):
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": "default", "uid": "uid-" + name},
+            "spec": dict({"backoffLimit": backoff_limit, "template": {"spec": {"restartPolicy": "Never",
+                                                                                "containers": [{"name": "c", "image": "x"}]}}},
+                         **spec),
+            "status": {"active": 1, "failed": failed}}
+
+
+DISRUPTION_IGNORED = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+
+
+@pytest.mark.parametrize("job, code", [
+    (_job("etl"), None),                                                   # replaced at the deletion
+    (_job("etl", failed=6, backoff_limit=6), "job-failed"),               # 7 > backoffLimit 6
+    (_job("etl", podFailurePolicy=DISRUPTION_IGNORED), "waits-for-old-pod"),
+    (_job("etl", podReplacementPolicy="Failed"), "waits-for-old-pod"),
+])
+def test_job_pod_deleted_on_an_unreachable_node(job, code):
+    plan = _plan(zone("n", 3, "z1") + [job, pod("etl-x", "n1", owner=("Job", "etl"))], fail=["n1"])
+    (delete,) = [a for a in plan.actions if a.type == "delete"]
+    assert delete.at == 355
+    assert [(e.pod, e.code) for e in plan.shortfall] == ([] if code is None else [("etl-x", code)])
+    assert (delete.target is None) == (code is not None)
+
+
+def test_job_replacement_waits_out_the_pod_failure_backoff_from_the_pods_ready_false_time():
+    """tolerationSeconds 0: deleted at +55s (v1.33); the pod turned Ready=False at +50s (its finish
+    time), so the first failure's 10s backoff ends at +60s; the second pod's 20s at +70s."""
+    tol = [{"key": UNREACH, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 0}]
+    items = zone("n", 3, "z1") + [_job("etl"), pod("etl-a", "n1", owner=("Job", "etl"), tolerations=tol),
+                                   pod("etl-b", "n1", owner=("Job", "etl"), tolerations=tol)]
+    plan = _plan(items, fail=["n1"])
+    assert [(a.pod, a.at, a.replaced_at) for a in plan.actions if a.type == "delete"] == [
+        ("etl-a", 55, 60), ("etl-b", 55, 70)]

@@ -257,6 +257,13 @@ def test_malformed_pod_failure_policy_is_a_clean_error(write_snapshot) -> None:
     assert "Traceback" not in r.stderr
 
 
+def test_unknown_pod_replacement_policy_is_a_clean_error(write_snapshot) -> None:
+    path = write_snapshot(node("n1"), owner("Job", "w", podReplacementPolicy="Sometimes"))
+    r = run_cli("-f", path, "controller", "--fail", "n1")
+    assert r.returncode == 1 and len(r.stderr.splitlines()) == 1
+    assert r.stderr.startswith("error:") and "Job default/w: spec.podReplacementPolicy" in r.stderr
+
+
 def test_demo_shutdown_tells_one_story() -> None:
     """`--demo shutdown worker-a1`: the ReplicaSet pods come back 30s after they are Failed at
     +20s, spark-driver's replacement fits nowhere, so the verdict, the table and the exit code all

@@ -14,7 +14,7 @@ nodes do) are part of the plan too (`rules/devicetainteviction.py`).
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from pyrsistent import PClass, field
 
@@ -27,7 +27,8 @@ from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_tai
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at)
-from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, Decision, controller_owner, job_decision, owner_absent,
+                                               recreation, replace_removed)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -102,6 +103,34 @@ def _zone_note(zt: ZoneTimeline, tl: Timeline, horizon: float, threshold: int) -
         text += "; %d node%s queued but never %s" % (len(zt.stuck), "" if len(zt.stuck) == 1 else "s",
                                                      "tainted" if not tl.legacy else "emptied")
     return text
+
+
+def _job_replacement(snapshot: Snapshot, pod: Pod, deleted_at: float, node_status: str, not_ready_at: Optional[float],
+                     counted: Dict[str, int]) -> Decision:
+    """The Job controller's answer for a Job pod the taint-eviction controller deletes.
+
+    `podReplacementPolicy: TerminatingOrFailed` (the default without a podFailurePolicy) counts the
+    terminating pod as failed at once (`isPodFailed`): backoffLimit applies, and the replacement
+    waits out the pod-failure backoff counted from the pod's finish time (its Ready=False
+    transition, else the deletion). `Failed` (forced by a podFailurePolicy) waits until the pod is
+    Failed: never, while the node is unreachable (only the out-of-service taint or a force delete
+    ends it); a live kubelet fails it after its grace period."""
+    owner = controller_owner(snapshot, pod)
+    policy = owner.pod_replacement_policy if owner is not None else "TerminatingOrFailed"
+    if policy == "Failed":
+        if node_status in ("Unknown", ""):
+            return Decision("none", None, "Job %s/%s has podReplacementPolicy Failed: its controller creates the "
+                            "replacement only once the pod is Failed, which the unreachable node's kubelet never "
+                            "reports (out-of-service taint or force delete needed)" % (pod.namespace, pod.controller.name))
+        finished = deleted_at + pod.termination_grace_period
+    else:
+        finished = min(deleted_at, not_ready_at) if not_ready_at is not None else deleted_at
+    decision, count = job_decision(owner, finished, counted.get(pod.controller.uid, 0), owner_absent(snapshot, pod))
+    if count:
+        counted[pod.controller.uid] = counted.get(pod.controller.uid, 0) + 1
+    if decision.kind == "schedule" and decision.at is not None:
+        return decision._replace(at=max(decision.at, deleted_at))
+    return decision
 
 
 def _version_text(v: ClusterVersion) -> str:
@@ -187,6 +216,13 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             reason += "; " + NOTHING_RECREATES
         b.action("delete", by=DEVICE_TAINT_EVICTION, namespace=p.namespace, pod=p.name, uid=p.uid, node=p.node_name,
                  at=e.at, grace_period_seconds=None, target=target, candidates=candidates, rule=RULE, reason=reason)
+    not_ready: Dict[Tuple[str, str], float] = {}
+    for name, nt in tl.nodes.items():
+        at = pods_marked_not_ready_at(nt)
+        if at is not None and at <= horizon:
+            for p in snapshot.pods_on(name):
+                not_ready[(p.namespace, p.name)] = at
+    job_counted: Dict[str, int] = {}
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
     deleter = NODE_LIFECYCLE if tl.legacy else TAINT_EVICTION
     for f in deletions:
@@ -201,14 +237,30 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                      grace_period_seconds=None, target=None, rule=RULE,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
             continue
-        placed = replace_removed(b, placer, p, f.at, RULE, "deleted at %s" % format_offset(f.at), node=f.node)
+        replaced_at = None
+        if p.controller_kind == "Job":
+            job = _job_replacement(snapshot, p, f.at, status_at(tl.nodes[f.node].statuses, f.at),
+                                   not_ready.get((p.namespace, p.name)), job_counted)
+            if job.kind != "schedule":
+                code = "job-failed" if job.kind == "job-failed" else "waits-for-old-pod"
+                b.shortfall(p, code, "deleted at %s: %s" % (format_offset(f.at), job.why), node=f.node)
+                b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+                         grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; " + job.why)
+                continue
+            if job.at is not None and job.at > f.at:
+                replaced_at = job.at
+        placed = replace_removed(b, placer, p, f.at if replaced_at is None else replaced_at, RULE,
+                                 "deleted at %s" % format_offset(f.at), node=f.node)
         if placed is None:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
         else:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
-                     reason=reason + ("" if placed.node else "; its replacement fits no node"))
+                     replaced_at=replaced_at,
+                     reason=reason + ("" if placed.node else "; its replacement fits no node")
+                     + ("; Job controller: replacement created at %s (pod-failure backoff)" % format_offset(replaced_at)
+                        if replaced_at is not None else ""))
 
     # Notes: settings, zones.
     b.note("node-monitor-grace-period %s%s, node-monitor-period %s, node-eviction-rate %s, secondary %s, "
@@ -246,10 +298,4 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         for zt in tl.zones if zt.size or zt.dequeued or zt.stuck]
     if tl.master_disruption_at is not None:
         b.extra["masterDisruptionAt"] = number(tl.master_disruption_at)
-    not_ready = {}
-    for name, nt in tl.nodes.items():
-        at = pods_marked_not_ready_at(nt)
-        if at is not None and at <= horizon:
-            for p in snapshot.pods_on(name):
-                not_ready[(p.namespace, p.name)] = at
     return attach(snapshot, b.build(), not_ready=not_ready)

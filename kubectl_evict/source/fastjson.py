@@ -142,6 +142,7 @@ class Spec(_S):
     backoffLimit: Any = None
     backoffLimitPerIndex: Any = None
     podFailurePolicy: RawField = None
+    podReplacementPolicy: Any = None
     # Lease, VolumeAttachment
     holderIdentity: Any = None
     renewTime: Any = None

@@ -917,8 +917,13 @@ def _job_fields(loc: _Loc, obj: dict, spec: dict) -> Dict[str, Any]:
     failed = _int(loc, status, "failed", "status.failed", 0)
     if limit is None or limit < 0:
         raise loc.error("spec.backoffLimit", "must not be negative, found %r" % limit)
+    replacement = _str(loc, spec, "podReplacementPolicy", "spec.podReplacementPolicy") or \
+        ("Failed" if policy else "TerminatingOrFailed")
+    if replacement not in ("TerminatingOrFailed", "Failed"):
+        raise loc.error("spec.podReplacementPolicy", "expected TerminatingOrFailed or Failed, found %r" % replacement)
     return {"backoff_limit": limit, "failed": max(0, failed or 0), "pod_failure_rules": tuple(rules),
-            "backoff_limit_per_index": _int(loc, spec, "backoffLimitPerIndex", "spec.backoffLimitPerIndex")}
+            "backoff_limit_per_index": _int(loc, spec, "backoffLimitPerIndex", "spec.backoffLimitPerIndex"),
+            "pod_replacement_policy": replacement}
 
 
 def _project_priority_class(loc: _Loc, obj: dict, name: str) -> PriorityClass:
