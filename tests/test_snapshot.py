@@ -56,6 +56,10 @@ def test_relabel_moves_node_between_zones():
     ({"topology.kubernetes.io/region": "r", "topology.kubernetes.io/zone": "a"}, "r/a"),
     ({"failure-domain.beta.kubernetes.io/zone": "beta", "topology.kubernetes.io/zone": "ga"}, "beta"),  # beta first
     ({"topology.kubernetes.io/zone": "a"}, "a"),
+    # a beta label present but empty still wins (GetZoneKey tests presence, not value)
+    ({"failure-domain.beta.kubernetes.io/zone": "", "topology.kubernetes.io/zone": "ga"}, ""),
+    ({"failure-domain.beta.kubernetes.io/zone": "", "topology.kubernetes.io/zone": "ga",
+      "topology.kubernetes.io/region": "r"}, "r/"),
 ])
 def test_zone_key(labels, zone):
     assert _freeze(node("n1", zone=None, labels=labels)).node("n1").zone == zone

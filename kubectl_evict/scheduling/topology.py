@@ -11,8 +11,14 @@ def zone_key(labels: Mapping[str, str]) -> str:
     Upstream joins region and zone with ":\\x00:"; label values cannot contain "/", so
     "region/zone" groups nodes identically and prints cleanly. No labels: "" (one zone).
     """
-    region = labels.get("failure-domain.beta.kubernetes.io/region") or labels.get("topology.kubernetes.io/region") or ""
-    zone = labels.get("failure-domain.beta.kubernetes.io/zone") or labels.get("topology.kubernetes.io/zone") or ""
+    region = _first_present(labels, "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region")
+    zone = _first_present(labels, "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
     if not region and not zone:
         return ""
     return "%s/%s" % (region, zone) if region else zone
+
+
+def _first_present(labels: Mapping[str, str], beta: str, ga: str) -> str:
+    """The beta label when the node has it, even empty (upstream tests presence: `zone, ok :=
+    labels[beta]`), else the GA one."""
+    return labels[beta] if beta in labels else labels.get(ga, "")
