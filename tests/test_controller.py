@@ -442,3 +442,15 @@ def test_job_replacement_waits_out_the_pod_failure_backoff_from_the_pods_ready_f
     plan = _plan(items, fail=["n1"])
     assert [(a.pod, a.at, a.replaced_at) for a in plan.actions if a.type == "delete"] == [
         ("etl-a", 55, 60), ("etl-b", 55, 70)]
+
+
+def test_job_not_in_the_input_is_assumed_terminating_or_failed_and_said_so():
+    items = zone("n", 3, "z1") + [pod("etl-x", "n1", owner=("Job", "etl"))]
+    snap_kinds = [k for k in __import__("conftest").complete_kinds() if k != "Job"]
+    docs = snapshot_list(*items, kinds=snap_kinds)["items"]
+    docs[0] = dict(docs[0], serverVersion="v1.33")
+    snap = freeze([("t.json", "", d) for d in docs])
+    plan = plan_controller(snap, ControllerPlanSettings(fail=("n1",)), snap.info.taken_at)
+    assert [(a.pod, a.target) for a in plan.actions if a.type == "delete"] == [("etl-x", "n2")]
+    (job,) = [i for i in plan.incomplete if i.kind == "Job"]
+    assert "podReplacementPolicy" in job.effect and "default/etl-x" in job.effect

@@ -239,6 +239,9 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             continue
         replaced_at = None
         if p.controller_kind == "Job":
+            if not snapshot.holds("Job") and controller_owner(snapshot, p) is None:
+                b.incomplete_for("Job", "podReplacementPolicy, backoffLimit and podFailurePolicy not checked: assumed "
+                                 "TerminatingOrFailed with backoffLimit 6 (replaced when deleted)", p.ref)
             job = _job_replacement(snapshot, p, f.at, status_at(tl.nodes[f.node].statuses, f.at),
                                    not_ready.get((p.namespace, p.name)), job_counted)
             if job.kind != "schedule":
