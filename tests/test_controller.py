@@ -454,3 +454,17 @@ def test_job_not_in_the_input_is_assumed_terminating_or_failed_and_said_so():
     assert [(a.pod, a.target) for a in plan.actions if a.type == "delete"] == [("etl-x", "n2")]
     (job,) = [i for i in plan.incomplete if i.kind == "Job"]
     assert "podReplacementPolicy" in job.effect and "default/etl-x" in job.effect
+
+
+def test_finished_pods_are_deleted_too_and_not_replaced():
+    """The taint-eviction controller lists every pod bound to the node, whatever its phase (spec
+    D5): a Succeeded Job pod goes at taint + 300s like the others; nothing replaces it and the
+    Job does not count it as a failure."""
+    items = zone("n", 3, "z1") + [_job("etl"), pod("etl-done", "n1", owner=("Job", "etl"), phase="Succeeded", ready=False),
+                                   pod("web-1", "n1")]
+    plan = _plan(items, fail=["n1"])
+    assert [(a.pod, a.at, a.target) for a in plan.actions if a.type == "delete"] == [
+        ("etl-done", 355, None), ("web-1", 355, "n2")]
+    assert not plan.shortfall and not plan.skipped
+    done = next(a for a in plan.actions if a.pod == "etl-done")
+    assert "finished (Succeeded)" in done.reason

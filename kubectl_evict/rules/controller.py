@@ -228,7 +228,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     for f in deletions:
         p = f.pod
         reason = "%s; %s deletes it (%s)" % (f.reason, who, _pdb_text(snapshot, p))
-        stuck = p.controller_kind == "StatefulSet" and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
+        stuck = p.controller_kind == "StatefulSet" and not p.is_terminal and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
         if stuck:
             b.shortfall(p, "waits-for-old-pod", "deleted at %s but stays Terminating: the node is unreachable, so its kubelet never confirms, and "
                     "the StatefulSet controller creates the replacement only once the old pod is gone (out-of-service "
@@ -238,7 +238,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
             continue
         replaced_at = None
-        if p.controller_kind == "Job":
+        if p.controller_kind == "Job" and not p.is_terminal:
             if not snapshot.holds("Job") and controller_owner(snapshot, p) is None:
                 b.incomplete_for("Job", "podReplacementPolicy, backoffLimit and podFailurePolicy not checked: assumed "
                                  "TerminatingOrFailed with backoffLimit 6 (replaced when deleted)", p.ref)
@@ -256,7 +256,8 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                                  "deleted at %s" % format_offset(f.at), node=f.node)
         if placed is None:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
-                     grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+                     grace_period_seconds=None, rule=RULE,
+                     reason=reason + "; " + (recreation(p).why if p.is_terminal else NOTHING_RECREATES))
         else:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,

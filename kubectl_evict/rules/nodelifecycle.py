@@ -689,7 +689,8 @@ def effective_tolerations(pod: Pod, settings: ControllerSettings,
 def pod_fates(snapshot: Snapshot, timeline: Timeline, settings: ControllerSettings, now: float) -> List[PodFate]:
     """What happens to each running pod on the nodes of the timeline, in node order.
 
-    Taint-based (default): the taint-eviction controller over each node's NoExecute history;
+    Taint-based (default): the taint-eviction controller over each node's NoExecute history,
+    finished (Succeeded/Failed) pods included, as upstream lists every pod bound to the node;
     pods on nodes whose NoExecute taints never change and never involve the controller are left
     out. Legacy: every pod of a dequeued node is deleted then, except DaemonSet pods.
     """
@@ -719,9 +720,7 @@ def pod_fates(snapshot: Snapshot, timeline: Timeline, settings: ControllerSettin
         if not involved:
             continue
         hist = nt.noexecute
-        for p in pods:
-            if p.is_terminal:
-                continue
+        for p in pods:      # finished pods too: the taint-eviction controller does not look at the phase
             tols = effective_tolerations(p, settings, tol_cache)
             key = (tols, p.tolerations, hist)
             res = cache.get(key)
