@@ -72,8 +72,8 @@ def command(ctx: click.Context, fail: Any, fail_zones: Any, node_monitor_grace_p
 
     Starts from the snapshot at now (nodes it already shows unhealthy are taken as they are);
     --fail / --fail-zone make nodes stop posting status at now. Prints the timeline: Unknown and
-    NoSchedule taints after the grace period, NoExecute taints one monitor period later through
-    each zone's rate-limited queue (slowed or stopped when a zone is partially disrupted, none at
+    NoSchedule taints after the grace period, NoExecute taints (from v1.34 in the same pass, one
+    monitor period later before) through each zone's rate-limited queue (slowed or stopped when a zone is partially disrupted, none at
     all when every zone is down), and pod deletions by the taint-eviction controller at
     taint time + tolerationSeconds (a plain DELETE: PodDisruptionBudgets are not consulted), with
     the node each replacement pod would land on.
