@@ -60,3 +60,50 @@ def test_least_allocated_reads_pod_level_requests_of_residents() -> None:
     snap = snapshot(node("src"), node("a"), node("b"), deployment("web", 1), deployment("x", 1), deployment("y", 1),
                     pod("x-1", "a", spec=big), pod("y-1", "b", cpu="2500m", memory="1Gi"), pod("web-1", "src"))
     assert evictions(drain(snap, "src"))["web-1"] == (0, "b")
+
+
+def _placer(*objs: Any, version: str = "v1.33.3") -> Any:
+    from kubectl_evict.scheduling.placement import Placer
+    snap = snapshot(*objs, version=version)
+    return Placer(snap.nodes.values(), snap.pods_by_node, snapshot=snap), snap
+
+
+def _aff(*terms: tuple, anti: bool = False, ns_selector: Any = None) -> dict:
+    """Preferred pod (anti-)affinity terms (weight, app) on the hostname key."""
+    out = []
+    for weight, app in terms:
+        term: Dict[str, Any] = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}
+        if ns_selector is not None:
+            term["namespaceSelector"] = ns_selector
+        out.append({"weight": weight, "podAffinityTerm": term})
+    return {"affinity": {"podAntiAffinity" if anti else "podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": out}}}
+
+
+# InterPodAffinity's Score (`interpodaffinity/scoring.go`): the preferred weights of the incoming
+# pod's terms summed per node over matching pods (anti-affinity subtracts), then NormalizeScore
+# `int64(float64(MaxNodeScore) * (float64(score-min) / float64(max-min)))` (0 everywhere when all
+# are equal); weight 2.
+@pytest.mark.parametrize("case,spec,ns_labels,want", [
+    ("weights summed per node; 100 * (29/100) truncates to 28 in float64",
+     _aff((29, "a"), (71, "b")), {}, {"x": 0, "y": 2 * 28, "z": 2 * 100}),
+    ("anti-affinity subtracts: the node without matching pods scores highest",
+     _aff((29, "a"), (71, "b"), anti=True), {}, {"x": 2 * 100, "y": 2 * 71, "z": 0}),
+    ("namespaceSelector picks the namespaces by label",
+     _aff((50, "a"), ns_selector={"matchLabels": {"team": "red"}}), {"other": {"team": "red"}},
+     {"x": 2 * 100, "y": 0, "z": 0}),
+    ("namespaceSelector {} means every namespace: one matching pod per node, all equal",
+     _aff((50, "a"), ns_selector={}), {}, {"x": 0, "y": 0, "z": 0}),
+    ("no namespaceSelector: the pod's own namespace",
+     _aff((50, "a")), {}, {"x": 0, "y": 2 * 100, "z": 2 * 100}),
+])
+def test_inter_pod_affinity_score(case: str, spec: dict, ns_labels: dict, want: dict) -> None:
+    from kubectl_evict.scheduling.scoring import scores
+    nss = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n, "labels": lab}}
+           for n, lab in dict({"default": {}, "other": {}}, **ns_labels).items()]
+    placer, snap = _placer(node("x"), node("y"), node("z"), deployment("web", 1), *nss,
+                           pod("a-1", "y"), pod("a-2", "z"), pod("b-1", "z"), pod("a-3", "x", ns="other"),
+                           pod("web-1", "x", spec=spec))
+    incoming = next(p for p in snap.pods if p.name == "web-1")
+    got = scores(placer, incoming, ["x", "y", "z"])
+    assert {n: got[n]["InterPodAffinity"] for n in "xyz"} == want, case

@@ -161,7 +161,9 @@ def _interpod_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, i
         labels = placer.nodes[n].labels
         raw[n] = sum(w for (k, v), w in topo.items() if labels.get(k) == v)
     lo, hi = min(raw.values()), max(raw.values())
-    return {n: int(MAX * (s - lo) / (hi - lo)) if hi > lo else 0 for n, s in raw.items()}
+    # float64(MaxNodeScore) * (float64(score-min) / float64(max-min)), in that order: 100 * 29/100
+    # is 28 there (0.29 is just below 29/100 as a float), not 29
+    return {n: int(MAX * ((s - lo) / (hi - lo))) if hi > lo else 0 for n, s in raw.items()}
 
 
 def scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, Dict[str, int]]:
