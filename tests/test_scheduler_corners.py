@@ -107,3 +107,22 @@ def test_inter_pod_affinity_score(case: str, spec: dict, ns_labels: dict, want: 
     incoming = next(p for p in snap.pods if p.name == "web-1")
     got = scores(placer, incoming, ["x", "y", "z"])
     assert {n: got[n]["InterPodAffinity"] for n in "xyz"} == want, case
+
+
+# NodeResourcesBalancedAllocation's PreScore (`balanced_allocation.go`, #129138) skips a pod whose
+# real requests of the plugin's resources (cpu, memory) are all 0, whatever else it requests; the
+# plugin then adds nothing. x runs 2 cpu / 1Gi of 4 cpu / 8Gi: with a 1 cpu / 1Gi pod the fractions
+# are 0.75 and 0.25, std 0.25, score 75.
+@pytest.mark.parametrize("case,requests,want", [
+    ("ephemeral-storage only: skipped", {"ephemeral-storage": "1Gi"}, 0),
+    ("extended resource only: skipped", {"example.com/dongle": "1"}, 0),
+    ("no requests: skipped", {}, 0),
+    ("cpu and memory: scored", {"cpu": "1", "memory": "1Gi"}, 75),
+])
+def test_balanced_allocation_skips_pods_without_cpu_or_memory_requests(case: str, requests: dict, want: int) -> None:
+    from kubectl_evict.scheduling.scoring import scores
+    placer, snap = _placer(node("x", **{"example.com/dongle": "4"}), node("y", **{"example.com/dongle": "4"}),
+                           deployment("web", 1), deployment("busy", 1), pod("busy-1", "x", cpu="2", memory="1Gi"),
+                           pod("web-1", "y", requests=requests))
+    incoming = next(p for p in snap.pods if p.name == "web-1")
+    assert scores(placer, incoming, ["x", "y"])["x"]["NodeResourcesBalancedAllocation"] == want, case

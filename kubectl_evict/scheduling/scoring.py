@@ -61,7 +61,9 @@ def resource_scores(placer: Any, pod: Pod, names: Sequence[str],
     pcpu, pmem = cs.pod_nonzero(pod)
     real = dict(cs.items(pod))
     least: Dict[str, int] = {}
-    balanced: Optional[Dict[str, int]] = None if not any(q > 0 for q in real.values()) else {}
+    # PreScore skips a pod that requests none of the plugin's resources (cpu, memory): one asking
+    # only ephemeral-storage or a GPU is "best effort" there (#129138)
+    balanced: Optional[Dict[str, int]] = None if not any(real.get(r, 0) > 0 for r, _ in balanced_resources) else {}
     delta = placer.release.has("BalancedAllocationDelta")
     for n in names:
         alloc = cs.alloc[n]
