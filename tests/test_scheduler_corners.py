@@ -126,3 +126,23 @@ def test_balanced_allocation_skips_pods_without_cpu_or_memory_requests(case: str
                            pod("web-1", "y", requests=requests))
     incoming = next(p for p in snap.pods if p.name == "web-1")
     assert scores(placer, incoming, ["x", "y"])["x"]["NodeResourcesBalancedAllocation"] == want, case
+
+
+def test_default_spread_counts_candidates_without_the_zone_as_one_domain() -> None:
+    """PodTopologySpread's Score with the system default constraints (hostname maxSkew 3, zone
+    maxSkew 5, from the ReplicaSet's selector): `initPreScoreState` counts a candidate without
+    the zone label as the zone domain "" (only the pod's own constraints ignore such nodes), so
+    with a (z1), b (z2) and c (no zone) the zone weight is ln(3 + 2), not ln(2 + 2). Three
+    matching pods on a: a = 3 ln5 + 2 + 3 ln5 + 4 = 15.66 -> 16, b = 2 + 4 = 6, c = 2 (no zone
+    term); normalised 100 (max + min - s) / max: a 12, b 75, c 100; weight 2."""
+    from kubectl_evict.scheduling.scoring import scores
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "metadata": {"name": "web-rs", "namespace": "default", "uid": "rs-web"},
+          "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "web"}}}}
+    placer, snap = _placer(node("src", labels={"topology.kubernetes.io/zone": "z9"}),
+                           node("a", labels={"topology.kubernetes.io/zone": "z1"}),
+                           node("b", labels={"topology.kubernetes.io/zone": "z2"}), node("c"), rs,
+                           [pod("web-%d" % i, "a") for i in range(3)], pod("web-9", "src"))
+    incoming = next(p for p in snap.pods if p.name == "web-9")
+    got = scores(placer, incoming, ["a", "b", "c"])
+    assert {n: got[n]["PodTopologySpread"] for n in "abc"} == {"a": 24, "b": 150, "c": 200}

@@ -114,8 +114,9 @@ def spread_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]
         if c.topology_key == HOSTNAME:
             sizes.append(len(names) - len(ignored))
         else:
-            sizes.append(len({placer.nodes[n].labels[c.topology_key] for n in names
-                              if n not in ignored and c.topology_key in placer.nodes[n].labels}))
+            # a candidate without the key (only with the system defaults: otherwise it is
+            # ignored) is the domain "" here (`initPreScoreState`), though it scores no count
+            sizes.append(len({placer.nodes[n].labels.get(c.topology_key, "") for n in names if n not in ignored}))
     raw: Dict[str, int] = {}
     for n in names:
         if n in ignored:
