@@ -146,3 +146,44 @@ def test_default_spread_counts_candidates_without_the_zone_as_one_domain() -> No
     incoming = next(p for p in snap.pods if p.name == "web-9")
     got = scores(placer, incoming, ["a", "b", "c"])
     assert {n: got[n]["PodTopologySpread"] for n in "abc"} == {"a": 24, "b": 150, "c": 200}
+
+
+def _pin(*terms: tuple) -> dict:
+    """Required node affinity terms of `metadata.name In` matchFields (one tuple of names per
+    requirement, one tuple of requirements per term)."""
+    return {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": list(v)} for v in term]}
+        for term in terms]}}}}
+
+
+# NodeAffinity's PreFilter (`node_affinity.go`) narrows the nodes to the `metadata.name In` values
+# of the required terms; `findNodesThatFitPod` filters only those and gives every other node
+# (the cordoned one too) `node(s) didn't satisfy plugin(s) [NodeAffinity]` (UnschedulableAndUnresolvable:
+# preemption does not help there); conflicting names reject the pod in PreFilter. Seen on real
+# clusters: "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't satisfy plugin(s)
+# [NodeAffinity]. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming
+# pod, 3 Preemption is not helpful for scheduling."
+@pytest.mark.parametrize("case,spec,target,text", [
+    ("pinned to a full node", _pin((("x",),)), None,
+     "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+     "preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, "
+     "3 Preemption is not helpful for scheduling."),
+    ("pinned to a node that does not exist", _pin((("gone",),)), None,
+     "0/4 nodes are available: 4 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+     "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."),
+    ("one term naming two nodes that cannot both be it", _pin((("x",), ("y",))), None,
+     "0/4 nodes are available: pod affinity terms conflict. "
+     "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."),
+    ("two terms: either node", _pin((("x",),), (("y",),)), "y", ""),
+    ("the drained node or y", _pin((("src",),), (("y",),)), "y", ""),
+    ("only the drained node: cordoned, the others not filtered", _pin((("src",),)), None,
+     "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+     "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."),
+])
+def test_node_affinity_prefilter_node_names(case: str, spec: dict, target: Any, text: str) -> None:
+    snap = snapshot(node("src"), node("x", cpu="1"), node("y"), node("z"), deployment("web", 1),
+                    pod("web-1", "src", cpu="2", spec=spec))
+    plan = drain(snap, "src")
+    assert evictions(plan)["web-1"] == (0, target), case
+    assert [e.reason for e in plan.shortfall] == (
+        ["evicted, but its replacement has nowhere to go: " + text] if text else []), case
