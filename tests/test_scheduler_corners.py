@@ -187,3 +187,20 @@ def test_node_affinity_prefilter_node_names(case: str, spec: dict, target: Any, 
     assert evictions(plan)["web-1"] == (0, target), case
     assert [e.reason for e in plan.shortfall] == (
         ["evicted, but its replacement has nowhere to go: " + text] if text else []), case
+
+
+@pytest.mark.parametrize("version,reason", [
+    ("v1.33.3", "1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }"),
+    ("v1.35.0", "1 node(s) had untolerated taint(s)"),
+])
+def test_a_failed_node_is_tainted_not_cordoned_in_the_fit_error(write_snapshot: Any, version: str, reason: str) -> None:
+    """`controller --fail a`: a silent node is not cordoned; the node lifecycle controller taints
+    it node.kubernetes.io/unreachable (NoSchedule and NoExecute), and TaintToleration is what keeps
+    the replacements off it (their default tolerations cover only NoExecute, for 300 s)."""
+    import json
+    from conftest import node as cnode, pod as cpod, run_cli
+    path = write_snapshot(cnode("a"), cnode("b", cpu="1"), cpod("web-1", "a", cpu="2"), server_version=version)
+    out = run_cli("-f", path, "--now", "2026-11-21T12:00:00Z", "-o", "json", "controller", "--fail", "a")
+    plan = json.loads(out.stdout)
+    [short] = plan["shortfall"]
+    assert "0/2 nodes are available: 1 Insufficient cpu, %s." % reason in short["reason"]
