@@ -204,3 +204,18 @@ def test_a_failed_node_is_tainted_not_cordoned_in_the_fit_error(write_snapshot: 
     plan = json.loads(out.stdout)
     [short] = plan["shortfall"]
     assert "0/2 nodes are available: 1 Insufficient cpu, %s." % reason in short["reason"]
+
+
+@pytest.mark.parametrize("ready", ["Unknown", "True"])
+def test_a_powered_off_node_is_tainted_not_cordoned_in_the_fit_error(write_snapshot: Any, ready: str) -> None:
+    """`shutdown a --non-graceful`: the powered-off node is unreachable (its NoSchedule taint
+    comes first, then your out-of-service NoExecute one), not cordoned: v1.33's FitError names
+    the unreachable taint."""
+    import json
+    from conftest import node as cnode, pod as cpod, run_cli
+    path = write_snapshot(cnode("a", ready=ready), cnode("b", cpu="1"), cpod("web-1", "a", cpu="2"),
+                          server_version="v1.33.3")
+    out = run_cli("-f", path, "--now", "2026-11-21T12:00:00Z", "-o", "json", "shutdown", "a", "--non-graceful")
+    [short] = json.loads(out.stdout)["shortfall"]
+    assert "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint " \
+           "{node.kubernetes.io/unreachable: }." in short["reason"]
