@@ -219,3 +219,29 @@ def test_a_powered_off_node_is_tainted_not_cordoned_in_the_fit_error(write_snaps
     [short] = json.loads(out.stdout)["shortfall"]
     assert "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint " \
            "{node.kubernetes.io/unreachable: }." in short["reason"]
+
+
+_PNS = [{"key": "spot", "value": "yes", "effect": "PreferNoSchedule"}]
+
+
+# Which node the default score plugins pick (weights: TaintToleration 3, LeastAllocated 1,
+# BalancedAllocation 1): x and y are 4 cpu / 8Gi, y runs a pod asking 1 cpu / 1Gi; the pod asks
+# 100m / 128Mi.
+@pytest.mark.parametrize("case,x_taints,x_pods,pod_spec,want", [
+    # x: TaintToleration 0 (its one PreferNoSchedule taint is the most), y 100 x 3 = 300 > any resource gap
+    ("an untolerated PreferNoSchedule taint loses to a busier node", _PNS, 0, {}, "y"),
+    ("a PreferNoSchedule toleration makes it count no more", _PNS, 0,
+     {"tolerations": [{"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}]}, "x"),
+    ("a toleration with an empty effect covers it too", _PNS, 0,
+     {"tolerations": [{"key": "spot", "operator": "Exists"}]}, "x"),
+    ("a NoSchedule toleration does not (countIntolerableTaintsPreferNoSchedule)", _PNS, 0,
+     {"tolerations": [{"key": "spot", "operator": "Exists", "effect": "NoSchedule"}]}, "y"),
+    # 20 pods asking nothing count 20 x (100m, 200Mi) for LeastAllocated (not for BalancedAllocation):
+    # x (47 + 49) / 2 + 99 = 147 < y (72 + 85) / 2 + 93 = 171 (without the defaults x would score 196)
+    ("pods asking nothing count 100m / 200Mi each in LeastAllocated", [], 20, {}, "y"),
+])
+def test_default_scores_pick(case: str, x_taints: list, x_pods: int, pod_spec: dict, want: str) -> None:
+    snap = snapshot(node("src"), node("x", taints=x_taints), node("y"), deployment("web", 1), deployment("busy", 1),
+                    deployment("idle", x_pods), pod("busy-1", "y", cpu="1", memory="1Gi"),
+                    [pod("idle-%d" % i, "x", requests={}) for i in range(x_pods)], pod("web-1", "src", spec=pod_spec))
+    assert evictions(drain(snap, "src"))["web-1"] == (0, want), case
