@@ -30,7 +30,7 @@ from kubectl_evict.model import LabelSelector, Pod, PodDisruptionBudget, Snapsho
 from kubectl_evict.plan import USER, Plan, PlanBuilder
 from kubectl_evict.rules.drain_filters import (ERROR, SKIP, WARNING, FilterFlags, aggregate, drain_filter,
                                                error_text, warning_text)
-from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, effective_budget, eviction_decision,
+from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, Eviction, effective_budget, eviction_decision,
                                                  pdbs_for_pod, selected_pods, status_is_current)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
@@ -127,6 +127,7 @@ class _BudgetState:
         self.allowed = budget.disruptions_allowed
         self.healthy = budget.current_healthy
         self.restores: Dict[int, int] = {}      # wave -> budget that comes back then
+        self.gains: Dict[int, int] = {}         # wave -> Ready replacements of pods that were not healthy
         self.lost: List[str] = []               # pods whose budget never comes back, and why
         self.spent = 0
 
@@ -136,9 +137,16 @@ class _BudgetState:
                 n = self.restores.pop(w)
                 self.allowed += n
                 self.healthy += n
+        for w in sorted(self.gains):
+            if w <= wave:
+                # the controller counts one more healthy pod than before the drain: disruptionsAllowed
+                # is currentHealthy - desiredHealthy again (0 while it fails safe or expects none)
+                self.healthy += self.gains.pop(w)
+                if self.budget.expected_pods > 0 and not self.budget.problem:
+                    self.allowed = max(self.allowed, self.healthy - self.budget.desired_healthy)
 
     def pending_after(self, wave: int) -> Optional[int]:
-        later = [w for w in self.restores if w > wave]
+        later = [w for w in list(self.restores) + list(self.gains) if w > wave]
         return min(later) if later else None
 
     def as_pdb(self) -> PodDisruptionBudget:
@@ -321,8 +329,10 @@ class DrainRun:
             return None, placed.reason
         return placed.node, ""
 
-    def remove(self, pod: Pod, wave: int, reason: str, state: Optional[_BudgetState]) -> None:
-        """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget."""
+    def remove(self, pod: Pod, wave: int, reason: str, state: Optional[_BudgetState], spent: bool = True) -> None:
+        """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget: `state`
+        is the PDB whose budget the eviction `spent`, or (not spent) whose currentHealthy the Ready
+        replacement of a pod that was not healthy raises."""
         at = self.at(wave)
         if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
             target, problem = None, ""      # its replacement waits for the old pod to be gone
@@ -358,7 +368,10 @@ class DrainRun:
             self.short(pod, "ordered-ready", "evicted, but its replacement is never created: %s" % problem)
         elif problem:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
-        if state is not None:
+        if state is not None and not spent:
+            if target is not None:
+                state.gains[wave + 1] = state.gains.get(wave + 1, 0) + 1
+        elif state is not None:
             if target is not None:
                 state.restores[wave + 1] = state.restores.get(wave + 1, 0) + 1
             else:
@@ -417,6 +430,7 @@ class DrainRun:
         pdb_cache: Dict[Tuple[str, str], Tuple[PodDisruptionBudget, ...]] = {}
         while pending:
             deferred: List[Pod] = []
+            held: List[Tuple[Pod, _BudgetState, Eviction]] = []
             # kubectl evicts concurrently, throttled; the replacements reach the scheduler in
             # `arrival_order`. Pods a budget held back retry together every 5 s: the scheduler's
             # queue takes their replacements by priority (StatefulSet ones once their old pod is gone).
@@ -468,20 +482,29 @@ class DrainRun:
                         state.allowed -= 1
                         state.healthy -= 1
                         state.spent += 1
-                    self.remove(pod, wave, reason, state if decision.spends_budget else None)
+                    # a pod the controller did not count as healthy (not Ready, Pending) raises
+                    # currentHealthy once its replacement is Ready
+                    gains = state is not None and not decision.spends_budget and not pod.ready \
+                        and not pod.is_terminal and pod.deletion_timestamp is None
+                    self.remove(pod, wave, reason, state if decision.spends_budget or gains else None,
+                                spent=decision.spends_budget)
                     removed.add(pod.key)
                     last = wave
                     continue
-                if decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None \
-                        and state.pending_after(wave) is not None:
-                    deferred.append(pod)
+                if decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None:
+                    held.append((pod, state, decision))    # kubectl retries it every 5 s
                     continue
                 if decision.code == 500:
                     self.block(pod, "%s (PDBs: %s)" % (decision.message, ", ".join(p.ref for p in pdbs)), "multiple-pdbs")
-                elif decision.code == 429 and state is not None and decision.message == VIOLATES_BUDGET:
-                    self.block(pod, self.budget_block_reason(pod, state, decision.text), "pdb")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            # A held pod waits for budget that comes back later, whichever pod of the wave gives it
+            # (a not-Ready pod evicted after it raises currentHealthy once its replacement is Ready).
+            for pod, state, decision in held:
+                if state.pending_after(wave) is not None:
+                    deferred.append(pod)
+                else:
+                    self.block(pod, self.budget_block_reason(pod, state, decision.text), "pdb")
             self.placer.restore(p for p in pending if p.key not in removed)
             if not deferred:
                 break
