@@ -90,6 +90,34 @@ def test_affinity_cases(title, pods, edits, enforce, actions, blocked, skipped):
     assert [e.pod for e in plan.skipped] == skipped
 
 
+def _pdb(name, **spec):
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name, "namespace": "default"},
+            "spec": dict({"selector": {"matchLabels": {"app": "db"}}}, **spec)}
+
+
+@pytest.mark.parametrize("title,pods,pdbs,enforce,actions,blocked", [
+    # minAvailable 1 over the one pod: disruptionsAllowed 0, the Eviction API answers 429 and
+    # nothing gives budget back
+    ("a budget at 0 refuses the eviction", ["db-1"], [_pdb("db", minAvailable=1)], False, [], [("db-1", "pdb-budget")]),
+    ("--enforce-ignored-during-execution evicts through the same API", ["db-1"], [_pdb("db", minAvailable=1)], True,
+     [], [("db-1", "pdb-budget")]),
+    # minAvailable 2 of 3: one disruption at a time, given back when the replacement is Ready
+    ("a budget of 1 lets the pods go one wave apart", ["db-1", "db-2", "db-3"], [_pdb("db", minAvailable=2)], False,
+     [("evict", "db-1", 0, "n2"), ("evict", "db-2", 30, "n2"), ("evict", "db-3", 60, "n2")], []),
+    ("two PDBs: HTTP 500", ["db-1"], [_pdb("db", minAvailable=0), _pdb("db-too", maxUnavailable=1)], False,
+     [], [("db-1", "pdb-multiple")]),
+])
+def test_evictions_respect_pod_disruption_budgets(title, pods, pdbs, enforce, actions, blocked):
+    """RequiredDuringExecution and --enforce-ignored-during-execution evict through the Eviction API
+    (semantics.md E.9, G.4): PDBs apply, budgets drawn down across the plan's evictions."""
+    affinity = SSD_REQUIRED if enforce else SSD_REQUIRED_EXEC
+    plan = _plan(CLUSTER + [pod(name, "n1", labels={"app": "db"}, affinity=affinity) for name in pods] + pdbs,
+                 [parse_label("n1:disktype=hdd")], enforce)
+    assert _actions(plan) == actions
+    assert [(e.pod, e.code) for e in plan.blocked] == blocked
+    assert all("not evicted: " in e.reason for e in plan.blocked)
+
+
 def test_requested_taint_is_the_first_action_so_apply_adds_it():
     plan = _plan(CLUSTER + [pod("web-1", "n1")], [parse_taint("n1:maint=true:NoExecute"), parse_taint("n2:old:NoSchedule-")])
     first, second = plan.actions[0], plan.actions[1]

@@ -13,18 +13,22 @@ Models, for the nodes an edit changes (or, with no edits, for every node):
 - `requiredDuringSchedulingRequiredDuringExecution` from the original node-affinity design
   (also the pod annotation `evictplan.io/node-affinity: RequiredDuringExecution`, KEP-4328's
   intent): violators are evicted at once through the Eviction API.
+Both evictions go through the Eviction API (`pkg/registry/core/pod/storage/eviction.go`), so PDBs
+apply as they do for drain (`scheduling/disruption.py`): a budget refuses (429) what it does not
+allow; the pod goes in a later wave once an earlier eviction's replacement is Ready, or is blocked.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, List, Optional, Tuple
 
 from pyrsistent import PClass, field
 
 from kubectl_evict.model import Node, Pod, Snapshot
-from kubectl_evict.workloads import attach
+from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
-from kubectl_evict.scheduling.disruption import effective_budget, pdbs_for_pod
+from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
+                                                 eviction_decision, pdbs_for_pod)
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
@@ -107,8 +111,10 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
                 continue
             decisions.append((pod, old, new))
     placing = _Placing(after)
+    evictions = _Evictions(b, placing, now)
     for pod, old, new in decisions:
-        _decide(b, placing, pod, old, new, now, settings)
+        _decide(b, placing, evictions, pod, old, new, now, settings)
+    evictions.finish()
     _warn_bypassed_budgets(b, before, now)
     return attach(snapshot, b.build())
 
@@ -133,7 +139,7 @@ def _warn_bypassed_budgets(b: PlanBuilder, snapshot: Snapshot, now: float) -> No
                        ref, allowed, "" if allowed == 1 else "s", len(healthy), ", ".join(p.ref for p in healthy)))
 
 
-def _decide(b: PlanBuilder, placing: _Placing, pod: Pod, old: Node, new: Node, now: float,
+def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, old: Node, new: Node, now: float,
             settings: AffinitySettings) -> None:
     # 1. NoExecute taints: the taint-eviction controller.
     # `old is new`: a node no edit touches (every node, with no edits) is asked once.
@@ -165,7 +171,7 @@ def _decide(b: PlanBuilder, placing: _Placing, pod: Pod, old: Node, new: Node, n
         return
     rde = pod.required_during_execution
     if rde is not None and not node_selector_matches(rde, new.labels, new.name).match:
-        _evict(b, placing, pod, new.name, "node no longer matches requiredDuringSchedulingRequiredDuringExecution node affinity")
+        evictions.add(pod, new.name, "node no longer matches requiredDuringSchedulingRequiredDuringExecution node affinity")
         return
     res = node_matches_pod(pod, new)
     if res.match:
@@ -174,8 +180,8 @@ def _decide(b: PlanBuilder, placing: _Placing, pod: Pod, old: Node, new: Node, n
     what = "the pod's nodeSelector/required node affinity (IgnoredDuringExecution)"
     state = "does not match" if already else "no longer matches"
     if settings.enforce_ignored_during_execution:
-        _evict(b, placing, pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would" % (state, what),
-               need_target=True)
+        evictions.add(pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would"
+                      % (state, what), need_target=True)
     else:
         b.skip(pod, "stays-running", "node %s %s: Kubernetes leaves it running" % (state, what))
 
@@ -197,21 +203,96 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
                  grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
 
 
-def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
+class _Evictions:
+    """The evictions the plan adds (RequiredDuringExecution, `--enforce-ignored-during-execution`),
+    answered as the Eviction API answers drain's (`eviction.go`, `scheduling/disruption.py`): budgets
+    drawn down across all of them; one a budget refuses (429) goes once an earlier eviction's
+    replacement is Ready (`apply` retries 429 as kubectl does), and is blocked when nothing gives
+    budget back."""
+
+    def __init__(self, b: PlanBuilder, placing: _Placing, now: float) -> None:
+        self.b = b
+        self.placing = placing
+        self.now = now
+        self.budgets: Dict[Tuple[str, str], BudgetState] = {}
+        self.held: List[Tuple[Tuple[Pod, str, str, bool], BudgetState, Eviction]] = []
+
+    def add(self, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
+        """Evict `pod` now, if the Eviction API lets it go."""
+        self._try((pod, node, reason, need_target), 0)
+
+    def _try(self, item: Tuple[Pod, str, str, bool], wave: int) -> None:
+        pod, node, reason, need_target = item
+        b, snapshot = self.b, self.placing.snapshot
+        pdbs = pdbs_for_pod(snapshot, pod)
+        state = None
+        if len(pdbs) == 1:
+            key = (pdbs[0].namespace, pdbs[0].name)
+            state = self.budgets.get(key)
+            if state is None:
+                state = self.budgets[key] = BudgetState(pdbs[0], effective_budget(snapshot, pdbs[0], self.now))
+            state.at_wave(wave)
+            decision = eviction_decision(pod, [state.as_pdb()])
+        else:
+            decision = eviction_decision(pod, pdbs)
+        if decision.allowed:
+            if wave:
+                reason = "%s; evicted in wave %d, once earlier evicted pods under PDB %s have Ready replacements" % (
+                    reason, wave + 1, state.pdb.ref)
+            landed = _evict(b, self.placing, pod, node, reason, wave * DEFAULT_STARTUP, need_target)
+            if landed is not None and state is not None and (decision.spends_budget or not pod.ready):
+                if decision.spends_budget:
+                    state.spend()
+                state.replaced(pod, wave, wave * DEFAULT_STARTUP, decision.spends_budget, landed,
+                               "has nowhere to go" if recreation(pod).elsewhere else "is never created")
+        elif decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None:
+            self.held.append((item, state, decision))
+        elif decision.code == 500:
+            b.block(pod, "pdb-multiple", "%s; not evicted: %s (PDBs: %s)" % (
+                reason.split(";")[0], decision.message, ", ".join(p.ref for p in pdbs)))
+        else:
+            b.block(pod, "pdb-budget", "%s; not evicted: %s (PDB %s)" % (
+                reason.split(";")[0], decision.text, state.pdb.ref if state is not None else decision.pdb))
+
+    def finish(self) -> None:
+        """Retry what the budgets held, wave after wave, until nothing gives budget back."""
+        wave = 0
+        while self.held:
+            held, self.held = self.held, []
+            retry = []
+            for item, state, decision in held:
+                if state.pending_after(wave) is not None:
+                    retry.append(item)
+                else:
+                    why = ": budget spent and never given back: %s" % "; ".join(state.lost) if state.lost else ""
+                    self.b.block(item[0], "pdb-budget", "%s; not evicted: %s (PDB %s)%s" % (
+                        item[2].split(";")[0], decision.text, state.pdb.ref, why))
+            if not retry:
+                break
+            wave = min(w for w in (st.pending_after(wave) for _, st, _ in held) if w is not None)
+            for item in retry:
+                self._try(item, wave)
+
+
+def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, at: float,
+           need_target: bool = False) -> Optional[bool]:
+    """The `evict` action of a pod the Eviction API lets go at `at`: whether its replacement lands
+    (None: not evicted, `need_target` and no other node fits)."""
     if not placing.snapshot.holds("PodDisruptionBudget"):
         b.incomplete_for("PodDisruptionBudget", "budgets not checked (the Eviction API refuses an eviction a "
                          "PodDisruptionBudget does not allow)", pod.ref)
     if recreation(pod).elsewhere:
-        placed = place(b, placing.placer(), pod, 0, RULE)
+        placed = place(b, placing.placer(), pod, at, RULE)
         if placed.node is None:
             if need_target:
                 b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits (%s)"
                         % placed.reason)
-                return
+                return None
             b.shortfall(pod, "no-node-fits", "evicted, but its replacement fits no node: %s" % placed.reason)
-        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
+        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
                  reason=reason)
-    else:
-        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
-                 grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+        return placed.node is not None
+    b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+             grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+    return False

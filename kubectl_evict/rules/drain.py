@@ -30,7 +30,7 @@ from kubectl_evict.model import LabelSelector, Pod, PodDisruptionBudget, Snapsho
 from kubectl_evict.plan import USER, Plan, PlanBuilder
 from kubectl_evict.rules.drain_filters import (ERROR, SKIP, WARNING, FilterFlags, aggregate, drain_filter,
                                                error_text, warning_text)
-from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, Eviction, effective_budget, eviction_decision,
+from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget, eviction_decision,
                                                  pdbs_for_pod, selected_pods, status_is_current)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
@@ -118,46 +118,6 @@ def _plural(n: int, one: str, many: str) -> str:
     return "%d %s" % (n, one if n == 1 else many)
 
 
-class _BudgetState:
-    """One PDB's budget as the plan draws it down and replacements give it back."""
-
-    def __init__(self, pdb: PodDisruptionBudget, budget: Budget) -> None:
-        self.pdb = pdb
-        self.budget = budget
-        self.allowed = budget.disruptions_allowed
-        self.healthy = budget.current_healthy
-        self.restores: Dict[int, int] = {}      # wave -> budget that comes back then
-        self.gains: Dict[int, int] = {}         # wave -> Ready replacements of pods that were not healthy
-        self.lost: List[str] = []               # pods whose budget never comes back, and why
-        self.spent = 0
-
-    def at_wave(self, wave: int) -> None:
-        for w in sorted(self.restores):
-            if w <= wave:
-                n = self.restores.pop(w)
-                self.allowed += n
-                self.healthy += n
-        for w in sorted(self.gains):
-            if w <= wave:
-                # the controller counts one more healthy pod than before the drain: disruptionsAllowed
-                # is currentHealthy - desiredHealthy again (0 while it fails safe or expects none)
-                self.healthy += self.gains.pop(w)
-                if self.budget.expected_pods > 0 and not self.budget.problem:
-                    self.allowed = max(self.allowed, self.healthy - self.budget.desired_healthy)
-
-    def pending_after(self, wave: int) -> Optional[int]:
-        later = [w for w in list(self.restores) + list(self.gains) if w > wave]
-        return min(later) if later else None
-
-    def as_pdb(self) -> PodDisruptionBudget:
-        """The PDB as the Eviction API would read it now. A stale status has been replaced by the
-        computed one, so it counts as observed."""
-        pdb = self.pdb
-        return pdb.set(disruptions_allowed=self.allowed, current_healthy=self.healthy,
-                       desired_healthy=self.budget.desired_healthy,
-                       observed_generation=max(pdb.observed_generation, pdb.generation))
-
-
 class DrainRun:
     """The local accumulator behind `plan_drain` (never escapes it), and the building block
     `rules/upgrade.py` drives batch by batch: cordon and filters (`filter_node`), evictions in PDB
@@ -169,7 +129,7 @@ class DrainRun:
         self.cfg = settings
         self.now = now
         self.b = PlanBuilder(command, now)
-        self.budgets: Dict[Tuple[str, str], _BudgetState] = {}
+        self.budgets: Dict[Tuple[str, str], BudgetState] = {}
         if excluded is None:
             excluded = () if settings.one_at_a_time else settings.nodes
         self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=excluded, snapshot=snapshot,
@@ -208,12 +168,12 @@ class DrainRun:
         """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating."""
         return self.s.nodes[name].ready_status in ("Unknown", "False")
 
-    def budget(self, pdb: PodDisruptionBudget) -> _BudgetState:
+    def budget(self, pdb: PodDisruptionBudget) -> BudgetState:
         key = (pdb.namespace, pdb.name)
         st = self.budgets.get(key)
         if st is None:
             budget = effective_budget(self.s, pdb, self.now)
-            st = self.budgets[key] = _BudgetState(pdb, budget)
+            st = self.budgets[key] = BudgetState(pdb, budget)
             if not status_is_current(pdb):
                 why = ("has no status yet" if not pdb.has_status else
                        "status is stale (observedGeneration %d < generation %d)" % (pdb.observed_generation, pdb.generation))
@@ -329,7 +289,7 @@ class DrainRun:
             return None, placed.reason
         return placed.node, ""
 
-    def remove(self, pod: Pod, wave: int, reason: str, state: Optional[_BudgetState], spent: bool = True) -> None:
+    def remove(self, pod: Pod, wave: int, reason: str, state: Optional[BudgetState], spent: bool = True) -> None:
         """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget: `state`
         is the PDB whose budget the eviction `spent`, or (not spent) whose currentHealthy the Ready
         replacement of a pod that was not healthy raises."""
@@ -368,15 +328,8 @@ class DrainRun:
             self.short(pod, "ordered-ready", "evicted, but its replacement is never created: %s" % problem)
         elif problem:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
-        if state is not None and not spent:
-            if target is not None:
-                state.gains[wave + 1] = state.gains.get(wave + 1, 0) + 1
-        elif state is not None:
-            if target is not None:
-                state.restores[wave + 1] = state.restores.get(wave + 1, 0) + 1
-            else:
-                state.lost.append("the replacement of %s (evicted at %s) %s" % (
-                    pod.ref, format_offset(at), "has nowhere to go" if problem else "is never created"))
+        if state is not None:
+            state.replaced(pod, wave, at, spent, target is not None, "has nowhere to go" if problem else "is never created")
 
     def unreachable_reason(self, pod: Pod, target: Optional[str]) -> str:
         node = self.s.nodes[pod.node_name]
@@ -402,7 +355,7 @@ class DrainRun:
                 "'kubectl evictplan shutdown %s --non-graceful' (the out-of-service taint lets pod GC remove them)"
                 % (name, ready.status if ready is not None else "Unknown", since, name))
 
-    def budget_block_reason(self, pod: Pod, state: _BudgetState, text: str) -> str:
+    def budget_block_reason(self, pod: Pod, state: BudgetState, text: str) -> str:
         pdb = state.pdb
         reason = "%s (PDB %s)" % (text, pdb.ref)
         if state.lost:
@@ -430,7 +383,7 @@ class DrainRun:
         pdb_cache: Dict[Tuple[str, str], Tuple[PodDisruptionBudget, ...]] = {}
         while pending:
             deferred: List[Pod] = []
-            held: List[Tuple[Pod, _BudgetState, Eviction]] = []
+            held: List[Tuple[Pod, BudgetState, Eviction]] = []
             # kubectl evicts concurrently, throttled; the replacements reach the scheduler in
             # `arrival_order`. Pods a budget held back retry together every 5 s: the scheduler's
             # queue takes their replacements by priority (StatefulSet ones once their old pod is gone).
@@ -479,9 +432,7 @@ class DrainRun:
                         if wave > start_wave:
                             reason = "wave %d, once earlier evicted pods under the PDB have Ready replacements: %s" % (
                                 wave - start_wave + 1, reason)
-                        state.allowed -= 1
-                        state.healthy -= 1
-                        state.spent += 1
+                        state.spend()
                     # a pod the controller did not count as healthy (not Ready, Pending) raises
                     # currentHealthy once its replacement is Ready
                     gains = state is not None and not decision.spends_budget and not pod.ready \

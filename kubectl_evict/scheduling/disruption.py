@@ -18,6 +18,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.model import LabelSelector, Owner, OwnerRef, Pod, PodDisruptionBudget, Snapshot
 from kubectl_evict.scheduling.labels import label_selector_errors, label_selector_matches
+from kubectl_evict.timeutil import format_offset
 
 #: `DeletionTimeout` in the disruption controller: a `status.disruptedPods` entry stops
 #: counting (the pod is healthy again) two minutes after the eviction was approved.
@@ -229,6 +230,65 @@ def effective_budget(snapshot: Snapshot, pdb: PodDisruptionBudget, now: float) -
 def can_ignore_pdb(pod: Pod) -> bool:
     """`canIgnorePDB`: Pending, Succeeded, Failed, or already being deleted."""
     return pod.phase in ("Pending", "Succeeded", "Failed") or pod.deletion_timestamp is not None
+
+
+class BudgetState:
+    """One PDB's budget as a plan draws it down eviction after eviction, in waves: an eviction
+    spends one disruption (`spend`), and the Ready replacement of an evicted pod gives it back in
+    the next wave (`replaced`), as the disruption controller recounts currentHealthy."""
+
+    def __init__(self, pdb: PodDisruptionBudget, budget: Budget) -> None:
+        self.pdb = pdb
+        self.budget = budget
+        self.allowed = budget.disruptions_allowed
+        self.healthy = budget.current_healthy
+        self.restores: Dict[int, int] = {}      # wave -> budget that comes back then
+        self.gains: Dict[int, int] = {}         # wave -> Ready replacements of pods that were not healthy
+        self.lost: List[str] = []               # pods whose budget never comes back, and why
+        self.spent = 0
+
+    def at_wave(self, wave: int) -> None:
+        for w in sorted(self.restores):
+            if w <= wave:
+                n = self.restores.pop(w)
+                self.allowed += n
+                self.healthy += n
+        for w in sorted(self.gains):
+            if w <= wave:
+                # the controller counts one more healthy pod than before the drain: disruptionsAllowed
+                # is currentHealthy - desiredHealthy again (0 while it fails safe or expects none)
+                self.healthy += self.gains.pop(w)
+                if self.budget.expected_pods > 0 and not self.budget.problem:
+                    self.allowed = max(self.allowed, self.healthy - self.budget.desired_healthy)
+
+    def pending_after(self, wave: int) -> Optional[int]:
+        later = [w for w in list(self.restores) + list(self.gains) if w > wave]
+        return min(later) if later else None
+
+    def spend(self) -> None:
+        """An eviction the budget allowed (`checkAndDecrement`)."""
+        self.allowed -= 1
+        self.healthy -= 1
+        self.spent += 1
+
+    def replaced(self, pod: Pod, wave: int, at: float, spent: bool, landed: bool, why_not: str) -> None:
+        """`pod`, evicted in `wave` (at `at` seconds), spent a disruption or (not `spent`) was not
+        healthy; its replacement `landed` and is Ready in the next wave, or `why_not`."""
+        if not spent:
+            if landed:
+                self.gains[wave + 1] = self.gains.get(wave + 1, 0) + 1
+        elif landed:
+            self.restores[wave + 1] = self.restores.get(wave + 1, 0) + 1
+        else:
+            self.lost.append("the replacement of %s (evicted at %s) %s" % (pod.ref, format_offset(at), why_not))
+
+    def as_pdb(self) -> PodDisruptionBudget:
+        """The PDB as the Eviction API would read it now. A stale status has been replaced by the
+        computed one, so it counts as observed."""
+        pdb = self.pdb
+        return pdb.set(disruptions_allowed=self.allowed, current_healthy=self.healthy,
+                       desired_healthy=self.budget.desired_healthy,
+                       observed_generation=max(pdb.observed_generation, pdb.generation))
 
 
 class Eviction(NamedTuple):
