@@ -304,3 +304,27 @@ def test_kubelet_kinds_the_server_forbids_are_not_held(tmp_path: Path, role: str
         assert res.returncode == code, res.stdout + res.stderr
         assert [e["kind"] for e in json.loads(res.stdout)["incomplete"]] == incomplete
     assert planned.stdout == live.stdout
+
+
+# --- PodDisruptionBudgets whose budget the input cannot compute ----------------------------------
+
+# A PDB with no status (or a stale one) is planned with the budget the disruption controller
+# computes; a percentage or maxUnavailable needs the pods' controllers' spec.replicas. Without
+# the controller's kind the budget is unknown: the eviction is not checked against it (exit 5),
+# instead of assuming the controller is gone ("found no controllers": 0 allowed, exit 3).
+@pytest.mark.parametrize("held,code,incomplete,blocked", [
+    (True, 3, [], ["web-1"]),                  # every ReplicaSet held, web's absent: failSafe, 0 allowed
+    (False, 5, ["ReplicaSet"], []),            # not held: unknown, not checked
+])
+def test_a_budget_that_needs_controllers_not_in_the_input(tmp_path: Path, held: bool, code: int,
+                                                           incomplete: List[str], blocked: List[str]) -> None:
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"maxUnavailable": "50%", "selector": {"matchLabels": {"app": "web"}}}}
+    path = _write(tmp_path, _cluster()[:5] + [pdb], without=() if held else ("ReplicaSet",))
+    res = _drain(path)
+    assert res.returncode == code, res.stdout
+    doc = json.loads(res.stdout)
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    assert [e["pod"] for e in doc["blocked"]] == blocked
+    if incomplete:
+        assert "budgets of PodDisruptionBudgets not computed" in doc["incomplete"][0]["effect"]

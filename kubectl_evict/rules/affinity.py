@@ -28,7 +28,7 @@ from kubectl_evict.model import Node, Pod, Snapshot
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
 from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
-                                                 eviction_decision, pdbs_for_pod)
+                                                 ledger_decision, pdbs_for_pod, unknown_budget_text)
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
@@ -132,8 +132,9 @@ def _warn_bypassed_budgets(b: PlanBuilder, snapshot: Snapshot, now: float) -> No
     for ref in sorted(deleted):
         pdb, pods = deleted[ref]
         healthy = [p for p in pods if p.ready and p.deletion_timestamp is None]
-        allowed = effective_budget(snapshot, pdb, now).disruptions_allowed
-        if len(healthy) > allowed:
+        budget = effective_budget(snapshot, pdb, now)
+        if not budget.unknown and len(healthy) > budget.disruptions_allowed:
+            allowed = budget.disruptions_allowed
             b.warn("PDB %s allows %d disruption%s, but the taint-eviction controller deletes %d of its healthy pods "
                    "(plain DELETE, the budget is not consulted): %s" % (
                        ref, allowed, "" if allowed == 1 else "s", len(healthy), ", ".join(p.ref for p in healthy)))
@@ -231,10 +232,13 @@ class _Evictions:
             state = self.budgets.get(key)
             if state is None:
                 state = self.budgets[key] = BudgetState(pdbs[0], effective_budget(snapshot, pdbs[0], self.now))
-            state.at_wave(wave)
-            decision = eviction_decision(pod, [state.as_pdb()])
-        else:
-            decision = eviction_decision(pod, pdbs)
+        decision = ledger_decision(pod, pdbs, state, wave)
+        if state is not None and state.budget.unknown:
+            if not decision.pdb_checked and pod.phase == "Running" and pod.deletion_timestamp is None:
+                b.incomplete_for(state.budget.unknown, "budgets of PodDisruptionBudgets not computed (the disruption "
+                                 "controller counts the controllers' spec.replicas)", pod.ref)
+                reason += "; %s" % unknown_budget_text(state.pdb, state.budget.unknown)
+            state = None
         if decision.allowed:
             if wave:
                 reason = "%s; evicted in wave %d, once earlier evicted pods under PDB %s have Ready replacements" % (

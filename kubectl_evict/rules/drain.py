@@ -30,8 +30,9 @@ from kubectl_evict.model import LabelSelector, Pod, PodDisruptionBudget, Snapsho
 from kubectl_evict.plan import USER, Plan, PlanBuilder
 from kubectl_evict.rules.drain_filters import (ERROR, SKIP, WARNING, FilterFlags, aggregate, drain_filter,
                                                error_text, warning_text)
-from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget, eviction_decision,
-                                                 pdbs_for_pod, selected_pods, status_is_current)
+from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
+                                                 ledger_decision, pdbs_for_pod, selected_pods, status_is_current,
+                                                 unknown_budget_text)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.rules.replacements import ordered_ready_wait, recreation, workload_of, workload_owner
@@ -174,7 +175,9 @@ class DrainRun:
         if st is None:
             budget = effective_budget(self.s, pdb, self.now)
             st = self.budgets[key] = BudgetState(pdb, budget)
-            if not status_is_current(pdb):
+            if budget.unknown:
+                pass    # said per eviction (`incomplete`)
+            elif not status_is_current(pdb):
                 why = ("has no status yet" if not pdb.has_status else
                        "status is stale (observedGeneration %d < generation %d)" % (pdb.observed_generation, pdb.generation))
                 self.b.warn("PDB %s %s: the Eviction API answers 429 until the disruption controller catches up; "
@@ -403,19 +406,22 @@ class DrainRun:
                 pdbs = pdb_cache.get(pod.key)
                 if pdbs is None:
                     pdbs = pdb_cache[pod.key] = pdbs_for_pod(self.s, pod)
-                state = None
-                if len(pdbs) == 1:
-                    state = self.budget(pdbs[0])
-                    state.at_wave(wave)
-                    decision = eviction_decision(pod, [state.as_pdb()])
-                else:
-                    decision = eviction_decision(pod, pdbs)
+                state = self.budget(pdbs[0]) if len(pdbs) == 1 else None
+                decision = ledger_decision(pod, pdbs, state, wave)
+                unknown = state.budget.unknown if state is not None else ""
+                if unknown:
+                    state = None
                 if decision.allowed:
                     if not decision.pdb_checked:
                         if pod.phase in ("Pending", "Succeeded", "Failed"):
                             reason = "%s: the Eviction API deletes it without a PDB check" % pod.phase
                         elif pod.deletion_timestamp is not None:
                             reason = "already terminating: the Eviction API deletes it without a PDB check"
+                        elif unknown:
+                            reason = "evict (%s)" % unknown_budget_text(pdbs[0], unknown)
+                            self.b.incomplete_for(unknown, "budgets of PodDisruptionBudgets not computed (the "
+                                                  "disruption controller counts the controllers' spec.replicas)",
+                                                  pod.ref)
                         elif self.s.holds("PodDisruptionBudget"):
                             reason = "evict (no PodDisruptionBudget covers it)"
                         else:
