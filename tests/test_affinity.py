@@ -163,3 +163,22 @@ def test_demo_unlabel_evicts_required_during_execution_pod():
     assert [a["pod"].split("-")[0] for a in evicts] == ["ledger"]
     assert evicts[0]["target"] is not None and evicts[0]["target"] != "worker-b1"
     assert any(s["pod"].startswith("search-") for s in doc["skipped"])
+
+
+@pytest.mark.parametrize("tolerations,actions", [
+    # a deletion already scheduled for the existing taint (added 100s ago, tolerated 300s: at
+    # +200s) keeps its time: processPodOnNode keeps the queued work (startTime + min < now + min),
+    # so the new, shorter-tolerated taint changes nothing
+    ([{"key": "old", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+      {"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}], []),
+    # a taint it does not tolerate deletes it at once, whatever was scheduled
+    ([{"key": "old", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}], [("delete", "web-1", 0, "n2")]),
+])
+def test_a_scheduled_taint_deletion_keeps_its_time(tolerations, actions):
+    """semantics.md D.4: the taint-eviction controller's queued deletion is not moved earlier by
+    a later NoExecute taint the pod tolerates for less time."""
+    tainted = node("n1", labels={"disktype": "ssd"},
+                   taints=[{"key": "old", "effect": "NoExecute", "timeAdded": "2026-11-21T11:58:20Z"}])
+    plan = _plan([tainted] + CLUSTER[1:] + [pod("web-1", "n1", tolerations=tolerations)],
+                 [parse_taint("n1:maint=true:NoExecute")])
+    assert _actions(plan) == actions

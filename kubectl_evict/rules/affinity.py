@@ -34,7 +34,7 @@ from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selecto
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
-from kubectl_evict.scheduling.tolerations import no_execute_decision, taints_text
+from kubectl_evict.scheduling.tolerations import no_execute_decision, taint_eviction_schedule, taints_text
 from kubectl_evict.timeutil import format_offset
 
 RULE = "affinity"
@@ -62,17 +62,14 @@ class _Placing:
         return self._placer
 
 
-def _scheduled_deletion(pod: Pod, node: Node, now: float) -> Optional[float]:
-    """When the taint-eviction controller deletes `pod` on `node` (seconds after now), or None."""
-    d = no_execute_decision(node.taints, pod.tolerations)
-    if d.action == "delete-now":
-        return 0.0
-    if d.action == "delete-after":
-        # A deletion scheduled for older taints keeps its earlier time.
-        started = max((t.time_added for t in node.taints if t.effect == "NoExecute" and t.time_added is not None),
-                      default=now)
-        return max(0.0, started + d.seconds - now)
-    return None
+def _scheduled_deletion(pod: Pod, old: Node, new: Node, now: float) -> Tuple[Optional[float], str]:
+    """When the taint-eviction controller deletes `pod` (seconds after now) once `old`'s taints
+    become `new`'s, and why; (None, "") when it does not. A deletion already scheduled for `old`'s
+    NoExecute taints keeps its time whatever the new taints' tolerationSeconds (`processPodOnNode`:
+    `startTime + min < now + min`); only a taint the pod does not tolerate deletes it at once."""
+    history = [(0.0, old.taints)] if old is new else [(0.0, old.taints), (0.0, new.taints)]
+    kind, at, why = taint_eviction_schedule(pod.tolerations, pod.tolerations, history, now)
+    return (at, why) if kind == "delete" else (None, "")
 
 
 def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) -> Plan:
@@ -144,16 +141,9 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
             settings: AffinitySettings) -> None:
     # 1. NoExecute taints: the taint-eviction controller.
     # `old is new`: a node no edit touches (every node, with no edits) is asked once.
-    will = _scheduled_deletion(pod, new, now)
-    was = will if old is new else _scheduled_deletion(pod, old, now) if old is not None else None
+    will, why = _scheduled_deletion(pod, old, new, now)
+    was = will if old is new else _scheduled_deletion(pod, old, old, now)[0]
     if will is not None and (was is None or will < was):
-        d = no_execute_decision(new.taints, pod.tolerations)
-        if d.action == "delete-now" and d.untolerated:
-            why = "does not tolerate NoExecute taint %s" % taints_text(d.untolerated)
-        elif will == 0:
-            why = "tolerates NoExecute taints for 0s"
-        else:
-            why = "tolerates NoExecute taints for %ds" % d.seconds
         _delete(b, placing, pod, new.name, will, "taint-eviction controller deletes it: %s (plain DELETE, PDBs not consulted)" % why,
                 TAINT_EVICTION)
         return
