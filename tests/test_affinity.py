@@ -60,6 +60,18 @@ CASES = [
     ("--enforce-ignored-during-execution leaves it when no other node fits",
      [pod("db-1", "n1", affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype"), parse_unlabel("n2:disktype")], True,
      [], ["db-1"], []),
+    # the descheduler's DefaultEvictor at its defaults leaves bare, local-storage and
+    # system-critical pods, unless annotated descheduler.alpha.kubernetes.io/evict
+    ("--enforce-ignored-during-execution leaves a bare pod",
+     [pod("db-1", "n1", owner=None, affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
+    ("--enforce-ignored-during-execution leaves a pod with an emptyDir",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED, volumes=[{"name": "tmp", "emptyDir": {}}])],
+     [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
+    ("--enforce-ignored-during-execution leaves a system-critical pod",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED, priority=2000000000)], [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
+    ("the descheduler's evict annotation lifts those protections",
+     [pod("db-1", "n1", owner=None, affinity=SSD_REQUIRED, annotations={"descheduler.alpha.kubernetes.io/evict": ""})],
+     [parse_unlabel("n1:disktype")], True, [("evict", "db-1", 0, None)], [], []),
     ("RequiredDuringExecution field evicts through the Eviction API",
      [pod("db-1", "n1", affinity=SSD_REQUIRED_EXEC)], [parse_label("n1:disktype=hdd")], False,
      [("evict", "db-1", 0, "n2")], [], []),

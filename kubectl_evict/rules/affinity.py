@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Tuple
 
 from pyrsistent import PClass, field
 
-from kubectl_evict.model import Node, Pod, Snapshot
+from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
 from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
@@ -170,11 +170,34 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
     already = old is new or not node_matches_pod(pod, old).match
     what = "the pod's nodeSelector/required node affinity (IgnoredDuringExecution)"
     state = "does not match" if already else "no longer matches"
-    if settings.enforce_ignored_during_execution:
+    protected = _descheduler_protection(pod) if settings.enforce_ignored_during_execution else ""
+    if protected:
+        b.skip(pod, "stays-running", "node %s %s: the descheduler's DefaultEvictor leaves it (%s)" % (state, what, protected))
+    elif settings.enforce_ignored_during_execution:
         evictions.add(pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would"
                       % (state, what), need_target=True)
     else:
         b.skip(pod, "stays-running", "node %s %s: Kubernetes leaves it running" % (state, what))
+
+
+#: The pod annotation that lifts the descheduler's DefaultEvictor protections.
+DESCHEDULER_EVICT = "descheduler.alpha.kubernetes.io/evict"
+
+
+def _descheduler_protection(pod: Pod) -> str:
+    """Why the descheduler's DefaultEvictor, at its defaults (sigs.k8s.io/descheduler
+    `pkg/framework/plugins/defaultevictor`: evictLocalStoragePods, evictSystemCriticalPods and
+    evictFailedBarePods false), will not evict `pod`; "" when it will. DaemonSet and mirror pods
+    never reach it here."""
+    if DESCHEDULER_EVICT in pod.annotations:
+        return ""
+    if not pod.owner_refs:
+        return "pod does not have any ownerRefs"
+    if pod.priority >= SYSTEM_CRITICAL_PRIORITY:
+        return "pod has system critical priority"
+    if any(v.kind in ("emptyDir", "hostPath") for v in pod.volumes):
+        return "pod has local storage and descheduler is not configured with evictLocalStoragePods"
+    return ""
 
 
 def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, reason: str, by: str) -> None:

@@ -53,7 +53,8 @@ NODE_LEASE_NAMESPACE = "kube-node-lease"   # node heartbeats; the freezer reads 
 # a source without permission to read kubelets does not list them).
 KUBELET_KINDS = ("NodeKubeletConfig", "NodeStatsSummary")
 # Annotations the rules read; everything else (last-applied-configuration...) is dropped.
-_KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/")
+_KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/",
+                             "descheduler.alpha.kubernetes.io/")
 AFFINITY_ANNOTATION = "evictplan.io/node-affinity"
 _VOLUME_KINDS = ("emptyDir", "hostPath", "persistentVolumeClaim", "configMap", "secret", "projected",
                  "downwardAPI", "ephemeral", "csi", "nfs", "gitRepo")
