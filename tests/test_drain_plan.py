@@ -344,6 +344,19 @@ def test_ready_replacement_of_an_unready_pod_raises_current_healthy(policy: str,
     assert [e.code for e in plan.blocked] == ["pdb-budget"] * len(plan.blocked)
 
 
+def test_pod_selector_lists_only_the_selected_pods() -> None:
+    """semantics.md F.1/F.3: kubectl drain lists the node's pods with --pod-selector as the label
+    selector, so pods it does not select are never filtered: an unmanaged pod left out does not
+    fail the drain (it would without --force), and stays running."""
+    from kubectl_evict.scheduling.labels import parse_selector_string
+    snap = snapshot(node("src"), node("a"), deployment("web", 1), deployment("db", 1),
+                    pod("web-0", "src"), pod("db-0", "src"), pod("debug", "src", owner=None))
+    plan = drain(snap, "src", pod_selector=parse_selector_string("app=web"))
+    assert evictions(plan) == {"web-0": (0, "a")}
+    assert not plan.blocked
+    assert {e.pod: e.code for e in plan.skipped} == {"db-0": "not-selected", "debug": "not-selected"}
+
+
 @pytest.mark.parametrize("phase,deleting", [("Pending", False), ("Succeeded", False), ("Running", True)])
 def test_pods_the_api_lets_through_do_not_spend_budget(phase: str, deleting: bool) -> None:
     p = pod("web-0", "src", phase=phase, ready=phase == "Running")
