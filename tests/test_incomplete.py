@@ -328,3 +328,5 @@ def test_a_budget_that_needs_controllers_not_in_the_input(tmp_path: Path, held: 
     assert [e["pod"] for e in doc["blocked"]] == blocked
     if incomplete:
         assert "budgets of PodDisruptionBudgets not computed" in doc["incomplete"][0]["effect"]
+        # the outage warning does not claim the budget allows it
+        assert not any("PDB default/web allows it" in w for w in doc["warnings"])

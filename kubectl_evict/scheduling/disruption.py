@@ -266,6 +266,18 @@ def status_is_current(pdb: PodDisruptionBudget) -> bool:
     return pdb.has_status and pdb.observed_generation >= pdb.generation
 
 
+def budget_unknown(snapshot: Snapshot, pdb: PodDisruptionBudget) -> str:
+    """The kind not in the input that the budget a plan works with (`effective_budget`) needs,
+    or "" when the input can tell it."""
+    if status_is_current(pdb):
+        return ""
+    try:
+        expected_and_desired(snapshot, pdb, selected_pods(snapshot, pdb))
+    except ScaleUnknown as e:
+        return e.kind
+    return ""
+
+
 def effective_budget(snapshot: Snapshot, pdb: PodDisruptionBudget, now: float) -> Budget:
     """The budget a drain starting now works with: `status` when it is current, otherwise what
     the controller is about to write (it syncs within seconds of any change)."""
