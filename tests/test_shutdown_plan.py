@@ -159,6 +159,26 @@ def test_not_ready_taints_and_taint_manager_order() -> None:
     assert all(a.rule == "controller" for a in plan.actions if a.type in ("taint", "delete"))
 
 
+def test_a_pod_killed_and_deleted_goes_once_in_its_workload() -> None:
+    """A pod the taint-eviction controller deletes while the kubelet still stops it has two
+    actions (kill, delete) but is one replica: the ReplicaSet keeps its pod on n2 throughout."""
+    t10 = [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 10},
+           DEFAULT_TOLERATIONS[1]]
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "app", "uid": "uid-web"},
+          "spec": {"replicas": 2, "selector": {"matchLabels": {"a": "web"}}}}
+    pods = [pod("web-1", "n1", owner="ReplicaSet/web", tgps=60, tolerations=t10),
+            pod("web-2", "n2", owner="ReplicaSet/web", tolerations=t10)]
+    for p in pods:
+        p["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
+    s = snap(node("n1"), node("n2"), kubelet("n1", shutdownGracePeriod="90s", shutdownGracePeriodCriticalPods="10s"),
+             rs, *pods)
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",), inhibit_delay_max=600), NOW)
+    assert [(a.type, a.at) for a in plan.actions if a.pod == "web-1"] == [("kill", 0), ("delete", 15)]
+    (wl,) = plan.workloads
+    assert (wl.ready, wl.ready_min, wl.ready_after) == (2, 1, 2)
+    assert not any(w.startswith("outage") for w in plan.warnings)
+
+
 def test_nodes_of_one_zone_are_tainted_at_the_eviction_rate() -> None:
     s = snap(*[node("n%d" % i) for i in range(1, 6)], node("m1", zone="z2"),
              *[kubelet(n, shutdownGracePeriod="20s") for n in ("n1", "n2", "m1")])
