@@ -206,6 +206,20 @@ def test_disabled_shutdown_kills_everything_at_zero() -> None:
                             ("n1", "node.kubernetes.io/unreachable", "NoExecute", 55)]
 
 
+def test_disabled_shutdown_replacements_come_with_the_taint_eviction_deletions() -> None:
+    """Without graceful shutdown no pod is ever Failed: the pods stay Running until the
+    taint-eviction controller deletes them (55s + 300s), then stay Terminating on the down node.
+    A ReplicaSet (FilterActivePods) and a Job replace theirs at the deletion; a StatefulSet waits
+    for the old pod (the answer `controller --fail` gives for the same node)."""
+    s = snap(node("n1"), node("n2"), kubelet("n1", shutdownGracePeriod="0s"),
+             pod("web-1", "n1", owner="ReplicaSet/web"), pod("db-0", "n1", owner="StatefulSet/db"),
+             pod("job-1", "n1", owner="Job/j"), pod("bare", "n1"))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",)), NOW)
+    deletes = {a.pod: (a.at, a.target) for a in plan.actions if a.type == "delete"}
+    assert deletes == {"web-1": (355, "n2"), "job-1": (355, "n2"), "db-0": (355, None), "bare": (355, None)}
+    assert [(e.pod, e.code) for e in plan.shortfall] == [("db-0", "waits-for-old-pod")]
+
+
 def test_no_kubelet_config_means_upstream_default_disabled() -> None:
     plan = plan_shutdown(snap(node("n1"), pod("a", "n1")), ShutdownSettings(nodes=("n1",)), NOW)
     assert kills(plan) == {"a": (0, 0)}

@@ -44,10 +44,11 @@ from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, e
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import attach
-from kubectl_evict.rules.replacements import KilledPod, replace_killed, replace_removed
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, replace_killed, replace_removed,
+                                              waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
-from kubectl_evict.timeutil import format_go_duration, format_seconds, format_time, parse_duration
+from kubectl_evict.timeutil import format_go_duration, format_offset, format_seconds, format_time, parse_duration
 
 RULE = "shutdown"
 CONTROLLER = "controller"
@@ -422,10 +423,16 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         if node.ready_status == "True":
             failing[name] = ("not-ready", 0.0) if groups else ("unreachable", 0.0)
     sides = node_lifecycle_timeline(snapshot, failing, settings, now)
+    placer: Optional[Placer] = None
+    if any(per_node[name][1] is None for name in nodes):
+        # where the pods deleted on nodes without graceful shutdown are replaced: off every
+        # node that shuts down
+        placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=nodes, snapshot=snapshot, preempt=True,
+                        leaving=[p for name in nodes for p in snapshot.pods_on(name)])
     for name in nodes:
         node = snapshot.nodes[name]
         cfg, groups = per_node[name]
-        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now, kills))
+        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now, kills, placer))
     taints = {name: snapshot.nodes[name].taints + (Taint(NOT_READY, "", "NoSchedule"),)
               for name in nodes if per_node[name][1] is not None
               and not any(t.key == NOT_READY and t.effect == "NoSchedule" for t in snapshot.nodes[name].taints)}
@@ -443,7 +450,7 @@ def _shutting_down(pod: Pod, at: float) -> Tuple[Optional[float], str]:
 
 def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, node: Node,
                    cfg: ShutdownConfig, groups: Optional[Tuple[Group, ...]], side: Optional[NodeSide],
-                   now: float, kills: List[KilledPod]) -> Dict[str, Any]:
+                   now: float, kills: List[KilledPod], placer: Optional[Placer] = None) -> Dict[str, Any]:
     """One node's graceful shutdown: its kills (appended to `kills` for their replacements), the
     phases, and the node lifecycle and taint-eviction controllers' side."""
     name = node.name
@@ -527,7 +534,7 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                    % (format_go_duration(settings.inhibit_delay_max), format_go_duration(requested), name, err))
         report["inhibitDelayMaxSeconds"] = settings.inhibit_delay_max
     if side is not None:
-        _node_side(b, settings, node, side, pods, kill_end, groups is None, report)
+        _node_side(b, settings, node, side, pods, kill_end, groups is None, report, placer)
         if side.no_execute_at is not None:
             _deleted_before_failed(kills, node, side, settings.controller)
     return report
@@ -547,8 +554,12 @@ def _deleted_before_failed(kills: List[KilledPod], node: Node, side: NodeSide, c
 
 
 def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: NodeSide, pods: Sequence[Pod],
-               kill_end: Mapping[Tuple[str, str], Tuple[float, float]], disabled: bool, report: Dict[str, Any]) -> None:
-    """The controller's taints and the taint-eviction controller's deletions."""
+               kill_end: Mapping[Tuple[str, str], Tuple[float, float]], disabled: bool, report: Dict[str, Any],
+               placer: Optional[Placer] = None) -> None:
+    """The controller's taints and the taint-eviction controller's deletions. With graceful
+    shutdown disabled the pods are never Failed: a deleted pod stays Terminating on the down
+    node, so its ReplicaSet, ReplicationController or Job replaces it at the deletion (placed
+    by `placer`) and a StatefulSet's waits for the old pod, as in `controller`."""
     name = node.name
     key = NOT_READY if side.key == "not-ready" else UNREACHABLE
     if side.key == "not-ready":
@@ -581,16 +592,29 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
             if pod.controller_kind not in ("StatefulSet", "DaemonSet"):   # those controllers delete them at once
                 stopped += 1
             continue
+        kw: Dict[str, Any] = {}
         if disabled:
-            tail = ("plain DELETE; it stays Terminating until the node is back (a ReplicaSet replaces it now, "
-                    "a StatefulSet does not)")
+            tail = "plain DELETE; it stays Terminating: the node is down, its kubelet never confirms"
+            if pod.deletion_timestamp is not None:
+                tail += "; already terminating, so its replacement already exists"
+            elif pod.controller_kind == "StatefulSet":
+                waits_for_old_pod(b, pod, at, name)
+                tail += "; StatefulSet replacement waits for the old pod to be gone"
+                kw["target"] = None
+            else:
+                placed = replace_removed(b, placer, pod, at, RULE, "deleted at %s" % format_offset(at), node=name)
+                if placed is None:
+                    tail += "; " + NOTHING_RECREATES
+                else:
+                    tail += "; its controller replaces it now" + ("" if placed.node else ", but the replacement fits no node")
+                    kw.update(target=placed.node, candidates=placed.candidates)
         elif start is not None and at < start:
             tail = "before its shutdown phase starts at +%s: deleted out of priority order" % format_seconds(start)
         else:
             tail = "the kubelet is still stopping it"
         b.action("delete", by=TAINT_EVICTION, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                  grace_period_seconds=None, rule=CONTROLLER,
-                 reason="taint-eviction controller: %s; %s" % (why, tail))
+                 reason="taint-eviction controller: %s; %s" % (why, tail), **kw)
     if stopped:
         b.note("node/%s: %d Failed pod object%s (stopped by the kubelet) %s deleted later by the taint-eviction "
                "controller when tolerationSeconds run out: clean-up of the objects only; no replacement waits for it "
