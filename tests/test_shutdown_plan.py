@@ -329,6 +329,24 @@ def test_non_graceful_plan_with_volume_attachments() -> None:
     assert doc["blocked"] == []
 
 
+def test_out_of_service_taint_comes_after_the_snapshots_taints() -> None:
+    """The taint-eviction controller saw the unreachable taint when it was added (60s ago) and
+    scheduled each pod's deletion then; the out-of-service taint comes now. A scheduled deletion
+    is kept when `createdAt + min < now + min` (processPodOnNode), so a pod that tolerates
+    out-of-service for 60s still goes at the unreachable schedule (+240s), not at once."""
+    oos = {"key": "node.kubernetes.io/out-of-service", "operator": "Exists", "effect": "NoExecute"}
+    s = snap(node("dead", ready="Unknown", taints=[
+                 {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-21T11:59:00Z"}]),
+             node("n2"),
+             pod("oos60", "dead", tolerations=[dict(oos, tolerationSeconds=60)] + DEFAULT_TOLERATIONS),
+             pod("oos600", "dead", tolerations=[dict(oos, tolerationSeconds=600)] + DEFAULT_TOLERATIONS),
+             pod("plain", "dead"))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
+    deletes = {a.pod: a for a in plan.actions if a.type == "delete"}
+    assert {p: a.at for p, a in deletes.items()} == {"oos60": 240, "oos600": 240, "plain": 0}
+    assert "in the snapshot" not in deletes["plain"].reason     # the out-of-service taint is not in it
+
+
 def test_non_graceful_statefulset_pod_that_fits_nowhere_is_a_shortfall() -> None:
     docs = [d for d in DEAD if d["metadata"]["name"] not in ("n2", "n3")]
     plan = plan_shutdown(snap(*docs), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)

@@ -674,7 +674,13 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                  uid=node.uid, previous_seen=True, previous=had.value if had is not None else None)
         deleted = []
         sts_targets = []
-        noexec = tuple(t for t in node.taints if t.effect == "NoExecute" and (t.key, t.effect) != (oos.key, oos.effect))
+        # the controller's history of the node's NoExecute taints: those of the snapshot (each seen
+        # when added), then the out-of-service taint added now; a deletion scheduled for the
+        # first ones is kept when it fires earlier (`processPodOnNode`)
+        noexec = tuple(t for t in node.taints if t.effect == "NoExecute")
+        history = [(0.0, noexec)]
+        if had is None:
+            history.append((0.0, noexec + (oos,)))
         for pod in snapshot.pods_on(name):
             if pod.deletion_timestamp is not None:
                 at = 0.0
@@ -684,7 +690,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 # the controller rule's answer over every NoExecute taint the node then has: a toleration
                 # with tolerationSeconds is never "forever", whatever taints it matches
                 tols = effective_tolerations(pod, settings.controller)
-                kind, when, reason = taint_eviction_schedule(tols, pod.tolerations, [(0.0, noexec + (oos,))], now)
+                kind, when, reason = taint_eviction_schedule(tols, pod.tolerations, history, now)
                 if kind != "delete" or when is None:
                     b.skip(pod, "tolerates-forever", "%s: stays bound to the powered-off node" % reason)
                     continue
