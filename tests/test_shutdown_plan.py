@@ -243,9 +243,9 @@ def test_flags_then_file_then_snapshot(flags: ShutdownConfig, file_cfg: Optional
 
 @pytest.mark.parametrize("flags,message", [
     (ShutdownConfig(critical=40.0, source="--critical-grace-period"),
-     "invalid configuration: shutdownGracePeriodCriticalPods 40s must be <= shutdownGracePeriod 30s"),
+     "invalid configuration: shutdownGracePeriodCriticalPods {40s} must be <= shutdownGracePeriod {30s}"),
     (ShutdownConfig(grace=0.5, critical=0.0, source="--grace-period"),
-     "invalid configuration: shutdownGracePeriod 500ms must be either zero or otherwise >= 1 sec"),
+     "invalid configuration: shutdownGracePeriod {500ms} must be either zero or otherwise >= 1 sec"),
     (ShutdownConfig(grace=30.0, by_priority=(Group(0, 10),), source="--grace-period/--by-priority"),
      "invalid configuration: Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time"),
 ])

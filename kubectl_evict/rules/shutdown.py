@@ -128,6 +128,12 @@ def config_from_kubelet(raw: Mapping[str, Any], source: str) -> ShutdownConfig:
                           source=source)
 
 
+def _metav1_duration(seconds: float) -> str:
+    """A `metav1.Duration` as the kubelet's `%v` prints it: the struct in braces (`{20s}`), as
+    upstream's validation tests expect."""
+    return "{%s}" % format_go_duration(seconds)
+
+
 def validation_errors(cfg: ShutdownConfig) -> List[str]:
     """`ValidateKubeletConfiguration`'s checks of the shutdown fields, with its exact messages."""
     grace = cfg.grace or 0.0
@@ -135,13 +141,13 @@ def validation_errors(cfg: ShutdownConfig) -> List[str]:
     errs = []
     if critical > grace:
         errs.append("invalid configuration: shutdownGracePeriodCriticalPods %s must be <= shutdownGracePeriod %s"
-                    % (format_go_duration(critical), format_go_duration(grace)))
+                    % (_metav1_duration(critical), _metav1_duration(grace)))
     if grace < 0 or 0 < grace < 1:
         errs.append("invalid configuration: shutdownGracePeriod %s must be either zero or otherwise >= 1 sec"
-                    % format_go_duration(grace))
+                    % _metav1_duration(grace))
     if critical < 0 or 0 < critical < 1:
         errs.append("invalid configuration: shutdownGracePeriodCriticalPods %s must be either zero or otherwise >= 1 sec"
-                    % format_go_duration(critical))
+                    % _metav1_duration(critical))
     if cfg.by_priority and (grace > 0 or critical > 0):
         errs.append("invalid configuration: Cannot specify both shutdownGracePeriodByPodPriority and "
                     "shutdownGracePeriod at the same time")
