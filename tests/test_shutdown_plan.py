@@ -220,6 +220,27 @@ def test_disabled_shutdown_replacements_come_with_the_taint_eviction_deletions()
     assert [(e.pod, e.code) for e in plan.shortfall] == [("db-0", "waits-for-old-pod")]
 
 
+@pytest.mark.parametrize("kubelet_version,gates,graceful", [
+    ("v1.33.4", None, False),        # WindowsGracefulNodeShutdown alpha, off: the manager is a stub
+    ("v1.34.1", None, True),         # beta, on by default
+    ("v1.33.4", {"WindowsGracefulNodeShutdown": True}, True),
+    ("v1.35.0", {"WindowsGracefulNodeShutdown": False}, False),
+])
+def test_windows_nodes_shut_down_gracefully_only_with_the_gate(kubelet_version: str, gates: Optional[dict],
+                                                                 graceful: bool) -> None:
+    """nodeshutdown_manager_windows.go returns a stub while WindowsGracefulNodeShutdown is off,
+    whatever the grace periods; the gate is on by default from v1.34 (kube_features.go)."""
+    w = node("w1")
+    w["metadata"]["labels"]["kubernetes.io/os"] = "windows"
+    w["status"]["nodeInfo"] = {"kubeletVersion": kubelet_version}
+    cfg = dict(shutdownGracePeriod="30s", shutdownGracePeriodCriticalPods="10s")
+    if gates is not None:
+        cfg["featureGates"] = gates
+    plan = plan_shutdown(snap(w, node("n2"), kubelet("w1", **cfg), pod("a", "w1", tgps=30)),
+                         ShutdownSettings(nodes=("w1",)), NOW)
+    assert kills(plan) == ({"a": (0, 20)} if graceful else {"a": (0, 0)})
+
+
 def test_no_kubelet_config_means_upstream_default_disabled() -> None:
     plan = plan_shutdown(snap(node("n1"), pod("a", "n1")), ShutdownSettings(nodes=("n1",)), NOW)
     assert kills(plan) == {"a": (0, 0)}

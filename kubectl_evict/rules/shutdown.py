@@ -49,12 +49,14 @@ from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, repl
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
 from kubectl_evict.timeutil import format_go_duration, format_offset, format_seconds, format_time, parse_duration
+from kubectl_evict.versions import cluster_version, feature_applies, parse_release
 
 RULE = "shutdown"
 CONTROLLER = "controller"
 
 DEFAULT_PRIORITY = 0                   # scheduling.DefaultPriorityWhenNoDefaultClassExists
 INT32 = (-2 ** 31, 2 ** 31 - 1)
+WINDOWS_GATE = "WindowsGracefulNodeShutdown"
 
 SHUTDOWN_MESSAGE = "Pod was terminated in response to imminent node shutdown."
 OUT_OF_SERVICE_VALUE = "nodeshutdown"
@@ -81,6 +83,7 @@ class ShutdownConfig(NamedTuple):
     critical: Optional[float] = None
     by_priority: Optional[Tuple[Group, ...]] = None
     source: str = ""
+    windows_gate: Optional[bool] = None      # featureGates.WindowsGracefulNodeShutdown, None: not set
 
 
 def _duration_field(raw: Mapping[str, Any], key: str, source: str) -> Optional[float]:
@@ -122,10 +125,15 @@ def parse_by_priority(items: Any, source: str, path: str = "shutdownGracePeriodB
 def config_from_kubelet(raw: Mapping[str, Any], source: str) -> ShutdownConfig:
     """The shutdown fields of a kubeletconfig mapping (file, configz or NodeKubeletConfig)."""
     bp = raw.get("shutdownGracePeriodByPodPriority")
+    gates = raw.get("featureGates")
+    gate = gates.get(WINDOWS_GATE) if isinstance(gates, Mapping) else None
+    if gate is not None and not isinstance(gate, bool):
+        raise InputError("expected true or false, found %r" % (gate,), source=source,
+                         field="featureGates." + WINDOWS_GATE)
     return ShutdownConfig(grace=_duration_field(raw, "shutdownGracePeriod", source),
                           critical=_duration_field(raw, "shutdownGracePeriodCriticalPods", source),
                           by_priority=parse_by_priority(bp, source) if bp is not None else None,
-                          source=source)
+                          source=source, windows_gate=gate)
 
 
 def _metav1_duration(seconds: float) -> str:
@@ -174,9 +182,10 @@ def merge_config(flags: ShutdownConfig, base: ShutdownConfig) -> ShutdownConfig:
     if durations and flags.by_priority is None:
         return ShutdownConfig(grace=flags.grace if flags.grace is not None else base.grace,
                               critical=flags.critical if flags.critical is not None else base.critical,
-                              by_priority=None, source=flags.source + " over " + base.source)
+                              by_priority=None, source=flags.source + " over " + base.source,
+                              windows_gate=base.windows_gate)
     return ShutdownConfig(grace=flags.grace, critical=flags.critical, by_priority=flags.by_priority,
-                          source=flags.source)
+                          source=flags.source, windows_gate=base.windows_gate)
 
 
 def migrate_config(grace: float, critical: float) -> Optional[Tuple[Group, ...]]:
@@ -192,6 +201,22 @@ def migrate_config(grace: float, critical: float) -> Optional[Tuple[Group, ...]]
     if critical_ns < 0:
         return None
     return (Group(DEFAULT_PRIORITY, default_ns // 10 ** 9), Group(SYSTEM_CRITICAL_PRIORITY, critical_ns // 10 ** 9))
+
+
+def windows_shutdown_off(snapshot: Snapshot, node: Node, cfg: ShutdownConfig) -> str:
+    """Why a Windows node's kubelet has no shutdown manager ("" when it has one): before v1.34
+    the WindowsGracefulNodeShutdown gate is off by default, and the Windows manager is then a
+    stub whatever the grace periods say (nodeshutdown_manager_windows.go `NewManager`). The
+    node's own kubelet version decides, else the cluster's."""
+    if node.labels.get("kubernetes.io/os") != "windows":
+        return ""
+    if cfg.windows_gate is not None:
+        return "" if cfg.windows_gate else "its kubelet runs with featureGates %s=false" % WINDOWS_GATE
+    release = parse_release(node.kubelet_version) or cluster_version(snapshot).release
+    if feature_applies(WINDOWS_GATE, release):
+        return ""
+    return ("Windows node with kubelet v%d.%d.%d: the %s feature gate is off by default before v1.34, so the "
+            "kubelet has no shutdown manager" % (release + (WINDOWS_GATE,)))
 
 
 def effective_groups(cfg: ShutdownConfig) -> Optional[Tuple[Group, ...]]:
@@ -425,7 +450,10 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                              "read (--kubelet-config, or --grace-period with --critical-grace-period, give it)",
                              name, noun="node")
         groups = effective_groups(cfg)
-        per_node[name] = (cfg, groups)
+        off = windows_shutdown_off(snapshot, node, cfg) if groups is not None else ""
+        if off:
+            groups = None
+        per_node[name] = (cfg, groups, off)
         if node.ready_status == "True":
             failing[name] = ("not-ready", 0.0) if groups else ("unreachable", 0.0)
     sides = node_lifecycle_timeline(snapshot, failing, settings, now)
@@ -437,8 +465,9 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                         leaving=[p for name in nodes for p in snapshot.pods_on(name)])
     for name in nodes:
         node = snapshot.nodes[name]
-        cfg, groups = per_node[name]
-        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now, kills, placer))
+        cfg, groups, off = per_node[name]
+        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now, kills, placer,
+                                      off))
     taints = {name: snapshot.nodes[name].taints + (Taint(NOT_READY, "", "NoSchedule"),)
               for name in nodes if per_node[name][1] is not None
               and not any(t.key == NOT_READY and t.effect == "NoSchedule" for t in snapshot.nodes[name].taints)}
@@ -456,9 +485,11 @@ def _shutting_down(pod: Pod, at: float) -> Tuple[Optional[float], str]:
 
 def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, node: Node,
                    cfg: ShutdownConfig, groups: Optional[Tuple[Group, ...]], side: Optional[NodeSide],
-                   now: float, kills: List[KilledPod], placer: Optional[Placer] = None) -> Dict[str, Any]:
+                   now: float, kills: List[KilledPod], placer: Optional[Placer] = None,
+                   off: str = "") -> Dict[str, Any]:
     """One node's graceful shutdown: its kills (appended to `kills` for their replacements), the
-    phases, and the node lifecycle and taint-eviction controllers' side."""
+    phases, and the node lifecycle and taint-eviction controllers' side. `off`: why the kubelet
+    has no shutdown manager although grace periods are configured (Windows before v1.34)."""
     name = node.name
     pods = []
     for pod in snapshot.pods_on(name):
@@ -475,17 +506,18 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         _explain_stuck_statefulsets(b, snapshot, settings, node, now)
     kill_end: Dict[Tuple[str, str], Tuple[float, float]] = {}
     if groups is None:
-        b.warn("graceful node shutdown is disabled on node/%s (%s: shutdownGracePeriod=%s, no "
-               "shutdownGracePeriodByPodPriority): when it shuts down, its %d pods are killed without grace "
-               "(no preStop hooks, terminationGracePeriodSeconds ignored)"
-               % (name, cfg.source, format_go_duration(cfg.grace or 0.0), len(pods)))
+        why = off or ("%s: shutdownGracePeriod=%s, no shutdownGracePeriodByPodPriority"
+                      % (cfg.source, format_go_duration(cfg.grace or 0.0)))
+        b.warn("graceful node shutdown is disabled on node/%s (%s): when it shuts down, its %d pods are killed "
+               "without grace (no preStop hooks, terminationGracePeriodSeconds ignored)" % (name, why, len(pods)))
         for pod in pods:
             b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=0,
                      grace_period_seconds=0, rule=RULE,
                      reason="graceful shutdown disabled: the OS stops the containers with the node; the pod object "
                             "stays Running until the controllers act")
         report.update(enabled=False, totalSeconds=0, periodRequestedSeconds=0, phases=[])
-        b.note("node/%s: graceful shutdown disabled (%s): every pod stops at +0s without grace" % (name, cfg.source))
+        b.note("node/%s: graceful shutdown disabled (%s): every pod stops at +0s without grace"
+               % (name, off or cfg.source))
     else:
         grouped = group_by_priority(groups, [p.priority for p in pods])
         t = 0
