@@ -368,6 +368,37 @@ def test_out_of_service_taint_comes_after_the_snapshots_taints() -> None:
     assert "in the snapshot" not in deletes["plain"].reason     # the out-of-service taint is not in it
 
 
+def test_out_of_service_detach_waits_for_the_pods_using_the_volume() -> None:
+    """The attach/detach controller detaches a volume only when no pod on the node uses it any
+    more (desired state of world); the out-of-service taint only skips the 6-minute unmount wait.
+    A volume whose pod is deleted at +240s is detached then; one whose pod tolerates every taint
+    stays attached; one no pod uses goes at once."""
+    def claim(p: Dict[str, Any], name: str) -> Dict[str, Any]:
+        p["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": name}}]
+        return p
+
+    def pvc(name: str, pv: str) -> Dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": "app"},
+                "spec": {"volumeName": pv}, "status": {"phase": "Bound"}}
+
+    def va(name: str, pv: str) -> Dict[str, Any]:
+        return {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": name},
+                "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "dead", "source": {"persistentVolumeName": pv}},
+                "status": {"attached": True}}
+
+    oos60 = [{"key": "node.kubernetes.io/out-of-service", "operator": "Exists", "effect": "NoExecute",
+              "tolerationSeconds": 60}] + DEFAULT_TOLERATIONS
+    s = snap(node("dead", ready="Unknown", taints=[
+                 {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-21T11:59:00Z"}]),
+             node("n2"),
+             claim(pod("late", "dead", tolerations=oos60), "c-late"),
+             claim(pod("keep", "dead", tolerations=[{"operator": "Exists"}]), "c-keep"),
+             pvc("c-late", "pv-a"), pvc("c-keep", "pv-b"), va("csi-a", "pv-a"), va("csi-b", "pv-b"), va("csi-c", "pv-c"))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
+    assert {a.volume_attachment: a.at for a in plan.actions if a.type == "detach"} == {"csi-a": 240, "csi-c": 0}
+    assert any("csi-b stays attached: app/keep" in n for n in plan.notes)
+
+
 def test_non_graceful_statefulset_pod_that_fits_nowhere_is_a_shortfall() -> None:
     docs = [d for d in DEAD if d["metadata"]["name"] not in ("n2", "n3")]
     plan = plan_shutdown(snap(*docs), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)

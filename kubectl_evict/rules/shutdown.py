@@ -46,6 +46,7 @@ from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, 
 from kubectl_evict.workloads import attach
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, replace_killed, replace_removed,
                                               waits_for_old_pod)
+from kubectl_evict.scheduling.framework import claim_names
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
 from kubectl_evict.timeutil import format_go_duration, format_offset, format_seconds, format_time, parse_duration
@@ -691,6 +692,22 @@ def _explain_stuck_statefulsets(b: PlanBuilder, snapshot: Snapshot, settings: Sh
                % (name, format_seconds(MAX_WAIT_FOR_UNMOUNT)))
 
 
+def _volume_users(snapshot: Snapshot, node: str) -> Dict[str, List[Pod]]:
+    """PersistentVolume name -> the active pods on `node` that use it through a claim: the
+    attach/detach controller keeps a volume in its desired state while such a pod exists, and
+    detaches it (at once on an out-of-service node) only once they are gone. Empty when the
+    input lacks the claims (then every attachment is taken as unused)."""
+    out: Dict[str, List[Pod]] = {}
+    for pod in snapshot.pods_on(node):
+        if pod.is_terminal:
+            continue
+        for claim, _ in claim_names(pod):
+            pvc = snapshot.pvcs.get((pod.namespace, claim))
+            if pvc is not None and pvc.volume_name:
+                out.setdefault(pvc.volume_name, []).append(pod)
+    return out
+
+
 def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, nodes: List[str],
                        now: float) -> None:
     b.warn("add the %s taint only once the node is really powered off: pods are force-deleted and their volumes "
@@ -711,6 +728,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                  rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off",
                  uid=node.uid, previous_seen=True, previous=had.value if had is not None else None)
         deleted = []
+        gone_at: Dict[Tuple[str, str], Optional[float]] = {}   # pod -> deleted at (None: stays)
         sts_targets = []
         # the controller's history of the node's NoExecute taints: those of the snapshot (each seen
         # when added), then the out-of-service taint added now; a deletion scheduled for the
@@ -731,6 +749,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 kind, when, reason = taint_eviction_schedule(tols, pod.tolerations, history, now)
                 if kind != "delete" or when is None:
                     b.skip(pod, "tolerates-forever", "%s: stays bound to the powered-off node" % reason)
+                    gone_at[pod.key] = None
                     continue
                 at = max(0.0, when)
                 why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it within %ds (a "
@@ -754,12 +773,22 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
             b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                      grace_period_seconds=0, force=True, rule=RULE, reason=why, **kw)
             deleted.append(pod.ref)
+            gone_at[pod.key] = at
         vas = [va for va in snapshot.volume_attachments if va.node_name == name]
+        users = _volume_users(snapshot, name)
         for va in sorted(vas, key=lambda v: v.name):
-            b.action("detach", by=ATTACH_DETACH, volume_attachment=va.name, node=name, at=0, rule=RULE,
-                     reason="attach/detach controller detaches %s (%s) at once: the node has the out-of-service "
-                            "taint, no %s wait for unmount" % (va.pv_name or "the volume", va.attacher or "?",
-                                                               format_seconds(MAX_WAIT_FOR_UNMOUNT)))
+            using = users.get(va.pv_name, []) if va.pv_name else []
+            staying = [p.ref for p in using if gone_at.get(p.key) is None]
+            if staying:
+                b.note("node/%s: %s stays attached: %s, which uses it, stays on the node"
+                       % (name, va.name, ", ".join(staying)))
+                continue
+            at = max((gone_at[p.key] or 0.0 for p in using), default=0.0)
+            after = (" once %s, which uses it, is deleted" % ", ".join(p.ref for p in using)) if at > 0 else " at once"
+            b.action("detach", by=ATTACH_DETACH, volume_attachment=va.name, node=name, at=at, rule=RULE,
+                     reason="attach/detach controller detaches %s (%s)%s: the node has the out-of-service taint, no %s "
+                            "wait for unmount" % (va.pv_name or "the volume", va.attacher or "?", after,
+                                                  format_seconds(MAX_WAIT_FOR_UNMOUNT)))
         held = snapshot.holds("VolumeAttachment")
         if not held:
             b.note("node/%s: VolumeAttachments are not in the input: which volumes the attach/detach controller "
