@@ -11,10 +11,11 @@ import json
 
 import pytest
 
-from conftest import node, pod, run_cli, snapshot_list
+from conftest import NOW, node, pod, run_cli, snapshot_list
 from kubectl_evict.rules.affinity import AffinitySettings, plan_affinity
 from kubectl_evict.rules.whatif import parse_label, parse_taint, parse_unlabel
 from kubectl_evict.source.freeze import freeze
+from kubectl_evict.timeutil import format_time, parse_time
 
 SSD_REQUIRED = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
     {"matchExpressions": [{"key": "disktype", "operator": "In", "values": ["ssd"]}]}]}}}
@@ -132,3 +133,20 @@ def test_demo_unlabel_evicts_required_during_execution_pod():
     assert [a["pod"].split("-")[0] for a in evicts] == ["ledger"]
     assert evicts[0]["target"] is not None and evicts[0]["target"] != "worker-b1"
     assert any(s["pod"].startswith("search-") for s in doc["skipped"])
+
+
+@pytest.mark.parametrize("tolerations,actions", [
+    # the deletion scheduled for `maint` (300s from 100s ago: +200s) is kept when `other` (30s)
+    # comes: processPodOnNode keeps a scheduled deletion when createdAt + min < now + min
+    ([{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+      {"key": "other", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}], []),
+    # `maint` tolerated forever: nothing was scheduled, `other` schedules it 30s from now
+    ([{"key": "maint", "operator": "Exists", "effect": "NoExecute"},
+      {"key": "other", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}],
+     [("delete", "web-1", 30, "n2")]),
+], ids=["earlier-schedule-kept", "first-taint-forever"])
+def test_added_noexecute_taint_keeps_an_earlier_scheduled_deletion(tolerations, actions):
+    added = format_time(parse_time(NOW) - 100)
+    nodes = [node("n1", taints=[{"key": "maint", "effect": "NoExecute", "timeAdded": added}]), node("n2")]
+    plan = _plan(nodes + [pod("web-1", "n1", tolerations=tolerations)], [parse_taint("n1:other=x:NoExecute")])
+    assert _actions(plan) == actions

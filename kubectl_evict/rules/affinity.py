@@ -30,7 +30,8 @@ from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selecto
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
-from kubectl_evict.scheduling.tolerations import no_execute_decision, taints_text
+from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, no_execute_decision, taint_eviction_schedule,
+                                                  taints_text)
 from kubectl_evict.timeutil import format_offset
 
 RULE = "affinity"
@@ -58,17 +59,15 @@ class _Placing:
         return self._placer
 
 
-def _scheduled_deletion(pod: Pod, node: Node, now: float) -> Optional[float]:
-    """When the taint-eviction controller deletes `pod` on `node` (seconds after now), or None."""
-    d = no_execute_decision(node.taints, pod.tolerations)
-    if d.action == "delete-now":
-        return 0.0
-    if d.action == "delete-after":
-        # A deletion scheduled for older taints keeps its earlier time.
-        started = max((t.time_added for t in node.taints if t.effect == "NoExecute" and t.time_added is not None),
-                      default=now)
-        return max(0.0, started + d.seconds - now)
-    return None
+def _scheduled_deletion(pod: Pod, node: Node, now: float, before: Optional[Node] = None) -> Optional[float]:
+    """When the taint-eviction controller deletes `pod` on `node` (seconds after now), or None:
+    the controller's own replay (`taint_eviction_schedule`) over the pod's tolerations as
+    admitted (DefaultTolerationSeconds), the taints of `before` (the node as the snapshot has it)
+    first, so a deletion scheduled for them keeps its earlier time when the edits add taints."""
+    history = [(0.0, before.taints)] if before is not None else []
+    history.append((0.0, node.taints))
+    kind, at, _ = taint_eviction_schedule(default_toleration_seconds(pod.tolerations), pod.tolerations, history, now)
+    return at if kind == "delete" else None
 
 
 def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) -> Plan:
@@ -137,10 +136,10 @@ def _decide(b: PlanBuilder, placing: _Placing, pod: Pod, old: Node, new: Node, n
             settings: AffinitySettings) -> None:
     # 1. NoExecute taints: the taint-eviction controller.
     # `old is new`: a node no edit touches (every node, with no edits) is asked once.
-    will = _scheduled_deletion(pod, new, now)
+    will = _scheduled_deletion(pod, new, now, None if old is new else old)
     was = will if old is new else _scheduled_deletion(pod, old, now) if old is not None else None
     if will is not None and (was is None or will < was):
-        d = no_execute_decision(new.taints, pod.tolerations)
+        d = no_execute_decision(new.taints, default_toleration_seconds(pod.tolerations))
         if d.action == "delete-now" and d.untolerated:
             why = "does not tolerate NoExecute taint %s" % taints_text(d.untolerated)
         elif will == 0:
@@ -151,7 +150,7 @@ def _decide(b: PlanBuilder, placing: _Placing, pod: Pod, old: Node, new: Node, n
                 TAINT_EVICTION)
         return
     if was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
-            no_execute_decision(new.taints, pod.tolerations).action == "forever" and \
+            no_execute_decision(new.taints, default_toleration_seconds(pod.tolerations)).action == "forever" and \
             any(t.effect == "NoExecute" and t.time_added == now for t in new.taints):
         b.skip(pod, "tolerates-forever", "tolerates NoExecute taint %s forever" % taints_text(t for t in new.taints if t.effect == "NoExecute"))
     # 2. Node affinity against the new labels.
