@@ -399,6 +399,16 @@ def test_out_of_service_detach_waits_for_the_pods_using_the_volume() -> None:
     assert any("csi-b stays attached: app/keep" in n for n in plan.notes)
 
 
+def test_out_of_service_finished_pods_are_deleted_by_the_taint_eviction_controller() -> None:
+    """A Failed or Succeeded pod's DELETE takes no grace (CheckGracefulDelete): the
+    taint-eviction controller's plain DELETE removes it, pod GC never force-deletes it."""
+    s = snap(node("dead", ready="False"), node("n2"),
+             pod("failed", "dead", owner="ReplicaSet/web", phase="Failed"), pod("run", "dead", owner="ReplicaSet/web"))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
+    deletes = {a.pod: (a.by, a.force, a.target) for a in plan.actions if a.type == "delete"}
+    assert deletes == {"failed": ("taint-eviction-controller", False, None), "run": ("pod-gc", True, "n2")}
+
+
 def test_non_graceful_statefulset_pod_that_fits_nowhere_is_a_shortfall() -> None:
     docs = [d for d in DEAD if d["metadata"]["name"] not in ("n2", "n3")]
     plan = plan_shutdown(snap(*docs), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)

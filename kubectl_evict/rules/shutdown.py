@@ -752,6 +752,15 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                     gone_at[pod.key] = None
                     continue
                 at = max(0.0, when)
+                if pod.is_terminal:
+                    # a finished pod's DELETE takes no grace (the pod strategy's CheckGracefulDelete):
+                    # it is gone at once, pod GC has nothing to force
+                    b.action("delete", by=TAINT_EVICTION, namespace=pod.namespace, pod=pod.name, uid=pod.uid,
+                             node=name, at=at, grace_period_seconds=None, rule=RULE,
+                             reason="taint-eviction controller deletes it (%s); it has finished (%s), so the API "
+                                    "server removes it at once; %s" % (reason, pod.phase, NOTHING_RECREATES))
+                    deleted.append(pod.ref)
+                    continue
                 why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it within %ds (a "
                        "terminating pod on a NotReady node with the out-of-service taint)" % (reason, POD_GC_PERIOD))
             kw: Dict[str, Any] = {}
