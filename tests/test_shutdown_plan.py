@@ -241,6 +241,18 @@ def test_windows_nodes_shut_down_gracefully_only_with_the_gate(kubelet_version: 
     assert kills(plan) == ({"a": (0, 20)} if graceful else {"a": (0, 0)})
 
 
+def test_a_deletion_scheduled_for_an_existing_noexecute_taint_is_kept() -> None:
+    """The node carries a NoExecute taint the pod tolerates for 600s (added 100s ago: deletion
+    scheduled for +500s). The unreachable taint at +55s (300s) does not move it earlier:
+    processPodOnNode keeps a scheduled deletion when createdAt + min < now + min."""
+    maint = {"key": "maint", "effect": "NoExecute", "timeAdded": "2026-11-21T11:58:20Z"}
+    tols = DEFAULT_TOLERATIONS + [{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 600}]
+    s = snap(node("n1", taints=[maint]), node("n2"), kubelet("n1", shutdownGracePeriod="0s"),
+             pod("web-1", "n1", owner="ReplicaSet/web", tolerations=tols))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",)), NOW)
+    assert [(a.pod, a.at) for a in plan.actions if a.type == "delete"] == [("web-1", 500)]
+
+
 def test_no_kubelet_config_means_upstream_default_disabled() -> None:
     plan = plan_shutdown(snap(node("n1"), pod("a", "n1")), ShutdownSettings(nodes=("n1",)), NOW)
     assert kills(plan) == {"a": (0, 0)}

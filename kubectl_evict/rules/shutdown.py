@@ -396,13 +396,18 @@ def _report(reports: List[Dict[str, Any]]) -> Any:
     return pvector(reports)
 
 
-def _taint_deletion(pod: Pod, taints: Sequence[Taint], start: float,
+def _taint_deletion(pod: Pod, existing: Sequence[Taint], added: Optional[Taint], start: float, now: float,
                     cs: ControllerSettings) -> Tuple[Optional[float], str]:
-    """When the taint-eviction controller deletes `pod` once NoExecute `taints` are in place from
-    `start`, and why (None: tolerated forever or no NoExecute taint). The controller rule's own
-    answer (`taint_eviction_schedule`), over the pod's tolerations as admitted."""
+    """When (seconds after `now`) the taint-eviction controller deletes `pod` on a node with the
+    NoExecute taints `existing` (each seen when added), to which `added` comes at `start`, and
+    why (None: tolerated forever or no NoExecute taint). The controller rule's own answer
+    (`taint_eviction_schedule`, which keeps a deletion scheduled for the existing taints when it
+    fires earlier), over the pod's tolerations as admitted."""
     tols = effective_tolerations(pod, cs)
-    kind, at, why = taint_eviction_schedule(tols, pod.tolerations, [(start, ()), (start, tuple(taints))], start)
+    history = [(0.0, tuple(existing))]
+    if added is not None:
+        history.append((start, tuple(existing) + (added,)))
+    kind, at, why = taint_eviction_schedule(tols, pod.tolerations, history, now)
     return (at, why) if kind == "delete" else (None, why)
 
 
@@ -573,28 +578,29 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                    % (format_go_duration(settings.inhibit_delay_max), format_go_duration(requested), name, err))
         report["inhibitDelayMaxSeconds"] = settings.inhibit_delay_max
     if side is not None:
-        _node_side(b, settings, node, side, pods, kill_end, groups is None, report, placer)
+        _node_side(b, settings, node, side, pods, kill_end, groups is None, report, now, placer)
         if side.no_execute_at is not None:
-            _deleted_before_failed(kills, node, side, settings.controller)
+            _deleted_before_failed(kills, node, side, settings.controller, now)
     return report
 
 
-def _deleted_before_failed(kills: List[KilledPod], node: Node, side: NodeSide, cs: ControllerSettings) -> None:
+def _deleted_before_failed(kills: List[KilledPod], node: Node, side: NodeSide, cs: ControllerSettings,
+                           now: float) -> None:
     """Mark the node's kills whose pod the taint-eviction controller deletes before the kubelet
     has stopped it: a ReplicaSet replaces such a pod from the deletion on."""
     key = NOT_READY if side.key == "not-ready" else UNREACHABLE
-    taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
+    existing = tuple(t for t in node.taints if t.effect == "NoExecute")
     for i, k in enumerate(kills):
         if k.pod.node_name != node.name:
             continue
-        at, _ = _taint_deletion(k.pod, taints, side.no_execute_at, cs)
+        at, _ = _taint_deletion(k.pod, existing, Taint(key, "", "NoExecute"), side.no_execute_at, now, cs)
         if at is not None and at < k.failed_at:
             kills[i] = k._replace(deleted_at=at)
 
 
 def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: NodeSide, pods: Sequence[Pod],
                kill_end: Mapping[Tuple[str, str], Tuple[float, float]], disabled: bool, report: Dict[str, Any],
-               placer: Optional[Placer] = None) -> None:
+               now: float, placer: Optional[Placer] = None) -> None:
     """The controller's taints and the taint-eviction controller's deletions. With graceful
     shutdown disabled the pods are never Failed: a deleted pod stays Terminating on the down
     node, so its ReplicaSet, ReplicationController or Job replaces it at the deletion (placed
@@ -620,10 +626,11 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
              reason="node lifecycle controller: queued one --node-monitor-period after Ready left True; nodes of "
                     "one zone are tainted %s apart (--node-eviction-rate %s)"
                     % (format_seconds(1.0 / settings.controller.node_eviction_rate), settings.controller.node_eviction_rate))
-    taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
+    existing = tuple(t for t in node.taints if t.effect == "NoExecute")
     stopped = 0
     for pod in pods:
-        at, why = _taint_deletion(pod, taints, side.no_execute_at, settings.controller)
+        at, why = _taint_deletion(pod, existing, Taint(key, "", "NoExecute"), side.no_execute_at, now,
+                                  settings.controller)
         if at is None:
             continue
         start, end = kill_end.get(pod.key, (None, None))
@@ -673,12 +680,11 @@ def _explain_stuck_statefulsets(b: PlanBuilder, snapshot: Snapshot, settings: Sh
         if pod.deletion_timestamp is not None:
             state = "is Terminating%s" % _since(pod.deletion_timestamp, now)
         else:
-            start = max((t.time_added for t in noexec if t.time_added is not None), default=now)
-            at, _ = _taint_deletion(pod, noexec, start, settings.controller) if noexec else (None, "")
+            at, _ = _taint_deletion(pod, noexec, None, 0.0, now, settings.controller)
             if at is None:
                 state = "is not deleted by the taint-eviction controller yet"
             else:
-                state = "is marked for deletion at %s" % format_time(max(at, now))
+                state = "is marked for deletion at %s" % format_time(now + at)
         b.note("node/%s: StatefulSet pod %s %s; it stays Terminating until the node comes back or the "
                "%s taint is added (--non-graceful), and its replacement cannot start before: a StatefulSet never "
                "runs two pods with one identity" % (name, pod.ref, state, OUT_OF_SERVICE))
