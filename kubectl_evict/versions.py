@@ -85,6 +85,10 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     # the device taint eviction controller (pkg/controller/devicetainteviction) deletes pods whose
     # allocated devices carry an untolerated NoExecute taint, and the allocator skips tainted devices.
     "DRADeviceTaints": (((1, 36, 0), None),),
+    # -- kubelet node shutdown manager on Windows (nodeshutdown_manager_windows.go: a stub while
+    # the gate is off): WindowsGracefulNodeShutdown alpha off in v1.32-v1.33, beta on from v1.34
+    # (pkg/features/kube_features.go versioned specs, KEP-4802)
+    "WindowsGracefulNodeShutdown": (((1, 34, 0), None),),
 }
 
 

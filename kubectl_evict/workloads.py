@@ -87,6 +87,11 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
     unknown_budgets: Dict[str, str] = {}        # PDB -> the kind its budget needs that the input lacks
     pods: Dict[WorkloadKey, List[Pod]] = {}
     unready = dict(not_ready or {})
+    # One pod can have two actions (the kubelet's kill and the taint-eviction controller's DELETE
+    # while it is still stopping): it goes, and is replaced, once. A later action on a replacement
+    # (a second eviction, empty uid) is another pod.
+    removed: set = set()
+    replaced: set = set()
     for a in actions:
         if a.type not in POD_ACTIONS:
             continue
@@ -98,11 +103,17 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
             continue
         ev = events.setdefault(key, [])
         pods.setdefault(key, []).append(pod)
-        if _counts_ready(pod):
-            ev.append((min(float(a.at), unready.pop((a.namespace, a.pod), float(a.at))), -1))
-        if a.target is not None and pod.deletion_timestamp is None:
+        same = (a.namespace, a.pod, a.uid) if a.uid else None
+        marked = unready.pop((a.namespace, a.pod), None)
+        if _counts_ready(pod) and (same is None or same not in removed):
+            ev.append((float(a.at) if marked is None else min(float(a.at), marked), -1))
+        if a.target is not None and pod.deletion_timestamp is None and (same is None or same not in replaced):
             created = a.replaced_at if a.replaced_at is not None else a.at
             ev.append((float(created) + startup, +1))
+            if same is not None:
+                replaced.add(same)
+        if same is not None:
+            removed.add(same)
         if a.type == "evict" and not bypass.get(key):
             # an eviction checked against a budget the input cannot compute allows nothing known
             covering = pdbs_for_pod(snapshot, pod)

@@ -11,10 +11,11 @@ import json
 
 import pytest
 
-from conftest import node, pod, run_cli, snapshot_list
+from conftest import NOW, node, pod, run_cli, snapshot_list
 from kubectl_evict.rules.affinity import AffinitySettings, plan_affinity
 from kubectl_evict.rules.whatif import parse_label, parse_taint, parse_unlabel
 from kubectl_evict.source.freeze import freeze
+from kubectl_evict.timeutil import format_time, parse_time
 
 SSD_REQUIRED = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
     {"matchExpressions": [{"key": "disktype", "operator": "In", "values": ["ssd"]}]}]}}}
@@ -178,19 +179,22 @@ def test_demo_unlabel_evicts_required_during_execution_pod():
 
 
 @pytest.mark.parametrize("tolerations,actions", [
-    # a deletion already scheduled for the existing taint (added 100s ago, tolerated 300s: at
-    # +200s) keeps its time: processPodOnNode keeps the queued work (startTime + min < now + min),
-    # so the new, shorter-tolerated taint changes nothing
-    ([{"key": "old", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-      {"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}], []),
+    # the deletion scheduled for `maint` (300s from 100s ago: +200s) is kept when `other` (30s)
+    # comes: processPodOnNode keeps a scheduled deletion when createdAt + min < now + min
+    ([{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+      {"key": "other", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}], []),
+    # `maint` tolerated forever: nothing was scheduled, `other` schedules it 30s from now
+    ([{"key": "maint", "operator": "Exists", "effect": "NoExecute"},
+      {"key": "other", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}],
+     [("delete", "web-1", 30, "n2")]),
     # a taint it does not tolerate deletes it at once, whatever was scheduled
-    ([{"key": "old", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}], [("delete", "web-1", 0, "n2")]),
-])
-def test_a_scheduled_taint_deletion_keeps_its_time(tolerations, actions):
+    ([{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
+     [("delete", "web-1", 0, "n2")]),
+], ids=["earlier-schedule-kept", "first-taint-forever", "untolerated-at-once"])
+def test_added_noexecute_taint_keeps_an_earlier_scheduled_deletion(tolerations, actions):
     """semantics.md D.4: the taint-eviction controller's queued deletion is not moved earlier by
     a later NoExecute taint the pod tolerates for less time."""
-    tainted = node("n1", labels={"disktype": "ssd"},
-                   taints=[{"key": "old", "effect": "NoExecute", "timeAdded": "2026-11-21T11:58:20Z"}])
-    plan = _plan([tainted] + CLUSTER[1:] + [pod("web-1", "n1", tolerations=tolerations)],
-                 [parse_taint("n1:maint=true:NoExecute")])
+    added = format_time(parse_time(NOW) - 100)
+    nodes = [node("n1", taints=[{"key": "maint", "effect": "NoExecute", "timeAdded": added}]), node("n2")]
+    plan = _plan(nodes + [pod("web-1", "n1", tolerations=tolerations)], [parse_taint("n1:other=x:NoExecute")])
     assert _actions(plan) == actions

@@ -114,8 +114,19 @@ def test_default_toleration_seconds_admission(v):
     ([(0.0, (Taint("node.kubernetes.io/unreachable", "", "NoExecute", NOW - 100),))], ("delete", 200.0)),
     # Overdue in the snapshot: due now.
     ([(0.0, (Taint("node.kubernetes.io/unreachable", "", "NoExecute", NOW - 900),))], ("delete", 0.0)),
-], ids=["kept-on-swap", "cancelled-on-removal", "from-timeAdded", "overdue"])
+    # Two snapshot taints added at different times: the deletion scheduled for the first one
+    # (unreachable, 300s from -60s) is kept when the second (tolerated 30s) comes at -10s.
+    ([(0.0, (Taint("node.kubernetes.io/unreachable", "", "NoExecute", NOW - 60),
+             Taint("maint", "", "NoExecute", NOW - 10)))], ("delete", 240.0)),
+    # ... unless the first is tolerated forever: then the second schedules it (30s from -10s).
+    ([(0.0, (Taint("ha", "", "NoExecute", NOW - 60), Taint("maint", "", "NoExecute", NOW - 10)))], ("delete", 20.0)),
+    # ... and a later taint not tolerated deleted it when it came: due now.
+    ([(0.0, (Taint("node.kubernetes.io/unreachable", "", "NoExecute", NOW - 60),
+             Taint("other", "", "NoExecute", NOW - 10)))], ("delete", 0.0)),
+], ids=["kept-on-swap", "cancelled-on-removal", "from-timeAdded", "overdue", "second-taint-keeps-first-schedule",
+        "second-taint-after-forever", "second-taint-untolerated"])
 def test_replay_keeps_or_cancels_scheduled_deletions(history, expected):
-    tols = default_toleration_seconds(())
+    tols = default_toleration_seconds((Toleration("ha", "Exists", "", "NoExecute"),
+                                       Toleration("maint", "Exists", "", "NoExecute", 30)))
     kind, at, _ = taint_eviction_schedule(tols, (), history, NOW)
     assert (kind, at) == expected

@@ -76,7 +76,7 @@ KUBELET_CONFIG_CASES = [
     ("shutdown", {"shutdownGracePeriodByPodPriority": [{"priority": "x", "shutdownGracePeriodSeconds": 10}]},
      "kubeletconfig.shutdownGracePeriodByPodPriority[0].priority", "expected an integer"),
     ("shutdown", {"shutdownGracePeriod": "10s", "shutdownGracePeriodCriticalPods": "20s"},
-     "kubeletconfig", "shutdownGracePeriodCriticalPods 20s must be <= shutdownGracePeriod 10s"),
+     "kubeletconfig", "shutdownGracePeriodCriticalPods {20s} must be <= shutdownGracePeriod {10s}"),
 ]
 
 

@@ -159,6 +159,26 @@ def test_not_ready_taints_and_taint_manager_order() -> None:
     assert all(a.rule == "controller" for a in plan.actions if a.type in ("taint", "delete"))
 
 
+def test_a_pod_killed_and_deleted_goes_once_in_its_workload() -> None:
+    """A pod the taint-eviction controller deletes while the kubelet still stops it has two
+    actions (kill, delete) but is one replica: the ReplicaSet keeps its pod on n2 throughout."""
+    t10 = [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 10},
+           DEFAULT_TOLERATIONS[1]]
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "app", "uid": "uid-web"},
+          "spec": {"replicas": 2, "selector": {"matchLabels": {"a": "web"}}}}
+    pods = [pod("web-1", "n1", owner="ReplicaSet/web", tgps=60, tolerations=t10),
+            pod("web-2", "n2", owner="ReplicaSet/web", tolerations=t10)]
+    for p in pods:
+        p["status"]["conditions"] = [{"type": "Ready", "status": "True"}]
+    s = snap(node("n1"), node("n2"), kubelet("n1", shutdownGracePeriod="90s", shutdownGracePeriodCriticalPods="10s"),
+             rs, *pods)
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",), inhibit_delay_max=600), NOW)
+    assert [(a.type, a.at) for a in plan.actions if a.pod == "web-1"] == [("kill", 0), ("delete", 15)]
+    (wl,) = plan.workloads
+    assert (wl.ready, wl.ready_min, wl.ready_after) == (2, 1, 2)
+    assert not any(w.startswith("outage") for w in plan.warnings)
+
+
 def test_nodes_of_one_zone_are_tainted_at_the_eviction_rate() -> None:
     s = snap(*[node("n%d" % i) for i in range(1, 6)], node("m1", zone="z2"),
              *[kubelet(n, shutdownGracePeriod="20s") for n in ("n1", "n2", "m1")])
@@ -186,6 +206,53 @@ def test_disabled_shutdown_kills_everything_at_zero() -> None:
                             ("n1", "node.kubernetes.io/unreachable", "NoExecute", 55)]
 
 
+def test_disabled_shutdown_replacements_come_with_the_taint_eviction_deletions() -> None:
+    """Without graceful shutdown no pod is ever Failed: the pods stay Running until the
+    taint-eviction controller deletes them (55s + 300s), then stay Terminating on the down node.
+    A ReplicaSet (FilterActivePods) and a Job replace theirs at the deletion; a StatefulSet waits
+    for the old pod (the answer `controller --fail` gives for the same node)."""
+    s = snap(node("n1"), node("n2"), kubelet("n1", shutdownGracePeriod="0s"),
+             pod("web-1", "n1", owner="ReplicaSet/web"), pod("db-0", "n1", owner="StatefulSet/db"),
+             pod("job-1", "n1", owner="Job/j"), pod("bare", "n1"))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",)), NOW)
+    deletes = {a.pod: (a.at, a.target) for a in plan.actions if a.type == "delete"}
+    assert deletes == {"web-1": (355, "n2"), "job-1": (355, "n2"), "db-0": (355, None), "bare": (355, None)}
+    assert [(e.pod, e.code) for e in plan.shortfall] == [("db-0", "waits-for-old-pod")]
+
+
+@pytest.mark.parametrize("kubelet_version,gates,graceful", [
+    ("v1.33.4", None, False),        # WindowsGracefulNodeShutdown alpha, off: the manager is a stub
+    ("v1.34.1", None, True),         # beta, on by default
+    ("v1.33.4", {"WindowsGracefulNodeShutdown": True}, True),
+    ("v1.35.0", {"WindowsGracefulNodeShutdown": False}, False),
+])
+def test_windows_nodes_shut_down_gracefully_only_with_the_gate(kubelet_version: str, gates: Optional[dict],
+                                                                 graceful: bool) -> None:
+    """nodeshutdown_manager_windows.go returns a stub while WindowsGracefulNodeShutdown is off,
+    whatever the grace periods; the gate is on by default from v1.34 (kube_features.go)."""
+    w = node("w1")
+    w["metadata"]["labels"]["kubernetes.io/os"] = "windows"
+    w["status"]["nodeInfo"] = {"kubeletVersion": kubelet_version}
+    cfg = dict(shutdownGracePeriod="30s", shutdownGracePeriodCriticalPods="10s")
+    if gates is not None:
+        cfg["featureGates"] = gates
+    plan = plan_shutdown(snap(w, node("n2"), kubelet("w1", **cfg), pod("a", "w1", tgps=30)),
+                         ShutdownSettings(nodes=("w1",)), NOW)
+    assert kills(plan) == ({"a": (0, 20)} if graceful else {"a": (0, 0)})
+
+
+def test_a_deletion_scheduled_for_an_existing_noexecute_taint_is_kept() -> None:
+    """The node carries a NoExecute taint the pod tolerates for 600s (added 100s ago: deletion
+    scheduled for +500s). The unreachable taint at +55s (300s) does not move it earlier:
+    processPodOnNode keeps a scheduled deletion when createdAt + min < now + min."""
+    maint = {"key": "maint", "effect": "NoExecute", "timeAdded": "2026-11-21T11:58:20Z"}
+    tols = DEFAULT_TOLERATIONS + [{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 600}]
+    s = snap(node("n1", taints=[maint]), node("n2"), kubelet("n1", shutdownGracePeriod="0s"),
+             pod("web-1", "n1", owner="ReplicaSet/web", tolerations=tols))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",)), NOW)
+    assert [(a.pod, a.at) for a in plan.actions if a.type == "delete"] == [("web-1", 500)]
+
+
 def test_no_kubelet_config_means_upstream_default_disabled() -> None:
     plan = plan_shutdown(snap(node("n1"), pod("a", "n1")), ShutdownSettings(nodes=("n1",)), NOW)
     assert kills(plan) == {"a": (0, 0)}
@@ -209,9 +276,9 @@ def test_flags_then_file_then_snapshot(flags: ShutdownConfig, file_cfg: Optional
 
 @pytest.mark.parametrize("flags,message", [
     (ShutdownConfig(critical=40.0, source="--critical-grace-period"),
-     "invalid configuration: shutdownGracePeriodCriticalPods 40s must be <= shutdownGracePeriod 30s"),
+     "invalid configuration: shutdownGracePeriodCriticalPods {40s} must be <= shutdownGracePeriod {30s}"),
     (ShutdownConfig(grace=0.5, critical=0.0, source="--grace-period"),
-     "invalid configuration: shutdownGracePeriod 500ms must be either zero or otherwise >= 1 sec"),
+     "invalid configuration: shutdownGracePeriod {500ms} must be either zero or otherwise >= 1 sec"),
     (ShutdownConfig(grace=30.0, by_priority=(Group(0, 10),), source="--grace-period/--by-priority"),
      "invalid configuration: Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time"),
 ])
@@ -293,6 +360,65 @@ def test_non_graceful_plan_with_volume_attachments() -> None:
     assert any("only once the node is really powered off" in w for w in doc["warnings"])
     assert any("data/db-0 -> " in n for n in doc["notes"])
     assert doc["blocked"] == []
+
+
+def test_out_of_service_taint_comes_after_the_snapshots_taints() -> None:
+    """The taint-eviction controller saw the unreachable taint when it was added (60s ago) and
+    scheduled each pod's deletion then; the out-of-service taint comes now. A scheduled deletion
+    is kept when `createdAt + min < now + min` (processPodOnNode), so a pod that tolerates
+    out-of-service for 60s still goes at the unreachable schedule (+240s), not at once."""
+    oos = {"key": "node.kubernetes.io/out-of-service", "operator": "Exists", "effect": "NoExecute"}
+    s = snap(node("dead", ready="Unknown", taints=[
+                 {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-21T11:59:00Z"}]),
+             node("n2"),
+             pod("oos60", "dead", tolerations=[dict(oos, tolerationSeconds=60)] + DEFAULT_TOLERATIONS),
+             pod("oos600", "dead", tolerations=[dict(oos, tolerationSeconds=600)] + DEFAULT_TOLERATIONS),
+             pod("plain", "dead"))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
+    deletes = {a.pod: a for a in plan.actions if a.type == "delete"}
+    assert {p: a.at for p, a in deletes.items()} == {"oos60": 240, "oos600": 240, "plain": 0}
+    assert "in the snapshot" not in deletes["plain"].reason     # the out-of-service taint is not in it
+
+
+def test_out_of_service_detach_waits_for_the_pods_using_the_volume() -> None:
+    """The attach/detach controller detaches a volume only when no pod on the node uses it any
+    more (desired state of world); the out-of-service taint only skips the 6-minute unmount wait.
+    A volume whose pod is deleted at +240s is detached then; one whose pod tolerates every taint
+    stays attached; one no pod uses goes at once."""
+    def claim(p: Dict[str, Any], name: str) -> Dict[str, Any]:
+        p["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": name}}]
+        return p
+
+    def pvc(name: str, pv: str) -> Dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name, "namespace": "app"},
+                "spec": {"volumeName": pv}, "status": {"phase": "Bound"}}
+
+    def va(name: str, pv: str) -> Dict[str, Any]:
+        return {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": name},
+                "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "dead", "source": {"persistentVolumeName": pv}},
+                "status": {"attached": True}}
+
+    oos60 = [{"key": "node.kubernetes.io/out-of-service", "operator": "Exists", "effect": "NoExecute",
+              "tolerationSeconds": 60}] + DEFAULT_TOLERATIONS
+    s = snap(node("dead", ready="Unknown", taints=[
+                 {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-11-21T11:59:00Z"}]),
+             node("n2"),
+             claim(pod("late", "dead", tolerations=oos60), "c-late"),
+             claim(pod("keep", "dead", tolerations=[{"operator": "Exists"}]), "c-keep"),
+             pvc("c-late", "pv-a"), pvc("c-keep", "pv-b"), va("csi-a", "pv-a"), va("csi-b", "pv-b"), va("csi-c", "pv-c"))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
+    assert {a.volume_attachment: a.at for a in plan.actions if a.type == "detach"} == {"csi-a": 240, "csi-c": 0}
+    assert any("csi-b stays attached: app/keep" in n for n in plan.notes)
+
+
+def test_out_of_service_finished_pods_are_deleted_by_the_taint_eviction_controller() -> None:
+    """A Failed or Succeeded pod's DELETE takes no grace (CheckGracefulDelete): the
+    taint-eviction controller's plain DELETE removes it, pod GC never force-deletes it."""
+    s = snap(node("dead", ready="False"), node("n2"),
+             pod("failed", "dead", owner="ReplicaSet/web", phase="Failed"), pod("run", "dead", owner="ReplicaSet/web"))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)
+    deletes = {a.pod: (a.by, a.force, a.target) for a in plan.actions if a.type == "delete"}
+    assert deletes == {"failed": ("taint-eviction-controller", False, None), "run": ("pod-gc", True, "n2")}
 
 
 def test_non_graceful_statefulset_pod_that_fits_nowhere_is_a_shortfall() -> None:

@@ -35,7 +35,8 @@ from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selecto
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
-from kubectl_evict.scheduling.tolerations import no_execute_decision, taint_eviction_schedule, taints_text
+from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, no_execute_decision, taint_eviction_schedule,
+                                                  taints_text)
 from kubectl_evict.timeutil import format_offset
 
 RULE = "affinity"
@@ -65,11 +66,14 @@ class _Placing:
 
 def _scheduled_deletion(pod: Pod, old: Node, new: Node, now: float) -> Tuple[Optional[float], str]:
     """When the taint-eviction controller deletes `pod` (seconds after now) once `old`'s taints
-    become `new`'s, and why; (None, "") when it does not. A deletion already scheduled for `old`'s
-    NoExecute taints keeps its time whatever the new taints' tolerationSeconds (`processPodOnNode`:
-    `startTime + min < now + min`); only a taint the pod does not tolerate deletes it at once."""
+    become `new`'s, and why; (None, "") when it does not. The controller's own replay over the
+    pod's tolerations as admitted (DefaultTolerationSeconds): a deletion already scheduled for
+    `old`'s NoExecute taints keeps its time whatever the new taints' tolerationSeconds
+    (`processPodOnNode`: `startTime + min < now + min`); only a taint the pod does not tolerate
+    deletes it at once."""
     history = [(0.0, old.taints)] if old is new else [(0.0, old.taints), (0.0, new.taints)]
-    kind, at, why = taint_eviction_schedule(pod.tolerations, pod.tolerations, history, now)
+    kind, at, why = taint_eviction_schedule(default_toleration_seconds(pod.tolerations), pod.tolerations,
+                                            history, now)
     return (at, why) if kind == "delete" else (None, "")
 
 
@@ -149,7 +153,7 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
                 TAINT_EVICTION)
         return
     if was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
-            no_execute_decision(new.taints, pod.tolerations).action == "forever" and \
+            no_execute_decision(new.taints, default_toleration_seconds(pod.tolerations)).action == "forever" and \
             any(t.effect == "NoExecute" and t.time_added == now for t in new.taints):
         b.skip(pod, "tolerates-forever", "tolerates NoExecute taint %s forever" % taints_text(t for t in new.taints if t.effect == "NoExecute"))
     # 2. Node affinity against the new labels.

@@ -28,7 +28,7 @@ from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, Decision, controller_owner, job_decision, owner_absent,
-                                               recreation, replace_removed)
+                                               recreation, replace_removed, waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -231,9 +231,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         reason = "%s; %s deletes it (%s)" % (f.reason, who, _pdb_text(snapshot, p))
         stuck = p.controller_kind == "StatefulSet" and not p.is_terminal and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
         if stuck:
-            b.shortfall(p, "waits-for-old-pod", "deleted at %s but stays Terminating: the node is unreachable, so its kubelet never confirms, and "
-                    "the StatefulSet controller creates the replacement only once the old pod is gone (out-of-service "
-                    "taint or force delete needed)" % format_offset(f.at), node=f.node)
+            waits_for_old_pod(b, p, f.at, f.node)
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=None, rule=RULE,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")

@@ -44,17 +44,20 @@ from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, e
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import attach
-from kubectl_evict.rules.replacements import KilledPod, replace_killed, replace_removed
-from kubectl_evict.scheduling.framework import effective_taints
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, replace_killed, replace_removed,
+                                              waits_for_old_pod)
+from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
-from kubectl_evict.timeutil import format_go_duration, format_seconds, format_time, parse_duration
+from kubectl_evict.timeutil import format_go_duration, format_offset, format_seconds, format_time, parse_duration
+from kubectl_evict.versions import cluster_version, feature_applies, parse_release
 
 RULE = "shutdown"
 CONTROLLER = "controller"
 
 DEFAULT_PRIORITY = 0                   # scheduling.DefaultPriorityWhenNoDefaultClassExists
 INT32 = (-2 ** 31, 2 ** 31 - 1)
+WINDOWS_GATE = "WindowsGracefulNodeShutdown"
 
 SHUTDOWN_MESSAGE = "Pod was terminated in response to imminent node shutdown."
 OUT_OF_SERVICE_VALUE = "nodeshutdown"
@@ -81,6 +84,7 @@ class ShutdownConfig(NamedTuple):
     critical: Optional[float] = None
     by_priority: Optional[Tuple[Group, ...]] = None
     source: str = ""
+    windows_gate: Optional[bool] = None      # featureGates.WindowsGracefulNodeShutdown, None: not set
 
 
 def _duration_field(raw: Mapping[str, Any], key: str, source: str) -> Optional[float]:
@@ -122,10 +126,21 @@ def parse_by_priority(items: Any, source: str, path: str = "shutdownGracePeriodB
 def config_from_kubelet(raw: Mapping[str, Any], source: str) -> ShutdownConfig:
     """The shutdown fields of a kubeletconfig mapping (file, configz or NodeKubeletConfig)."""
     bp = raw.get("shutdownGracePeriodByPodPriority")
+    gates = raw.get("featureGates")
+    gate = gates.get(WINDOWS_GATE) if isinstance(gates, Mapping) else None
+    if gate is not None and not isinstance(gate, bool):
+        raise InputError("expected true or false, found %r" % (gate,), source=source,
+                         field="featureGates." + WINDOWS_GATE)
     return ShutdownConfig(grace=_duration_field(raw, "shutdownGracePeriod", source),
                           critical=_duration_field(raw, "shutdownGracePeriodCriticalPods", source),
                           by_priority=parse_by_priority(bp, source) if bp is not None else None,
-                          source=source)
+                          source=source, windows_gate=gate)
+
+
+def _metav1_duration(seconds: float) -> str:
+    """A `metav1.Duration` as the kubelet's `%v` prints it: the struct in braces (`{20s}`), as
+    upstream's validation tests expect."""
+    return "{%s}" % format_go_duration(seconds)
 
 
 def validation_errors(cfg: ShutdownConfig) -> List[str]:
@@ -135,13 +150,13 @@ def validation_errors(cfg: ShutdownConfig) -> List[str]:
     errs = []
     if critical > grace:
         errs.append("invalid configuration: shutdownGracePeriodCriticalPods %s must be <= shutdownGracePeriod %s"
-                    % (format_go_duration(critical), format_go_duration(grace)))
+                    % (_metav1_duration(critical), _metav1_duration(grace)))
     if grace < 0 or 0 < grace < 1:
         errs.append("invalid configuration: shutdownGracePeriod %s must be either zero or otherwise >= 1 sec"
-                    % format_go_duration(grace))
+                    % _metav1_duration(grace))
     if critical < 0 or 0 < critical < 1:
         errs.append("invalid configuration: shutdownGracePeriodCriticalPods %s must be either zero or otherwise >= 1 sec"
-                    % format_go_duration(critical))
+                    % _metav1_duration(critical))
     if cfg.by_priority and (grace > 0 or critical > 0):
         errs.append("invalid configuration: Cannot specify both shutdownGracePeriodByPodPriority and "
                     "shutdownGracePeriod at the same time")
@@ -168,9 +183,10 @@ def merge_config(flags: ShutdownConfig, base: ShutdownConfig) -> ShutdownConfig:
     if durations and flags.by_priority is None:
         return ShutdownConfig(grace=flags.grace if flags.grace is not None else base.grace,
                               critical=flags.critical if flags.critical is not None else base.critical,
-                              by_priority=None, source=flags.source + " over " + base.source)
+                              by_priority=None, source=flags.source + " over " + base.source,
+                              windows_gate=base.windows_gate)
     return ShutdownConfig(grace=flags.grace, critical=flags.critical, by_priority=flags.by_priority,
-                          source=flags.source)
+                          source=flags.source, windows_gate=base.windows_gate)
 
 
 def migrate_config(grace: float, critical: float) -> Optional[Tuple[Group, ...]]:
@@ -186,6 +202,22 @@ def migrate_config(grace: float, critical: float) -> Optional[Tuple[Group, ...]]
     if critical_ns < 0:
         return None
     return (Group(DEFAULT_PRIORITY, default_ns // 10 ** 9), Group(SYSTEM_CRITICAL_PRIORITY, critical_ns // 10 ** 9))
+
+
+def windows_shutdown_off(snapshot: Snapshot, node: Node, cfg: ShutdownConfig) -> str:
+    """Why a Windows node's kubelet has no shutdown manager ("" when it has one): before v1.34
+    the WindowsGracefulNodeShutdown gate is off by default, and the Windows manager is then a
+    stub whatever the grace periods say (nodeshutdown_manager_windows.go `NewManager`). The
+    node's own kubelet version decides, else the cluster's."""
+    if node.labels.get("kubernetes.io/os") != "windows":
+        return ""
+    if cfg.windows_gate is not None:
+        return "" if cfg.windows_gate else "its kubelet runs with featureGates %s=false" % WINDOWS_GATE
+    release = parse_release(node.kubelet_version) or cluster_version(snapshot).release
+    if feature_applies(WINDOWS_GATE, release):
+        return ""
+    return ("Windows node with kubelet v%d.%d.%d: the %s feature gate is off by default before v1.34, so the "
+            "kubelet has no shutdown manager" % (release + (WINDOWS_GATE,)))
 
 
 def effective_groups(cfg: ShutdownConfig) -> Optional[Tuple[Group, ...]]:
@@ -364,13 +396,18 @@ def _report(reports: List[Dict[str, Any]]) -> Any:
     return pvector(reports)
 
 
-def _taint_deletion(pod: Pod, taints: Sequence[Taint], start: float,
+def _taint_deletion(pod: Pod, existing: Sequence[Taint], added: Optional[Taint], start: float, now: float,
                     cs: ControllerSettings) -> Tuple[Optional[float], str]:
-    """When the taint-eviction controller deletes `pod` once NoExecute `taints` are in place from
-    `start`, and why (None: tolerated forever or no NoExecute taint). The controller rule's own
-    answer (`taint_eviction_schedule`), over the pod's tolerations as admitted."""
+    """When (seconds after `now`) the taint-eviction controller deletes `pod` on a node with the
+    NoExecute taints `existing` (each seen when added), to which `added` comes at `start`, and
+    why (None: tolerated forever or no NoExecute taint). The controller rule's own answer
+    (`taint_eviction_schedule`, which keeps a deletion scheduled for the existing taints when it
+    fires earlier), over the pod's tolerations as admitted."""
     tols = effective_tolerations(pod, cs)
-    kind, at, why = taint_eviction_schedule(tols, pod.tolerations, [(start, ()), (start, tuple(taints))], start)
+    history = [(0.0, tuple(existing))]
+    if added is not None:
+        history.append((start, tuple(existing) + (added,)))
+    kind, at, why = taint_eviction_schedule(tols, pod.tolerations, history, now)
     return (at, why) if kind == "delete" else (None, why)
 
 
@@ -419,14 +456,24 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                              "read (--kubelet-config, or --grace-period with --critical-grace-period, give it)",
                              name, noun="node")
         groups = effective_groups(cfg)
-        per_node[name] = (cfg, groups)
+        off = windows_shutdown_off(snapshot, node, cfg) if groups is not None else ""
+        if off:
+            groups = None
+        per_node[name] = (cfg, groups, off)
         if node.ready_status == "True":
             failing[name] = ("not-ready", 0.0) if groups else ("unreachable", 0.0)
     sides = node_lifecycle_timeline(snapshot, failing, settings, now)
+    placer: Optional[Placer] = None
+    if any(per_node[name][1] is None for name in nodes):
+        # where the pods deleted on nodes without graceful shutdown are replaced: off every
+        # node that shuts down
+        placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=nodes, snapshot=snapshot, preempt=True,
+                        leaving=[p for name in nodes for p in snapshot.pods_on(name)])
     for name in nodes:
         node = snapshot.nodes[name]
-        cfg, groups = per_node[name]
-        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now, kills))
+        cfg, groups, off = per_node[name]
+        reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now, kills, placer,
+                                      off))
     taints = {name: snapshot.nodes[name].taints + (Taint(NOT_READY, "", "NoSchedule"),)
               for name in nodes if per_node[name][1] is not None
               and not any(t.key == NOT_READY and t.effect == "NoSchedule" for t in snapshot.nodes[name].taints)}
@@ -444,9 +491,11 @@ def _shutting_down(pod: Pod, at: float) -> Tuple[Optional[float], str]:
 
 def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, node: Node,
                    cfg: ShutdownConfig, groups: Optional[Tuple[Group, ...]], side: Optional[NodeSide],
-                   now: float, kills: List[KilledPod]) -> Dict[str, Any]:
+                   now: float, kills: List[KilledPod], placer: Optional[Placer] = None,
+                   off: str = "") -> Dict[str, Any]:
     """One node's graceful shutdown: its kills (appended to `kills` for their replacements), the
-    phases, and the node lifecycle and taint-eviction controllers' side."""
+    phases, and the node lifecycle and taint-eviction controllers' side. `off`: why the kubelet
+    has no shutdown manager although grace periods are configured (Windows before v1.34)."""
     name = node.name
     pods = []
     for pod in snapshot.pods_on(name):
@@ -463,17 +512,18 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         _explain_stuck_statefulsets(b, snapshot, settings, node, now)
     kill_end: Dict[Tuple[str, str], Tuple[float, float]] = {}
     if groups is None:
-        b.warn("graceful node shutdown is disabled on node/%s (%s: shutdownGracePeriod=%s, no "
-               "shutdownGracePeriodByPodPriority): when it shuts down, its %d pods are killed without grace "
-               "(no preStop hooks, terminationGracePeriodSeconds ignored)"
-               % (name, cfg.source, format_go_duration(cfg.grace or 0.0), len(pods)))
+        why = off or ("%s: shutdownGracePeriod=%s, no shutdownGracePeriodByPodPriority"
+                      % (cfg.source, format_go_duration(cfg.grace or 0.0)))
+        b.warn("graceful node shutdown is disabled on node/%s (%s): when it shuts down, its %d pods are killed "
+               "without grace (no preStop hooks, terminationGracePeriodSeconds ignored)" % (name, why, len(pods)))
         for pod in pods:
             b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=0,
                      grace_period_seconds=0, rule=RULE,
                      reason="graceful shutdown disabled: the OS stops the containers with the node; the pod object "
                             "stays Running until the controllers act")
         report.update(enabled=False, totalSeconds=0, periodRequestedSeconds=0, phases=[])
-        b.note("node/%s: graceful shutdown disabled (%s): every pod stops at +0s without grace" % (name, cfg.source))
+        b.note("node/%s: graceful shutdown disabled (%s): every pod stops at +0s without grace"
+               % (name, off or cfg.source))
     else:
         grouped = group_by_priority(groups, [p.priority for p in pods])
         t = 0
@@ -528,28 +578,33 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                    % (format_go_duration(settings.inhibit_delay_max), format_go_duration(requested), name, err))
         report["inhibitDelayMaxSeconds"] = settings.inhibit_delay_max
     if side is not None:
-        _node_side(b, settings, node, side, pods, kill_end, groups is None, report)
+        _node_side(b, settings, node, side, pods, kill_end, groups is None, report, now, placer)
         if side.no_execute_at is not None:
-            _deleted_before_failed(kills, node, side, settings.controller)
+            _deleted_before_failed(kills, node, side, settings.controller, now)
     return report
 
 
-def _deleted_before_failed(kills: List[KilledPod], node: Node, side: NodeSide, cs: ControllerSettings) -> None:
+def _deleted_before_failed(kills: List[KilledPod], node: Node, side: NodeSide, cs: ControllerSettings,
+                           now: float) -> None:
     """Mark the node's kills whose pod the taint-eviction controller deletes before the kubelet
     has stopped it: a ReplicaSet replaces such a pod from the deletion on."""
     key = NOT_READY if side.key == "not-ready" else UNREACHABLE
-    taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
+    existing = tuple(t for t in node.taints if t.effect == "NoExecute")
     for i, k in enumerate(kills):
         if k.pod.node_name != node.name:
             continue
-        at, _ = _taint_deletion(k.pod, taints, side.no_execute_at, cs)
+        at, _ = _taint_deletion(k.pod, existing, Taint(key, "", "NoExecute"), side.no_execute_at, now, cs)
         if at is not None and at < k.failed_at:
             kills[i] = k._replace(deleted_at=at)
 
 
 def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: NodeSide, pods: Sequence[Pod],
-               kill_end: Mapping[Tuple[str, str], Tuple[float, float]], disabled: bool, report: Dict[str, Any]) -> None:
-    """The controller's taints and the taint-eviction controller's deletions."""
+               kill_end: Mapping[Tuple[str, str], Tuple[float, float]], disabled: bool, report: Dict[str, Any],
+               now: float, placer: Optional[Placer] = None) -> None:
+    """The controller's taints and the taint-eviction controller's deletions. With graceful
+    shutdown disabled the pods are never Failed: a deleted pod stays Terminating on the down
+    node, so its ReplicaSet, ReplicationController or Job replaces it at the deletion (placed
+    by `placer`) and a StatefulSet's waits for the old pod, as in `controller`."""
     name = node.name
     key = NOT_READY if side.key == "not-ready" else UNREACHABLE
     if side.key == "not-ready":
@@ -571,10 +626,11 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
              reason="node lifecycle controller: queued one --node-monitor-period after Ready left True; nodes of "
                     "one zone are tainted %s apart (--node-eviction-rate %s)"
                     % (format_seconds(1.0 / settings.controller.node_eviction_rate), settings.controller.node_eviction_rate))
-    taints = tuple(t for t in node.taints if t.effect == "NoExecute") + (Taint(key, "", "NoExecute"),)
+    existing = tuple(t for t in node.taints if t.effect == "NoExecute")
     stopped = 0
     for pod in pods:
-        at, why = _taint_deletion(pod, taints, side.no_execute_at, settings.controller)
+        at, why = _taint_deletion(pod, existing, Taint(key, "", "NoExecute"), side.no_execute_at, now,
+                                  settings.controller)
         if at is None:
             continue
         start, end = kill_end.get(pod.key, (None, None))
@@ -582,16 +638,29 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
             if pod.controller_kind not in ("StatefulSet", "DaemonSet"):   # those controllers delete them at once
                 stopped += 1
             continue
+        kw: Dict[str, Any] = {}
         if disabled:
-            tail = ("plain DELETE; it stays Terminating until the node is back (a ReplicaSet replaces it now, "
-                    "a StatefulSet does not)")
+            tail = "plain DELETE; it stays Terminating: the node is down, its kubelet never confirms"
+            if pod.deletion_timestamp is not None:
+                tail += "; already terminating, so its replacement already exists"
+            elif pod.controller_kind == "StatefulSet":
+                waits_for_old_pod(b, pod, at, name)
+                tail += "; StatefulSet replacement waits for the old pod to be gone"
+                kw["target"] = None
+            else:
+                placed = replace_removed(b, placer, pod, at, RULE, "deleted at %s" % format_offset(at), node=name)
+                if placed is None:
+                    tail += "; " + NOTHING_RECREATES
+                else:
+                    tail += "; its controller replaces it now" + ("" if placed.node else ", but the replacement fits no node")
+                    kw.update(target=placed.node, candidates=placed.candidates)
         elif start is not None and at < start:
             tail = "before its shutdown phase starts at +%s: deleted out of priority order" % format_seconds(start)
         else:
             tail = "the kubelet is still stopping it"
         b.action("delete", by=TAINT_EVICTION, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                  grace_period_seconds=None, rule=CONTROLLER,
-                 reason="taint-eviction controller: %s; %s" % (why, tail))
+                 reason="taint-eviction controller: %s; %s" % (why, tail), **kw)
     if stopped:
         b.note("node/%s: %d Failed pod object%s (stopped by the kubelet) %s deleted later by the taint-eviction "
                "controller when tolerationSeconds run out: clean-up of the objects only; no replacement waits for it "
@@ -611,12 +680,11 @@ def _explain_stuck_statefulsets(b: PlanBuilder, snapshot: Snapshot, settings: Sh
         if pod.deletion_timestamp is not None:
             state = "is Terminating%s" % _since(pod.deletion_timestamp, now)
         else:
-            start = max((t.time_added for t in noexec if t.time_added is not None), default=now)
-            at, _ = _taint_deletion(pod, noexec, start, settings.controller) if noexec else (None, "")
+            at, _ = _taint_deletion(pod, noexec, None, 0.0, now, settings.controller)
             if at is None:
                 state = "is not deleted by the taint-eviction controller yet"
             else:
-                state = "is marked for deletion at %s" % format_time(max(at, now))
+                state = "is marked for deletion at %s" % format_time(now + at)
         b.note("node/%s: StatefulSet pod %s %s; it stays Terminating until the node comes back or the "
                "%s taint is added (--non-graceful), and its replacement cannot start before: a StatefulSet never "
                "runs two pods with one identity" % (name, pod.ref, state, OUT_OF_SERVICE))
@@ -650,6 +718,22 @@ def _powered_off(snapshot: Snapshot, names: Sequence[str], oos: Taint) -> List[N
     return out
 
 
+def _volume_users(snapshot: Snapshot, node: str) -> Dict[str, List[Pod]]:
+    """PersistentVolume name -> the active pods on `node` that use it through a claim: the
+    attach/detach controller keeps a volume in its desired state while such a pod exists, and
+    detaches it (at once on an out-of-service node) only once they are gone. Empty when the
+    input lacks the claims (then every attachment is taken as unused)."""
+    out: Dict[str, List[Pod]] = {}
+    for pod in snapshot.pods_on(node):
+        if pod.is_terminal:
+            continue
+        for claim, _ in claim_names(pod):
+            pvc = snapshot.pvcs.get((pod.namespace, claim))
+            if pvc is not None and pvc.volume_name:
+                out.setdefault(pvc.volume_name, []).append(pod)
+    return out
+
+
 def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, nodes: List[str],
                        now: float) -> None:
     b.warn("add the %s taint only once the node is really powered off: pods are force-deleted and their volumes "
@@ -670,8 +754,15 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                  rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off",
                  uid=node.uid, previous_seen=True, previous=had.value if had is not None else None)
         deleted = []
+        gone_at: Dict[Tuple[str, str], Optional[float]] = {}   # pod -> deleted at (None: stays)
         sts_targets = []
-        noexec = tuple(t for t in node.taints if t.effect == "NoExecute" and (t.key, t.effect) != (oos.key, oos.effect))
+        # the controller's history of the node's NoExecute taints: those of the snapshot (each seen
+        # when added), then the out-of-service taint added now; a deletion scheduled for the
+        # first ones is kept when it fires earlier (`processPodOnNode`)
+        noexec = tuple(t for t in node.taints if t.effect == "NoExecute")
+        history = [(0.0, noexec)]
+        if had is None:
+            history.append((0.0, noexec + (oos,)))
         for pod in snapshot.pods_on(name):
             if pod.deletion_timestamp is not None:
                 at = 0.0
@@ -681,11 +772,21 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 # the controller rule's answer over every NoExecute taint the node then has: a toleration
                 # with tolerationSeconds is never "forever", whatever taints it matches
                 tols = effective_tolerations(pod, settings.controller)
-                kind, when, reason = taint_eviction_schedule(tols, pod.tolerations, [(0.0, noexec + (oos,))], now)
+                kind, when, reason = taint_eviction_schedule(tols, pod.tolerations, history, now)
                 if kind != "delete" or when is None:
                     b.skip(pod, "tolerates-forever", "%s: stays bound to the powered-off node" % reason)
+                    gone_at[pod.key] = None
                     continue
                 at = max(0.0, when)
+                if pod.is_terminal:
+                    # a finished pod's DELETE takes no grace (the pod strategy's CheckGracefulDelete):
+                    # it is gone at once, pod GC has nothing to force
+                    b.action("delete", by=TAINT_EVICTION, namespace=pod.namespace, pod=pod.name, uid=pod.uid,
+                             node=name, at=at, grace_period_seconds=None, rule=RULE,
+                             reason="taint-eviction controller deletes it (%s); it has finished (%s), so the API "
+                                    "server removes it at once; %s" % (reason, pod.phase, NOTHING_RECREATES))
+                    deleted.append(pod.ref)
+                    continue
                 why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it within %ds (a "
                        "terminating pod on a NotReady node with the out-of-service taint)" % (reason, POD_GC_PERIOD))
             kw: Dict[str, Any] = {}
@@ -707,12 +808,22 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
             b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                      grace_period_seconds=0, force=True, rule=RULE, reason=why, **kw)
             deleted.append(pod.ref)
+            gone_at[pod.key] = at
         vas = [va for va in snapshot.volume_attachments if va.node_name == name]
+        users = _volume_users(snapshot, name)
         for va in sorted(vas, key=lambda v: v.name):
-            b.action("detach", by=ATTACH_DETACH, volume_attachment=va.name, node=name, at=0, rule=RULE,
-                     reason="attach/detach controller detaches %s (%s) at once: the node has the out-of-service "
-                            "taint, no %s wait for unmount" % (va.pv_name or "the volume", va.attacher or "?",
-                                                               format_seconds(MAX_WAIT_FOR_UNMOUNT)))
+            using = users.get(va.pv_name, []) if va.pv_name else []
+            staying = [p.ref for p in using if gone_at.get(p.key) is None]
+            if staying:
+                b.note("node/%s: %s stays attached: %s, which uses it, stays on the node"
+                       % (name, va.name, ", ".join(staying)))
+                continue
+            at = max((gone_at[p.key] or 0.0 for p in using), default=0.0)
+            after = (" once %s, which uses it, is deleted" % ", ".join(p.ref for p in using)) if at > 0 else " at once"
+            b.action("detach", by=ATTACH_DETACH, volume_attachment=va.name, node=name, at=at, rule=RULE,
+                     reason="attach/detach controller detaches %s (%s)%s: the node has the out-of-service taint, no %s "
+                            "wait for unmount" % (va.pv_name or "the volume", va.attacher or "?", after,
+                                                  format_seconds(MAX_WAIT_FOR_UNMOUNT)))
         held = snapshot.holds("VolumeAttachment")
         if not held:
             b.note("node/%s: VolumeAttachments are not in the input: which volumes the attach/detach controller "

@@ -132,12 +132,16 @@ def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequenc
     (`startTime + min < now + min`); not tolerating a taint deletes at once; the taints in the
     snapshot are assumed to have been seen when added (`timeAdded`, else `now`).
     """
+    if not history:
+        return "none", None, ""
+    t0 = history[0][0]
+    history = _as_added(history, now) + list(history[1:])
     sched: Optional[Tuple[float, float, str]] = None   # (created, fires, why)
     forever = ""
     cancelled = ""
     for i, (t, taints) in enumerate(history):
         if sched is not None and sched[1] <= t and i > 0:
-            return "delete", sched[1], sched[2]
+            return "delete", max(t0, sched[1]), sched[2]
         d = no_execute_decision(taints, tolerations)
         noexec = [x for x in taints if x.effect == "NoExecute"]
         if d.action == "none":
@@ -150,9 +154,9 @@ def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequenc
                 why = "does not tolerate NoExecute taint %s" % taints_text(d.untolerated)
             else:
                 why = "tolerates NoExecute taint %s for 0s" % taints_text(noexec)
-            if i == 0:
+            if i == 0 or t < t0:
                 why += " (in the snapshot: deletion is due now)"
-            return "delete", t, why
+            return "delete", max(t0, t), why
         if d.action == "forever":
             if sched is not None:
                 cancelled = ""
@@ -167,18 +171,36 @@ def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequenc
         if i == 0:
             starts = [x.time_added - now for x in noexec if x.time_added is not None]
             created = min(starts) if starts else 0.0
-            sched = (created, max(0.0, created + secs),
+            sched = (created, created + secs,
                      why + (" (taint added %s ago)" % format_seconds(round(-created)) if created < 0 else ""))
         elif sched is None or sched[0] == t:
             sched = (t, t + secs, why)
         # else: the earlier scheduled deletion is kept as it is
     if sched is not None:
-        return "delete", sched[1], sched[2]
+        return "delete", max(t0, sched[1]), sched[2]
     if cancelled:
         return "cancelled", None, cancelled
     if forever:
         return "forever", None, forever
     return "none", None, ""
+
+
+def _as_added(history: Sequence[Tuple[float, Tuple[Taint, ...]]], now: float
+              ) -> List[Tuple[float, Tuple[Taint, ...]]]:
+    """The first entry of a taint history (the snapshot's taints) as the controller saw them
+    come: when its NoExecute taints were added at different times (`timeAdded`), one step per
+    time (seconds after `now`, before the entry's own time) with the taints added by then, so a
+    deletion scheduled for the first taints is kept when later ones come (`processPodOnNode`)
+    instead of all of them counting from the earliest. The last step is the entry itself."""
+    t0, taints = history[0]
+    times = sorted({x.time_added - now for x in taints
+                    if x.effect == "NoExecute" and x.time_added is not None and x.time_added - now < t0})
+    if len(times) < 2:
+        return [history[0]]
+    steps = [(p, tuple(x for x in taints if x.effect != "NoExecute"
+                       or (x.time_added is not None and x.time_added - now <= p)))
+             for p in times[:-1]]
+    return steps + [(times[-1], taints)]
 
 
 def untolerated_schedule_taints(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> Tuple[Taint, ...]:
