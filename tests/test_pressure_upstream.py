@@ -387,3 +387,36 @@ def test_table_output_shows_the_shortfall_of_a_persisting_threshold(tmp_path):
                 "--eviction-hard", "memory.available<500Mi")
     assert r.returncode == 4, r.stderr
     assert "threshold-persists" in r.stdout and "Traceback" not in r.stdout + r.stderr
+
+
+# --- the next cycle after a kill -----------------------------------------------------------------
+
+# eviction_manager.go Start: synchronize -> evictPod -> killPodFunc (kubelet killPodNow) blocks
+# until the pod worker has killed the pod (up to 1.5 x the grace), then waitForPodsCleanup (<= 30 s)
+# and the next synchronize. With the plan's worst case (every pod uses its whole grace), the next
+# victim is killed no earlier than the previous kill's grace later, and never sooner than the
+# next housekeeping tick. (id, server version, --eviction-max-pod-grace-period, pod tGPS, kills)
+NEXT_CYCLE = [
+    ("hard-1s-next-tick", "v1.33.1", None, 30, [("hog", 0, 1), ("mid", 10, 1)]),
+    ("soft-20s", "v1.33.1", "60", 20, [("hog", 30, 20), ("mid", 50, 20)]),
+    ("soft-60s-longer-than-cleanup-wait", "v1.31.4", "60", 20, [("hog", 30, 60), ("mid", 90, 60)]),
+    ("soft-120s", "v1.33.1", "300", 120, [("hog", 30, 120), ("mid", 150, 120)]),
+]
+
+
+@pytest.mark.parametrize("case", NEXT_CYCLE, ids=[c[0] for c in NEXT_CYCLE])
+def test_next_kill_waits_for_the_previous_pods_grace(tmp_path, case):
+    _, server, max_grace, tgps, kills = case
+    path = _memory_cluster(tmp_path, 100 * MI, [("hog", 900 * MI, 0), ("mid", 800 * MI, 0), ("calm", 10 * MI, 0)],
+                           server_version=server, tgps=tgps)
+    if max_grace is None:
+        args = ["--eviction-hard", "memory.available<1Gi,allocatableMemory.available<1Mi",
+                "--eviction-minimum-reclaim", "memory.available=700Mi"]
+    else:
+        args = ["--eviction-hard", "memory.available<1Mi", "--eviction-soft", "memory.available<1Gi",
+                "--eviction-soft-grace-period", "memory.available=30s", "--eviction-minimum-reclaim",
+                "memory.available=700Mi", "--eviction-max-pod-grace-period", max_grace]
+    doc = _plan(path, "n1", *args)
+    assert _kills(doc) == kills
+    # the second victim's replacement comes when it is Failed, after its own grace
+    assert [r["failedAt"] for r in doc["replacements"]] == [float(at + g) for _, at, g in kills]

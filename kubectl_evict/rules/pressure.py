@@ -552,7 +552,11 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
         kills += 1
         if not th.hard:
             soft_kills += 1
-        t += max(MONITORING_INTERVAL, _grid(min(grace, 30)))
+        # evictPod blocks until the pod is killed (killPodNow waits for the pod worker, up to
+        # 1.5 x the grace), and only then does waitForPodsCleanup's 30 s start: the next cycle
+        # comes after the victim's whole grace period, however long (the plan's worst case, as
+        # its replacement is created at the end of that grace)
+        t += max(MONITORING_INTERVAL, _grid(grace))
     res = NodeResult(name, kills, cleared_at, exhausted, tuple(c for c in CONDITION_ORDER if c in set_during or c in existing),
                      soft_kills)
     _admission_warning(b, snapshot, node, res, advice, version)
