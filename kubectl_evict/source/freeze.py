@@ -32,7 +32,7 @@ from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
 from kubectl_evict.versions import is_version
 from kubectl_evict.scheduling.qos import pod_qos_by_release
-from kubectl_evict.scheduling.resources import pod_requests
+from kubectl_evict.scheduling.resources import default_pod_level_requests, pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
 from kubectl_evict.scheduling.topology import zone_key
 from kubectl_evict.source.documents import EMPTY_LIST, Doc, infer_kind
@@ -590,6 +590,9 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner, key: Any = None) -> Tup
     if spec.get("resources") is not None:  # PodLevelResources: pod-level values replace the container sums
         pod_level = Container("", it.resource_map(loc, pod_res, "requests", "spec.resources.requests"),
                               it.resource_map(loc, pod_res, "limits", "spec.resources.limits"))
+        defaulted = default_pod_level_requests(pod_level.requests, pod_level.limits, containers, inits)
+        if len(defaulted) != len(pod_level.requests):
+            pod_level = pod_level._replace(requests=frozen_map(defaulted))
     qos, qos_v136 = pod_qos_by_release(containers + inits, pod_level)
     reqs = pod_requests(containers, inits, overhead)
     if pod_level is not None:
