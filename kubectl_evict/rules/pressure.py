@@ -576,7 +576,7 @@ def _admission_warning(b: PlanBuilder, snapshot: Snapshot, node: Node, res: Node
     rule = ("new BestEffort pods that do not tolerate %s:NoSchedule" % MEMORY_PRESSURE) if memory_only else \
         "every new non-critical pod"
     text = "node/%s: while %s the kubelet rejects %s (reason Evicted, \"The node had condition: [%s]. \")" % (
-        node.name, " and ".join("%s=True" % c for c in conds), rule, ", ".join(conds))
+        node.name, " and ".join("%s=True" % c for c in conds), rule, " ".join(conds))   # Go's %v of a slice
     if rejected:
         text += "; would reject: " + ", ".join(sorted(set(rejected)))
     b.warn(text)
