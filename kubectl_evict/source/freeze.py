@@ -27,7 +27,8 @@ from kubectl_evict.eviction.observe import decode_summary, prune_summary
 from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
                                  NodeSelectorTerm, Owner, OwnerRef, PodFailureRule, Pod,
                                  PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
-                                 SnapshotInfo, Taint, Volume, VolumeAttachment, LazyJSON, frozen_map)
+                                 SnapshotInfo, Taint, Volume, VolumeAttachment, LazyJSON, frozen_map,
+                                 SYSTEM_PRIORITY_CLASSES)
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
 from kubectl_evict.versions import is_version
@@ -749,7 +750,7 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     if pcname.__class__ is not str:
         pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
     is_ds = controller is not None and controller.kind == "DaemonSet"
-    pc = pcs.get(pcname) if pcname else default_pc
+    pc = (pcs.get(pcname) or SYSTEM_PRIORITY_CLASSES.get(pcname)) if pcname else default_pc
     if it.pod_spec_pcs is not pcs:   # the memos hold priorities and policies of these classes
         it.pod_specs.clear()
         it.scheduling.clear()
