@@ -420,3 +420,37 @@ def test_next_kill_waits_for_the_previous_pods_grace(tmp_path, case):
     assert _kills(doc) == kills
     # the second victim's replacement comes when it is Failed, after its own grace
     assert [r["failedAt"] for r in doc["replacements"]] == [float(at + g) for _, at, g in kills]
+
+
+# helpers.go buildSignalToNodeReclaimFuncs: what the kubelet deletes before it evicts a pod, by
+# layout (withImageFs, splitContainerImageFs) and signal; "" when there is no reclaim function, so
+# the plan has nothing to warn about. (layout, signal, what is deleted)
+NODE_RECLAIM = [
+    ("single", "nodefs.available", "dead containers and unused images"),
+    ("single", "imagefs.inodesFree", "dead containers and unused images"),
+    ("imagefs", "nodefs.available", ""),
+    ("imagefs", "nodefs.inodesFree", ""),
+    ("imagefs", "imagefs.available", "dead containers and unused images"),
+    ("imagefs", "containerfs.available", "dead containers and unused images"),
+    ("split", "imagefs.available", "unused images"),
+    ("split", "nodefs.available", "dead containers"),
+    ("split", "containerfs.inodesFree", "dead containers"),
+    ("single", "memory.available", ""),
+    ("single", "pid.available", ""),
+]
+
+
+@pytest.mark.parametrize("layout, signal, deleted", NODE_RECLAIM)
+def test_node_level_reclaim_by_layout(layout, signal, deleted):
+    from kubectl_evict.eviction.observe import node_reclaim
+    assert node_reclaim(signal, layout) == deleted
+
+
+def test_nodefs_pressure_with_a_dedicated_imagefs_warns_of_no_garbage_collection(tmp_path):
+    """A dedicated imagefs: nodefs pressure has no reclaim function, the plan's kills are exact."""
+    items = [node("n1"), node("n2"), _storage_pod("worker", [("c1", None)])]
+    s = _summary("n1", "imagefs", [_pod_stats("worker", containers=[("c1", 0, 50 * GI)])])
+    s["summary"]["node"]["fs"]["availableBytes"] = 1 * GI
+    doc = _plan(_write(tmp_path, *items, s), "n1", "--eviction-hard", "nodefs.available<2Gi")
+    assert [k[0] for k in _kills(doc)] == ["worker"]
+    assert not any("the kubelet first deletes" in w for w in doc["warnings"])

@@ -43,7 +43,7 @@ from pyrsistent import PClass, field, pmap
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, PodUsage, disk_layout, fs_stats_to_measure,
-                                            hugepage_aware, hugepage_bytes, non_pod_memory, observations,
+                                            hugepage_aware, hugepage_bytes, node_reclaim, non_pod_memory, observations,
                                             pod_disk_usage,
                                             pod_usages, usage_for)
 from kubectl_evict.eviction.manager import ManagerState, admits, caps_soft_grace, eviction_grace, synchronize
@@ -519,11 +519,12 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
             continue
         th = eviction_priority_order(ready)[0]
         resource = SIGNAL_RESOURCE[th.signal]
-        if resource in ("ephemeral-storage", "inodes") and not reclaim_warned:
+        reclaims = node_reclaim(th.signal, layout)
+        if reclaims and not reclaim_warned:
             reclaim_warned = True
-            b.warn("node/%s: under %s the kubelet first deletes dead containers and unused images; the stats summary "
+            b.warn("node/%s: under %s the kubelet first deletes %s; the stats summary "
                    "does not say how much that frees, so this plan assumes nothing (evictions may stop earlier)"
-                   % (name, th.signal))
+                   % (name, th.signal, reclaims))
         victim: Optional[Pod] = None
         for p in rank(alive, th.signal, layout, usages, settings.ranking, version):
             if is_critical(p):
