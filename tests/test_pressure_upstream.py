@@ -454,3 +454,23 @@ def test_nodefs_pressure_with_a_dedicated_imagefs_warns_of_no_garbage_collection
     doc = _plan(_write(tmp_path, *items, s), "n1", "--eviction-hard", "nodefs.available<2Gi")
     assert [k[0] for k in _kills(doc)] == ["worker"]
     assert not any("the kubelet first deletes" in w for w in doc["warnings"])
+
+
+# pkg/kubelet/eviction/defaults_{linux,windows}.go: without evictionHard the kubelet uses its
+# platform's defaults; a Windows kubelet (v1.30+, #122922) evicts below 500Mi, a Linux one below 100Mi.
+# (node OS label, memory.available, kills expected)
+PLATFORM_DEFAULTS = [
+    ("linux", 300 * MI, 0),
+    ("windows", 300 * MI, 1),
+    ("windows", 600 * MI, 0),
+    ("linux", 50 * MI, 1),
+]
+
+
+@pytest.mark.parametrize("os_label, available, kills", PLATFORM_DEFAULTS)
+def test_default_hard_thresholds_follow_the_nodes_platform(tmp_path, os_label, available, kills):
+    path = _memory_cluster(tmp_path, available, [("hog", 900 * MI, 0)])
+    doc = json.loads(Path(path).read_text())
+    doc["items"][1]["metadata"]["labels"]["kubernetes.io/os"] = os_label
+    Path(path).write_text(json.dumps(doc))
+    assert len(_kills(_plan(path, "n1"))) == kills

@@ -49,10 +49,10 @@ from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, PodUsage, disk_
 from kubectl_evict.eviction.manager import ManagerState, admits, caps_soft_grace, eviction_grace, synchronize
 from kubectl_evict.eviction.oom import oom_order
 from kubectl_evict.eviction.ranking import is_critical, rank
-from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICTION_HARD, DEFAULT_MAX_POD_GRACE_PERIOD,
+from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_MAX_POD_GRACE_PERIOD,
                                                DEFAULT_PRESSURE_TRANSITION_PERIOD, MEMORY, MONITORING_INTERVAL, SIGNAL_CONDITION,
                                                SIGNAL_RESOURCE, Observation, Threshold, ThresholdError,
-                                               eviction_priority_order, parse_duration_go, parse_threshold_config,
+                                               default_eviction_hard, eviction_priority_order, parse_duration_go, parse_threshold_config,
                                                threshold_quantity, thresholds_met, update_containerfs_thresholds)
 from kubectl_evict.kubeletconfig import kubelet_config_for, located
 from kubectl_evict.model import Node, Pod, Snapshot, Taint
@@ -190,8 +190,10 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
                     cache: Optional[Dict[Any, EvictionConfig]]) -> EvictionConfig:
     layers = _layers(settings, snapshot, node)
     picked = {k: _pick(layers, k) for k in EVICTION_FIELDS}
+    n = snapshot.node(node)
+    os_label = n.labels.get("kubernetes.io/os", "") if n is not None else ""
     key = tuple((k, _plain(v), o if o == "flags" or not o.startswith("NodeKubeletConfig") else "node")
-                for k, (v, o) in sorted(picked.items()))
+                for k, (v, o) in sorted(picked.items())) + (("os", os_label == "windows"),)
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -203,11 +205,11 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
     hard_v, hard_origin = picked["evictionHard"]
     merge = bool(picked["mergeDefaultEvictionSettings"][0])
     if hard_v is None:
-        maps["evictionHard"] = dict(DEFAULT_EVICTION_HARD)
+        maps["evictionHard"] = default_eviction_hard(os_label)
         origin = "upstream defaults"
     else:
         if merge:
-            maps["evictionHard"] = dict(DEFAULT_EVICTION_HARD, **maps["evictionHard"])
+            maps["evictionHard"] = dict(default_eviction_hard(os_label), **maps["evictionHard"])
         origin = "--eviction-hard" if hard_origin == "flags" else \
             "the node's NodeKubeletConfig" if hard_origin.startswith("NodeKubeletConfig ") else hard_origin
     ena_v, ena_o = picked["enforceNodeAllocatable"]
