@@ -23,7 +23,7 @@ from pyrsistent import pvector
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.plan import POD_ACTIONS, Action, Incomplete, counted_refs, Plan, Workload, with_incomplete
 from kubectl_evict.rules.replacements import WorkloadKey, owner_kinds_missing, workload_of
-from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.scheduling.disruption import budget_unknown, pdbs_for_pod
 from kubectl_evict.scheduling.statefulset import rollout_warning
 from kubectl_evict.versions import cluster_version
 from kubectl_evict.timeutil import format_offset
@@ -80,7 +80,8 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
 def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
                ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...], Tuple[Incomplete, ...]]:
     events: Dict[WorkloadKey, List[Tuple[float, int]]] = {}
-    bypass: Dict[WorkloadKey, str] = {}         # how the PDB is bypassed: "delete", "kill" or ""
+    bypass: Dict[WorkloadKey, str] = {}         # how the PDB is bypassed: "delete", "kill", "unchecked" or ""
+    unknown_budgets: Dict[str, str] = {}        # PDB -> the kind its budget needs that the input lacks
     pods: Dict[WorkloadKey, List[Pod]] = {}
     for a in actions:
         if a.type not in POD_ACTIONS:
@@ -98,6 +99,15 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float
         if a.target is not None and pod.deletion_timestamp is None:
             created = a.replaced_at if a.replaced_at is not None else a.at
             ev.append((float(created) + startup, +1))
+        if a.type == "evict" and not bypass.get(key):
+            # an eviction checked against a budget the input cannot compute allows nothing known
+            covering = pdbs_for_pod(snapshot, pod)
+            if len(covering) == 1:
+                ref = covering[0].ref
+                if ref not in unknown_budgets:
+                    unknown_budgets[ref] = budget_unknown(snapshot, covering[0])
+                if unknown_budgets[ref]:
+                    bypass[key] = "unchecked"
         if a.type == "kill":
             bypass[key] = bypass.get(key) or "kill"
         elif a.type != "evict":
@@ -170,6 +180,8 @@ def _outage_text(wl: Workload, start: float, end: Optional[float], bypassed: str
             text += " (plain deletions bypass PDB %s)" % wl.pdb
         elif bypassed == "kill":
             text += " (the kubelet's kills do not consult PDB %s)" % wl.pdb
+        elif bypassed == "unchecked":
+            text += " (PDB %s not checked: its budget needs objects not in the input)" % wl.pdb
         else:
             text += " (PDB %s allows it)" % wl.pdb
     return text

@@ -60,9 +60,24 @@ CASES = [
     ("--enforce-ignored-during-execution leaves it when no other node fits",
      [pod("db-1", "n1", affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype"), parse_unlabel("n2:disktype")], True,
      [], ["db-1"], []),
+    # the descheduler's DefaultEvictor at its defaults leaves bare, local-storage and
+    # system-critical pods, unless annotated descheduler.alpha.kubernetes.io/evict
+    ("--enforce-ignored-during-execution leaves a bare pod",
+     [pod("db-1", "n1", owner=None, affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
+    ("--enforce-ignored-during-execution leaves a pod with an emptyDir",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED, volumes=[{"name": "tmp", "emptyDir": {}}])],
+     [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
+    ("--enforce-ignored-during-execution leaves a system-critical pod",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED, priority=2000000000)], [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
+    ("the descheduler's evict annotation lifts those protections",
+     [pod("db-1", "n1", owner=None, affinity=SSD_REQUIRED, annotations={"descheduler.alpha.kubernetes.io/evict": ""})],
+     [parse_unlabel("n1:disktype")], True, [("evict", "db-1", 0, None)], [], []),
     ("RequiredDuringExecution field evicts through the Eviction API",
      [pod("db-1", "n1", affinity=SSD_REQUIRED_EXEC)], [parse_label("n1:disktype=hdd")], False,
      [("evict", "db-1", 0, "n2")], [], []),
+    ("RequiredDuringExecution field is required at scheduling too: no node with disktype=ssd is left",
+     [pod("db-1", "n1", affinity=SSD_REQUIRED_EXEC)], [parse_label("n1:disktype=hdd"), parse_unlabel("n2:disktype")],
+     False, [("evict", "db-1", 0, None)], [], []),
     ("annotation upgrades IgnoredDuringExecution terms",
      [pod("db-1", "n1", affinity=SSD_REQUIRED, annotations={"evictplan.io/node-affinity": "RequiredDuringExecution"})],
      [parse_label("n1:disktype=hdd")], False, [("evict", "db-1", 0, "n2")], [], []),
@@ -85,6 +100,34 @@ def test_affinity_cases(title, pods, edits, enforce, actions, blocked, skipped):
     assert _actions(plan) == actions
     assert [e.pod for e in plan.blocked] == blocked
     assert [e.pod for e in plan.skipped] == skipped
+
+
+def _pdb(name, **spec):
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name, "namespace": "default"},
+            "spec": dict({"selector": {"matchLabels": {"app": "db"}}}, **spec)}
+
+
+@pytest.mark.parametrize("title,pods,pdbs,enforce,actions,blocked", [
+    # minAvailable 1 over the one pod: disruptionsAllowed 0, the Eviction API answers 429 and
+    # nothing gives budget back
+    ("a budget at 0 refuses the eviction", ["db-1"], [_pdb("db", minAvailable=1)], False, [], [("db-1", "pdb-budget")]),
+    ("--enforce-ignored-during-execution evicts through the same API", ["db-1"], [_pdb("db", minAvailable=1)], True,
+     [], [("db-1", "pdb-budget")]),
+    # minAvailable 2 of 3: one disruption at a time, given back when the replacement is Ready
+    ("a budget of 1 lets the pods go one wave apart", ["db-1", "db-2", "db-3"], [_pdb("db", minAvailable=2)], False,
+     [("evict", "db-1", 0, "n2"), ("evict", "db-2", 30, "n2"), ("evict", "db-3", 60, "n2")], []),
+    ("two PDBs: HTTP 500", ["db-1"], [_pdb("db", minAvailable=0), _pdb("db-too", maxUnavailable=1)], False,
+     [], [("db-1", "pdb-multiple")]),
+])
+def test_evictions_respect_pod_disruption_budgets(title, pods, pdbs, enforce, actions, blocked):
+    """RequiredDuringExecution and --enforce-ignored-during-execution evict through the Eviction API
+    (semantics.md E.9, G.4): PDBs apply, budgets drawn down across the plan's evictions."""
+    affinity = SSD_REQUIRED if enforce else SSD_REQUIRED_EXEC
+    plan = _plan(CLUSTER + [pod(name, "n1", labels={"app": "db"}, affinity=affinity) for name in pods] + pdbs,
+                 [parse_label("n1:disktype=hdd")], enforce)
+    assert _actions(plan) == actions
+    assert [(e.pod, e.code) for e in plan.blocked] == blocked
+    assert all("not evicted: " in e.reason for e in plan.blocked)
 
 
 def test_requested_taint_is_the_first_action_so_apply_adds_it():
@@ -132,3 +175,22 @@ def test_demo_unlabel_evicts_required_during_execution_pod():
     assert [a["pod"].split("-")[0] for a in evicts] == ["ledger"]
     assert evicts[0]["target"] is not None and evicts[0]["target"] != "worker-b1"
     assert any(s["pod"].startswith("search-") for s in doc["skipped"])
+
+
+@pytest.mark.parametrize("tolerations,actions", [
+    # a deletion already scheduled for the existing taint (added 100s ago, tolerated 300s: at
+    # +200s) keeps its time: processPodOnNode keeps the queued work (startTime + min < now + min),
+    # so the new, shorter-tolerated taint changes nothing
+    ([{"key": "old", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+      {"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}], []),
+    # a taint it does not tolerate deletes it at once, whatever was scheduled
+    ([{"key": "old", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}], [("delete", "web-1", 0, "n2")]),
+])
+def test_a_scheduled_taint_deletion_keeps_its_time(tolerations, actions):
+    """semantics.md D.4: the taint-eviction controller's queued deletion is not moved earlier by
+    a later NoExecute taint the pod tolerates for less time."""
+    tainted = node("n1", labels={"disktype": "ssd"},
+                   taints=[{"key": "old", "effect": "NoExecute", "timeAdded": "2026-11-21T11:58:20Z"}])
+    plan = _plan([tainted] + CLUSTER[1:] + [pod("web-1", "n1", tolerations=tolerations)],
+                 [parse_taint("n1:maint=true:NoExecute")])
+    assert _actions(plan) == actions

@@ -318,6 +318,45 @@ def test_unready_pods_and_unhealthy_pod_eviction_policy(policy: str, healthy: in
         assert next(a.reason for a in plan.actions if a.pod == "web-0").startswith("not Ready: evicted without spending")
 
 
+@pytest.mark.parametrize("policy,web2_ready,expect", [
+    # minAvailable 2, healthy 2 (web-1, web-2): the not-Ready web-0 goes without spending
+    # (IfHealthyBudget); once its replacement is Ready the controller counts 3 healthy,
+    # disruptionsAllowed 1, and kubectl's 5-second retry of web-1 (429 until then) goes through
+    ("", True, {"web-0": 0, "web-1": 30}),
+    # healthy 1 (web-1) < desired 2 with AlwaysAllow: web-0 goes; its replacement brings healthy to
+    # 2 = desired, so disruptionsAllowed stays 0 and web-1 is held for good
+    ("AlwaysAllow", False, {"web-0": 0}),
+    # the same without AlwaysAllow: 1 < 2, so web-0 meets the normal check too (429)
+    ("", False, {}),
+])
+def test_ready_replacement_of_an_unready_pod_raises_current_healthy(policy: str, web2_ready: bool,
+                                                                   expect: Dict[str, int]) -> None:
+    """semantics.md G.3 and G.5: an unready pod evicted without spending the budget is replaced by
+    a Ready pod, which raises currentHealthy (and so disruptionsAllowed) for the pods kubectl retries."""
+    spec: Dict[str, Any] = {"minAvailable": 2}
+    if policy:
+        spec["unhealthyPodEvictionPolicy"] = policy
+    snap = snapshot(node("src"), node("a"), node("b"), deployment("web", 3), pdb("web", "web", **spec),
+                    pod("web-0", "src", ready=False), pod("web-1", "src"), pod("web-2", "a", ready=web2_ready))
+    plan = drain(snap, "src")
+    assert {p: at for p, (at, _) in evictions(plan).items()} == expect
+    assert set(blocked(plan)) == {"web-0", "web-1"} - set(expect)
+    assert [e.code for e in plan.blocked] == ["pdb-budget"] * len(plan.blocked)
+
+
+def test_pod_selector_lists_only_the_selected_pods() -> None:
+    """semantics.md F.1/F.3: kubectl drain lists the node's pods with --pod-selector as the label
+    selector, so pods it does not select are never filtered: an unmanaged pod left out does not
+    fail the drain (it would without --force), and stays running."""
+    from kubectl_evict.scheduling.labels import parse_selector_string
+    snap = snapshot(node("src"), node("a"), deployment("web", 1), deployment("db", 1),
+                    pod("web-0", "src"), pod("db-0", "src"), pod("debug", "src", owner=None))
+    plan = drain(snap, "src", pod_selector=parse_selector_string("app=web"))
+    assert evictions(plan) == {"web-0": (0, "a")}
+    assert not plan.blocked
+    assert {e.pod: e.code for e in plan.skipped} == {"db-0": "not-selected", "debug": "not-selected"}
+
+
 @pytest.mark.parametrize("phase,deleting", [("Pending", False), ("Succeeded", False), ("Running", True)])
 def test_pods_the_api_lets_through_do_not_spend_budget(phase: str, deleting: bool) -> None:
     p = pod("web-0", "src", phase=phase, ready=phase == "Running")

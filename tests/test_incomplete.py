@@ -304,3 +304,38 @@ def test_kubelet_kinds_the_server_forbids_are_not_held(tmp_path: Path, role: str
         assert res.returncode == code, res.stdout + res.stderr
         assert [e["kind"] for e in json.loads(res.stdout)["incomplete"]] == incomplete
     assert planned.stdout == live.stdout
+
+
+# --- PodDisruptionBudgets whose budget the input cannot compute ----------------------------------
+
+# A PDB with no status (or a stale one) is planned with the budget the disruption controller
+# computes; a percentage or maxUnavailable needs the pods' controllers' spec.replicas. Without
+# the controller's kind the budget is unknown: the eviction is not checked against it (exit 5),
+# instead of assuming the controller is gone ("found no controllers": 0 allowed, exit 3).
+@pytest.mark.parametrize("held,code,incomplete,blocked", [
+    (True, 3, [], ["web-1"]),                  # every ReplicaSet held, web's absent: failSafe, 0 allowed
+    (False, 5, ["ReplicaSet"], []),            # not held: unknown, not checked
+])
+def test_a_budget_that_needs_controllers_not_in_the_input(tmp_path: Path, held: bool, code: int,
+                                                           incomplete: List[str], blocked: List[str]) -> None:
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"maxUnavailable": "50%", "selector": {"matchLabels": {"app": "web"}}}}
+    path = _write(tmp_path, _cluster()[:5] + [pdb], without=() if held else ("ReplicaSet",))
+    res = _drain(path)
+    assert res.returncode == code, res.stdout
+    doc = json.loads(res.stdout)
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    assert [e["pod"] for e in doc["blocked"]] == blocked
+    if incomplete:
+        assert "budgets of PodDisruptionBudgets not computed" in doc["incomplete"][0]["effect"]
+
+
+def test_an_outage_under_an_unknown_budget_is_not_said_to_be_allowed(tmp_path: Path) -> None:
+    """web's only pod goes (0 ready until its replacement is): the warning says the PDB was not
+    checked, not that the PDB allows it."""
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
+           "spec": {"maxUnavailable": "50%", "selector": {"matchLabels": {"app": "web"}}}}
+    path = _write(tmp_path, _cluster()[:4] + [pdb], without=("ReplicaSet",))
+    doc = json.loads(_drain(path).stdout)
+    [outage] = [w for w in doc["warnings"] if w.startswith("outage: ")]
+    assert outage.endswith("(PDB default/web not checked: its budget needs objects not in the input)")

@@ -153,16 +153,67 @@ def test_two_pdbs_message() -> None:
     assert MULTIPLE_PDBS == "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 
 
+def _info(*kinds: str) -> dict:
+    """A SnapshotInfo saying the input holds every object of `kinds`."""
+    return {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": "2026-11-21T12:00:00Z", "kinds": ["Pod", "PodDisruptionBudget"] + list(kinds)}
+
+
+PERCENT_PDB = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
+               "spec": {"selector": {"matchLabels": {"app": "a"}}, "maxUnavailable": "50%"}}
+
+
 def test_missing_controller_fails_safe() -> None:
-    """A percentage budget over pods whose controller the snapshot lacks: the controller's
-    failSafe holds disruptionsAllowed at 0 and says why."""
-    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "default"},
-           "spec": {"selector": {"matchLabels": {"app": "a"}}, "maxUnavailable": "50%"}}
+    """A percentage budget over pods whose controller is gone (the input holds every
+    StatefulSet): the controller's failSafe holds disruptionsAllowed at 0 and says why."""
     owner = {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "gone", "uid": "u", "controller": True}
-    snap = _snapshot([pdb] + _pods(3, 3, owner))
+    snap = _snapshot([_info("StatefulSet"), PERCENT_PDB] + _pods(3, 3, owner))
     budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
     assert budget.disruptions_allowed == 0
     assert budget.problem == 'found no controllers for pod "a-0"'
+
+
+@pytest.mark.parametrize("owner,kinds,unknown", [
+    # the finders read listers of these kinds: an input without them cannot say "not found"
+    (("apps/v1", "StatefulSet"), (), "StatefulSet"),
+    (("apps/v1", "ReplicaSet"), (), "ReplicaSet"),
+    (("v1", "ReplicationController"), (), "ReplicationController"),
+    # any other kind goes to the generic scale-subresource finder, which asks the API server
+    (("argoproj.io/v1alpha1", "Rollout"), ("StatefulSet", "ReplicaSet", "Deployment"), "Rollout"),
+])
+def test_controller_kind_not_in_the_input_leaves_the_budget_unknown(owner: tuple, kinds: tuple, unknown: str) -> None:
+    """DESIGN.md: a plan never asserts the absence of an object whose kind its input does not
+    hold; so no failSafe ("found no controllers") is assumed, the budget is unknown."""
+    ref = {"apiVersion": owner[0], "kind": owner[1], "name": "x", "uid": "u", "controller": True}
+    snap = _snapshot([_info(*kinds), PERCENT_PDB] + _pods(2, 2, ref))
+    budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
+    assert (budget.source, budget.unknown, budget.problem) == ("unknown", unknown, "")
+
+
+@pytest.mark.parametrize("kind,api_version,error", [
+    ("DaemonSet", "apps/v1", "daemonsets.apps does not implement the scale subresource"),
+    ("Job", "batch/v1", "jobs.batch does not implement the scale subresource"),
+])
+def test_controllers_without_scale_fail_with_the_generic_finders_error(kind: str, api_version: str, error: str) -> None:
+    """getScaleController: no finder knows these kinds and their resource has no scale
+    subresource, so the sync fails with that error (failSafe: 0 allowed)."""
+    ref = {"apiVersion": api_version, "kind": kind, "name": "x", "uid": "u", "controller": True}
+    snap = _snapshot([_info(kind), PERCENT_PDB] + _pods(2, 2, ref))
+    budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
+    assert (budget.disruptions_allowed, budget.problem) == (0, error)
+
+
+def test_replicaset_whose_deployment_is_gone_counts_its_own_scale() -> None:
+    """getPodReplicaSet skips a ReplicaSet controlled by a Deployment, getPodDeployment finds no
+    Deployment, and the generic scale finder reads the ReplicaSet's scale: expectedPods 4."""
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+        "name": "a-rs", "namespace": "default", "uid": "rs-1", "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": "Deployment", "name": "a", "uid": "dep-1", "controller": True}]},
+        "spec": {"replicas": 4}}
+    ref = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "a-rs", "uid": "rs-1", "controller": True}
+    snap = _snapshot([_info("ReplicaSet", "Deployment"), PERCENT_PDB, rs] + _pods(4, 4, ref))
+    budget = compute_budget(snap, snap.pdbs[("default", "pdb")], NOW)
+    assert (budget.expected_pods, budget.desired_healthy, budget.disruptions_allowed, budget.problem) == (4, 2, 2, "")
 
 
 def test_unmanaged_pods_with_percentage() -> None:

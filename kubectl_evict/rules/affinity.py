@@ -9,28 +9,33 @@ Models, for the nodes an edit changes (or, with no edits, for every node):
 - node affinity (`component-helpers/scheduling/corev1/nodeaffinity`): `IgnoredDuringExecution`
   violators keep running (listed as skipped) unless `--enforce-ignored-during-execution`, which
   evicts them as the descheduler's RemovePodsViolatingNodeAffinity does (only when another node
-  fits);
+  fits, and not the pods its DefaultEvictor protects at its defaults: bare, local-storage,
+  system-critical);
 - `requiredDuringSchedulingRequiredDuringExecution` from the original node-affinity design
   (also the pod annotation `evictplan.io/node-affinity: RequiredDuringExecution`, KEP-4328's
   intent): violators are evicted at once through the Eviction API.
+Both evictions go through the Eviction API (`pkg/registry/core/pod/storage/eviction.go`), so PDBs
+apply as they do for drain (`scheduling/disruption.py`): a budget refuses (429) what it does not
+allow; the pod goes in a later wave once an earlier eviction's replacement is Ready, or is blocked.
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, List, Optional, Tuple
 
 from pyrsistent import PClass, field
 
-from kubectl_evict.model import Node, Pod, Snapshot
-from kubectl_evict.workloads import attach
+from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot
+from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
-from kubectl_evict.scheduling.disruption import effective_budget, pdbs_for_pod
+from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
+                                                 ledger_decision, pdbs_for_pod, unknown_budget_text)
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
-from kubectl_evict.scheduling.tolerations import no_execute_decision, taints_text
+from kubectl_evict.scheduling.tolerations import no_execute_decision, taint_eviction_schedule, taints_text
 from kubectl_evict.timeutil import format_offset
 
 RULE = "affinity"
@@ -58,17 +63,14 @@ class _Placing:
         return self._placer
 
 
-def _scheduled_deletion(pod: Pod, node: Node, now: float) -> Optional[float]:
-    """When the taint-eviction controller deletes `pod` on `node` (seconds after now), or None."""
-    d = no_execute_decision(node.taints, pod.tolerations)
-    if d.action == "delete-now":
-        return 0.0
-    if d.action == "delete-after":
-        # A deletion scheduled for older taints keeps its earlier time.
-        started = max((t.time_added for t in node.taints if t.effect == "NoExecute" and t.time_added is not None),
-                      default=now)
-        return max(0.0, started + d.seconds - now)
-    return None
+def _scheduled_deletion(pod: Pod, old: Node, new: Node, now: float) -> Tuple[Optional[float], str]:
+    """When the taint-eviction controller deletes `pod` (seconds after now) once `old`'s taints
+    become `new`'s, and why; (None, "") when it does not. A deletion already scheduled for `old`'s
+    NoExecute taints keeps its time whatever the new taints' tolerationSeconds (`processPodOnNode`:
+    `startTime + min < now + min`); only a taint the pod does not tolerate deletes it at once."""
+    history = [(0.0, old.taints)] if old is new else [(0.0, old.taints), (0.0, new.taints)]
+    kind, at, why = taint_eviction_schedule(pod.tolerations, pod.tolerations, history, now)
+    return (at, why) if kind == "delete" else (None, "")
 
 
 def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) -> Plan:
@@ -107,8 +109,10 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
                 continue
             decisions.append((pod, old, new))
     placing = _Placing(after)
+    evictions = _Evictions(b, placing, now)
     for pod, old, new in decisions:
-        _decide(b, placing, pod, old, new, now, settings)
+        _decide(b, placing, evictions, pod, old, new, now, settings)
+    evictions.finish()
     _warn_bypassed_budgets(b, before, now)
     return attach(snapshot, b.build())
 
@@ -126,27 +130,21 @@ def _warn_bypassed_budgets(b: PlanBuilder, snapshot: Snapshot, now: float) -> No
     for ref in sorted(deleted):
         pdb, pods = deleted[ref]
         healthy = [p for p in pods if p.ready and p.deletion_timestamp is None]
-        allowed = effective_budget(snapshot, pdb, now).disruptions_allowed
-        if len(healthy) > allowed:
+        budget = effective_budget(snapshot, pdb, now)
+        if not budget.unknown and len(healthy) > budget.disruptions_allowed:
+            allowed = budget.disruptions_allowed
             b.warn("PDB %s allows %d disruption%s, but the taint-eviction controller deletes %d of its healthy pods "
                    "(plain DELETE, the budget is not consulted): %s" % (
                        ref, allowed, "" if allowed == 1 else "s", len(healthy), ", ".join(p.ref for p in healthy)))
 
 
-def _decide(b: PlanBuilder, placing: _Placing, pod: Pod, old: Node, new: Node, now: float,
+def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, old: Node, new: Node, now: float,
             settings: AffinitySettings) -> None:
     # 1. NoExecute taints: the taint-eviction controller.
     # `old is new`: a node no edit touches (every node, with no edits) is asked once.
-    will = _scheduled_deletion(pod, new, now)
-    was = will if old is new else _scheduled_deletion(pod, old, now) if old is not None else None
+    will, why = _scheduled_deletion(pod, old, new, now)
+    was = will if old is new else _scheduled_deletion(pod, old, old, now)[0]
     if will is not None and (was is None or will < was):
-        d = no_execute_decision(new.taints, pod.tolerations)
-        if d.action == "delete-now" and d.untolerated:
-            why = "does not tolerate NoExecute taint %s" % taints_text(d.untolerated)
-        elif will == 0:
-            why = "tolerates NoExecute taints for 0s"
-        else:
-            why = "tolerates NoExecute taints for %ds" % d.seconds
         _delete(b, placing, pod, new.name, will, "taint-eviction controller deletes it: %s (plain DELETE, PDBs not consulted)" % why,
                 TAINT_EVICTION)
         return
@@ -165,7 +163,7 @@ def _decide(b: PlanBuilder, placing: _Placing, pod: Pod, old: Node, new: Node, n
         return
     rde = pod.required_during_execution
     if rde is not None and not node_selector_matches(rde, new.labels, new.name).match:
-        _evict(b, placing, pod, new.name, "node no longer matches requiredDuringSchedulingRequiredDuringExecution node affinity")
+        evictions.add(pod, new.name, "node no longer matches requiredDuringSchedulingRequiredDuringExecution node affinity")
         return
     res = node_matches_pod(pod, new)
     if res.match:
@@ -173,11 +171,34 @@ def _decide(b: PlanBuilder, placing: _Placing, pod: Pod, old: Node, new: Node, n
     already = old is new or not node_matches_pod(pod, old).match
     what = "the pod's nodeSelector/required node affinity (IgnoredDuringExecution)"
     state = "does not match" if already else "no longer matches"
-    if settings.enforce_ignored_during_execution:
-        _evict(b, placing, pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would" % (state, what),
-               need_target=True)
+    protected = _descheduler_protection(pod) if settings.enforce_ignored_during_execution else ""
+    if protected:
+        b.skip(pod, "stays-running", "node %s %s: the descheduler's DefaultEvictor leaves it (%s)" % (state, what, protected))
+    elif settings.enforce_ignored_during_execution:
+        evictions.add(pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would"
+                      % (state, what), need_target=True)
     else:
         b.skip(pod, "stays-running", "node %s %s: Kubernetes leaves it running" % (state, what))
+
+
+#: The pod annotation that lifts the descheduler's DefaultEvictor protections.
+DESCHEDULER_EVICT = "descheduler.alpha.kubernetes.io/evict"
+
+
+def _descheduler_protection(pod: Pod) -> str:
+    """Why the descheduler's DefaultEvictor, at its defaults (sigs.k8s.io/descheduler
+    `pkg/framework/plugins/defaultevictor`: evictLocalStoragePods, evictSystemCriticalPods and
+    evictFailedBarePods false), will not evict `pod`; "" when it will. DaemonSet and mirror pods
+    never reach it here."""
+    if DESCHEDULER_EVICT in pod.annotations:
+        return ""
+    if not pod.owner_refs:
+        return "pod does not have any ownerRefs"
+    if pod.priority >= SYSTEM_CRITICAL_PRIORITY:
+        return "pod has system critical priority"
+    if any(v.kind in ("emptyDir", "hostPath") for v in pod.volumes):
+        return "pod has local storage and descheduler is not configured with evictLocalStoragePods"
+    return ""
 
 
 def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, reason: str, by: str) -> None:
@@ -197,21 +218,99 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
                  grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
 
 
-def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
+class _Evictions:
+    """The evictions the plan adds (RequiredDuringExecution, `--enforce-ignored-during-execution`),
+    answered as the Eviction API answers drain's (`eviction.go`, `scheduling/disruption.py`): budgets
+    drawn down across all of them; one a budget refuses (429) goes once an earlier eviction's
+    replacement is Ready (`apply` retries 429 as kubectl does), and is blocked when nothing gives
+    budget back."""
+
+    def __init__(self, b: PlanBuilder, placing: _Placing, now: float) -> None:
+        self.b = b
+        self.placing = placing
+        self.now = now
+        self.budgets: Dict[Tuple[str, str], BudgetState] = {}
+        self.held: List[Tuple[Tuple[Pod, str, str, bool], BudgetState, Eviction]] = []
+
+    def add(self, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
+        """Evict `pod` now, if the Eviction API lets it go."""
+        self._try((pod, node, reason, need_target), 0)
+
+    def _try(self, item: Tuple[Pod, str, str, bool], wave: int) -> None:
+        pod, node, reason, need_target = item
+        b, snapshot = self.b, self.placing.snapshot
+        pdbs = pdbs_for_pod(snapshot, pod)
+        state = None
+        if len(pdbs) == 1:
+            key = (pdbs[0].namespace, pdbs[0].name)
+            state = self.budgets.get(key)
+            if state is None:
+                state = self.budgets[key] = BudgetState(pdbs[0], effective_budget(snapshot, pdbs[0], self.now))
+        decision = ledger_decision(pod, pdbs, state, wave)
+        if state is not None and state.budget.unknown:
+            if not decision.pdb_checked and pod.phase == "Running" and pod.deletion_timestamp is None:
+                b.incomplete_for(state.budget.unknown, "budgets of PodDisruptionBudgets not computed (the disruption "
+                                 "controller counts the controllers' spec.replicas)", pod.ref)
+                reason += "; %s" % unknown_budget_text(state.pdb, state.budget.unknown)
+            state = None
+        if decision.allowed:
+            if wave:
+                reason = "%s; evicted in wave %d, once earlier evicted pods under PDB %s have Ready replacements" % (
+                    reason, wave + 1, state.pdb.ref)
+            landed = _evict(b, self.placing, pod, node, reason, wave * DEFAULT_STARTUP, need_target)
+            if landed is not None and state is not None and (decision.spends_budget or not pod.ready):
+                if decision.spends_budget:
+                    state.spend()
+                state.replaced(pod, wave, wave * DEFAULT_STARTUP, decision.spends_budget, landed,
+                               "has nowhere to go" if recreation(pod).elsewhere else "is never created")
+        elif decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None:
+            self.held.append((item, state, decision))
+        elif decision.code == 500:
+            b.block(pod, "pdb-multiple", "%s; not evicted: %s (PDBs: %s)" % (
+                reason.split(";")[0], decision.message, ", ".join(p.ref for p in pdbs)))
+        else:
+            b.block(pod, "pdb-budget", "%s; not evicted: %s (PDB %s)" % (
+                reason.split(";")[0], decision.text, state.pdb.ref if state is not None else decision.pdb))
+
+    def finish(self) -> None:
+        """Retry what the budgets held, wave after wave, until nothing gives budget back."""
+        wave = 0
+        while self.held:
+            held, self.held = self.held, []
+            retry = []
+            for item, state, decision in held:
+                if state.pending_after(wave) is not None:
+                    retry.append(item)
+                else:
+                    why = ": budget spent and never given back: %s" % "; ".join(state.lost) if state.lost else ""
+                    self.b.block(item[0], "pdb-budget", "%s; not evicted: %s (PDB %s)%s" % (
+                        item[2].split(";")[0], decision.text, state.pdb.ref, why))
+            if not retry:
+                break
+            wave = min(w for w in (st.pending_after(wave) for _, st, _ in held) if w is not None)
+            for item in retry:
+                self._try(item, wave)
+
+
+def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, at: float,
+           need_target: bool = False) -> Optional[bool]:
+    """The `evict` action of a pod the Eviction API lets go at `at`: whether its replacement lands
+    (None: not evicted, `need_target` and no other node fits)."""
     if not placing.snapshot.holds("PodDisruptionBudget"):
         b.incomplete_for("PodDisruptionBudget", "budgets not checked (the Eviction API refuses an eviction a "
                          "PodDisruptionBudget does not allow)", pod.ref)
     if recreation(pod).elsewhere:
-        placed = place(b, placing.placer(), pod, 0, RULE)
+        placed = place(b, placing.placer(), pod, at, RULE)
         if placed.node is None:
             if need_target:
                 b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits (%s)"
                         % placed.reason)
-                return
+                return None
             b.shortfall(pod, "no-node-fits", "evicted, but its replacement fits no node: %s" % placed.reason)
-        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
+        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
                  reason=reason)
-    else:
-        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=0,
-                 grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+        return placed.node is not None
+    b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+             grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+    return False

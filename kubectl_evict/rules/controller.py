@@ -25,7 +25,8 @@ from kubectl_evict.plan import (DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVI
                                 number)
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
-                                               ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at)
+                                               ZoneTimeline, noexecute_timeline, pod_fates, rate_text, status_at,
+                                               tainted_nodes)
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
@@ -167,8 +168,9 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     deletions = [f for f in deletions if (f.pod.namespace, f.pod.name) not in gone]
     placer: Optional[Placer] = None
     if any(recreation(f.pod).elsewhere for f in deletions) or any(recreation(e.pod).elsewhere for e in device):
-        placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=down, snapshot=snapshot, preempt=True,
-                             leaving=[f.pod for f in deletions] + [e.pod for e in device])
+        # the down nodes are not cordoned: their taints keep replacements off (and name them in a FitError)
+        placer = Placer(tainted_nodes(snapshot, tl, down), snapshot.pods_by_node, snapshot=snapshot, preempt=True,
+                        leaving=[f.pod for f in deletions] + [e.pod for e in device])
     for kind in unknown_kinds(snapshot):
         b.incomplete(kind, "device taint evictions (v1.36+) not checked for pods with ResourceClaims")
     for e in device:

@@ -30,8 +30,9 @@ from kubectl_evict.model import LabelSelector, Pod, PodDisruptionBudget, Snapsho
 from kubectl_evict.plan import USER, Plan, PlanBuilder
 from kubectl_evict.rules.drain_filters import (ERROR, SKIP, WARNING, FilterFlags, aggregate, drain_filter,
                                                error_text, warning_text)
-from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, Budget, effective_budget, eviction_decision,
-                                                 pdbs_for_pod, selected_pods, status_is_current)
+from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
+                                                 ledger_decision, pdbs_for_pod, selected_pods, status_is_current,
+                                                 unknown_budget_text)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.rules.replacements import ordered_ready_wait, recreation, workload_of, workload_owner
@@ -118,38 +119,6 @@ def _plural(n: int, one: str, many: str) -> str:
     return "%d %s" % (n, one if n == 1 else many)
 
 
-class _BudgetState:
-    """One PDB's budget as the plan draws it down and replacements give it back."""
-
-    def __init__(self, pdb: PodDisruptionBudget, budget: Budget) -> None:
-        self.pdb = pdb
-        self.budget = budget
-        self.allowed = budget.disruptions_allowed
-        self.healthy = budget.current_healthy
-        self.restores: Dict[int, int] = {}      # wave -> budget that comes back then
-        self.lost: List[str] = []               # pods whose budget never comes back, and why
-        self.spent = 0
-
-    def at_wave(self, wave: int) -> None:
-        for w in sorted(self.restores):
-            if w <= wave:
-                n = self.restores.pop(w)
-                self.allowed += n
-                self.healthy += n
-
-    def pending_after(self, wave: int) -> Optional[int]:
-        later = [w for w in self.restores if w > wave]
-        return min(later) if later else None
-
-    def as_pdb(self) -> PodDisruptionBudget:
-        """The PDB as the Eviction API would read it now. A stale status has been replaced by the
-        computed one, so it counts as observed."""
-        pdb = self.pdb
-        return pdb.set(disruptions_allowed=self.allowed, current_healthy=self.healthy,
-                       desired_healthy=self.budget.desired_healthy,
-                       observed_generation=max(pdb.observed_generation, pdb.generation))
-
-
 class DrainRun:
     """The local accumulator behind `plan_drain` (never escapes it), and the building block
     `rules/upgrade.py` drives batch by batch: cordon and filters (`filter_node`), evictions in PDB
@@ -161,7 +130,7 @@ class DrainRun:
         self.cfg = settings
         self.now = now
         self.b = PlanBuilder(command, now)
-        self.budgets: Dict[Tuple[str, str], _BudgetState] = {}
+        self.budgets: Dict[Tuple[str, str], BudgetState] = {}
         if excluded is None:
             excluded = () if settings.one_at_a_time else settings.nodes
         self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=excluded, snapshot=snapshot,
@@ -200,13 +169,15 @@ class DrainRun:
         """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating."""
         return self.s.nodes[name].ready_status in ("Unknown", "False")
 
-    def budget(self, pdb: PodDisruptionBudget) -> _BudgetState:
+    def budget(self, pdb: PodDisruptionBudget) -> BudgetState:
         key = (pdb.namespace, pdb.name)
         st = self.budgets.get(key)
         if st is None:
             budget = effective_budget(self.s, pdb, self.now)
-            st = self.budgets[key] = _BudgetState(pdb, budget)
-            if not status_is_current(pdb):
+            st = self.budgets[key] = BudgetState(pdb, budget)
+            if budget.unknown:
+                pass    # said per eviction (`incomplete`)
+            elif not status_is_current(pdb):
                 why = ("has no status yet" if not pdb.has_status else
                        "status is stale (observedGeneration %d < generation %d)" % (pdb.observed_generation, pdb.generation))
                 self.b.warn("PDB %s %s: the Eviction API answers 429 until the disruption controller catches up; "
@@ -321,8 +292,10 @@ class DrainRun:
             return None, placed.reason
         return placed.node, ""
 
-    def remove(self, pod: Pod, wave: int, reason: str, state: Optional[_BudgetState]) -> None:
-        """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget."""
+    def remove(self, pod: Pod, wave: int, reason: str, state: Optional[BudgetState], spent: bool = True) -> None:
+        """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget: `state`
+        is the PDB whose budget the eviction `spent`, or (not spent) whose currentHealthy the Ready
+        replacement of a pod that was not healthy raises."""
         at = self.at(wave)
         if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
             target, problem = None, ""      # its replacement waits for the old pod to be gone
@@ -359,11 +332,7 @@ class DrainRun:
         elif problem:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
         if state is not None:
-            if target is not None:
-                state.restores[wave + 1] = state.restores.get(wave + 1, 0) + 1
-            else:
-                state.lost.append("the replacement of %s (evicted at %s) %s" % (
-                    pod.ref, format_offset(at), "has nowhere to go" if problem else "is never created"))
+            state.replaced(pod, wave, at, spent, target is not None, "has nowhere to go" if problem else "is never created")
 
     def unreachable_reason(self, pod: Pod, target: Optional[str]) -> str:
         node = self.s.nodes[pod.node_name]
@@ -389,7 +358,7 @@ class DrainRun:
                 "'kubectl evictplan shutdown %s --non-graceful' (the out-of-service taint lets pod GC remove them)"
                 % (name, ready.status if ready is not None else "Unknown", since, name))
 
-    def budget_block_reason(self, pod: Pod, state: _BudgetState, text: str) -> str:
+    def budget_block_reason(self, pod: Pod, state: BudgetState, text: str) -> str:
         pdb = state.pdb
         reason = "%s (PDB %s)" % (text, pdb.ref)
         if state.lost:
@@ -417,6 +386,7 @@ class DrainRun:
         pdb_cache: Dict[Tuple[str, str], Tuple[PodDisruptionBudget, ...]] = {}
         while pending:
             deferred: List[Pod] = []
+            held: List[Tuple[Pod, BudgetState, Eviction]] = []
             # kubectl evicts concurrently, throttled; the replacements reach the scheduler in
             # `arrival_order`. Pods a budget held back retry together every 5 s: the scheduler's
             # queue takes their replacements by priority (StatefulSet ones once their old pod is gone).
@@ -436,19 +406,22 @@ class DrainRun:
                 pdbs = pdb_cache.get(pod.key)
                 if pdbs is None:
                     pdbs = pdb_cache[pod.key] = pdbs_for_pod(self.s, pod)
-                state = None
-                if len(pdbs) == 1:
-                    state = self.budget(pdbs[0])
-                    state.at_wave(wave)
-                    decision = eviction_decision(pod, [state.as_pdb()])
-                else:
-                    decision = eviction_decision(pod, pdbs)
+                state = self.budget(pdbs[0]) if len(pdbs) == 1 else None
+                decision = ledger_decision(pod, pdbs, state, wave)
+                unknown = state.budget.unknown if state is not None else ""
+                if unknown:
+                    state = None
                 if decision.allowed:
                     if not decision.pdb_checked:
                         if pod.phase in ("Pending", "Succeeded", "Failed"):
                             reason = "%s: the Eviction API deletes it without a PDB check" % pod.phase
                         elif pod.deletion_timestamp is not None:
                             reason = "already terminating: the Eviction API deletes it without a PDB check"
+                        elif unknown:
+                            reason = "evict (%s)" % unknown_budget_text(pdbs[0], unknown)
+                            self.b.incomplete_for(unknown, "budgets of PodDisruptionBudgets not computed (the "
+                                                  "disruption controller counts the controllers' spec.replicas)",
+                                                  pod.ref)
                         elif self.s.holds("PodDisruptionBudget"):
                             reason = "evict (no PodDisruptionBudget covers it)"
                         else:
@@ -465,23 +438,30 @@ class DrainRun:
                         if wave > start_wave:
                             reason = "wave %d, once earlier evicted pods under the PDB have Ready replacements: %s" % (
                                 wave - start_wave + 1, reason)
-                        state.allowed -= 1
-                        state.healthy -= 1
-                        state.spent += 1
-                    self.remove(pod, wave, reason, state if decision.spends_budget else None)
+                        state.spend()
+                    # a pod the controller did not count as healthy (not Ready, Pending) raises
+                    # currentHealthy once its replacement is Ready
+                    gains = state is not None and not decision.spends_budget and not pod.ready \
+                        and not pod.is_terminal and pod.deletion_timestamp is None
+                    self.remove(pod, wave, reason, state if decision.spends_budget or gains else None,
+                                spent=decision.spends_budget)
                     removed.add(pod.key)
                     last = wave
                     continue
-                if decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None \
-                        and state.pending_after(wave) is not None:
-                    deferred.append(pod)
+                if decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None:
+                    held.append((pod, state, decision))    # kubectl retries it every 5 s
                     continue
                 if decision.code == 500:
                     self.block(pod, "%s (PDBs: %s)" % (decision.message, ", ".join(p.ref for p in pdbs)), "multiple-pdbs")
-                elif decision.code == 429 and state is not None and decision.message == VIOLATES_BUDGET:
-                    self.block(pod, self.budget_block_reason(pod, state, decision.text), "pdb")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            # A held pod waits for budget that comes back later, whichever pod of the wave gives it
+            # (a not-Ready pod evicted after it raises currentHealthy once its replacement is Ready).
+            for pod, state, decision in held:
+                if state.pending_after(wave) is not None:
+                    deferred.append(pod)
+                else:
+                    self.block(pod, self.budget_block_reason(pod, state, decision.text), "pdb")
             self.placer.restore(p for p in pending if p.key not in removed)
             if not deferred:
                 break

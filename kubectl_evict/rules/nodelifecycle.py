@@ -546,6 +546,25 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
     return Timeline(grace, legacy, tuple(events), nodes, tuple(zones), master_at, tuple(lenient))
 
 
+def tainted_nodes(snapshot: Snapshot, timeline: Timeline, names: Sequence[str]) -> List[Node]:
+    """The snapshot's nodes as kube-scheduler sees them once the timeline's taints are on: the
+    nodes `names` carry every taint the timeline adds (and lack those it removes), so a
+    replacement is kept off a down node by TaintToleration, and its FitError names the taint
+    (`untolerated taint {node.kubernetes.io/unreachable: }`), as upstream's does."""
+    wanted = set(names)
+    taints: Dict[str, List[Taint]] = {n: list(snapshot.nodes[n].taints) for n in wanted if n in snapshot.nodes}
+    for e in timeline.events:
+        ts = taints.get(e.node)
+        if ts is None:
+            continue
+        if e.kind == "taint":
+            if not any(t.key == e.key and t.effect == e.effect for t in ts):
+                ts.append(Taint(e.key, "", e.effect))
+        else:
+            ts[:] = [t for t in ts if not (t.key == e.key and t.effect == e.effect)]
+    return [n.set(taints=tuple(taints[n.name])) if n.name in taints else n for n in snapshot.nodes.values()]
+
+
 def zone_state_at(zone: ZoneTimeline, t: float) -> ZoneState:
     cur = zone.states[0]
     for s in zone.states:

@@ -45,6 +45,7 @@ from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, 
                                 PlanBuilder)
 from kubectl_evict.workloads import attach
 from kubectl_evict.rules.replacements import KilledPod, replace_killed, replace_removed
+from kubectl_evict.scheduling.framework import effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
 from kubectl_evict.timeutil import format_go_duration, format_seconds, format_time, parse_duration
@@ -629,14 +630,34 @@ def _explain_stuck_statefulsets(b: PlanBuilder, snapshot: Snapshot, settings: Sh
                % (name, format_seconds(MAX_WAIT_FOR_UNMOUNT)))
 
 
+def _powered_off(snapshot: Snapshot, names: Sequence[str], oos: Taint) -> List[Node]:
+    """The nodes as kube-scheduler sees them once `names` are off and carry the out-of-service
+    taint: not cordoned, but tainted unreachable (NoSchedule) by the node lifecycle controller
+    once their kubelets fall silent, then out-of-service (NoExecute) by you, so a replacement's
+    FitError names the taint (`framework.effective_taints` adds the lifecycle taint a NotReady or
+    Unknown node lacks)."""
+    off = set(names)
+    out = []
+    for node in snapshot.nodes.values():
+        if node.name in off:
+            taints = effective_taints(node)
+            if node.ready_status == "True":
+                taints += (Taint(UNREACHABLE, "", "NoSchedule"),)
+            if not any((t.key, t.effect) == (oos.key, oos.effect) for t in taints):
+                taints += (oos,)
+            node = node.set(taints=taints)
+        out.append(node)
+    return out
+
+
 def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, nodes: List[str],
                        now: float) -> None:
     b.warn("add the %s taint only once the node is really powered off: pods are force-deleted and their volumes "
            "detached while a still-running node may keep writing to them (data corruption)" % OUT_OF_SERVICE)
     leaving = [p for n in nodes for p in snapshot.pods_on(n)]
-    placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=nodes, leaving=leaving, snapshot=snapshot,
-                    preempt=True)
     oos = Taint(OUT_OF_SERVICE, OUT_OF_SERVICE_VALUE, "NoExecute")
+    placer = Placer(_powered_off(snapshot, nodes, oos), snapshot.pods_by_node, leaving=leaving, snapshot=snapshot,
+                    preempt=True)
     reports = []
     for name in nodes:
         node = snapshot.nodes[name]

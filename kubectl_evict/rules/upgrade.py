@@ -236,13 +236,13 @@ class UpgradeRun(DrainRun):
             self.arrivals.setdefault(target, []).append((pod, copy))
         return target, problem
 
-    def remove(self, pod: Pod, wave: int, reason: str, state) -> None:
+    def remove(self, pod: Pod, wave: int, reason: str, state, spent: bool = True) -> None:
         path = self.evictions.setdefault(pod.key, [])
         if path:
             reason = ("evicted again: its replacement landed here after the eviction from %s; %s"
                       % (self.earlier(path[-1]), reason))
         path.append(pod.node_name)
-        super().remove(pod, wave, reason, state)
+        super().remove(pod, wave, reason, state, spent)
 
     def earlier(self, node: str) -> str:
         """The earlier drain a second eviction follows, as its reason names it."""

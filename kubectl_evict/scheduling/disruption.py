@@ -18,6 +18,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.model import LabelSelector, Owner, OwnerRef, Pod, PodDisruptionBudget, Snapshot
 from kubectl_evict.scheduling.labels import label_selector_errors, label_selector_matches
+from kubectl_evict.timeutil import format_offset
 
 #: `DeletionTimeout` in the disruption controller: a `status.disruptedPods` entry stops
 #: counting (the pod is healthy again) two minutes after the eviction was approved.
@@ -103,8 +104,9 @@ def controller_scale(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> Optio
     finder knows it (DaemonSets, Jobs, and kinds the snapshot does not carry).
 
     ReplicationController, ReplicaSet owned by a Deployment (the Deployment's scale), a bare
-    ReplicaSet, StatefulSet. The generic scale-subresource finder needs the API server; kinds it
-    would resolve (custom resources) count as not found here.
+    ReplicaSet (or one whose Deployment is gone), StatefulSet. The generic scale-subresource
+    finder needs the API server: for the kinds only it resolves (custom resources),
+    `scale_unknown` says the input cannot answer.
     """
     group = _group(ref.api_version)
     if ref.kind == "ReplicationController" and group == "":
@@ -115,18 +117,44 @@ def controller_scale(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> Optio
         rs = _find_owner(snapshot, "ReplicaSet", namespace, ref)
         if rs is not None:
             up = rs.controller
-            if up is not None and up.kind == "Deployment":
-                if _group(up.api_version) in ("apps", "extensions"):
-                    dep = _find_owner(snapshot, "Deployment", namespace, up)
-                    if dep is not None:
-                        return (dep.uid or dep.ref, dep.replicas if dep.replicas is not None else 1)
-            else:
-                return (rs.uid or rs.ref, rs.replicas if rs.replicas is not None else 1)
+            if up is not None and up.kind == "Deployment" and _group(up.api_version) in ("apps", "extensions"):
+                dep = _find_owner(snapshot, "Deployment", namespace, up)
+                if dep is not None:
+                    return (dep.uid or dep.ref, dep.replicas if dep.replicas is not None else 1)
+            # a bare ReplicaSet; or one whose Deployment is gone (getPodReplicaSet skips it, the
+            # generic scale finder then reads the ReplicaSet's own scale subresource)
+            return (rs.uid or rs.ref, rs.replicas if rs.replicas is not None else 1)
     if ref.kind == "StatefulSet" and group == "apps":
         ss = _find_owner(snapshot, "StatefulSet", namespace, ref)
         if ss is not None:
             return (ss.uid or ss.ref, ss.replicas if ss.replicas is not None else 1)
     return None
+
+
+#: Built-in controllers with no finder and no scale subresource: the generic finder's error.
+_NO_SCALE = {("DaemonSet", "apps"): "daemonsets.apps", ("Job", "batch"): "jobs.batch"}
+
+
+def scale_unknown(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> str:
+    """The kind whose objects the input does not hold but the lookup of `ref`'s scale reads (""
+    when the input can answer): the finders' listers, and for any other kind (custom resources)
+    the generic scale-subresource finder, which asks the API server."""
+    group = _group(ref.api_version)
+    if ref.kind == "ReplicationController" and group == "":
+        return "" if snapshot.holds("ReplicationController") else "ReplicationController"
+    if ref.kind == "ReplicaSet" and group in ("apps", "extensions"):
+        if not snapshot.holds("ReplicaSet"):
+            return "ReplicaSet"
+        rs = _find_owner(snapshot, "ReplicaSet", namespace, ref)
+        up = rs.controller if rs is not None else None
+        if up is not None and up.kind == "Deployment" and not snapshot.holds("Deployment"):
+            return "Deployment"
+        return ""
+    if ref.kind == "StatefulSet" and group == "apps":
+        return "" if snapshot.holds("StatefulSet") else "StatefulSet"
+    if (ref.kind, group) in _NO_SCALE:
+        return ""
+    return ref.kind
 
 
 class Budget(NamedTuple):
@@ -135,14 +163,24 @@ class Budget(NamedTuple):
     desired_healthy: int
     current_healthy: int
     disruptions_allowed: int
-    source: str = "computed"          # "status" (taken as written) or "computed" (from spec)
+    source: str = "computed"          # "status" (taken as written), "computed" (from spec) or "unknown"
     problem: str = ""                 # why the controller fell back to disruptionsAllowed 0
     unmanaged: Tuple[str, ...] = ()   # selected pods without a controller (UnmanagedPods event)
+    unknown: str = ""                 # a kind the computation needs that the input does not hold
+
+
+class ScaleUnknown(Exception):
+    """The expected count needs objects of a kind the input does not hold."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
 
 
 def expected_and_desired(snapshot: Snapshot, pdb: PodDisruptionBudget,
                          pods: Sequence[Pod]) -> Tuple[int, int, Tuple[str, ...], str]:
-    """`getExpectedPodCount`: (expectedCount, desiredHealthy, unmanaged pod names, error)."""
+    """`getExpectedPodCount`: (expectedCount, desiredHealthy, unmanaged pod names, error).
+    Raises ScaleUnknown when a controller's scale depends on a kind the input does not hold."""
     def expected_scale() -> Tuple[int, Tuple[str, ...], str]:
         scales: Dict[str, int] = {}
         unmanaged: List[str] = []
@@ -153,8 +191,14 @@ def expected_and_desired(snapshot: Snapshot, pdb: PodDisruptionBudget,
                 continue
             if ref.uid and ref.uid in scales:
                 continue
+            missing = scale_unknown(snapshot, ref, pod.namespace)
+            if missing:
+                raise ScaleUnknown(missing)
             found = controller_scale(snapshot, ref, pod.namespace)
             if found is None:
+                resource = _NO_SCALE.get((ref.kind, _group(ref.api_version)))
+                if resource:    # the generic scale finder's error
+                    return 0, tuple(unmanaged), "%s does not implement the scale subresource" % resource
                 return 0, tuple(unmanaged), "found no controllers for pod \"%s\"" % pod.name
             scales[found[0]] = found[1]
         return sum(scales.values()), tuple(unmanaged), ""
@@ -203,7 +247,11 @@ def compute_budget(snapshot: Snapshot, pdb: PodDisruptionBudget, now: float,
     """What the disruption controller would write into `status` for `pdb` right now."""
     if pods is None:
         pods = selected_pods(snapshot, pdb)
-    expected, desired, unmanaged, err = expected_and_desired(snapshot, pdb, pods)
+    try:
+        expected, desired, unmanaged, err = expected_and_desired(snapshot, pdb, pods)
+    except ScaleUnknown as e:
+        return Budget(pdb.expected_pods, pdb.desired_healthy, pdb.current_healthy, pdb.disruptions_allowed,
+                      "unknown", unknown=e.kind)
     if err:
         # failSafe: disruptionsAllowed 0, the rest of the status as it was.
         return Budget(pdb.expected_pods, pdb.desired_healthy, pdb.current_healthy, 0, "computed", err, unmanaged)
@@ -218,6 +266,18 @@ def status_is_current(pdb: PodDisruptionBudget) -> bool:
     return pdb.has_status and pdb.observed_generation >= pdb.generation
 
 
+def budget_unknown(snapshot: Snapshot, pdb: PodDisruptionBudget) -> str:
+    """The kind not in the input that the budget a plan works with (`effective_budget`) needs,
+    or "" when the input can tell it."""
+    if status_is_current(pdb):
+        return ""
+    try:
+        expected_and_desired(snapshot, pdb, selected_pods(snapshot, pdb))
+    except ScaleUnknown as e:
+        return e.kind
+    return ""
+
+
 def effective_budget(snapshot: Snapshot, pdb: PodDisruptionBudget, now: float) -> Budget:
     """The budget a drain starting now works with: `status` when it is current, otherwise what
     the controller is about to write (it syncs within seconds of any change)."""
@@ -229,6 +289,65 @@ def effective_budget(snapshot: Snapshot, pdb: PodDisruptionBudget, now: float) -
 def can_ignore_pdb(pod: Pod) -> bool:
     """`canIgnorePDB`: Pending, Succeeded, Failed, or already being deleted."""
     return pod.phase in ("Pending", "Succeeded", "Failed") or pod.deletion_timestamp is not None
+
+
+class BudgetState:
+    """One PDB's budget as a plan draws it down eviction after eviction, in waves: an eviction
+    spends one disruption (`spend`), and the Ready replacement of an evicted pod gives it back in
+    the next wave (`replaced`), as the disruption controller recounts currentHealthy."""
+
+    def __init__(self, pdb: PodDisruptionBudget, budget: Budget) -> None:
+        self.pdb = pdb
+        self.budget = budget
+        self.allowed = budget.disruptions_allowed
+        self.healthy = budget.current_healthy
+        self.restores: Dict[int, int] = {}      # wave -> budget that comes back then
+        self.gains: Dict[int, int] = {}         # wave -> Ready replacements of pods that were not healthy
+        self.lost: List[str] = []               # pods whose budget never comes back, and why
+        self.spent = 0
+
+    def at_wave(self, wave: int) -> None:
+        for w in sorted(self.restores):
+            if w <= wave:
+                n = self.restores.pop(w)
+                self.allowed += n
+                self.healthy += n
+        for w in sorted(self.gains):
+            if w <= wave:
+                # the controller counts one more healthy pod than before the drain: disruptionsAllowed
+                # is currentHealthy - desiredHealthy again (0 while it fails safe or expects none)
+                self.healthy += self.gains.pop(w)
+                if self.budget.expected_pods > 0 and not self.budget.problem:
+                    self.allowed = max(self.allowed, self.healthy - self.budget.desired_healthy)
+
+    def pending_after(self, wave: int) -> Optional[int]:
+        later = [w for w in list(self.restores) + list(self.gains) if w > wave]
+        return min(later) if later else None
+
+    def spend(self) -> None:
+        """An eviction the budget allowed (`checkAndDecrement`)."""
+        self.allowed -= 1
+        self.healthy -= 1
+        self.spent += 1
+
+    def replaced(self, pod: Pod, wave: int, at: float, spent: bool, landed: bool, why_not: str) -> None:
+        """`pod`, evicted in `wave` (at `at` seconds), spent a disruption or (not `spent`) was not
+        healthy; its replacement `landed` and is Ready in the next wave, or `why_not`."""
+        if not spent:
+            if landed:
+                self.gains[wave + 1] = self.gains.get(wave + 1, 0) + 1
+        elif landed:
+            self.restores[wave + 1] = self.restores.get(wave + 1, 0) + 1
+        else:
+            self.lost.append("the replacement of %s (evicted at %s) %s" % (pod.ref, format_offset(at), why_not))
+
+    def as_pdb(self) -> PodDisruptionBudget:
+        """The PDB as the Eviction API would read it now. A stale status has been replaced by the
+        computed one, so it counts as observed."""
+        pdb = self.pdb
+        return pdb.set(disruptions_allowed=self.allowed, current_healthy=self.healthy,
+                       desired_healthy=self.budget.desired_healthy,
+                       observed_generation=max(pdb.observed_generation, pdb.generation))
 
 
 class Eviction(NamedTuple):
@@ -284,3 +403,23 @@ def eviction_decision(pod: Pod, pdbs: Sequence[PodDisruptionBudget]) -> Eviction
                         "The disruption budget %s needs %d healthy pods and has %d currently"
                         % (pdb.name, pdb.desired_healthy, pdb.current_healthy), pdb.name)
     return Eviction(201, True, True, pdb=pdb.name)
+
+
+def ledger_decision(pod: Pod, pdbs: Sequence[PodDisruptionBudget], state: Optional[BudgetState],
+                    wave: int) -> Eviction:
+    """The Eviction API's answer for `pod`, covered by `pdbs`, in `wave` of a plan that draws the
+    budget of its single PDB down in `state`. A budget the input cannot compute
+    (`Budget.unknown`) is not checked: the caller says so (`incomplete`)."""
+    if state is None:
+        return eviction_decision(pod, pdbs)
+    if state.budget.unknown:
+        return eviction_decision(pod, ())
+    state.at_wave(wave)
+    return eviction_decision(pod, [state.as_pdb()])
+
+
+def unknown_budget_text(pdb: PodDisruptionBudget, kind: str) -> str:
+    """Why an eviction under `pdb` was not checked against its budget."""
+    return ("PDB %s not checked: its budget counts its pods' controllers (spec.replicas), and %s is not in "
+            "the input" % (pdb.ref, kind))
+

@@ -265,12 +265,14 @@ class ClusterState:
 
     def pod_nonzero(self, pod: Pod) -> Tuple[int, int]:
         """(milli-cpu, memory) with the scheduler's defaults for containers that request none,
-        cached per (shared) container tuple."""
+        cached per (shared) container tuple, with the pod-level resources and overhead it was
+        computed with."""
         k = id(pod.containers)
         hit = self._nz_pod.get(k)
-        if hit is None or hit[2] is not pod.containers or hit[3] is not pod.init_containers:
+        if hit is None or hit[2] is not pod.containers or hit[3] is not pod.init_containers \
+                or hit[4] is not pod.pod_level or hit[5] is not pod.overhead:
             v = non_zero_requests(pod)
-            hit = self._nz_pod[k] = (v[0], v[1], pod.containers, pod.init_containers)
+            hit = self._nz_pod[k] = (v[0], v[1], pod.containers, pod.init_containers, pod.pod_level, pod.overhead)
         return hit[0], hit[1]
 
     def node_nonzero(self, name: str) -> Tuple[int, int]:

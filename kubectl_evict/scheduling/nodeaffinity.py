@@ -14,7 +14,7 @@ node without a name.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import List, Mapping, NamedTuple, Optional, Set, Tuple
+from typing import FrozenSet, List, Mapping, NamedTuple, Optional, Set, Tuple
 
 from kubectl_evict.model import Node, NodeSelector, NodeSelectorTerm, Pod, PreferredTerm, Requirement
 from kubectl_evict.scheduling.labels import FieldError, requirement_errors, requirement_matches
@@ -130,6 +130,25 @@ def node_matches_pod(pod: Pod, node: Optional[Node], *, selector_only: bool = Fa
     if selector_only or pod.required_affinity is None:
         return MatchResult(True)
     return node_selector_matches(pod.required_affinity, labels, node.name)
+
+
+def prefilter_node_names(selector: Optional[NodeSelector]) -> Optional[FrozenSet[str]]:
+    """NodeAffinity's PreFilter result (`plugins/nodeaffinity/node_affinity.go` PreFilter): the
+    node names the required terms pin the pod to through `matchFields` `metadata.name In`
+    (intersected within a term, united over the terms). None: some term (an empty one too) has no
+    such field, so every node stays a candidate. An empty set: the terms conflict."""
+    if selector is None or not selector.terms:
+        return None
+    names: Set[str] = set()
+    for term in selector.terms:
+        term_names: Optional[Set[str]] = None
+        for r in term.match_fields:
+            if r.key == "metadata.name" and r.operator == "In":
+                term_names = set(r.values) if term_names is None else term_names & set(r.values)
+        if term_names is None:
+            return None
+        names |= term_names
+    return frozenset(names)
 
 
 def preferred_score(terms: Tuple[PreferredTerm, ...], node: Node) -> Tuple[int, Tuple[FieldError, ...]]:

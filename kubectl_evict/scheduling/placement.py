@@ -259,6 +259,12 @@ class Placer:
         hit = self._static.get(key)
         if hit is not None:
             return hit
+        pinned = na_plugin.prefilter_node_names(pod.required_affinity)
+        if pinned is not None:
+            result = self._pinned_feasible(pod, pinned)
+            self._static[key] = result
+            self._live[id(result[0])] = (result[0], sum(len(e.subset or ()) for e in result[0]), [])
+            return result
         verdicts = self._verdicts.get(key)
         if verdicts is None:
             verdicts = self._verdicts[key] = self._class_verdicts(pod)
@@ -292,6 +298,38 @@ class Placer:
         self._static[key] = result
         self._live[id(result[0])] = (result[0], count, [])
         return result
+
+    def _pinned_feasible(self, pod: Pod, pinned: frozenset) -> Tuple[Tuple[_Entry, ...], Counter]:
+        """`_static_feasible` for a pod NodeAffinity's PreFilter pins to `pinned` node names: only
+        those are filtered; every other node (cordoned or tainted too) counts as
+        `node(s) didn't satisfy plugin(s) [NodeAffinity]`."""
+        why: Counter = Counter()
+        unsched_ok = nodeunschedulable.tolerates_unschedulable(pod.tolerations)
+        subsets: Dict[int, List[Tuple[str, int]]] = {}
+        inside = 0
+        for name in sorted(pinned):
+            node = self.nodes.get(name)
+            if node is None:
+                continue
+            inside += 1
+            cls = self._class_of[name]
+            if name in self.excluded or (cls.unschedulable and not unsched_ok):
+                why[UNSCHEDULABLE_MSG] += 1
+                continue
+            bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
+            if bad is not None:
+                why[tainttoleration.message(bad, self._taints_text)] += 1
+                continue
+            if not na_plugin.node_matches_pod(pod, node).match:
+                why[AFFINITY_MSG] += 1
+                continue
+            pref = na_plugin.preferred_score(pod.preferred_affinity, node)[0] if pod.preferred_affinity else 0
+            subsets.setdefault(cls.id, []).append((name, pref))
+        if len(self.names) > inside:
+            why[na_plugin.PREFILTER_OUT] += len(self.names) - inside
+        entries = [_Entry(self.classes[cid], max(p for _, p in sub), tuple(sub)) for cid, sub in subsets.items()]
+        entries.sort(key=lambda e: -e.pref)
+        return tuple(entries), why
 
     def _class_verdicts(self, pod: Pod) -> List[Tuple[str, Any]]:
         """Per class, what the static filters say of `pod`'s template, whatever nodes are
@@ -334,6 +372,9 @@ class Placer:
 
     def cycle(self, pod: Pod) -> Cycle:
         """Run the dynamic plugins' PreFilter for `pod` against the state as it is now."""
+        pinned = na_plugin.prefilter_node_names(pod.required_affinity)
+        if pinned is not None and not pinned:    # NodeAffinity, the first PreFilter
+            return Cycle((), framework.unresolvable(na_plugin.CONFLICT), False, "NodeAffinity")
         active = []
         domains = False
         for plugin in self.filters:

@@ -13,7 +13,7 @@ limit eviction (`podEphemeralStorageLimitEviction`) reads `pod_limits`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Mapping, Sequence, Tuple
+from typing import Callable, Dict, Mapping, Sequence, Tuple
 
 from kubectl_evict.model import Container, Pod
 
@@ -98,21 +98,20 @@ DEFAULT_MEMORY = 200 * 1024 * 1024
 
 
 def non_zero_requests(pod: Pod) -> Tuple[int, int]:
-    """(milli-cpu, memory) with `NonMissingContainerRequests`' defaults, as the score sees them."""
-    def one(containers: Sequence[Any]) -> Tuple[int, int]:
-        cpu = mem = 0
-        for c in containers:
-            cpu += c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
-            mem += c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
-        return cpu, mem
-    cpu, mem = one(pod.containers)
-    for c in pod.init_containers:
-        icpu = c.requests["cpu"] if "cpu" in c.requests else DEFAULT_MILLI_CPU
-        imem = c.requests["memory"] if "memory" in c.requests else DEFAULT_MEMORY
-        if c.restart_policy == "Always":
-            cpu, mem = cpu + icpu, mem + imem
-        else:
-            cpu, mem = max(cpu, icpu), max(mem, imem)
-    cpu += pod.overhead.get("cpu", 0)
-    mem += pod.overhead.get("memory", 0)
-    return cpu, mem
+    """(milli-cpu, memory) as the score sees them: `PodRequests` with `NonMissingContainerRequests`
+    (each container, init containers included, that names no cpu/memory request counts the
+    defaults; an explicit 0 stays 0), aggregated like the real requests (sidecars add, a regular
+    init container counts with the sidecars started before it), pod-level requests replacing the
+    container sums, then overhead (`framework/types.go` `calculateResource`)."""
+    def with_defaults(c: Container) -> Mapping[str, int]:
+        r = c.requests
+        if "cpu" in r and "memory" in r:
+            return r
+        d = dict(r)
+        d.setdefault("cpu", DEFAULT_MILLI_CPU)
+        d.setdefault("memory", DEFAULT_MEMORY)
+        return d
+    reqs = _aggregate(pod.containers, pod.init_containers, with_defaults)
+    if pod.pod_level is not None:
+        reqs.update((r, q) for r, q in pod.pod_level.requests.items() if r in ("cpu", "memory"))
+    return reqs.get("cpu", 0) + pod.overhead.get("cpu", 0), reqs.get("memory", 0) + pod.overhead.get("memory", 0)

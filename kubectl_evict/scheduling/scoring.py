@@ -61,7 +61,9 @@ def resource_scores(placer: Any, pod: Pod, names: Sequence[str],
     pcpu, pmem = cs.pod_nonzero(pod)
     real = dict(cs.items(pod))
     least: Dict[str, int] = {}
-    balanced: Optional[Dict[str, int]] = None if not any(q > 0 for q in real.values()) else {}
+    # PreScore skips a pod that requests none of the plugin's resources (cpu, memory): one asking
+    # only ephemeral-storage or a GPU is "best effort" there (#129138)
+    balanced: Optional[Dict[str, int]] = None if not any(real.get(r, 0) > 0 for r, _ in balanced_resources) else {}
     delta = placer.release.has("BalancedAllocationDelta")
     for n in names:
         alloc = cs.alloc[n]
@@ -112,8 +114,9 @@ def spread_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]
         if c.topology_key == HOSTNAME:
             sizes.append(len(names) - len(ignored))
         else:
-            sizes.append(len({placer.nodes[n].labels[c.topology_key] for n in names
-                              if n not in ignored and c.topology_key in placer.nodes[n].labels}))
+            # a candidate without the key (only with the system defaults: otherwise it is
+            # ignored) is the domain "" here (`initPreScoreState`), though it scores no count
+            sizes.append(len({placer.nodes[n].labels.get(c.topology_key, "") for n in names if n not in ignored}))
     raw: Dict[str, int] = {}
     for n in names:
         if n in ignored:
@@ -161,7 +164,9 @@ def _interpod_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, i
         labels = placer.nodes[n].labels
         raw[n] = sum(w for (k, v), w in topo.items() if labels.get(k) == v)
     lo, hi = min(raw.values()), max(raw.values())
-    return {n: int(MAX * (s - lo) / (hi - lo)) if hi > lo else 0 for n, s in raw.items()}
+    # float64(MaxNodeScore) * (float64(score-min) / float64(max-min)), in that order: 100 * 29/100
+    # is 28 there (0.29 is just below 29/100 as a float), not 29
+    return {n: int(MAX * ((s - lo) / (hi - lo))) if hi > lo else 0 for n, s in raw.items()}
 
 
 def scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, Dict[str, int]]:

@@ -54,7 +54,8 @@ NODE_LEASE_NAMESPACE = "kube-node-lease"   # node heartbeats; the freezer reads 
 # a source without permission to read kubelets does not list them).
 KUBELET_KINDS = ("NodeKubeletConfig", "NodeStatsSummary")
 # Annotations the rules read; everything else (last-applied-configuration...) is dropped.
-_KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/")
+_KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/",
+                             "descheduler.alpha.kubernetes.io/")
 AFFINITY_ANNOTATION = "evictplan.io/node-affinity"
 _VOLUME_KINDS = ("emptyDir", "hostPath", "persistentVolumeClaim", "configMap", "secret", "projected",
                  "downwardAPI", "ephemeral", "csi", "nfs", "gitRepo")
@@ -765,7 +766,16 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
      host_network, tgps) = fields
     required, rde, preferred, anti_req, anti_pref, aff_req, aff_pref, spread, policy = _pod_affinity(
         loc, spec, pcname, pc, it)
-    if rde is None and ann and ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution":
+    if rde is not None:
+        # The design's field is required during scheduling too: the scheduler places the pod
+        # (and its replacements) only where both it and the IgnoredDuringExecution terms match.
+        # Terms are ORed, so their AND is every pair's union; an empty term matches nothing and
+        # drops out of the product, as it would on its own.
+        required = rde if required is None else NodeSelector(tuple(
+            NodeSelectorTerm(t.match_expressions + u.match_expressions, t.match_fields + u.match_fields)
+            for t in required.terms if t.match_expressions or t.match_fields
+            for u in rde.terms if u.match_expressions or u.match_fields))
+    elif ann and ann.get(AFFINITY_ANNOTATION) == "RequiredDuringExecution":
         # The annotation upgrades the IgnoredDuringExecution terms (and nodeSelector) to
         # RequiredDuringExecution, as the original node-affinity design describes.
         sel_terms = [NodeSelectorTerm(tuple(Requirement(k, "In", (v,)) for k, v in sorted(node_selector.items())), ())]

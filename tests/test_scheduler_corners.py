@@ -1,0 +1,247 @@
+"""Scheduler corners the real-cluster fixtures rarely reach (shared/spec/scheduler.md S1-S6 and
+the kube-scheduler section of upstream-1.34-1.37.md). Expected values are worked out from the
+upstream plugins' source, not copied from the code's output."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+import pytest
+
+from test_drain_plan import deployment, drain, evictions, node, pod, snapshot
+
+from kubectl_evict.scheduling.resources import non_zero_requests
+
+MI = 1024 * 1024
+
+
+def _pod(spec: Dict[str, Any]) -> Any:
+    snap = snapshot(node("a"), deployment("web", 1), pod("web-1", "a", spec=spec))
+    return next(p for p in snap.pods if p.name == "web-1")
+
+
+def _c(name: str, cpu: str = "", memory: str = "", sidecar: bool = False) -> dict:
+    req = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v}
+    c: Dict[str, Any] = {"name": name, "resources": {"requests": req}}
+    if sidecar:
+        c["restartPolicy"] = "Always"
+    return c
+
+
+# `framework/types.go` calculateResource: PodRequests with NonMissingContainerRequests
+# {cpu: 100m, memory: 200Mi}, aggregated as the real requests are (component-helpers resource
+# AggregateContainerRequests: sidecars add to the sum; a regular init container counts with the
+# sidecars started before it; the result is max(sum, init max)), pod-level requests replacing
+# the sums, overhead added.
+@pytest.mark.parametrize("case,spec,cpu,memory", [
+    ("no requests: both defaults", {"containers": [_c("c")]}, 100, 200 * MI),
+    ("explicit 0 stays 0", {"containers": [_c("c", cpu="0", memory="0")]}, 0, 0),
+    ("init before sidecar: max(sum, init alone)",
+     {"containers": [_c("c", "100m", "100Mi")],
+      "initContainers": [_c("i", "150m", "100Mi"), _c("s", "100m", "100Mi", sidecar=True)]}, 200, 200 * MI),
+    ("sidecar before init: init plus the sidecar started before it",
+     {"containers": [_c("c", "100m", "100Mi")],
+      "initContainers": [_c("s", "100m", "100Mi", sidecar=True), _c("i", "150m", "150Mi")]}, 250, 250 * MI),
+    ("pod-level requests replace the container sums",
+     {"resources": {"requests": {"cpu": "2", "memory": "1Gi"}}, "containers": [_c("c")]}, 2000, 1024 * MI),
+    ("pod-level cpu only: memory from the containers' defaults",
+     {"resources": {"requests": {"cpu": "2"}}, "containers": [_c("c"), _c("d")]}, 2000, 400 * MI),
+    ("overhead added", {"containers": [_c("c")], "overhead": {"cpu": "50m", "memory": "10Mi"}}, 150, 210 * MI),
+])
+def test_score_non_zero_requests(case: str, spec: dict, cpu: int, memory: int) -> None:
+    assert non_zero_requests(_pod(spec)) == (cpu, memory), case
+
+
+def test_least_allocated_reads_pod_level_requests_of_residents() -> None:
+    """a runs a pod asking 3 cpu / 1Gi at pod level (containers ask nothing), b one asking 2.5
+    cpu / 1Gi in its container. LeastAllocated sees a at 3.1 cpu (not 2 x 100m of defaults):
+    a scores (22 + 85) / 2 + balanced 68 = 121, b (35 + 85) / 2 + 74 = 134, so b."""
+    big = {"resources": {"requests": {"cpu": "3", "memory": "1Gi"}}, "containers": [{"name": "c"}]}
+    snap = snapshot(node("src"), node("a"), node("b"), deployment("web", 1), deployment("x", 1), deployment("y", 1),
+                    pod("x-1", "a", spec=big), pod("y-1", "b", cpu="2500m", memory="1Gi"), pod("web-1", "src"))
+    assert evictions(drain(snap, "src"))["web-1"] == (0, "b")
+
+
+def _placer(*objs: Any, version: str = "v1.33.3") -> Any:
+    from kubectl_evict.scheduling.placement import Placer
+    snap = snapshot(*objs, version=version)
+    return Placer(snap.nodes.values(), snap.pods_by_node, snapshot=snap), snap
+
+
+def _aff(*terms: tuple, anti: bool = False, ns_selector: Any = None) -> dict:
+    """Preferred pod (anti-)affinity terms (weight, app) on the hostname key."""
+    out = []
+    for weight, app in terms:
+        term: Dict[str, Any] = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}
+        if ns_selector is not None:
+            term["namespaceSelector"] = ns_selector
+        out.append({"weight": weight, "podAffinityTerm": term})
+    return {"affinity": {"podAntiAffinity" if anti else "podAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": out}}}
+
+
+# InterPodAffinity's Score (`interpodaffinity/scoring.go`): the preferred weights of the incoming
+# pod's terms summed per node over matching pods (anti-affinity subtracts), then NormalizeScore
+# `int64(float64(MaxNodeScore) * (float64(score-min) / float64(max-min)))` (0 everywhere when all
+# are equal); weight 2.
+@pytest.mark.parametrize("case,spec,ns_labels,want", [
+    ("weights summed per node; 100 * (29/100) truncates to 28 in float64",
+     _aff((29, "a"), (71, "b")), {}, {"x": 0, "y": 2 * 28, "z": 2 * 100}),
+    ("anti-affinity subtracts: the node without matching pods scores highest",
+     _aff((29, "a"), (71, "b"), anti=True), {}, {"x": 2 * 100, "y": 2 * 71, "z": 0}),
+    ("namespaceSelector picks the namespaces by label",
+     _aff((50, "a"), ns_selector={"matchLabels": {"team": "red"}}), {"other": {"team": "red"}},
+     {"x": 2 * 100, "y": 0, "z": 0}),
+    ("namespaceSelector {} means every namespace: one matching pod per node, all equal",
+     _aff((50, "a"), ns_selector={}), {}, {"x": 0, "y": 0, "z": 0}),
+    ("no namespaceSelector: the pod's own namespace",
+     _aff((50, "a")), {}, {"x": 0, "y": 2 * 100, "z": 2 * 100}),
+])
+def test_inter_pod_affinity_score(case: str, spec: dict, ns_labels: dict, want: dict) -> None:
+    from kubectl_evict.scheduling.scoring import scores
+    nss = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n, "labels": lab}}
+           for n, lab in dict({"default": {}, "other": {}}, **ns_labels).items()]
+    placer, snap = _placer(node("x"), node("y"), node("z"), deployment("web", 1), *nss,
+                           pod("a-1", "y"), pod("a-2", "z"), pod("b-1", "z"), pod("a-3", "x", ns="other"),
+                           pod("web-1", "x", spec=spec))
+    incoming = next(p for p in snap.pods if p.name == "web-1")
+    got = scores(placer, incoming, ["x", "y", "z"])
+    assert {n: got[n]["InterPodAffinity"] for n in "xyz"} == want, case
+
+
+# NodeResourcesBalancedAllocation's PreScore (`balanced_allocation.go`, #129138) skips a pod whose
+# real requests of the plugin's resources (cpu, memory) are all 0, whatever else it requests; the
+# plugin then adds nothing. x runs 2 cpu / 1Gi of 4 cpu / 8Gi: with a 1 cpu / 1Gi pod the fractions
+# are 0.75 and 0.25, std 0.25, score 75.
+@pytest.mark.parametrize("case,requests,want", [
+    ("ephemeral-storage only: skipped", {"ephemeral-storage": "1Gi"}, 0),
+    ("extended resource only: skipped", {"example.com/dongle": "1"}, 0),
+    ("no requests: skipped", {}, 0),
+    ("cpu and memory: scored", {"cpu": "1", "memory": "1Gi"}, 75),
+])
+def test_balanced_allocation_skips_pods_without_cpu_or_memory_requests(case: str, requests: dict, want: int) -> None:
+    from kubectl_evict.scheduling.scoring import scores
+    placer, snap = _placer(node("x", **{"example.com/dongle": "4"}), node("y", **{"example.com/dongle": "4"}),
+                           deployment("web", 1), deployment("busy", 1), pod("busy-1", "x", cpu="2", memory="1Gi"),
+                           pod("web-1", "y", requests=requests))
+    incoming = next(p for p in snap.pods if p.name == "web-1")
+    assert scores(placer, incoming, ["x", "y"])["x"]["NodeResourcesBalancedAllocation"] == want, case
+
+
+def test_default_spread_counts_candidates_without_the_zone_as_one_domain() -> None:
+    """PodTopologySpread's Score with the system default constraints (hostname maxSkew 3, zone
+    maxSkew 5, from the ReplicaSet's selector): `initPreScoreState` counts a candidate without
+    the zone label as the zone domain "" (only the pod's own constraints ignore such nodes), so
+    with a (z1), b (z2) and c (no zone) the zone weight is ln(3 + 2), not ln(2 + 2). Three
+    matching pods on a: a = 3 ln5 + 2 + 3 ln5 + 4 = 15.66 -> 16, b = 2 + 4 = 6, c = 2 (no zone
+    term); normalised 100 (max + min - s) / max: a 12, b 75, c 100; weight 2."""
+    from kubectl_evict.scheduling.scoring import scores
+    rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "metadata": {"name": "web-rs", "namespace": "default", "uid": "rs-web"},
+          "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "web"}}}}
+    placer, snap = _placer(node("src", labels={"topology.kubernetes.io/zone": "z9"}),
+                           node("a", labels={"topology.kubernetes.io/zone": "z1"}),
+                           node("b", labels={"topology.kubernetes.io/zone": "z2"}), node("c"), rs,
+                           [pod("web-%d" % i, "a") for i in range(3)], pod("web-9", "src"))
+    incoming = next(p for p in snap.pods if p.name == "web-9")
+    got = scores(placer, incoming, ["a", "b", "c"])
+    assert {n: got[n]["PodTopologySpread"] for n in "abc"} == {"a": 24, "b": 150, "c": 200}
+
+
+def _pin(*terms: tuple) -> dict:
+    """Required node affinity terms of `metadata.name In` matchFields (one tuple of names per
+    requirement, one tuple of requirements per term)."""
+    return {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": list(v)} for v in term]}
+        for term in terms]}}}}
+
+
+# NodeAffinity's PreFilter (`node_affinity.go`) narrows the nodes to the `metadata.name In` values
+# of the required terms; `findNodesThatFitPod` filters only those and gives every other node
+# (the cordoned one too) `node(s) didn't satisfy plugin(s) [NodeAffinity]` (UnschedulableAndUnresolvable:
+# preemption does not help there); conflicting names reject the pod in PreFilter. Seen on real
+# clusters: "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't satisfy plugin(s)
+# [NodeAffinity]. preemption: 0/4 nodes are available: 1 No preemption victims found for incoming
+# pod, 3 Preemption is not helpful for scheduling."
+@pytest.mark.parametrize("case,spec,target,text", [
+    ("pinned to a full node", _pin((("x",),)), None,
+     "0/4 nodes are available: 1 Insufficient cpu, 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+     "preemption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, "
+     "3 Preemption is not helpful for scheduling."),
+    ("pinned to a node that does not exist", _pin((("gone",),)), None,
+     "0/4 nodes are available: 4 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+     "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."),
+    ("one term naming two nodes that cannot both be it", _pin((("x",), ("y",))), None,
+     "0/4 nodes are available: pod affinity terms conflict. "
+     "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."),
+    ("two terms: either node", _pin((("x",),), (("y",),)), "y", ""),
+    ("the drained node or y", _pin((("src",),), (("y",),)), "y", ""),
+    ("only the drained node: cordoned, the others not filtered", _pin((("src",),)), None,
+     "0/4 nodes are available: 1 node(s) were unschedulable, 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. "
+     "preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."),
+])
+def test_node_affinity_prefilter_node_names(case: str, spec: dict, target: Any, text: str) -> None:
+    snap = snapshot(node("src"), node("x", cpu="1"), node("y"), node("z"), deployment("web", 1),
+                    pod("web-1", "src", cpu="2", spec=spec))
+    plan = drain(snap, "src")
+    assert evictions(plan)["web-1"] == (0, target), case
+    assert [e.reason for e in plan.shortfall] == (
+        ["evicted, but its replacement has nowhere to go: " + text] if text else []), case
+
+
+@pytest.mark.parametrize("version,reason", [
+    ("v1.33.3", "1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }"),
+    ("v1.35.0", "1 node(s) had untolerated taint(s)"),
+])
+def test_a_failed_node_is_tainted_not_cordoned_in_the_fit_error(write_snapshot: Any, version: str, reason: str) -> None:
+    """`controller --fail a`: a silent node is not cordoned; the node lifecycle controller taints
+    it node.kubernetes.io/unreachable (NoSchedule and NoExecute), and TaintToleration is what keeps
+    the replacements off it (their default tolerations cover only NoExecute, for 300 s)."""
+    import json
+    from conftest import node as cnode, pod as cpod, run_cli
+    path = write_snapshot(cnode("a"), cnode("b", cpu="1"), cpod("web-1", "a", cpu="2"), server_version=version)
+    out = run_cli("-f", path, "--now", "2026-11-21T12:00:00Z", "-o", "json", "controller", "--fail", "a")
+    plan = json.loads(out.stdout)
+    [short] = plan["shortfall"]
+    assert "0/2 nodes are available: 1 Insufficient cpu, %s." % reason in short["reason"]
+
+
+@pytest.mark.parametrize("ready", ["Unknown", "True"])
+def test_a_powered_off_node_is_tainted_not_cordoned_in_the_fit_error(write_snapshot: Any, ready: str) -> None:
+    """`shutdown a --non-graceful`: the powered-off node is unreachable (its NoSchedule taint
+    comes first, then your out-of-service NoExecute one), not cordoned: v1.33's FitError names
+    the unreachable taint."""
+    import json
+    from conftest import node as cnode, pod as cpod, run_cli
+    path = write_snapshot(cnode("a", ready=ready), cnode("b", cpu="1"), cpod("web-1", "a", cpu="2"),
+                          server_version="v1.33.3")
+    out = run_cli("-f", path, "--now", "2026-11-21T12:00:00Z", "-o", "json", "shutdown", "a", "--non-graceful")
+    [short] = json.loads(out.stdout)["shortfall"]
+    assert "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint " \
+           "{node.kubernetes.io/unreachable: }." in short["reason"]
+
+
+_PNS = [{"key": "spot", "value": "yes", "effect": "PreferNoSchedule"}]
+
+
+# Which node the default score plugins pick (weights: TaintToleration 3, LeastAllocated 1,
+# BalancedAllocation 1): x and y are 4 cpu / 8Gi, y runs a pod asking 1 cpu / 1Gi; the pod asks
+# 100m / 128Mi.
+@pytest.mark.parametrize("case,x_taints,x_pods,pod_spec,want", [
+    # x: TaintToleration 0 (its one PreferNoSchedule taint is the most), y 100 x 3 = 300 > any resource gap
+    ("an untolerated PreferNoSchedule taint loses to a busier node", _PNS, 0, {}, "y"),
+    ("a PreferNoSchedule toleration makes it count no more", _PNS, 0,
+     {"tolerations": [{"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}]}, "x"),
+    ("a toleration with an empty effect covers it too", _PNS, 0,
+     {"tolerations": [{"key": "spot", "operator": "Exists"}]}, "x"),
+    ("a NoSchedule toleration does not (countIntolerableTaintsPreferNoSchedule)", _PNS, 0,
+     {"tolerations": [{"key": "spot", "operator": "Exists", "effect": "NoSchedule"}]}, "y"),
+    # 20 pods asking nothing count 20 x (100m, 200Mi) for LeastAllocated (not for BalancedAllocation):
+    # x (47 + 49) / 2 + 99 = 147 < y (72 + 85) / 2 + 93 = 171 (without the defaults x would score 196)
+    ("pods asking nothing count 100m / 200Mi each in LeastAllocated", [], 20, {}, "y"),
+])
+def test_default_scores_pick(case: str, x_taints: list, x_pods: int, pod_spec: dict, want: str) -> None:
+    snap = snapshot(node("src"), node("x", taints=x_taints), node("y"), deployment("web", 1), deployment("busy", 1),
+                    deployment("idle", x_pods), pod("busy-1", "y", cpu="1", memory="1Gi"),
+                    [pod("idle-%d" % i, "x", requests={}) for i in range(x_pods)], pod("web-1", "src", spec=pod_spec))
+    assert evictions(drain(snap, "src"))["web-1"] == (0, want), case
