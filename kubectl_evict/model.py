@@ -478,6 +478,14 @@ class PriorityClass(Record):
     preemption_policy = field(type=str, initial="")
 
 
+# scheduling.SystemPriorityClasses(): the API server creates these two at start-up and recreates
+# them if deleted, so every cluster has them whether or not the input lists PriorityClasses.
+SYSTEM_PRIORITY_CLASSES = {
+    "system-node-critical": PriorityClass(name="system-node-critical", value=SYSTEM_CRITICAL_PRIORITY + 1000),
+    "system-cluster-critical": PriorityClass(name="system-cluster-critical", value=SYSTEM_CRITICAL_PRIORITY),
+}
+
+
 class PodFailureRule(NamedTuple):
     """One `spec.podFailurePolicy.rules` entry of a Job."""
     action: str                                   # FailJob | Ignore | Count | FailIndex

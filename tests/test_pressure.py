@@ -157,6 +157,17 @@ def test_soft_threshold_evicts_only_after_its_grace(write_snapshot):
     assert taint["at"] == 0      # the condition does not wait for the grace period
 
 
+def test_admission_message_lists_the_conditions_as_go_prints_a_slice(write_snapshot):
+    """eviction_manager.go Admit: fmt.Sprintf(nodeConditionMessageFmt, m.nodeConditions) formats the
+    []NodeConditionType with %v, so several conditions are separated by spaces, not commas."""
+    path = _cluster(write_snapshot)        # 300Mi available, 50 PIDs free
+    doc = _plan(path, "n1", "--eviction-hard", "memory.available<500Mi,pid.available<100")
+    [w] = [w for w in doc["warnings"] if "the kubelet rejects" in w]
+    assert w.startswith("node/n1: while MemoryPressure=True and PIDPressure=True the kubelet rejects every new "
+                        "non-critical pod")
+    assert '"The node had condition: [MemoryPressure PIDPressure]. "' in w
+
+
 def test_pid_pressure_ranks_by_priority_then_process_count(write_snapshot):
     items = [node("n1")]
     for name, prio in (("busy-important", 100), ("busy", 0), ("quiet", 0)):

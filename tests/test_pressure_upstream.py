@@ -387,3 +387,90 @@ def test_table_output_shows_the_shortfall_of_a_persisting_threshold(tmp_path):
                 "--eviction-hard", "memory.available<500Mi")
     assert r.returncode == 4, r.stderr
     assert "threshold-persists" in r.stdout and "Traceback" not in r.stdout + r.stderr
+
+
+# --- the next cycle after a kill -----------------------------------------------------------------
+
+# eviction_manager.go Start: synchronize -> evictPod -> killPodFunc (kubelet killPodNow) blocks
+# until the pod worker has killed the pod (up to 1.5 x the grace), then waitForPodsCleanup (<= 30 s)
+# and the next synchronize. With the plan's worst case (every pod uses its whole grace), the next
+# victim is killed no earlier than the previous kill's grace later, and never sooner than the
+# next housekeeping tick. (id, server version, --eviction-max-pod-grace-period, pod tGPS, kills)
+NEXT_CYCLE = [
+    ("hard-1s-next-tick", "v1.33.1", None, 30, [("hog", 0, 1), ("mid", 10, 1)]),
+    ("soft-20s", "v1.33.1", "60", 20, [("hog", 30, 20), ("mid", 50, 20)]),
+    ("soft-60s-longer-than-cleanup-wait", "v1.31.4", "60", 20, [("hog", 30, 60), ("mid", 90, 60)]),
+    ("soft-120s", "v1.33.1", "300", 120, [("hog", 30, 120), ("mid", 150, 120)]),
+]
+
+
+@pytest.mark.parametrize("case", NEXT_CYCLE, ids=[c[0] for c in NEXT_CYCLE])
+def test_next_kill_waits_for_the_previous_pods_grace(tmp_path, case):
+    _, server, max_grace, tgps, kills = case
+    path = _memory_cluster(tmp_path, 100 * MI, [("hog", 900 * MI, 0), ("mid", 800 * MI, 0), ("calm", 10 * MI, 0)],
+                           server_version=server, tgps=tgps)
+    if max_grace is None:
+        args = ["--eviction-hard", "memory.available<1Gi,allocatableMemory.available<1Mi",
+                "--eviction-minimum-reclaim", "memory.available=700Mi"]
+    else:
+        args = ["--eviction-hard", "memory.available<1Mi", "--eviction-soft", "memory.available<1Gi",
+                "--eviction-soft-grace-period", "memory.available=30s", "--eviction-minimum-reclaim",
+                "memory.available=700Mi", "--eviction-max-pod-grace-period", max_grace]
+    doc = _plan(path, "n1", *args)
+    assert _kills(doc) == kills
+    # the second victim's replacement comes when it is Failed, after its own grace
+    assert [r["failedAt"] for r in doc["replacements"]] == [float(at + g) for _, at, g in kills]
+
+
+# helpers.go buildSignalToNodeReclaimFuncs: what the kubelet deletes before it evicts a pod, by
+# layout (withImageFs, splitContainerImageFs) and signal; "" when there is no reclaim function, so
+# the plan has nothing to warn about. (layout, signal, what is deleted)
+NODE_RECLAIM = [
+    ("single", "nodefs.available", "dead containers and unused images"),
+    ("single", "imagefs.inodesFree", "dead containers and unused images"),
+    ("imagefs", "nodefs.available", ""),
+    ("imagefs", "nodefs.inodesFree", ""),
+    ("imagefs", "imagefs.available", "dead containers and unused images"),
+    ("imagefs", "containerfs.available", "dead containers and unused images"),
+    ("split", "imagefs.available", "unused images"),
+    ("split", "nodefs.available", "dead containers"),
+    ("split", "containerfs.inodesFree", "dead containers"),
+    ("single", "memory.available", ""),
+    ("single", "pid.available", ""),
+]
+
+
+@pytest.mark.parametrize("layout, signal, deleted", NODE_RECLAIM)
+def test_node_level_reclaim_by_layout(layout, signal, deleted):
+    from kubectl_evict.eviction.observe import node_reclaim
+    assert node_reclaim(signal, layout) == deleted
+
+
+def test_nodefs_pressure_with_a_dedicated_imagefs_warns_of_no_garbage_collection(tmp_path):
+    """A dedicated imagefs: nodefs pressure has no reclaim function, the plan's kills are exact."""
+    items = [node("n1"), node("n2"), _storage_pod("worker", [("c1", None)])]
+    s = _summary("n1", "imagefs", [_pod_stats("worker", containers=[("c1", 0, 50 * GI)])])
+    s["summary"]["node"]["fs"]["availableBytes"] = 1 * GI
+    doc = _plan(_write(tmp_path, *items, s), "n1", "--eviction-hard", "nodefs.available<2Gi")
+    assert [k[0] for k in _kills(doc)] == ["worker"]
+    assert not any("the kubelet first deletes" in w for w in doc["warnings"])
+
+
+# pkg/kubelet/eviction/defaults_{linux,windows}.go: without evictionHard the kubelet uses its
+# platform's defaults; a Windows kubelet (v1.30+, #122922) evicts below 500Mi, a Linux one below 100Mi.
+# (node OS label, memory.available, kills expected)
+PLATFORM_DEFAULTS = [
+    ("linux", 300 * MI, 0),
+    ("windows", 300 * MI, 1),
+    ("windows", 600 * MI, 0),
+    ("linux", 50 * MI, 1),
+]
+
+
+@pytest.mark.parametrize("os_label, available, kills", PLATFORM_DEFAULTS)
+def test_default_hard_thresholds_follow_the_nodes_platform(tmp_path, os_label, available, kills):
+    path = _memory_cluster(tmp_path, available, [("hog", 900 * MI, 0)])
+    doc = json.loads(Path(path).read_text())
+    doc["items"][1]["metadata"]["labels"]["kubernetes.io/os"] = os_label
+    Path(path).write_text(json.dumps(doc))
+    assert len(_kills(_plan(path, "n1"))) == kills

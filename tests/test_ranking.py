@@ -169,3 +169,28 @@ def test_oom_score_adj(requests, limits, capacity, priority_class, expected):
         spec.update(priorityClassName=priority_class, priority=2000001000)
     pod = _pods([{"kind": "Pod", "metadata": meta, "spec": spec}])[0]
     assert oom_score_adj(pod, pod.containers[0], capacity) == expected
+
+
+# kubelettypes.IsCriticalPod (pkg/kubelet/types/pod_update.go): static (config.source not "api"),
+# mirror, or spec.priority >= SystemCriticalPriority; the Priority admission plugin resolves the two
+# built-in classes (scheduling.SystemPriorityClasses) even when the input lists no PriorityClass.
+# (metadata annotations, spec fields, critical)
+CRITICAL = [
+    ({}, {}, False),
+    ({"kubernetes.io/config.source": "file"}, {}, True),
+    ({"kubernetes.io/config.source": "api"}, {}, False),
+    ({"kubernetes.io/config.mirror": "abc", "kubernetes.io/config.source": "file"}, {}, True),
+    ({}, {"priority": 2000000000}, True),
+    ({}, {"priority": 1999999999}, False),
+    ({}, {"priorityClassName": "system-cluster-critical"}, True),
+    ({}, {"priorityClassName": "system-node-critical"}, True),
+    ({}, {"priorityClassName": "system-node-critical", "priority": 10}, False),   # spec.priority is what counts
+]
+
+
+@pytest.mark.parametrize("annotations, spec, critical", CRITICAL)
+def test_critical_pods(annotations, spec, critical):
+    from kubectl_evict.eviction.ranking import is_critical
+    [p] = _pods([{"kind": "Pod", "metadata": {"name": "p", "namespace": "d", "uid": "u", "annotations": annotations},
+                  "spec": dict(spec, containers=[{"name": "c"}])}])
+    assert is_critical(p) is critical

@@ -214,6 +214,26 @@ def test_qos_of_empty_pod_level_resources_by_version(resources, v136, v137):
         assert pod_qos(snap.pods_by_key[("default", "p")], cluster_version(snap)) == want, version
 
 
+# pkg/apis/core/v1/defaults.go defaultPodRequests (PodLevelResources, on from v1.34): the API server
+# fills pod-level requests from the containers' effective requests, else from the pod-level limits,
+# whenever pod-level limits are set; QoS and the pod's requests follow. (pod-level resources,
+# container requests, QoS, effective cpu millicores and memory bytes)
+@pytest.mark.parametrize("resources, container, qos, requests", [
+    ({"limits": {"cpu": "1", "memory": "1Gi"}}, None, "Guaranteed", (1000, 1 << 30)),        # from the limits
+    ({"limits": {"cpu": "1", "memory": "1Gi"}}, {"cpu": "200m"}, "Burstable", (200, 1 << 30)),  # cpu from the container
+    ({"limits": {"memory": "1Gi"}}, None, "Burstable", (0, 1 << 30)),                        # no cpu limit: not Guaranteed
+    ({"requests": {"cpu": "1"}}, {"memory": "64Mi"}, "Burstable", (1000, 64 << 20)),         # no limits: nothing defaulted
+])
+def test_pod_level_requests_are_defaulted_as_the_api_server_does(resources, container, qos, requests):
+    p = pod("p", "n1", cpu=None, memory=None)
+    p["spec"]["containers"][0]["resources"] = {"requests": container} if container else {}
+    p["spec"]["resources"] = resources
+    snap = freeze([("t", "", d) for d in snapshot_list(node("n1"), p, server_version="v1.34.0")["items"]])
+    frozen = snap.pods_by_key[("default", "p")]
+    assert pod_qos(frozen, cluster_version(snap)) == qos
+    assert (frozen.requests.get("cpu", 0), frozen.requests.get("memory", 0)) == requests
+
+
 def test_status_qos_class_wins_in_every_version():
     p = _pod_with_pod_level("p", {})
     p["status"]["qosClass"] = "BestEffort"       # set at creation by a v1.36 API server, immutable

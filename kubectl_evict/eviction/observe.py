@@ -401,6 +401,24 @@ def fs_stats_to_measure(signal: str, layout: str) -> Tuple[str, ...]:
     return (ROOT, LOGS, LOCAL)
 
 
+# what the kubelet reclaims on the node before it evicts pods (helpers.go buildSignalToNodeReclaimFuncs)
+_DELETE_ALL = "dead containers and unused images"
+
+
+def node_reclaim(signal: str, layout: str) -> str:
+    """What node-level reclaim deletes for `signal` on `layout` before any pod is evicted, "" when
+    nothing: memory and PID have no reclaim functions, and with a dedicated imagefs nodefs
+    pressure has none either; the split layout deletes images for imagefs pressure and dead
+    containers for nodefs and containerfs pressure."""
+    if signal not in (NODEFS, NODEFS_INODES, IMAGEFS, IMAGEFS_INODES, CONTAINERFS, CONTAINERFS_INODES):
+        return ""
+    if layout == IMAGEFS_LAYOUT:
+        return "" if signal in (NODEFS, NODEFS_INODES) else _DELETE_ALL
+    if layout == SPLIT:
+        return "unused images" if signal in (IMAGEFS, IMAGEFS_INODES) else "dead containers"
+    return _DELETE_ALL
+
+
 def pod_disk_usage(u: PodUsage, pod: Pod, measure: Sequence[str]) -> Tuple[int, int]:
     """helpers.go podDiskUsage: (bytes, inodes) over the measured fs stats."""
     disk = inodes = 0

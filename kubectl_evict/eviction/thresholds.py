@@ -47,6 +47,17 @@ SIGNAL_CONDITION: Dict[str, str] = {
 DEFAULT_EVICTION_HARD: Dict[str, str] = {
     MEMORY: "100Mi", NODEFS: "10%", NODEFS_INODES: "5%", IMAGEFS: "15%", IMAGEFS_INODES: "5%",
 }
+# pkg/kubelet/eviction/defaults_windows.go (since v1.30, kubernetes PR #122922): Windows keeps more
+# memory for the system and has no inode signals
+DEFAULT_EVICTION_HARD_WINDOWS: Dict[str, str] = {MEMORY: "500Mi", NODEFS: "10%", IMAGEFS: "15%"}
+
+
+def default_eviction_hard(os_label: str) -> Dict[str, str]:
+    """The kubelet's built-in evictionHard for a node whose `kubernetes.io/os` label is `os_label`
+    (the kubelet binary's platform decides it)."""
+    return dict(DEFAULT_EVICTION_HARD_WINDOWS if os_label == "windows" else DEFAULT_EVICTION_HARD)
+
+
 DEFAULT_PRESSURE_TRANSITION_PERIOD = 300.0   # v1beta1 defaults.go: 5m
 DEFAULT_MAX_POD_GRACE_PERIOD = 0
 MONITORING_INTERVAL = 10.0                   # housekeeping interval

@@ -43,16 +43,16 @@ from pyrsistent import PClass, field, pmap
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, PodUsage, disk_layout, fs_stats_to_measure,
-                                            hugepage_aware, hugepage_bytes, non_pod_memory, observations,
+                                            hugepage_aware, hugepage_bytes, node_reclaim, non_pod_memory, observations,
                                             pod_disk_usage,
                                             pod_usages, usage_for)
 from kubectl_evict.eviction.manager import ManagerState, admits, caps_soft_grace, eviction_grace, synchronize
 from kubectl_evict.eviction.oom import oom_order
 from kubectl_evict.eviction.ranking import is_critical, rank
-from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_EVICTION_HARD, DEFAULT_MAX_POD_GRACE_PERIOD,
+from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_MAX_POD_GRACE_PERIOD,
                                                DEFAULT_PRESSURE_TRANSITION_PERIOD, MEMORY, MONITORING_INTERVAL, SIGNAL_CONDITION,
                                                SIGNAL_RESOURCE, Observation, Threshold, ThresholdError,
-                                               eviction_priority_order, parse_duration_go, parse_threshold_config,
+                                               default_eviction_hard, eviction_priority_order, parse_duration_go, parse_threshold_config,
                                                threshold_quantity, thresholds_met, update_containerfs_thresholds)
 from kubectl_evict.kubeletconfig import kubelet_config_for, located
 from kubectl_evict.model import Node, Pod, Snapshot, Taint
@@ -190,8 +190,10 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
                     cache: Optional[Dict[Any, EvictionConfig]]) -> EvictionConfig:
     layers = _layers(settings, snapshot, node)
     picked = {k: _pick(layers, k) for k in EVICTION_FIELDS}
+    n = snapshot.node(node)
+    os_label = n.labels.get("kubernetes.io/os", "") if n is not None else ""
     key = tuple((k, _plain(v), o if o == "flags" or not o.startswith("NodeKubeletConfig") else "node")
-                for k, (v, o) in sorted(picked.items()))
+                for k, (v, o) in sorted(picked.items())) + (("os", os_label == "windows"),)
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -203,11 +205,11 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
     hard_v, hard_origin = picked["evictionHard"]
     merge = bool(picked["mergeDefaultEvictionSettings"][0])
     if hard_v is None:
-        maps["evictionHard"] = dict(DEFAULT_EVICTION_HARD)
+        maps["evictionHard"] = default_eviction_hard(os_label)
         origin = "upstream defaults"
     else:
         if merge:
-            maps["evictionHard"] = dict(DEFAULT_EVICTION_HARD, **maps["evictionHard"])
+            maps["evictionHard"] = dict(default_eviction_hard(os_label), **maps["evictionHard"])
         origin = "--eviction-hard" if hard_origin == "flags" else \
             "the node's NodeKubeletConfig" if hard_origin.startswith("NodeKubeletConfig ") else hard_origin
     ena_v, ena_o = picked["enforceNodeAllocatable"]
@@ -519,11 +521,12 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
             continue
         th = eviction_priority_order(ready)[0]
         resource = SIGNAL_RESOURCE[th.signal]
-        if resource in ("ephemeral-storage", "inodes") and not reclaim_warned:
+        reclaims = node_reclaim(th.signal, layout)
+        if reclaims and not reclaim_warned:
             reclaim_warned = True
-            b.warn("node/%s: under %s the kubelet first deletes dead containers and unused images; the stats summary "
+            b.warn("node/%s: under %s the kubelet first deletes %s; the stats summary "
                    "does not say how much that frees, so this plan assumes nothing (evictions may stop earlier)"
-                   % (name, th.signal))
+                   % (name, th.signal, reclaims))
         victim: Optional[Pod] = None
         for p in rank(alive, th.signal, layout, usages, settings.ranking, version):
             if is_critical(p):
@@ -552,7 +555,11 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
         kills += 1
         if not th.hard:
             soft_kills += 1
-        t += max(MONITORING_INTERVAL, _grid(min(grace, 30)))
+        # evictPod blocks until the pod is killed (killPodNow waits for the pod worker, up to
+        # 1.5 x the grace), and only then does waitForPodsCleanup's 30 s start: the next cycle
+        # comes after the victim's whole grace period, however long (the plan's worst case, as
+        # its replacement is created at the end of that grace)
+        t += max(MONITORING_INTERVAL, _grid(grace))
     res = NodeResult(name, kills, cleared_at, exhausted, tuple(c for c in CONDITION_ORDER if c in set_during or c in existing),
                      soft_kills)
     _admission_warning(b, snapshot, node, res, advice, version)
@@ -572,7 +579,7 @@ def _admission_warning(b: PlanBuilder, snapshot: Snapshot, node: Node, res: Node
     rule = ("new BestEffort pods that do not tolerate %s:NoSchedule" % MEMORY_PRESSURE) if memory_only else \
         "every new non-critical pod"
     text = "node/%s: while %s the kubelet rejects %s (reason Evicted, \"The node had condition: [%s]. \")" % (
-        node.name, " and ".join("%s=True" % c for c in conds), rule, ", ".join(conds))
+        node.name, " and ".join("%s=True" % c for c in conds), rule, " ".join(conds))   # Go's %v of a slice
     if rejected:
         text += "; would reject: " + ", ".join(sorted(set(rejected)))
     b.warn(text)

@@ -60,6 +60,25 @@ def pod_requests(containers: Sequence[Container], init_containers: Sequence[Cont
     return reqs
 
 
+def default_pod_level_requests(requests: Mapping[str, int], limits: Mapping[str, int],
+                               containers: Sequence[Container], init_containers: Sequence[Container]) -> Dict[str, int]:
+    """The API server's `defaultPodRequests` (pkg/apis/core/v1/defaults.go, PodLevelResources,
+    on from v1.34): only when pod-level limits are set, a supported resource (cpu, memory) the
+    pod-level requests lack takes the containers' effective request when any container asks for
+    it, else the pod-level limit (hugepages too). A pod read from the API already carries these;
+    a hand-written one gets them here, so its QoS and requests are the cluster's."""
+    out = dict(requests)
+    if not limits:
+        return out
+    for k, v in _aggregate(containers, init_containers, lambda c: c.requests).items():
+        if k not in out and k in ("cpu", "memory"):
+            out[k] = v
+    for k, v in limits.items():
+        if k not in out and (k in ("cpu", "memory") or k.startswith("hugepages-")):
+            out[k] = v
+    return out
+
+
 def pod_limits(containers: Sequence[Container], init_containers: Sequence[Container],
                overhead: Mapping[str, int]) -> Dict[str, int]:
     """PodLimits: the limits that are set, summed (a container without a limit adds nothing, it

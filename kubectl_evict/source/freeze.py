@@ -27,12 +27,13 @@ from kubectl_evict.eviction.observe import decode_summary, prune_summary
 from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort, LabelSelector, Node, NodeSelector,
                                  NodeSelectorTerm, Owner, OwnerRef, PodFailureRule, Pod,
                                  PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
-                                 SnapshotInfo, Taint, Volume, VolumeAttachment, LazyJSON, frozen_map)
+                                 SnapshotInfo, Taint, Volume, VolumeAttachment, LazyJSON, frozen_map,
+                                 SYSTEM_PRIORITY_CLASSES)
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
 from kubectl_evict.versions import is_version
 from kubectl_evict.scheduling.qos import pod_qos_by_release
-from kubectl_evict.scheduling.resources import pod_requests
+from kubectl_evict.scheduling.resources import default_pod_level_requests, pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
 from kubectl_evict.scheduling.topology import zone_key
 from kubectl_evict.source.documents import EMPTY_LIST, Doc, infer_kind
@@ -591,6 +592,9 @@ def _pod_resources(loc: _Loc, spec: dict, it: _Interner, key: Any = None) -> Tup
     if spec.get("resources") is not None:  # PodLevelResources: pod-level values replace the container sums
         pod_level = Container("", it.resource_map(loc, pod_res, "requests", "spec.resources.requests"),
                               it.resource_map(loc, pod_res, "limits", "spec.resources.limits"))
+        defaulted = default_pod_level_requests(pod_level.requests, pod_level.limits, containers, inits)
+        if len(defaulted) != len(pod_level.requests):
+            pod_level = pod_level._replace(requests=frozen_map(defaulted))
     qos, qos_v136 = pod_qos_by_release(containers + inits, pod_level)
     reqs = pod_requests(containers, inits, overhead)
     if pod_level is not None:
@@ -747,7 +751,7 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     if pcname.__class__ is not str:
         pcname = _str(loc, spec, "priorityClassName", "spec.priorityClassName")
     is_ds = controller is not None and controller.kind == "DaemonSet"
-    pc = pcs.get(pcname) if pcname else default_pc
+    pc = (pcs.get(pcname) or SYSTEM_PRIORITY_CLASSES.get(pcname)) if pcname else default_pc
     if it.pod_spec_pcs is not pcs:   # the memos hold priorities and policies of these classes
         it.pod_specs.clear()
         it.scheduling.clear()
