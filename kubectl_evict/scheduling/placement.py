@@ -301,33 +301,33 @@ class Placer:
 
     def _pinned_feasible(self, pod: Pod, pinned: frozenset) -> Tuple[Tuple[_Entry, ...], Counter]:
         """`_static_feasible` for a pod NodeAffinity's PreFilter pins to `pinned` node names: only
-        those are filtered; every other node (cordoned or tainted too) counts as
-        `node(s) didn't satisfy plugin(s) [NodeAffinity]`."""
+        those are filtered (`_verdict` of their classes, over those names alone); every other node
+        (cordoned or tainted too) counts as `node(s) didn't satisfy plugin(s) [NodeAffinity]`."""
         why: Counter = Counter()
         unsched_ok = nodeunschedulable.tolerates_unschedulable(pod.tolerations)
-        subsets: Dict[int, List[Tuple[str, int]]] = {}
+        by_class: Dict[int, List[str]] = {}
         inside = 0
         for name in sorted(pinned):
-            node = self.nodes.get(name)
-            if node is None:
+            if name not in self.nodes:
                 continue
             inside += 1
-            cls = self._class_of[name]
-            if name in self.excluded or (cls.unschedulable and not unsched_ok):
+            if name in self.excluded:
                 why[UNSCHEDULABLE_MSG] += 1
+            else:
+                by_class.setdefault(self._class_of[name].id, []).append(name)
+        entries = []
+        for cid, names in by_class.items():
+            kind, value = self._verdict(self.classes[cid], pod, unsched_ok, True, names)
+            if kind == "reason":
+                why[value] += len(names)
                 continue
-            bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
-            if bad is not None:
-                why[tainttoleration.message(bad, self._taints_text)] += 1
-                continue
-            if not na_plugin.node_matches_pod(pod, node).match:
-                why[AFFINITY_MSG] += 1
-                continue
-            pref = na_plugin.preferred_score(pod.preferred_affinity, node)[0] if pod.preferred_affinity else 0
-            subsets.setdefault(cls.id, []).append((name, pref))
+            subset = tuple((n, pref) for n, ok, pref in value if ok)
+            if len(subset) < len(names):
+                why[AFFINITY_MSG] += len(names) - len(subset)
+            if subset:
+                entries.append(_Entry(self.classes[cid], max(sc for _, sc in subset), subset))
         if len(self.names) > inside:
             why[na_plugin.PREFILTER_OUT] += len(self.names) - inside
-        entries = [_Entry(self.classes[cid], max(p for _, p in sub), tuple(sub)) for cid, sub in subsets.items()]
         entries.sort(key=lambda e: -e.pref)
         return tuple(entries), why
 
@@ -341,32 +341,32 @@ class Placer:
         per_node_req = req_fields or bool(self.split_keys & (req_keys | set(pod.node_selector)))
         per_node_pref = pref_fields or bool(self.split_keys & pref_keys)
         unsched_ok = nodeunschedulable.tolerates_unschedulable(pod.tolerations)
-        out: List[Tuple[str, Any]] = []
-        for cls in self.classes:
-            if cls.unschedulable and not unsched_ok:
-                out.append(("reason", UNSCHEDULABLE_MSG))
-                continue
-            bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
-            if bad is not None:
-                out.append(("reason", tainttoleration.message(bad, self._taints_text)))
-                continue
-            if per_node_req or per_node_pref:
-                per_node = []
-                for n in cls.names:
-                    node = self.nodes[n]
-                    if not na_plugin.node_matches_pod(pod, node).match:
-                        per_node.append((n, False, 0))
-                        continue
-                    per_node.append((n, True, na_plugin.preferred_score(pod.preferred_affinity, node)[0]
-                                     if pod.preferred_affinity else 0))
-                out.append(("nodes", tuple(per_node)))
-                continue
-            if not na_plugin.node_matches_pod(pod, cls.rep).match:
-                out.append(("reason", AFFINITY_MSG))
-                continue
-            pref = na_plugin.preferred_score(pod.preferred_affinity, cls.rep)[0] if pod.preferred_affinity else 0
-            out.append(("class", pref))
-        return out
+        return [self._verdict(cls, pod, unsched_ok, per_node_req or per_node_pref) for cls in self.classes]
+
+    def _verdict(self, cls: Any, pod: Pod, unsched_ok: bool, per_node: bool,
+                 names: Optional[Sequence[str]] = None) -> Tuple[str, Any]:
+        """What the static filters (NodeUnschedulable, TaintToleration, NodeAffinity, in the
+        framework's order) say of `pod` on class `cls`: ("reason", message), ("class", preferred
+        score), or with `per_node` ("nodes", ((name, passes, preferred score), ...)) over `names`
+        (default: the class's nodes)."""
+        if cls.unschedulable and not unsched_ok:
+            return ("reason", UNSCHEDULABLE_MSG)
+        bad = tainttoleration.first_untolerated(cls.taints, pod.tolerations)
+        if bad is not None:
+            return ("reason", tainttoleration.message(bad, self._taints_text))
+        if per_node:
+            out = []
+            for n in (cls.names if names is None else names):
+                node = self.nodes[n]
+                if not na_plugin.node_matches_pod(pod, node).match:
+                    out.append((n, False, 0))
+                    continue
+                out.append((n, True, na_plugin.preferred_score(pod.preferred_affinity, node)[0]
+                            if pod.preferred_affinity else 0))
+            return ("nodes", tuple(out))
+        if not na_plugin.node_matches_pod(pod, cls.rep).match:
+            return ("reason", AFFINITY_MSG)
+        return ("class", na_plugin.preferred_score(pod.preferred_affinity, cls.rep)[0] if pod.preferred_affinity else 0)
 
     # -- dynamic filters (per node) -------------------------------------------------------------
 
