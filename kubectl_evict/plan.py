@@ -58,6 +58,8 @@ CODES = {
     "threshold-persists": "shortfall: node pressure persists after every pod the kubelet may evict is gone",
     "job-failed": "shortfall: the kubelet's kill fails the pod's Job (backoffLimit exceeded, or a podFailurePolicy "
                   "FailJob/FailIndex rule matches), so nothing replaces the pod",
+    "rejected-by-kubelet": "shortfall: the replacement tolerates the stopped node's taints, so the scheduler sends it "
+                           "back there, and that node's kubelet rejects it (a node shutting down admits no pod)",
     # skipped: left on purpose
     "daemonset": "skipped: a DaemonSet pod (kubectl drain --ignore-daemonsets, or the DaemonSet "
                  "controller tolerates the taint)",
@@ -72,7 +74,8 @@ CODES = {
     "stays-running": "skipped: the change does not affect the running pod (IgnoredDuringExecution)",
 }
 BLOCKED_CODES = ("pdb-budget", "pdb-multiple", "drain-filter", "node-unreachable", "nowhere-to-move", "drain-timeout")
-SHORTFALL_CODES = ("no-node-fits", "waits-for-old-pod", "ordered-ready", "threshold-persists", "job-failed")
+SHORTFALL_CODES = ("no-node-fits", "waits-for-old-pod", "ordered-ready", "threshold-persists", "job-failed",
+                   "rejected-by-kubelet")
 
 
 class Action(Record):

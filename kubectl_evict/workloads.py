@@ -18,7 +18,7 @@ A workload whose ready replicas reach 0 is an outage, and every command warns ab
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from pyrsistent import pvector
 
@@ -80,7 +80,8 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
 
 
 def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
-               not_ready: Optional[Mapping[Tuple[str, str], float]] = None
+               not_ready: Optional[Mapping[Tuple[str, str], float]] = None,
+               never_ready: AbstractSet[Tuple[str, str]] = frozenset()
                ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...], Tuple[Incomplete, ...]]:
     events: Dict[WorkloadKey, List[Tuple[float, int]]] = {}
     bypass: Dict[WorkloadKey, str] = {}         # how the PDB is bypassed: "delete", "kill", "unchecked" or ""
@@ -107,7 +108,8 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
         marked = unready.pop((a.namespace, a.pod), None)
         if _counts_ready(pod) and (same is None or same not in removed):
             ev.append((float(a.at) if marked is None else min(float(a.at), marked), -1))
-        if a.target is not None and pod.deletion_timestamp is None and (same is None or same not in replaced):
+        if a.target is not None and pod.deletion_timestamp is None and (same is None or same not in replaced) \
+                and (a.namespace, a.pod) not in never_ready:
             created = a.replaced_at if a.replaced_at is not None else a.at
             ev.append((float(created) + startup, +1))
             if same is not None:
@@ -234,7 +236,10 @@ def attach(snapshot: Snapshot, plan: Plan, startup: float = DEFAULT_STARTUP,
     """The plan with its `workloads` and outage warnings filled in. `not_ready`: (namespace,
     pod) -> when the pod stops counting as Ready, where that comes before its action or
     without one."""
-    workloads, warnings, incomplete = _summarize(snapshot, plan.actions, startup, not_ready)
+    # a pod in `shortfall` has a replacement that lands nowhere or never starts, even where the
+    # scheduler binds it (a kubelet that rejects it): it brings no ready replica back
+    never = frozenset((e.namespace, e.pod) for e in plan.shortfall if e.pod)
+    workloads, warnings, incomplete = _summarize(snapshot, plan.actions, startup, not_ready, never)
     extra = [w for w in warnings if w not in plan.warnings]
     plan = plan.set(workloads=pvector(workloads), warnings=plan.warnings.extend(extra))
     return with_incomplete(plan, incomplete)

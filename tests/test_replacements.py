@@ -341,3 +341,65 @@ def test_statefulset_replacement_keeps_its_claim_and_zone(mode: str) -> None:
                              PressureSettings(nodes=("n1",), flags=pmap({"evictionHard": {"memory.available": "500Mi"}})),
                              NOW)
     assert kill_of(plan, "w-0")["target"] == "n3"
+
+
+# --- a replacement the scheduler sends back to the node whose kubelet stopped its pod --------------
+
+TOLERATE_ALL = [{"operator": "Exists"}]      # an empty key with Exists tolerates every taint (toleration.go)
+
+
+def test_replacement_sent_back_to_a_shutting_down_node_is_rejected() -> None:
+    """The replacement tolerates not-ready:NoSchedule, and the other node is full, so the scheduler
+    binds it to the node that shuts down; the shutdown manager's Admit rejects every new pod there
+    (semantics B9: reason NodeShutdown, "Pod was rejected as the node is shutting down.") and the
+    node is off afterwards: the replacement never starts, a shortfall (exit 4), and the workload
+    does not come back."""
+    from kubectl_evict.plan import exit_code
+    plan = plan_for("shutdown", owner("ReplicaSet", "w"), victim("ReplicaSet", tolerations=TOLERATE_ALL),
+                    node("n2", cpu="50m"), spare=False)
+    assert shortfall_codes(plan) == [("victim", "rejected-by-kubelet")]
+    assert "Pod was rejected as the node is shutting down." in plan.shortfall[0].reason
+    k = kill_of(plan)
+    assert k["target"] == "n1" and "replacementAt" not in k
+    [w] = plan.workloads
+    assert (w.ready, w.ready_min, w.ready_after) == (1, 0, 0)
+    assert exit_code(plan) == 4
+
+
+def test_replacement_sent_back_to_a_disk_pressure_node_runs_once_the_condition_clears(write_snapshot) -> None:
+    """Pressure: the replacement tolerates disk-pressure:NoSchedule and the other node is full, so
+    it is scheduled back onto the pressured node; the eviction manager's Admit rejects every
+    non-critical pod while DiskPressure is True (semantics A41), which lasts
+    evictionPressureTransitionPeriod (5m) after the threshold was last met (A23): the kill at +0s
+    frees the disk, so the condition clears, and the replacement runs, at +5m."""
+    tol = [{"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"}]
+    gi = 1024 ** 3
+    summary = {"node": {"nodeName": "n1", "fs": {"availableBytes": gi, "capacityBytes": 100 * gi,
+                                                 "inodesFree": 10 ** 6, "inodes": 10 ** 7}},
+               "pods": [{"podRef": {"name": "victim", "namespace": "default", "uid": "uid-default-victim"},
+                         "containers": [{"name": "app", "rootfs": {"usedBytes": 20 * gi}, "logs": {"usedBytes": 0}}]}]}
+    items = [node("n1"), node("n2", cpu="50m"), owner("ReplicaSet", "w"), victim("ReplicaSet", tolerations=tol),
+             {"apiVersion": "evictplan/v1alpha1", "kind": "NodeStatsSummary", "metadata": {"name": "n1"},
+              "summary": summary}]
+    r = run_cli("-f", write_snapshot(*items), "-o", "json", "pressure", "n1", "--eviction-hard", "nodefs.available<10%")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    [k] = [a for a in doc["actions"] if a["type"] == "kill"]
+    assert (k["at"], k["target"], k["replacementAt"]) == (0, "n1", 300)
+    assert [w["readyAfter"] for w in doc["workloads"]] == [1]
+
+
+# --- an OrderedReady StatefulSet recreates its ordinals one by one ------------------------------------
+
+def test_ordered_ready_statefulset_recreates_the_next_ordinal_once_the_lower_one_is_ready() -> None:
+    """stateful_set_control.go processReplica, monotonic (OrderedReady): both pods are Failed at
+    +20s; w-0 is recreated then, and w-1 only once w-0 is Running and Ready (the plan's 30s pod
+    startup: +50s); Parallel recreates both at once."""
+    sts = owner("StatefulSet", "w", replicas=2)
+    pods = [victim("StatefulSet", name="w-0"), victim("StatefulSet", name="w-1")]
+    plan = plan_for("shutdown", sts, *pods)
+    assert [kill_of(plan, n)["replacementAt"] for n in ("w-0", "w-1")] == [20, 50]
+    [w] = plan.workloads
+    assert (w.ready_min, w.ready_after, w.levels[-1]) == (0, 2, (80.0, 2))
+    plan = plan_for("shutdown", owner("StatefulSet", "w", replicas=2, podManagementPolicy="Parallel"), *pods)
+    assert [kill_of(plan, n)["replacementAt"] for n in ("w-0", "w-1")] == [20, 20]

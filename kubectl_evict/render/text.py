@@ -343,6 +343,8 @@ def fix_hint(plan: Plan, e: Entry) -> str:
         "threshold-persists": "free memory or disk outside the pods, or raise the eviction threshold",
         "job-failed": "raise the Job's backoffLimit, or add a podFailurePolicy rule that Ignores the "
                       "DisruptionTarget condition",
+        "rejected-by-kubelet": "drop the pod's toleration of the stopped node's taint (an operator: Exists toleration "
+                               "with no key tolerates every taint)",
     }
     if e.code == "drain-filter":
         for flag in ("--force", "--delete-emptydir-data", "--ignore-daemonsets"):

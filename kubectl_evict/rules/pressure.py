@@ -58,7 +58,7 @@ from kubectl_evict.kubeletconfig import kubelet_config_for, located
 from kubectl_evict.model import Node, Pod, Snapshot, Taint
 from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder
 from kubectl_evict.rules.replacements import KilledPod, replace_killed
-from kubectl_evict.workloads import attach
+from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
 from kubectl_evict.scheduling.resources import pod_limits
 from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE
@@ -811,7 +811,7 @@ def _replacements(b: PlanBuilder, snapshot: Snapshot, results: Sequence[NodeResu
         return max(at, cleared[pod.node_name]), ("the kubelet rejects it while node/%s has %s (eviction manager "
                                                  "Admit)" % (pod.node_name, held))
 
-    replace_killed(b, snapshot, RULE, kills, taints, admission)
+    replace_killed(b, snapshot, RULE, kills, taints, admission, DEFAULT_STARTUP)
 
 
 def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str, Observation],

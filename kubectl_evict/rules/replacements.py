@@ -384,16 +384,21 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
 
 
 def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequence[KilledPod],
-                   node_taints: Mapping[str, Tuple[Taint, ...]], admission: Admission) -> None:
+                   node_taints: Mapping[str, Tuple[Taint, ...]], admission: Admission, startup: float) -> None:
     """Give every kill its replacement: the owner controller's answer, and for those the
     scheduler places, the node (`target`, `candidates`) or the FitError (`no-node-fits`).
 
     Replacements are placed in the order their controllers create them (then kube-scheduler's
     queue order); the stopped pods hold no room any more. `node_taints`: the taints of the nodes
     whose pods are stopped, as they are while the pods fail (shutdown: not-ready; pressure: the
-    condition's taint)."""
+    condition's taint). A replacement that tolerates those taints may be scheduled back onto its
+    stopped node: the kubelet there runs it only once `admission` says so (a node shutting down
+    never does: `rejected-by-kubelet`). `startup`: seconds from creation to Ready, for an
+    OrderedReady StatefulSet, whose next ordinal is created only once the lower one is Ready."""
     if not kills:
         return
+    stopped_nodes = frozenset(k.pod.node_name for k in kills)
+    sts_ready: Dict[Tuple[str, int], float] = {}     # (set uid, ordinal) -> its replacement is Ready
     nodes = [_with(n, taints=node_taints[n.name]) if n.name in node_taints else n for n in snapshot.nodes.values()]
     placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
     job_counted: Dict[str, int] = {}
@@ -430,6 +435,11 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                 b.shortfall(pod, "ordered-ready", "stopped by the kubelet, but its replacement is never created: "
                             "%s is not Running and Ready%s" % (wait.holder.ref, wait.assumption))
             else:
+                created, lower = _ordered_ready_creation(snapshot, pod, d.at, sts_ready)
+                if lower is not None:
+                    d = d._replace(at=created)
+                    why += ("; OrderedReady: it is created only once %s's replacement is Running and Ready, at %s "
+                            "(processReplica)" % (lower, format_offset(created)))
                 placed = place(b, placer, pod, d.at, rule)
                 target, candidates = placed.node, placed.candidates
                 if target is None:
@@ -438,9 +448,29 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     why += "; it fits no node"
                     b.shortfall(pod, "no-node-fits", "stopped by the kubelet; its replacement (created at %s) has "
                                 "nowhere to go: %s" % (format_offset(d.at), placed.reason))
+                elif target in stopped_nodes:
+                    runs_at, refused = admission(pod, d.at)
+                    if runs_at is None:
+                        pending.add(pod.key)
+                        outcome = "rejected"
+                        why += "; the scheduler sends it back to %s, whose taints it tolerates, but %s" % (
+                            target, refused)
+                        b.shortfall(pod, "rejected-by-kubelet", "stopped by the kubelet; its replacement (created at "
+                                    "%s) is scheduled back onto node/%s, whose taints it tolerates, but %s; each new "
+                                    "copy fails there and its controller creates another"
+                                    % (format_offset(d.at), target, refused))
+                    else:
+                        outcome = "placed"
+                        why += "; the scheduler places it back on %s" % target
+                        if runs_at > d.at:
+                            why += (", where %s: each copy fails (reason Evicted) and its controller creates another "
+                                    "until it is admitted at %s" % (refused, format_offset(runs_at)))
+                            d = d._replace(at=runs_at)
                 else:
                     outcome = "placed"
                     why += "; the scheduler places it on %s" % target
+                if outcome == "placed" and pod.controller_kind == "StatefulSet" and ordinal(pod) is not None:
+                    sts_ready[(pod.controller.uid, ordinal(pod))] = float(d.at) + startup
         elif d.kind == "same-node":
             target = pod.node_name
             placer.commit(pod, target)
@@ -453,16 +483,38 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
         elif pod.deletion_timestamp is not None and pod.controller_kind:
             outcome = "already-replaced"
         b.actions[k.index] = _with(b.actions[k.index], target=target, has_target=True, candidates=candidates,
-                                   replaced_at=d.at if target is not None else None)
+                                   replaced_at=d.at if target is not None and outcome != "rejected" else None)
         counts = tally.setdefault(pod.node_name, {})
         counts[outcome] = counts.get(outcome, 0) + 1
         records.append({"namespace": pod.namespace, "pod": pod.name, "node": pod.node_name,
                         "controller": pod.controller_kind or "", "failedAt": k.failed_at,
-                        "createdAt": d.at if outcome in ("placed", "fits-nowhere", "same-node") else None,
+                        "createdAt": d.at if outcome in ("placed", "fits-nowhere", "same-node", "rejected") else None,
                         "target": target, "outcome": outcome, "reason": why})
     for node in sorted(tally):
         b.note("node/%s: replacements: %s" % (node, _tally_text(tally[node])))
     b.extra["replacements"] = sorted(records, key=lambda r: (r["failedAt"], r["namespace"], r["pod"]))
+
+
+def _ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_ready: Mapping[Tuple[str, int], float]
+                            ) -> Tuple[float, Optional[str]]:
+    """When an OrderedReady StatefulSet creates `pod`'s replacement, asked at `at`: not before
+    every lower ordinal replaced earlier in the plan is Running and Ready again (`processReplica`
+    returns at the first replica that is not, in monotonic mode). (time, the lower pod waited
+    for, or None when nothing delays it.)"""
+    if pod.controller_kind != "StatefulSet":
+        return at, None
+    owner = controller_owner(snapshot, pod)
+    if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
+        return at, None
+    mine = ordinal(pod)
+    if mine is None:
+        return at, None
+    uid = pod.controller.uid
+    waits = [(ready, n) for (u, n), ready in sts_ready.items() if u == uid and n < mine and ready > at]
+    if not waits:
+        return at, None
+    ready, n = max(waits)
+    return ready, "%s/%s-%d" % (pod.namespace, pod.controller.name, n)
 
 
 def _with(record: Any, **changes: Any) -> Any:
@@ -475,6 +527,8 @@ def _with(record: Any, **changes: Any) -> Any:
 _OUTCOMES = (("placed", "placed by the scheduler once the pod is Failed", "placed by the scheduler once the pods are Failed"),
              ("same-node", "daemon pod back on its node", "daemon pods back on their node"),
              ("fits-nowhere", "fits no node", "fit no node"),
+             ("rejected", "sent back to its stopped node, whose kubelet rejects it",
+              "sent back to their stopped node, whose kubelet rejects them"),
              ("never-created", "never created (OrderedReady)", "never created (OrderedReady)"),
              ("job-failed", "Job fails instead", "Jobs fail instead"),
              ("daemon-later", "daemon pod back only once its node can run it again",

@@ -43,7 +43,7 @@ from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, T
 from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, effective_tolerations, noexecute_timeline
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
-from kubectl_evict.workloads import attach
+from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, replace_killed, replace_removed,
                                               waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
@@ -477,16 +477,18 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
     taints = {name: snapshot.nodes[name].taints + (Taint(NOT_READY, "", "NoSchedule"),)
               for name in nodes if per_node[name][1] is not None
               and not any(t.key == NOT_READY and t.effect == "NoSchedule" for t in snapshot.nodes[name].taints)}
-    replace_killed(b, snapshot, RULE, kills, taints, _shutting_down)
+    replace_killed(b, snapshot, RULE, kills, taints, _shutting_down, DEFAULT_STARTUP)
     b.extra["shutdown"] = _report(reports)
 
 
 def _shutting_down(pod: Pod, at: float) -> Tuple[Optional[float], str]:
-    """The kubelet of a node that shuts down admits no new pod (the shutdown manager's Admit),
-    and the node is off afterwards: daemon pods run there again only when it is back."""
-    return None, ("node/%s is shutting down: its kubelet rejects new pods (\"Pod was rejected as the node is "
-                  "shutting down.\") and the node is off afterwards; it runs there again once the node is back"
-                  % pod.node_name)
+    """The kubelet of a node that shuts down admits no new pod (the shutdown manager's Admit:
+    phase Failed, reason NodeShutdown), and the node is off afterwards: a pod sent there (a
+    daemon pod, or a replacement that tolerates the not-ready taint) runs there only when it is
+    back."""
+    return None, ("node/%s is shutting down: its kubelet rejects new pods (reason NodeShutdown, \"Pod was rejected "
+                  "as the node is shutting down.\") and the node is off afterwards; a pod runs there again only once "
+                  "the node is back" % pod.node_name)
 
 
 def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, node: Node,
