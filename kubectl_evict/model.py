@@ -503,7 +503,8 @@ class Owner(Record):
     controller = field(initial=None)            # OwnerRef (ReplicaSet -> Deployment)
     selector = field(initial=None)              # LabelSelector
     pod_management_policy = field(type=str, initial="")   # StatefulSet: OrderedReady (default) | Parallel
-    # Job only: spec.backoffLimit (defaulted to 6), status.failed, spec.podFailurePolicy.rules,
+    # Job only: spec.backoffLimit (defaulted to 6, or 2147483647 with backoffLimitPerIndex), status.failed,
+    # spec.podFailurePolicy.rules,
     # spec.backoffLimitPerIndex (None: not set)
     backoff_limit = field(type=int, initial=6)
     failed = field(type=int, initial=0)

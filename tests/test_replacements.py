@@ -110,10 +110,12 @@ CASES = [
     ("job-already-failed", "job_controller.go syncJob: status.failed 2 + 1 > backoffLimit 2",
      [owner("Job", "w", backoffLimit=2, status={"failed": 2})], "Job", {},
      {"shutdown": (None, None, "job-failed"), "pressure": (None, None, "job-failed")}),
-    ("job-ignore-disruption", "pod_failure_policy.go matchPodFailurePolicy: Ignore on DisruptionTarget, not counted",
+    ("job-ignore-disruption", "pod_failure_policy.go matchPodFailurePolicy: Ignore on DisruptionTarget, not counted "
+     "against backoffLimit 0; job_controller.go syncJob: newBackoffRecord takes every new failed pod, so manageJob "
+     "still waits DefaultJobPodFailureBackOff 10s",
      [owner("Job", "w", backoffLimit=0, podFailurePolicy={"rules": [
          {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]})], "Job", {},
-     {"shutdown": ("n2", 0, None), "pressure": ("n2", 0, None)}),
+     {"shutdown": ("n2", 10, None), "pressure": ("n2", 10, None)}),
     ("job-failjob-disruption", "pod_failure_policy.go matchPodFailurePolicy: FailJob on DisruptionTarget",
      [owner("Job", "w", podFailurePolicy={"rules": [
          {"action": "FailJob", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]})], "Job", {},
@@ -123,7 +125,27 @@ CASES = [
      [owner("Job", "w", backoffLimit=0, podFailurePolicy={"rules": [
          {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}},
          {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]})], "Job", {},
-     {"shutdown": ("n2", 0, None), "pressure": ("n2", 0, None)}),
+     {"shutdown": ("n2", 10, None), "pressure": ("n2", 10, None)}),
+    ("job-per-index-default-backoff-limit", "defaults.go SetDefaults_Job: backoffLimit MaxInt32 with "
+     "backoffLimitPerIndex, so status.failed 10 fails nothing; indexed_job_utils.go isIndexFailed: the index's "
+     "failure count (annotation absent: 0) < backoffLimitPerIndex 1; getRemainingTimePerIndex: 10s",
+     [owner("Job", "w", completionMode="Indexed", completions=3, backoffLimitPerIndex=1, status={"failed": 10})],
+     "Job", {}, {"shutdown": ("n2", 10, None), "pressure": ("n2", 10, None)}),
+    ("job-per-index-limit-reached", "indexed_job_utils.go isIndexFailed: batch.kubernetes.io/job-index-failure-count "
+     "2 >= backoffLimitPerIndex 2: the index fails, nothing replaces the pod",
+     [owner("Job", "w", completionMode="Indexed", completions=3, backoffLimitPerIndex=2)],
+     "Job", {"annotations": {"batch.kubernetes.io/job-index-failure-count": "2"}},
+     {"shutdown": (None, None, "job-failed"), "pressure": (None, None, "job-failed")}),
+    ("job-per-index-backoff", "backoff_utils.go getRemainingTimePerIndex: index failures 1 + ignored 1 + 1 = 3 -> "
+     "10s doubled twice = 40s; count 1 < backoffLimitPerIndex 3",
+     [owner("Job", "w", completionMode="Indexed", completions=3, backoffLimitPerIndex=3)],
+     "Job", {"annotations": {"batch.kubernetes.io/job-index-failure-count": "1",
+                             "batch.kubernetes.io/job-index-ignored-failure-count": "1"}},
+     {"shutdown": ("n2", 40, None), "pressure": ("n2", 40, None)}),
+    ("job-per-index-backoff-limit-still-applies", "job_controller.go syncJob: exceedsBackoffLimit = failed 1 > "
+     "backoffLimit 0, set explicitly, whatever backoffLimitPerIndex says",
+     [owner("Job", "w", completionMode="Indexed", completions=3, backoffLimitPerIndex=1, backoffLimit=0)],
+     "Job", {}, {"shutdown": (None, None, "job-failed"), "pressure": (None, None, "job-failed")}),
     ("daemonset", "daemon_controller.go podsShouldBeOnNode: failed daemon pod deleted, recreated on its node "
      "only when it should run there and the kubelet admits it",
      [owner("DaemonSet", "w")], "DaemonSet", {},

@@ -284,25 +284,62 @@ def job_backoff(failures: int) -> float:
     return delay
 
 
-def job_decision(owner: Optional[Owner], failed_at: float, counted: int, known_absent: bool = False
-                 ) -> Tuple[Decision, bool]:
+INDEX_FAILURE_COUNT = "batch.kubernetes.io/job-index-failure-count"
+INDEX_IGNORED_FAILURE_COUNT = "batch.kubernetes.io/job-index-ignored-failure-count"
+
+
+def index_failure_counts(pod: Optional[Pod]) -> Tuple[int, int]:
+    """(counted, ignored) earlier failures of the pod's completion index, from the annotations
+    the Job controller sets on each pod it creates (`parseIndexFailureCountAnnotation`: 0 when
+    absent, not an integer, negative or beyond int32)."""
+    if pod is None:
+        return 0, 0
+
+    def read(key: str) -> int:
+        v = pod.annotations.get(key, "")
+        try:
+            n = int(v)
+        except ValueError:
+            return 0
+        return n if 0 <= n <= 2 ** 31 - 1 else 0
+    return read(INDEX_FAILURE_COUNT), read(INDEX_IGNORED_FAILURE_COUNT)
+
+
+def job_decision(owner: Optional[Owner], failed_at: float, counted: int, known_absent: bool = False,
+                 pod: Optional[Pod] = None, failures: Optional[int] = None) -> Tuple[Decision, bool]:
     """`syncJob` for one more Failed pod of a Job: (decision, is the failure counted).
 
     `counted`: failures of this Job already counted earlier in the plan (they add to
     `status.failed` and to the pod-failure backoff). `owner` None: the Job is not in the input;
-    `known_absent`: the input holds every Job, so it does not exist."""
+    `known_absent`: the input holds every Job, so it does not exist. With
+    `backoffLimitPerIndex` the index's own failures (`pod`'s annotations) decide instead
+    (`isIndexFailed`: an index whose earlier counted failures reach the limit fails and is not
+    retried; the replacement waits the per-index backoff, `getRemainingTimePerIndex`).
+    `failures`: every failure of the Job earlier in the plan, ignored ones included (default
+    `counted`): the pod-failure backoff counts them all (`newBackoffRecord` takes every new
+    failed pod; only `status.failed` leaves out those a podFailurePolicy Ignores)."""
+    failures = counted if failures is None else failures
     if owner is None and known_absent:
         return Decision("none", None, "its Job does not exist: " + NOTHING_RECREATES), False
     if owner is None:
-        return Decision("schedule", failed_at + job_backoff(counted + 1),
+        return Decision("schedule", failed_at + job_backoff(failures + 1),
                         "Job controller: the Job is not in the input: assumed to replace it after the pod-failure "
                         "backoff (backoffLimit 6, no podFailurePolicy)"), True
     idx, action = match_pod_failure_policy(owner)
     rule = "podFailurePolicy rule %d (%s) matches its DisruptionTarget condition" % (idx, action) \
         if idx is not None else ""
+    per_index = owner.backoff_limit_per_index
+    index_failed, index_ignored = index_failure_counts(pod)
+    if action == "Ignore" and per_index is not None:
+        delay = job_backoff(index_failed + index_ignored + 1)
+        return Decision("schedule", failed_at + delay, "Job controller: %s: the failure is not counted; the index's "
+                        "replacement is created after the per-index backoff of %s (getRemainingTimePerIndex)"
+                        % (rule, format_seconds(delay))), False
     if action == "Ignore":
-        return Decision("schedule", failed_at, "Job controller: %s: the failure is not counted and a "
-                        "replacement is created at once (syncJob)" % rule), False
+        delay = job_backoff(failures + 1)
+        return Decision("schedule", failed_at + delay, "Job controller: %s: the failure is not counted against "
+                        "backoffLimit, but the replacement still waits the pod-failure backoff of %s (newBackoffRecord "
+                        "counts every failed pod; manageJob)" % (rule, format_seconds(delay))), False
     if action == "FailJob":
         return Decision("job-failed", None, "Job controller: %s: Job %s/%s fails (reason PodFailurePolicy) and "
                         "nothing replaces the pod" % (rule, owner.namespace, owner.name)), True
@@ -314,8 +351,17 @@ def job_decision(owner: Optional[Owner], failed_at: float, counted: int, known_a
         return Decision("job-failed", None, "Job controller: %d failed pod%s > backoffLimit %d: Job %s/%s fails "
                         "(reason BackoffLimitExceeded) and nothing replaces the pod"
                         % (failed, "" if failed == 1 else "s", owner.backoff_limit, owner.namespace, owner.name)), True
-    delay = job_backoff(counted + 1)
     head = rule + ": counted" if rule else "no podFailurePolicy rule matches: counted"
+    if per_index is not None:
+        if index_failed >= per_index:
+            return Decision("job-failed", None, "Job controller: %s; its index had already failed %d time%s, "
+                            "reaching backoffLimitPerIndex %d: the index fails and is not retried (isIndexFailed)"
+                            % (head, index_failed, "" if index_failed == 1 else "s", per_index)), True
+        delay = job_backoff(index_failed + index_ignored + 1)
+        return Decision("schedule", failed_at + delay, "Job controller: %s (failure %d of its index, "
+                        "backoffLimitPerIndex %d); the replacement is created after the per-index backoff of %s "
+                        "(getRemainingTimePerIndex)" % (head, index_failed + 1, per_index, format_seconds(delay))), True
+    delay = job_backoff(failures + 1)
     return Decision("schedule", failed_at + delay, "Job controller: %s (%d of backoffLimit %d); the replacement is "
                     "created after the pod-failure backoff of %s (manageJob)"
                     % (head, failed, owner.backoff_limit, format_seconds(delay))), True
@@ -349,7 +395,9 @@ def daemon_decision(pod: Pod, failed_at: float, taints: Sequence[Taint], admissi
 def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission,
                    job_counted: Dict[str, int], deleted_at: Optional[float] = None) -> Decision:
     """What the pod's controller does once the kubelet has set the pod Failed (or, for the
-    ReplicaSet controller, once the pod is deleted, if that comes first: `deleted_at`)."""
+    ReplicaSet controller, once the pod is deleted, if that comes first: `deleted_at`).
+    `job_counted`: per Job uid, the failures counted earlier in the plan, and under
+    `uid + "\\x00failures"` every failure (the pod-failure backoff's count)."""
     kind = pod.controller_kind
     if kind in ("ReplicaSet", "ReplicationController") and deleted_at is not None and deleted_at < failed_at:
         return Decision("schedule", deleted_at, "%s controller counts only active pods (FilterActivePods): it "
@@ -365,10 +413,13 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
     if kind == "Job":
-        decision, counted = job_decision(controller_owner(snapshot, pod), failed_at,
-                                         job_counted.get(pod.controller.uid, 0), owner_absent(snapshot, pod))
+        uid = pod.controller.uid
+        every = uid + "\x00failures"         # every failure, ignored ones too: the backoff's count
+        decision, counted = job_decision(controller_owner(snapshot, pod), failed_at, job_counted.get(uid, 0),
+                                         owner_absent(snapshot, pod), pod, job_counted.get(every, 0))
         if counted:
-            job_counted[pod.controller.uid] = job_counted.get(pod.controller.uid, 0) + 1
+            job_counted[uid] = job_counted.get(uid, 0) + 1
+        job_counted[every] = job_counted.get(every, 0) + 1
         return decision
     if kind == "DaemonSet":
         return daemon_decision(pod, failed_at, taints, admission)

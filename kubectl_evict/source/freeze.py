@@ -55,7 +55,7 @@ NODE_LEASE_NAMESPACE = "kube-node-lease"   # node heartbeats; the freezer reads 
 KUBELET_KINDS = ("NodeKubeletConfig", "NodeStatsSummary")
 # Annotations the rules read; everything else (last-applied-configuration...) is dropped.
 _KEPT_ANNOTATION_PREFIXES = ("kubernetes.io/config.", "evictplan.io/", "cluster-autoscaler.kubernetes.io/",
-                             "descheduler.alpha.kubernetes.io/")
+                             "descheduler.alpha.kubernetes.io/", "batch.kubernetes.io/job-index-")
 AFFINITY_ANNOTATION = "evictplan.io/node-affinity"
 _VOLUME_KINDS = ("emptyDir", "hostPath", "persistentVolumeClaim", "configMap", "secret", "projected",
                  "downwardAPI", "ephemeral", "csi", "nfs", "gitRepo")
@@ -927,7 +927,9 @@ def _job_fields(loc: _Loc, obj: dict, spec: dict) -> Dict[str, Any]:
             conds.append((_str(loc, c, "type", cpath + ".type"), _str(loc, c, "status", cpath + ".status", "True")))
         exit_codes = _map(loc, raw, "onExitCodes", path + ".onExitCodes")
         rules.append(PodFailureRule(action, tuple(conds), bool(exit_codes)))
-    limit = _int(loc, spec, "backoffLimit", "spec.backoffLimit", 6)
+    per_index = _int(loc, spec, "backoffLimitPerIndex", "spec.backoffLimitPerIndex")
+    # SetDefaults_Job (pkg/apis/batch/v1/defaults.go): MaxInt32 with backoffLimitPerIndex, else 6
+    limit = _int(loc, spec, "backoffLimit", "spec.backoffLimit", 6 if per_index is None else 2 ** 31 - 1)
     failed = _int(loc, status, "failed", "status.failed", 0)
     if limit is None or limit < 0:
         raise loc.error("spec.backoffLimit", "must not be negative, found %r" % limit)
@@ -936,7 +938,7 @@ def _job_fields(loc: _Loc, obj: dict, spec: dict) -> Dict[str, Any]:
     if replacement not in ("TerminatingOrFailed", "Failed"):
         raise loc.error("spec.podReplacementPolicy", "expected TerminatingOrFailed or Failed, found %r" % replacement)
     return {"backoff_limit": limit, "failed": max(0, failed or 0), "pod_failure_rules": tuple(rules),
-            "backoff_limit_per_index": _int(loc, spec, "backoffLimitPerIndex", "spec.backoffLimitPerIndex"),
+            "backoff_limit_per_index": per_index,
             "pod_replacement_policy": replacement}
 
 
