@@ -238,11 +238,17 @@ def test_pod_failure_policy_matches_the_conditions_of_a_killed_pod() -> None:
 
 def test_daemon_pod_comes_back_once_the_kubelet_admits_it() -> None:
     """podsShouldBeOnNode + the kubelet's Admit: a DiskPressure node rejects every non-critical pod
-    until the condition clears; a taint the daemon pod does not tolerate keeps it off altogether."""
+    until the condition clears (+300s); each rejected copy is deleted, and the next created, only
+    after failedPodsBackoff (apps.go: NewBackOff(1s, 15m)): copies at +5, +6, +8, +12, +20, +36,
+    +68, +132, +260, then +516, the first after +300; a taint the daemon pod does not tolerate
+    keeps it off altogether."""
     from kubectl_evict.model import Taint
     p = Pod(namespace="d", name="ds-x", node_name="n1")
     later = daemon_decision(p, 5.0, (), lambda pod, at: (300.0, "DiskPressure=True"))
-    assert (later.kind, later.at) == ("same-node", 300.0)
+    assert (later.kind, later.at) == ("same-node", 516.0)
+    from kubectl_evict.rules.replacements import daemon_retry_at
+    # past 512s the step stays at the 15m cap: 1+2+...+512 = 1023, then +900
+    assert [daemon_retry_at(0.0, t) for t in (0.0, 1.0, 2.0, 1023.0, 1024.0, 1924.0)] == [0, 1, 3, 1023, 1923, 1923 + 900]
     never = daemon_decision(p, 5.0, (Taint("dedicated", "db", "NoSchedule"),), lambda pod, at: (at, ""))
     assert (never.kind, never.at) == ("none", None) and "dedicated=db:NoSchedule" in never.why
     tolerated = daemon_decision(p, 5.0, (Taint("node.kubernetes.io/disk-pressure", "", "NoSchedule"),),

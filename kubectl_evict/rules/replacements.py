@@ -53,6 +53,10 @@ from kubectl_evict.timeutil import format_offset, format_seconds
 
 JOB_POD_FAILURE_BACKOFF = 10.0        # job_controller.go DefaultJobPodFailureBackOff
 JOB_MAX_POD_FAILURE_BACKOFF = 600.0   # MaxJobPodFailureBackOff
+# the DaemonSet controller's failedPodsBackoff (cmd/kube-controller-manager/app/apps.go
+# startDaemonSetController: flowcontrol.NewBackOff(1*time.Second, 15*time.Minute))
+DAEMON_FAILED_POD_BACKOFF = 1.0
+DAEMON_MAX_FAILED_POD_BACKOFF = 900.0
 
 # The pod conditions a pod the kubelet stopped carries (a podFailurePolicy onPodConditions rule
 # may name any of them): the kubelet's DisruptionTarget, and the status of a stopped pod.
@@ -375,6 +379,19 @@ def daemon_blocking_taint(pod: Pod, taints: Sequence[Taint]) -> Optional[Taint]:
     return bad[0] if bad else None
 
 
+def daemon_retry_at(failed_at: float, admitted_at: float) -> float:
+    """When the daemon pod the kubelet admits again at `admitted_at` is created: the DaemonSet
+    controller deletes each Failed daemon pod of a node (and creates the next) only once
+    `failedPodsBackoff` has passed since the last deletion (`podsShouldBeOnNode`,
+    `IsInBackOffSinceUpdate`): 1s, doubled per deletion, at most 15m, from the first at
+    `failed_at`; every copy before `admitted_at` is rejected and Failed again."""
+    t, step = failed_at, DAEMON_FAILED_POD_BACKOFF
+    while t < admitted_at:
+        t += step
+        step = min(step * 2, DAEMON_MAX_FAILED_POD_BACKOFF)
+    return t
+
+
 def daemon_decision(pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission) -> Decision:
     """`podsShouldBeOnNode` for a failed daemon pod: deleted, and created again on its node once
     the node should run it and the kubelet admits it."""
@@ -387,8 +404,10 @@ def daemon_decision(pod: Pod, failed_at: float, taints: Sequence[Taint], admissi
     if at is None:
         return Decision("none", None, "%s and creates it again on node/%s, but %s" % (head, pod.node_name, why))
     if at > failed_at:
-        return Decision("same-node", at, "%s; %s, so its new pod runs there from %s (failedPodsBackoff retries until "
-                        "then)" % (head, why, format_offset(at)))
+        retry = daemon_retry_at(failed_at, at)
+        return Decision("same-node", retry, "%s; %s, until %s: each new copy is rejected (Failed) and deleted after "
+                        "failedPodsBackoff (1s, doubled each time, at most 15m), so the copy that runs there is "
+                        "created at %s" % (head, why, format_offset(at), format_offset(retry)))
     return Decision("same-node", at, "%s and creates a new one on node/%s at once" % (head, pod.node_name))
 
 
