@@ -431,3 +431,13 @@ def test_ordered_ready_statefulset_recreates_the_next_ordinal_once_the_lower_one
     assert (w.ready_min, w.ready_after, w.levels[-1]) == (0, 2, (80.0, 2))
     plan = plan_for("shutdown", owner("StatefulSet", "w", replicas=2, podManagementPolicy="Parallel"), *pods)
     assert [kill_of(plan, n)["replacementAt"] for n in ("w-0", "w-1")] == [20, 20]
+
+
+def test_a_zero_second_kill_is_failed_one_second_later() -> None:
+    """Spec B7: a 0 grace override is passed to the pod worker, which floors it at 1s (A31), so a
+    pod with terminationGracePeriodSeconds 0 killed at +0s is Failed, and replaced, at +1s."""
+    p = victim("ReplicaSet")
+    p["spec"]["terminationGracePeriodSeconds"] = 0
+    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+    k = kill_of(plan)
+    assert (k["at"], k["gracePeriodSeconds"], k["target"], k["replacementAt"]) == (0, 0, "n2", 1)

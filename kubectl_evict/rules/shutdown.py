@@ -555,8 +555,9 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                 why += "; ends %s/Terminated" % shutdown_pod_status(pod.phase)["phase"]
                 b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=t,
                          grace_period_seconds=grace, rule=RULE, reason=why)
-                kills.append(KilledPod(len(b.actions) - 1, pod, float(t + grace)))
-                kill_end[pod.key] = (t, t + grace)
+                # the pod worker floors a 0 override at 1s (spec B7): the pod is Failed 1s on at the latest
+                kills.append(KilledPod(len(b.actions) - 1, pod, float(t + max(grace, 1))))
+                kill_end[pod.key] = (t, t + max(grace, 1))
             phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": t,
                            "pods": [pods[j].ref for j in idxs]})
             lines.append("  phase %d  %s: +%s..+%s (%ds), %d pod%s"
