@@ -441,3 +441,22 @@ def test_a_zero_second_kill_is_failed_one_second_later() -> None:
     plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
     k = kill_of(plan)
     assert (k["at"], k["gracePeriodSeconds"], k["target"], k["replacementAt"]) == (0, 0, "n2", 1)
+
+
+def test_non_graceful_ordered_ready_statefulset_recreates_ordinals_in_order(write_snapshot) -> None:
+    """shutdown --non-graceful: both pods of an OrderedReady StatefulSet are force-deleted at +0s;
+    processReplica creates w-0 first and w-1 only once w-0 is Running and Ready (the plan's 30s pod
+    startup), whatever order the nodes are listed in. The real v1.33.3 capture
+    fixtures/real-controller/ng-1.json shows the same: data/db-t30-2 was created only after
+    db-t30-0's replacement had started."""
+    everything = [{"key": "node.kubernetes.io/out-of-service", "operator": "Exists", "effect": "NoExecute",
+                   "tolerationSeconds": 0}]
+    items = [node("n1", ready="Unknown"), node("n2", ready="Unknown"), node("n3"),
+             owner("StatefulSet", "w", replicas=2),
+             pod("w-1", "n1", owner=("StatefulSet", "w"), tolerations=everything),
+             pod("w-0", "n2", owner=("StatefulSet", "w"), tolerations=everything)]
+    r = run_cli("-f", write_snapshot(*items), "-o", "json", "shutdown", "n1", "n2", "--non-graceful")
+    assert r.returncode == 0, r.stderr
+    deletes = {a["pod"]: a for a in json.loads(r.stdout)["actions"] if a["type"] == "delete"}
+    assert (deletes["w-0"]["at"], deletes["w-0"]["target"], deletes["w-0"].get("replacementAt")) == (0, "n3", None)
+    assert (deletes["w-1"]["at"], deletes["w-1"]["target"], deletes["w-1"]["replacementAt"]) == (0, "n3", 30)

@@ -505,7 +505,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                 b.shortfall(pod, "ordered-ready", "stopped by the kubelet, but its replacement is never created: "
                             "%s is not Running and Ready%s" % (wait.holder.ref, wait.assumption))
             else:
-                created, lower = _ordered_ready_creation(snapshot, pod, d.at, sts_ready)
+                created, lower = ordered_ready_creation(snapshot, pod, d.at, sts_ready)
                 if lower is not None:
                     d = d._replace(at=created)
                     why += ("; OrderedReady: it is created only once %s's replacement is Running and Ready, at %s "
@@ -565,7 +565,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     b.extra["replacements"] = sorted(records, key=lambda r: (r["failedAt"], r["namespace"], r["pod"]))
 
 
-def _ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_ready: Mapping[Tuple[str, int], float]
+def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_ready: Mapping[Tuple[str, int], float]
                             ) -> Tuple[float, Optional[str]]:
     """When an OrderedReady StatefulSet creates `pod`'s replacement, asked at `at`: not before
     every lower ordinal replaced earlier in the plan is Running and Ready again (`processReplica`
@@ -585,6 +585,30 @@ def _ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_ready: 
         return at, None
     ready, n = max(waits)
     return ready, "%s/%s-%d" % (pod.namespace, pod.controller.name, n)
+
+
+def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[int], startup: float) -> None:
+    """For pod removals already placed (`b.actions[i]` with a `target`), delay the replacements
+    of an OrderedReady StatefulSet so that ordinal N is created only once every lower ordinal
+    replaced earlier is Running and Ready (`ordered_ready_creation`), whatever order the rule
+    placed them in: sets `replaced_at` and says why."""
+    rows = []
+    for i in indexes:
+        a = b.actions[i]
+        pod = snapshot.pods_by_key.get((a.namespace, a.pod))
+        if pod is None or not a.target or pod.controller_kind != "StatefulSet" or ordinal(pod) is None:
+            continue
+        created = float(a.replaced_at if a.replaced_at is not None else a.at)
+        rows.append((created, pod.controller.uid, ordinal(pod), i, pod))
+    sts_ready: Dict[Tuple[str, int], float] = {}
+    for created, uid, n, i, pod in sorted(rows, key=lambda r: r[:3]):
+        at, lower = ordered_ready_creation(snapshot, pod, created, sts_ready)
+        if lower is not None:
+            a = b.actions[i]
+            b.actions[i] = _with(a, replaced_at=at, reason=a.reason + "; OrderedReady: the StatefulSet creates it "
+                                 "only once %s's replacement is Running and Ready, at %s (processReplica)"
+                                 % (lower, format_offset(at)))
+        sts_ready[(uid, n)] = at + startup
 
 
 def _with(record: Any, **changes: Any) -> Any:

@@ -44,8 +44,8 @@ from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, e
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, replace_killed, replace_removed,
-                                              waits_for_old_pod)
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, replace_killed,
+                                              replace_removed, waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -746,6 +746,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
     placer = Placer(_powered_off(snapshot, nodes, oos), snapshot.pods_by_node, leaving=leaving, snapshot=snapshot,
                     preempt=True)
     reports = []
+    placed_sts: List[int] = []      # the force deletions whose replacement the scheduler places
     for name in nodes:
         node = snapshot.nodes[name]
         if node.ready_status == "True":
@@ -810,6 +811,8 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 why += "; the DaemonSet does not recreate it here (it does not tolerate the taint)"
             b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                      grace_period_seconds=0, force=True, rule=RULE, reason=why, **kw)
+            if placed is not None and placed.node:
+                placed_sts.append(len(b.actions) - 1)
             deleted.append(pod.ref)
             gone_at[pod.key] = at
         vas = [va for va in snapshot.volume_attachments if va.node_name == name]
@@ -839,4 +842,5 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
         reports.append({"node": name, "mode": "non-graceful", "deletedPods": deleted,
                         # None, not []: without the kind the plan does not claim the node has none
                         "volumeAttachments": [va.name for va in sorted(vas, key=lambda v: v.name)] if held else None})
+    chain_ordered_ready(b, snapshot, placed_sts, DEFAULT_STARTUP)
     b.extra["shutdown"] = _report(reports)
