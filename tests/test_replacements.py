@@ -460,3 +460,14 @@ def test_non_graceful_ordered_ready_statefulset_recreates_ordinals_in_order(writ
     deletes = {a["pod"]: a for a in json.loads(r.stdout)["actions"] if a["type"] == "delete"}
     assert (deletes["w-0"]["at"], deletes["w-0"]["target"], deletes["w-0"].get("replacementAt")) == (0, "n3", None)
     assert (deletes["w-1"]["at"], deletes["w-1"]["target"], deletes["w-1"]["replacementAt"]) == (0, "n3", 30)
+
+
+def test_replacement_tied_between_the_stopped_node_and_another_lands_on_the_other() -> None:
+    """A tolerate-all replacement scores the same on the emptied stopped node and on an identical
+    empty node: kube-scheduler picks among tied nodes at random (selectHost), and a copy the
+    shutting-down kubelet rejects (spec B9) is soon scheduled again, so it ends on the other node."""
+    plan = plan_for("shutdown", owner("ReplicaSet", "w"), victim("ReplicaSet", tolerations=TOLERATE_ALL, cpu=None,
+                                                                 memory=None))
+    k = kill_of(plan)
+    assert set(k.get("candidates", ())) >= {"n1", "n2"}, k
+    assert (k["target"], k["replacementAt"]) == ("n2", SHUTDOWN_FAILED_AT) and not plan.shortfall
