@@ -26,7 +26,9 @@ because every workload controller stops counting a Failed pod at once (upstream 
 - Pods without a controller and static/mirror pods are not replaced.
 
 Replacements are placed by the same scheduler model and the same `place` call drain uses,
-against nodes as they are while the pods fail (the rule gives their taints).
+against nodes as they are while the pods fail (the rule gives their taints). One that tolerates
+those taints may be sent back to its stopped node, whose kubelet runs it only once its Admit
+lets it in (never while the node shuts down: `rejected-by-kubelet`).
 
 This module is also the one home of "what recreates this pod" for every rule: the owner lookup
 (`find_owner`, `controller_owner`, `workload_of`: the pod's controller reference, a ReplicaSet
