@@ -471,3 +471,32 @@ def test_replacement_tied_between_the_stopped_node_and_another_lands_on_the_othe
     k = kill_of(plan)
     assert set(k.get("candidates", ())) >= {"n1", "n2"}, k
     assert (k["target"], k["replacementAt"]) == ("n2", SHUTDOWN_FAILED_AT) and not plan.shortfall
+
+
+@pytest.mark.parametrize("job, expected", [
+    # job_controller.go syncJob: failed 1 > backoffLimit 0 -> BackoffLimitExceeded, nothing replaces it
+    ({"backoffLimit": 0}, (None, None, "job-failed")),
+    # counted (1 of 6); manageJob waits DefaultJobPodFailureBackOff 10s after the failure at +0s
+    ({}, ("n2", 10, None)),
+    # podFailurePolicy Ignore on DisruptionTarget (the taint-eviction controller's, reason
+    # DeletionByTaintManager): not counted, but newBackoffRecord still counts it: 10s
+    ({"backoffLimit": 0, "podFailurePolicy": {"rules": [{"action": "Ignore",
+                                                          "onPodConditions": [{"type": "DisruptionTarget"}]}]}},
+     ("n2", 10, None)),
+], ids=["backoff-limit-0", "default", "ignore-disruption"])
+def test_non_graceful_job_pod_follows_the_job_controller(write_snapshot, job: Dict[str, Any], expected: tuple) -> None:
+    """shutdown --non-graceful: the taint-eviction controller deletes the Job pod at +0s and pod GC
+    marks it Failed before force-deleting it (gc_controller.go markFailedAndDeletePod), so the Job
+    controller counts a failure as for a pod the kubelet stops; `controller --fail` gives the same
+    answer for its deletions."""
+    tol = [{"key": "node.kubernetes.io/out-of-service", "operator": "Exists", "effect": "NoExecute",
+            "tolerationSeconds": 0}]
+    items = [node("n1", ready="Unknown"), node("n2"), owner("Job", "w", **job), pod("w-abc", "n1", owner=("Job", "w"),
+                                                                                   tolerations=tol)]
+    r = run_cli("-f", write_snapshot(*items), "-o", "json", "shutdown", "n1", "--non-graceful")
+    assert r.returncode in (0, 4), r.stderr
+    doc = json.loads(r.stdout)
+    [d] = [a for a in doc["actions"] if a["type"] == "delete"]
+    target, delay, code = expected
+    assert (d["at"], d["target"], d.get("replacementAt")) == (0, target, delay)
+    assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == ([("w-abc", code)] if code else [])

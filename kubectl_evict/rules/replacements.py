@@ -413,12 +413,26 @@ def daemon_decision(pod: Pod, failed_at: float, taints: Sequence[Taint], admissi
     return Decision("same-node", at, "%s and creates a new one on node/%s at once" % (head, pod.node_name))
 
 
+def job_failed_pod(snapshot: Snapshot, pod: Pod, failed_at: float, job_counted: Dict[str, int]) -> Decision:
+    """The Job controller's answer for one more failed pod of a Job (`job_decision`), counting it
+    in `job_counted`: per Job uid the failures counted against backoffLimit, and under
+    `uid + "\\x00failures"` every failure (the pod-failure backoff's count). Calls must come in
+    the order the pods fail."""
+    uid = pod.controller.uid
+    every = uid + "\x00failures"
+    decision, counted = job_decision(controller_owner(snapshot, pod), failed_at, job_counted.get(uid, 0),
+                                     owner_absent(snapshot, pod), pod, job_counted.get(every, 0))
+    if counted:
+        job_counted[uid] = job_counted.get(uid, 0) + 1
+    job_counted[every] = job_counted.get(every, 0) + 1
+    return decision
+
+
 def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission,
                    job_counted: Dict[str, int], deleted_at: Optional[float] = None) -> Decision:
     """What the pod's controller does once the kubelet has set the pod Failed (or, for the
     ReplicaSet controller, once the pod is deleted, if that comes first: `deleted_at`).
-    `job_counted`: per Job uid, the failures counted earlier in the plan, and under
-    `uid + "\\x00failures"` every failure (the pod-failure backoff's count)."""
+    `job_counted`: the Job failures earlier in the plan (`job_failed_pod`)."""
     kind = pod.controller_kind
     if kind in ("ReplicaSet", "ReplicationController") and deleted_at is not None and deleted_at < failed_at:
         return Decision("schedule", deleted_at, "%s controller counts only active pods (FilterActivePods): it "
@@ -434,14 +448,7 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
     if kind == "Job":
-        uid = pod.controller.uid
-        every = uid + "\x00failures"         # every failure, ignored ones too: the backoff's count
-        decision, counted = job_decision(controller_owner(snapshot, pod), failed_at, job_counted.get(uid, 0),
-                                         owner_absent(snapshot, pod), pod, job_counted.get(every, 0))
-        if counted:
-            job_counted[uid] = job_counted.get(uid, 0) + 1
-        job_counted[every] = job_counted.get(every, 0) + 1
-        return decision
+        return job_failed_pod(snapshot, pod, failed_at, job_counted)
     if kind == "DaemonSet":
         return daemon_decision(pod, failed_at, taints, admission)
     if kind == "Node":

@@ -44,8 +44,8 @@ from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, e
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, replace_killed,
-                                              replace_removed, waits_for_old_pod)
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_failed_pod,
+                                              replace_killed, replace_removed, waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -747,6 +747,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                     preempt=True)
     reports = []
     placed_sts: List[int] = []      # the force deletions whose replacement the scheduler places
+    job_counted: Dict[str, int] = {}
     for name in nodes:
         node = snapshot.nodes[name]
         if node.ready_status == "True":
@@ -796,7 +797,24 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
             kw: Dict[str, Any] = {}
             # a terminating pod's ReplicaSet or Job created its replacement when its deletion started
             replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"
-            placed = None if replaced else replace_removed(b, placer, pod, at, RULE, "force-deleted")
+            placed = None
+            if replaced:
+                pass
+            elif pod.controller_kind == "Job":
+                # the Job counts the pod failed (terminating, or marked Failed by pod GC before its force
+                # delete: gc_controller.go markFailedAndDeletePod): backoffLimit, podFailurePolicy and
+                # the pod-failure backoff apply, as for a pod the kubelet stops
+                job = job_failed_pod(snapshot, pod, at, job_counted)
+                why += "; " + job.why
+                if job.kind == "job-failed":
+                    b.shortfall(pod, "job-failed", "force-deleted: " + job.why)
+                    kw["target"] = None
+                elif job.kind == "schedule" and job.at is not None:
+                    placed = replace_removed(b, placer, pod, job.at, RULE, "force-deleted")
+                    if placed is not None and job.at > at:
+                        kw["replaced_at"] = job.at
+            else:
+                placed = replace_removed(b, placer, pod, at, RULE, "force-deleted")
             if placed is not None:
                 kw["target"] = placed.node
                 kw["candidates"] = placed.candidates
