@@ -500,3 +500,20 @@ def test_non_graceful_job_pod_follows_the_job_controller(write_snapshot, job: Di
     target, delay, code = expected
     assert (d["at"], d["target"], d.get("replacementAt")) == (0, target, delay)
     assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == ([("w-abc", code)] if code else [])
+
+
+def test_non_graceful_statefulset_waits_for_a_lower_ordinal_that_is_not_ready(write_snapshot) -> None:
+    """stateful_set_control.go processReplica (OrderedReady, monotonic): w-1, force-deleted from the
+    out-of-service node, is not created again while w-0 (on a healthy node) is not Running and
+    Ready: an ordered-ready shortfall, as for a pod the kubelet stops; Parallel recreates it."""
+    items = [node("n1", ready="Unknown"), node("n2"), owner("StatefulSet", "w", replicas=2),
+             pod("w-0", "n2", owner=("StatefulSet", "w"), ready=False), pod("w-1", "n1", owner=("StatefulSet", "w"))]
+    r = run_cli("-f", write_snapshot(*items), "-o", "json", "shutdown", "n1", "--non-graceful")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 4, r.stderr
+    [d] = [a for a in doc["actions"] if a["type"] == "delete"]
+    assert d["target"] is None
+    assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == [("w-1", "ordered-ready")]
+    items[2] = owner("StatefulSet", "w", replicas=2, podManagementPolicy="Parallel")
+    doc = json.loads(run_cli("-f", write_snapshot(*items), "-o", "json", "shutdown", "n1", "--non-graceful").stdout)
+    assert [a["target"] for a in doc["actions"] if a["type"] == "delete"] == ["n2"] and not doc["shortfall"]

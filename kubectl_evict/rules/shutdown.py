@@ -33,7 +33,7 @@ functions, exposed so they can be checked against upstream's test tables.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field, pvector
 
@@ -45,7 +45,7 @@ from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, 
                                 PlanBuilder)
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_failed_pod,
-                                              replace_killed, replace_removed, waits_for_old_pod)
+                                              ordered_ready_wait, replace_killed, replace_removed, waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -748,6 +748,8 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
     reports = []
     placed_sts: List[int] = []      # the force deletions whose replacement the scheduler places
     job_counted: Dict[str, int] = {}
+    sts_pending: Set[Tuple[str, str]] = set()      # StatefulSet pods whose replacement never runs
+    leaving_keys = frozenset(p.key for p in leaving)
     for name in nodes:
         node = snapshot.nodes[name]
         if node.ready_status == "True":
@@ -798,6 +800,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
             # a terminating pod's ReplicaSet or Job created its replacement when its deletion started
             replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"
             placed = None
+            wait = ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys) if not replaced else None
             if replaced:
                 pass
             elif pod.controller_kind == "Job":
@@ -813,8 +816,17 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                     placed = replace_removed(b, placer, pod, job.at, RULE, "force-deleted")
                     if placed is not None and job.at > at:
                         kw["replaced_at"] = job.at
+            elif wait is not None:
+                # processReplica (monotonic): not while a lower ordinal is not Running and Ready
+                sts_pending.add(pod.key)
+                why += "; but " + wait.text(pod)
+                b.shortfall(pod, "ordered-ready", "force-deleted, but its replacement is never created: %s is not "
+                            "Running and Ready%s" % (wait.holder.ref, wait.assumption))
+                kw["target"] = None
             else:
                 placed = replace_removed(b, placer, pod, at, RULE, "force-deleted")
+                if placed is not None and not placed.node and pod.controller_kind == "StatefulSet":
+                    sts_pending.add(pod.key)
             if placed is not None:
                 kw["target"] = placed.node
                 kw["candidates"] = placed.candidates
