@@ -517,3 +517,25 @@ def test_non_graceful_statefulset_waits_for_a_lower_ordinal_that_is_not_ready(wr
     items[2] = owner("StatefulSet", "w", replicas=2, podManagementPolicy="Parallel")
     doc = json.loads(run_cli("-f", write_snapshot(*items), "-o", "json", "shutdown", "n1", "--non-graceful").stdout)
     assert [a["target"] for a in doc["actions"] if a["type"] == "delete"] == ["n2"] and not doc["shortfall"]
+
+
+def test_shutdown_without_graceful_shutdown_applies_the_job_rules_to_deleted_job_pods(write_snapshot) -> None:
+    """A node whose kubelet has no graceful shutdown: its pods stay Running in the API until the
+    taint-eviction controller deletes them (unreachable, +50s grace + 300s tolerations). For a Job
+    pod the Job controller's rules apply as in `controller --fail` (job_controller.go syncJob,
+    isPodFailed: a terminating pod counts as failed under podReplacementPolicy TerminatingOrFailed):
+    backoffLimit 0 fails the Job; a podFailurePolicy forces podReplacementPolicy Failed, which
+    waits for a Failed phase the dead kubelet never reports."""
+    kc = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+          "kubeletconfig": {}}
+    policy = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+    items = [node("n1"), node("n2"), kc, owner("Job", "j", backoffLimit=0), owner("Job", "k"),
+             owner("Job", "f", podFailurePolicy=policy),
+             pod("j-abc", "n1", owner=("Job", "j")), pod("k-abc", "n1", owner=("Job", "k")),
+             pod("f-abc", "n1", owner=("Job", "f"))]
+    doc = json.loads(run_cli("-f", write_snapshot(*items), "-o", "json", "shutdown", "n1").stdout)
+    deletes = {a["pod"]: a for a in doc["actions"] if a["type"] == "delete"}
+    assert {p: (a["at"], a["target"]) for p, a in deletes.items()} == {
+        "j-abc": (350, None), "k-abc": (350, "n2"), "f-abc": (350, None)}
+    assert sorted((e["pod"], e["code"]) for e in doc["shortfall"]) == [("f-abc", "waits-for-old-pod"),
+                                                                       ("j-abc", "job-failed")]

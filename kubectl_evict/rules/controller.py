@@ -27,8 +27,8 @@ from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_tai
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, Decision, controller_owner, job_decision, owner_absent,
-                                               recreation, replace_removed, waits_for_old_pod)
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, controller_owner, job_after_deletion, recreation,
+                                               replace_removed, waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -103,34 +103,6 @@ def _zone_note(zt: ZoneTimeline, tl: Timeline, horizon: float, threshold: int) -
         text += "; %d node%s queued but never %s" % (len(zt.stuck), "" if len(zt.stuck) == 1 else "s",
                                                      "tainted" if not tl.legacy else "emptied")
     return text
-
-
-def _job_replacement(snapshot: Snapshot, pod: Pod, deleted_at: float, node_status: str, not_ready_at: Optional[float],
-                     counted: Dict[str, int]) -> Decision:
-    """The Job controller's answer for a Job pod the taint-eviction controller deletes.
-
-    `podReplacementPolicy: TerminatingOrFailed` (the default without a podFailurePolicy) counts the
-    terminating pod as failed at once (`isPodFailed`): backoffLimit applies, and the replacement
-    waits out the pod-failure backoff counted from the pod's finish time (its Ready=False
-    transition, else the deletion). `Failed` (forced by a podFailurePolicy) waits until the pod is
-    Failed: never, while the node is unreachable (only the out-of-service taint or a force delete
-    ends it); a live kubelet fails it after its grace period."""
-    owner = controller_owner(snapshot, pod)
-    policy = owner.pod_replacement_policy if owner is not None else "TerminatingOrFailed"
-    if policy == "Failed":
-        if node_status in ("Unknown", ""):
-            return Decision("none", None, "Job %s/%s has podReplacementPolicy Failed: its controller creates the "
-                            "replacement only once the pod is Failed, which the unreachable node's kubelet never "
-                            "reports (out-of-service taint or force delete needed)" % (pod.namespace, pod.controller.name))
-        finished = deleted_at + pod.termination_grace_period
-    else:
-        finished = min(deleted_at, not_ready_at) if not_ready_at is not None else deleted_at
-    decision, count = job_decision(owner, finished, counted.get(pod.controller.uid, 0), owner_absent(snapshot, pod))
-    if count:
-        counted[pod.controller.uid] = counted.get(pod.controller.uid, 0) + 1
-    if decision.kind == "schedule" and decision.at is not None:
-        return decision._replace(at=max(decision.at, deleted_at))
-    return decision
 
 
 def _version_text(v: ClusterVersion) -> str:
@@ -241,7 +213,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             if not snapshot.holds("Job") and controller_owner(snapshot, p) is None:
                 b.incomplete_for("Job", "podReplacementPolicy, backoffLimit and podFailurePolicy not checked: assumed "
                                  "TerminatingOrFailed with backoffLimit 6 (replaced when deleted)", p.ref)
-            job = _job_replacement(snapshot, p, f.at, status_at(tl.nodes[f.node].statuses, f.at),
+            job = job_after_deletion(snapshot, p, f.at, status_at(tl.nodes[f.node].statuses, f.at),
                                    not_ready.get((p.namespace, p.name)), job_counted)
             if job.kind != "schedule":
                 code = "job-failed" if job.kind == "job-failed" else "waits-for-old-pod"

@@ -428,6 +428,33 @@ def job_failed_pod(snapshot: Snapshot, pod: Pod, failed_at: float, job_counted: 
     return decision
 
 
+def job_after_deletion(snapshot: Snapshot, pod: Pod, deleted_at: float, node_status: str,
+                       not_ready_at: Optional[float], counted: Dict[str, int]) -> Decision:
+    """The Job controller's answer for a Job pod the taint-eviction controller deletes (`controller`,
+    and `shutdown` of a node without graceful shutdown); `counted` as for `job_failed_pod`.
+
+    `podReplacementPolicy: TerminatingOrFailed` (the default without a podFailurePolicy) counts the
+    terminating pod as failed at once (`isPodFailed`): backoffLimit applies, and the replacement
+    waits out the pod-failure backoff counted from the pod's finish time (its Ready=False
+    transition, else the deletion). `Failed` (forced by a podFailurePolicy) waits until the pod is
+    Failed: never, while the node is unreachable (only the out-of-service taint or a force delete
+    ends it); a live kubelet fails it after its grace period."""
+    owner = controller_owner(snapshot, pod)
+    policy = owner.pod_replacement_policy if owner is not None else "TerminatingOrFailed"
+    if policy == "Failed":
+        if node_status in ("Unknown", ""):
+            return Decision("none", None, "Job %s/%s has podReplacementPolicy Failed: its controller creates the "
+                            "replacement only once the pod is Failed, which the unreachable node's kubelet never "
+                            "reports (out-of-service taint or force delete needed)" % (pod.namespace, pod.controller.name))
+        finished = deleted_at + pod.termination_grace_period
+    else:
+        finished = min(deleted_at, not_ready_at) if not_ready_at is not None else deleted_at
+    decision = job_failed_pod(snapshot, pod, finished, counted)
+    if decision.kind == "schedule" and decision.at is not None:
+        return decision._replace(at=max(decision.at, deleted_at))
+    return decision
+
+
 def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission,
                    job_counted: Dict[str, int], deleted_at: Optional[float] = None) -> Decision:
     """What the pod's controller does once the kubelet has set the pod Failed (or, for the

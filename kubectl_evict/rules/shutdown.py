@@ -44,8 +44,9 @@ from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, e
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_failed_pod,
-                                              ordered_ready_wait, replace_killed, replace_removed, waits_for_old_pod)
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_after_deletion,
+                                              job_failed_pod, ordered_ready_wait, replace_killed, replace_removed,
+                                              waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -464,6 +465,7 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
             failing[name] = ("not-ready", 0.0) if groups else ("unreachable", 0.0)
     sides = node_lifecycle_timeline(snapshot, failing, settings, now)
     placer: Optional[Placer] = None
+    job_counted: Dict[str, int] = {}     # Job failures of pods deleted on nodes without graceful shutdown
     if any(per_node[name][1] is None for name in nodes):
         # where the pods deleted on nodes without graceful shutdown are replaced: off every
         # node that shuts down
@@ -473,7 +475,7 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         node = snapshot.nodes[name]
         cfg, groups, off = per_node[name]
         reports.append(_graceful_node(b, snapshot, settings, node, cfg, groups, sides.get(name), now, kills, placer,
-                                      off))
+                                      off, job_counted))
     taints = {name: snapshot.nodes[name].taints + (Taint(NOT_READY, "", "NoSchedule"),)
               for name in nodes if per_node[name][1] is not None
               and not any(t.key == NOT_READY and t.effect == "NoSchedule" for t in snapshot.nodes[name].taints)}
@@ -494,7 +496,7 @@ def _shutting_down(pod: Pod, at: float) -> Tuple[Optional[float], str]:
 def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSettings, node: Node,
                    cfg: ShutdownConfig, groups: Optional[Tuple[Group, ...]], side: Optional[NodeSide],
                    now: float, kills: List[KilledPod], placer: Optional[Placer] = None,
-                   off: str = "") -> Dict[str, Any]:
+                   off: str = "", job_counted: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
     """One node's graceful shutdown: its kills (appended to `kills` for their replacements), the
     phases, and the node lifecycle and taint-eviction controllers' side. `off`: why the kubelet
     has no shutdown manager although grace periods are configured (Windows before v1.34)."""
@@ -581,7 +583,8 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                    % (format_go_duration(settings.inhibit_delay_max), format_go_duration(requested), name, err))
         report["inhibitDelayMaxSeconds"] = settings.inhibit_delay_max
     if side is not None:
-        _node_side(b, settings, node, side, pods, kill_end, groups is None, report, now, placer)
+        _node_side(b, settings, node, side, pods, kill_end, groups is None, report, now, placer, snapshot,
+                   job_counted if job_counted is not None else {})
         if side.no_execute_at is not None:
             _deleted_before_failed(kills, node, side, settings.controller, now)
     return report
@@ -603,7 +606,8 @@ def _deleted_before_failed(kills: List[KilledPod], node: Node, side: NodeSide, c
 
 def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: NodeSide, pods: Sequence[Pod],
                kill_end: Mapping[Tuple[str, str], Tuple[float, float]], disabled: bool, report: Dict[str, Any],
-               now: float, placer: Optional[Placer] = None) -> None:
+               now: float, placer: Optional[Placer] = None, snapshot: Optional[Snapshot] = None,
+               job_counted: Optional[Dict[str, int]] = None) -> None:
     """The controller's taints and the taint-eviction controller's deletions. With graceful
     shutdown disabled the pods are never Failed: a deleted pod stays Terminating on the down
     node, so its ReplicaSet, ReplicationController or Job replaces it at the deletion (placed
@@ -650,6 +654,20 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
                 waits_for_old_pod(b, pod, at, name)
                 tail += "; StatefulSet replacement waits for the old pod to be gone"
                 kw["target"] = None
+            elif pod.controller_kind == "Job" and snapshot is not None:
+                # the node is down (Unknown): MarkPodsNotReady set the pod Ready=False then
+                job = job_after_deletion(snapshot, pod, at, "Unknown", side.no_schedule_at, job_counted)
+                tail += "; " + job.why
+                if job.kind != "schedule" or job.at is None:
+                    b.shortfall(pod, "job-failed" if job.kind == "job-failed" else "waits-for-old-pod",
+                                "deleted at %s: %s" % (format_offset(at), job.why), node=name)
+                    kw["target"] = None
+                else:
+                    placed = replace_removed(b, placer, pod, job.at, RULE, "deleted at %s" % format_offset(at),
+                                             node=name)
+                    if placed is not None:
+                        kw.update(target=placed.node, candidates=placed.candidates,
+                                  replaced_at=job.at if job.at > at else None)
             else:
                 placed = replace_removed(b, placer, pod, at, RULE, "deleted at %s" % format_offset(at), node=name)
                 if placed is None:
