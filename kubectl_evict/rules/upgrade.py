@@ -216,6 +216,7 @@ class UpgradeRun(DrainRun):
                 extended = extended.with_node(new_node(template, name, settings.surge_labels))
         excluded = list(self.new_names) + (list(pool) if settings.taints_pool_first else [])
         super().__init__(extended, settings.drain, now, command=command, excluded=excluded)
+        self.drained_stay = not surge     # drain --one-at-a-time: drained nodes stay, cordoned
         self.waiting: Set[str] = set(pool)                       # old nodes not drained yet
         self.arrivals: Dict[str, List[Tuple[Pod, Pod]]] = {}     # node -> (placed object, its pod there)
         self.batch_of: Dict[str, int] = {}
@@ -255,15 +256,16 @@ class UpgradeRun(DrainRun):
         that landed on them earlier. Returns the last wave used (wave - 1 if none)."""
         self._swap_arrivals(nodes)
         self.placer.exclude(nodes)
+        if self.drained_stay:
+            self.cordoned.extend(nodes)
         self.offset = drain_start - wave * float(self.cfg.pod_startup)
         pods: List[Pod] = []
         for name in nodes:
             self.node_stats[name]["start"] = wave
             pods.extend(self.filter_node(name, drain_start))
-        last = self.run(pods, wave)
         for name in nodes:
-            self.waiting.discard(name)
-        return last
+            self.waiting.discard(name)    # a replacement let back onto it is not evicted again
+        return self.run(pods, wave)
 
     def batches(self) -> List[_Batch]:
         up = self.up
