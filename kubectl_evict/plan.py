@@ -59,11 +59,12 @@ CODES = {
     "job-failed": "shortfall: the kubelet's kill fails the pod's Job (backoffLimit exceeded, or a podFailurePolicy "
                   "FailJob/FailIndex rule matches), so nothing replaces the pod",
     # skipped: left on purpose
-    "daemonset": "skipped: a DaemonSet pod (kubectl drain --ignore-daemonsets, or the DaemonSet "
-                 "controller tolerates the taint)",
+    "daemonset": "skipped: a DaemonSet pod (kubectl drain --ignore-daemonsets, or a node lifecycle "
+                 "controller without taint-based eviction)",
     "mirror-pod": "skipped: a mirror pod of a static pod; only the kubelet's manifest removes it",
     "completed": "skipped: the pod has already finished (Succeeded or Failed)",
-    "tolerates-forever": "skipped: the pod tolerates the NoExecute taint without tolerationSeconds",
+    "tolerates-forever": "skipped: the pod tolerates the NoExecute taint without tolerationSeconds (as "
+                         "every DaemonSet pod does: its controller adds those tolerations)",
     "not-selected": "skipped: not matched by drain --pod-selector",
     "already-terminating": "skipped: already being deleted",
     "critical-pod": "skipped: a static or mirror critical pod the kubelet never evicts",
