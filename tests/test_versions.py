@@ -347,6 +347,9 @@ def test_soft_grace_follows_each_nodes_kubelet_and_the_note_says_so(tmp_path):
                 "--eviction-soft-grace-period", "memory.available=30s", "--eviction-max-pod-grace-period", "60")
     assert {a["pod"]: a["gracePeriodSeconds"] for a in doc["actions"] if a["type"] == "kill"} == \
         {"web-n1": 60, "web-n2": 10}
+    assert [n for n in doc["notes"] if n.startswith("kubelet ")] == [
+        "kubelet v1.31.4 on 1 node(s) (n1): planned with that release's eviction manager, not the control plane's "
+        "v1.32.0 (from serverVersion)"]
     notes = [n for n in doc["notes"] if "soft-threshold kills" in n]
     assert notes == [
         "on node/n1: soft-threshold kills use evictionMaxPodGracePeriod as the grace period, the kubelet's rule "

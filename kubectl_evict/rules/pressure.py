@@ -709,6 +709,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         or settings.flags.get("evictionHard") is not None
     version = cluster_version(snapshot)
     soft_rules: Dict[str, ClusterVersion] = {}     # node -> its kubelet's release, for the soft-grace note
+    own: Dict[str, List[str]] = {}                 # kubelet version -> nodes whose release is not the cluster's
     cache: Dict[Any, EvictionConfig] = {}
     advice = Advice()
     results: List[NodeResult] = []
@@ -730,6 +731,8 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         obs = observations(summary) if summary is not None else {}
         layout = disk_layout(summary) if summary is not None else "single"
         kubelet = node_version(version, node)    # the eviction manager is the node's own kubelet's
+        if kubelet is not version:
+            own.setdefault(kubelet.text, []).append(name)
         if summary is not None and hugepages_unadjusted(node, kubelet):
             obs = hugepage_aware(obs, hugepage_bytes(node.capacity))
         if name in overrides:
@@ -767,6 +770,10 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
                                                                  e.score - e.adj))
     _replacements(b, snapshot, results)
     advice.flush(b)
+    for text, names_ in sorted(own.items()):
+        shown = ", ".join(names_[:5]) + (", and %d more" % (len(names_) - 5) if len(names_) > 5 else "")
+        b.note("kubelet %s on %d node(s) (%s): planned with that release's eviction manager, not the control "
+               "plane's %s" % (text, len(names_), shown, version.describe()))
     _soft_grace_notes(b, soft_rules)
     b.extra["pressure"] = [{"node": r.node, "kills": r.kills, "conditions": list(r.conditions),
                             "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]
