@@ -169,6 +169,19 @@ def outside_modelled(version: ClusterVersion) -> Optional[str]:
                                      edge[0], edge[1]))
 
 
+def unreadable_kubelets(snapshot: Snapshot, version: ClusterVersion) -> Optional[str]:
+    """A warning naming nodes whose `kubeletVersion` is set but is not a version (None when every
+    one reads): they cannot decide the cluster's version nor their own kubelet's behaviour, so
+    `version` (the plan's) stands in for them, and a typo there would otherwise pass unsaid."""
+    bad = [(name, snapshot.nodes[name].kubelet_version) for name in sorted(snapshot.nodes)
+           if snapshot.nodes[name].kubelet_version and parse_release(snapshot.nodes[name].kubelet_version) is None]
+    if not bad:
+        return None
+    shown = ", ".join("%s: %r" % b for b in bad[:3]) + (", and %d more" % (len(bad) - 3) if len(bad) > 3 else "")
+    return ("status.nodeInfo.kubeletVersion of %d node(s) is not a Kubernetes version (%s): planned as %s"
+            % (len(bad), shown, version.describe()))
+
+
 def parse_version(text: str) -> Optional[Tuple[int, int]]:
     r = parse_release(text)
     return (r[0], r[1]) if r else None

@@ -483,6 +483,28 @@ def test_a_release_outside_the_modelled_ones_is_planned_with_the_nearest_and_say
     assert not [w for w in inside["warnings"] if "outside the releases modelled" in w]
 
 
+@pytest.mark.parametrize("kubelets, server, warning, source", [
+    # no version reads: the newest modelled behaviour, and the plan says which kubelets it could not read
+    (("v1.x", "garbage"), "", "status.nodeInfo.kubeletVersion of 2 node(s) is not a Kubernetes version (n1: 'v1.x', "
+     "n2: 'garbage'): planned as v1.37 (newest modelled; the snapshot records no version)", "default"),
+    # one reads: it decides (the newest kubelet); the other node still gets a word
+    (("v1.x", "v1.34.0"), "", "status.nodeInfo.kubeletVersion of 1 node(s) is not a Kubernetes version (n1: 'v1.x'): "
+     "planned as v1.34.0 (from kubeletVersion of node n2)", "kubeletVersion of node n2"),
+    (("v1.34.0", "v1.35.1"), "", None, "kubeletVersion of node n2"),
+    (("v1.x", ""), "v1.36.2", "status.nodeInfo.kubeletVersion of 1 node(s) is not a Kubernetes version (n1: 'v1.x'): "
+     "planned as v1.36.2 (from serverVersion)", "serverVersion"),
+])
+def test_unreadable_kubelet_versions_are_named(write_snapshot, kubelets, server, warning, source):
+    nodes = [node("n1"), node("n2")]
+    for n, v in zip(nodes, kubelets):
+        if v:
+            n["status"]["nodeInfo"] = {"kubeletVersion": v}
+    doc = json.loads(run_cli("-f", write_snapshot(*nodes, pod("web-1", "n1"), server_version=server), "-o", "json",
+                             "drain", "n1").stdout)
+    assert doc["assumedVersion"]["source"] == source
+    assert [w for w in doc["warnings"] if "kubeletVersion" in w] == ([warning] if warning else [])
+
+
 # --- NodePorts: which containers' hostPorts a pod holds (kube-scheduler GetHostPorts) ---------------------
 
 def _ports_cluster(kind: str, holder: str) -> List[Dict[str, Any]]:
