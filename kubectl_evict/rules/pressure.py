@@ -345,16 +345,18 @@ def local_storage_violation(pod: Pod, u: PodUsage, layout: str, sidecars: bool =
     return None
 
 
-def hugepages_unadjusted(node: Node, version: ClusterVersion) -> bool:
-    """Is the node's stats summary lacking the v1.37 hugepage adjustment that `version` (the
-    node's kubelet release, `versions.node_version`) applies? Only when `--kubernetes-version`
-    plans a newer kubelet than the one that wrote the summary: a kubelet before v1.37 reports
-    memory.available with the hugepage reservation in it (a kubelet of unknown version is taken
-    to be the cluster's own, whose summary needs nothing)."""
-    if not version.has("HugepageAwareEviction"):
-        return False
+def hugepages_unadjusted(node: Node, version: ClusterVersion) -> int:
+    """How the node's stats summary differs from what the kubelet of `version` (the node's
+    release, `versions.node_version`) would report about hugepages: 1 when it lacks the v1.37
+    adjustment that release applies, -1 when it carries one that release does not, 0 when they
+    agree. They differ only when `--kubernetes-version` plans another kubelet than the one that
+    wrote the summary: a kubelet before v1.37 reports memory.available with the hugepage
+    reservation in it, a v1.37 one without (#138127; a kubelet of unknown version is taken to be
+    the cluster's own, whose summary needs nothing)."""
     kubelet = parse_release(node.kubelet_version)
-    return kubelet is not None and not feature_applies("HugepageAwareEviction", kubelet)
+    if kubelet is None:
+        return 0
+    return int(version.has("HugepageAwareEviction")) - int(feature_applies("HugepageAwareEviction", kubelet))
 
 
 def _has_local_limits(pod: Pod) -> bool:
@@ -733,8 +735,9 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         kubelet = node_version(version, node)    # the eviction manager is the node's own kubelet's
         if kubelet is not version:
             own.setdefault(kubelet.text, []).append(name)
-        if summary is not None and hugepages_unadjusted(node, kubelet):
-            obs = hugepage_aware(obs, hugepage_bytes(node.capacity))
+        shift = hugepages_unadjusted(node, kubelet) if summary is not None else 0
+        if shift:   # -1: the reservation back into memory.available, as a kubelet before v1.37 counts it
+            obs = hugepage_aware(obs, shift * hugepage_bytes(node.capacity))
         if name in overrides:
             obs = apply_overrides(obs, node, overrides[name])
         thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)
