@@ -26,9 +26,10 @@ Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by each node's ku
   eviction manager's Admit); kube-scheduler places it with the node tainted for its pressure
   conditions; one with nowhere to go is a `no-node-fits` shortfall (exit code 4);
 - by the node's kubelet release (`versions.FEATURES`, `versions.node_version`; the cluster's
-  version where the node's is unknown, every node at `--kubernetes-version`): the ranking reads pod-level requests from v1.34 (#132277) and
-  QoS as the release computes it (#137150, v1.37); from v1.37 `memory.available` leaves out the
-  node's hugepages when its kubelet's summary does not already (#138127) and sidecar containers'
+  version where the node's is unknown, every node at `--kubernetes-version`): the ranking reads
+  pod-level requests from v1.34 (#132277) and QoS as the release computes it (#137150, v1.37);
+  from v1.37 `memory.available` leaves out the node's hugepages (#138127: the v1.37 summary API
+  does; another release's summary is shifted at `--kubernetes-version`) and sidecar containers'
   ephemeral-storage limits are enforced (#138462).
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
