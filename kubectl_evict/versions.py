@@ -182,6 +182,28 @@ def unreadable_kubelets(snapshot: Snapshot, version: ClusterVersion) -> Optional
             % (len(bad), shown, version.describe()))
 
 
+def comparison_tolerations(snapshot: Snapshot) -> Optional[str]:
+    """A warning naming pods with `Gt`/`Lt` tolerations (None when there are none): an API server
+    with TaintTolerationComparisonOperators off (its default through v1.37, #134665) refuses
+    them, so the cluster turned the gate on, while the plan reads them as tolerating nothing."""
+    bad = []
+    seen: Dict[int, bool] = {}          # pods of a template share one tolerations tuple
+    for pod in snapshot.pods:
+        tols = pod.tolerations
+        hit = seen.get(id(tols))
+        if hit is None:
+            hit = seen[id(tols)] = any(t.operator in ("Gt", "Lt") for t in tols)
+        if hit:
+            bad.append(pod.ref)
+    if not bad:
+        return None
+    bad.sort()
+    shown = ", ".join(bad[:3]) + (", and %d more" % (len(bad) - 3) if len(bad) > 3 else "")
+    return ("%d pod(s) have Gt/Lt tolerations (%s): the cluster runs with the alpha gate "
+            "TaintTolerationComparisonOperators on; the plan models it off, so these tolerations tolerate no "
+            "taint here and such a pod may fit where the plan says it does not" % (len(bad), shown))
+
+
 def parse_version(text: str) -> Optional[Tuple[int, int]]:
     r = parse_release(text)
     return (r[0], r[1]) if r else None

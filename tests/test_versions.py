@@ -508,6 +508,31 @@ def test_unreadable_kubelet_versions_are_named(write_snapshot, kubelets, server,
     assert [w for w in doc["warnings"] if "kubeletVersion" in w] == ([warning] if warning else [])
 
 
+# TaintTolerationComparisonOperators (v1.35 alpha, off through v1.37, #134665): an API server with
+# the gate off refuses Gt/Lt tolerations, so a snapshot that holds them says the gate is on, which
+# the plan does not model: it names those pods instead of passing over them.
+@pytest.mark.parametrize("operators, warned", [
+    (("Gt",), ["default/a-1"]),
+    (("Lt", "Gt"), ["default/a-1", "default/b-1"]),
+    (("Exists",), []),
+])
+def test_gt_lt_tolerations_are_named(write_snapshot, operators, warned):
+    pods = [pod("%s-1" % name, "n2", tolerations=[{"key": "gen", "operator": op, "value": "3",
+                                                     "effect": "NoSchedule"} if op != "Exists" else
+                                                    {"key": "gen", "operator": "Exists"}])
+            for name, op in zip("ab", operators)]
+    doc = json.loads(run_cli("-f", write_snapshot(node("n1"), node("n2"), pod("web-1", "n1"), *pods,
+                                                  server_version="v1.35.0"), "-o", "json", "drain", "n1").stdout)
+    got = [w for w in doc["warnings"] if "Gt/Lt" in w]
+    if not warned:
+        assert got == []
+    else:
+        assert got == ["%d pod(s) have Gt/Lt tolerations (%s): the cluster runs with the alpha gate "
+                       "TaintTolerationComparisonOperators on; the plan models it off, so these tolerations "
+                       "tolerate no taint here and such a pod may fit where the plan says it does not"
+                       % (len(warned), ", ".join(warned))]
+
+
 # --- NodePorts: which containers' hostPorts a pod holds (kube-scheduler GetHostPorts) ---------------------
 
 def _ports_cluster(kind: str, holder: str) -> List[Dict[str, Any]]:
