@@ -451,3 +451,52 @@ def test_the_pool_ends_with_one_new_node_per_old_node(tmp_path, provider, args, 
     assert len(plan["newNodes"]) == 4
     end = max(n["end"] for n in plan["nodes"])
     assert [n["joins"] for n in plan["newNodes"]].count(end) == late
+
+
+def full_pool(size: int, with_pdb: bool) -> List[dict]:
+    """`size` pool nodes (4 cpu) each running one 3-cpu pod of one ReplicaSet and nothing else in
+    the cluster: with no surge, a replacement fits nowhere until a new node joins."""
+    items = [node("p%d" % i, labels={"pool": "a"}) for i in range(1, size + 1)]
+    items += [pod("big-%d" % i, "p%d" % i, owner=("ReplicaSet", "big"), labels={"app": "big"}, cpu="3")
+              for i in range(1, size + 1)]
+    if with_pdb:
+        items.append(pdb("big", {"app": "big"}, max_unavailable=1, allowed=1, healthy=size, expected=size))
+    return items
+
+
+@pytest.mark.parametrize("provider,args,startup", [
+    ("capi", ["--max-surge", "0", "--max-unavailable", "1"], 0),
+    ("generic", ["--max-surge", "0", "--max-unavailable", "1"], 0),
+    ("eks", ["--max-surge", "0"], 0),
+    ("capi", ["--max-surge", "0", "--max-unavailable", "1", "--node-startup", "2m"], 120),
+])
+def test_a_pending_replacement_lands_when_a_new_node_joins(tmp_path, provider, args, startup):
+    """kube-scheduler retries its unschedulable pods when a node is added (and when the node's
+    not-ready taint goes): `pkg/scheduler/eventhandlers.go` addNodeToCache / updateNodeInCache ->
+    SchedulingQueue.MoveAllToActiveOrBackoffQueue. With no surge, each removed node's replacement
+    joins after it is gone (README, `upgrade`), so the Pending replacement of the pod evicted
+    from node k lands on the k-th new node once it is Ready: nothing is short (exit 0)."""
+    code, plan = upgrade(write(tmp_path, full_pool(3, False)), "--provider", provider, *args)
+    assert code == 0, (plan["verdict"], plan["shortfall"])
+    assert plan["shortfall"] == []
+    joins = {n["node"]: n["joins"] for n in plan["newNodes"]}
+    evicts = [a for a in plan["actions"] if a["type"] == "evict"]
+    assert [(a["pod"], a["target"]) for a in evicts] == [("big-%d" % i, "p1-surge-%d" % i) for i in (1, 2, 3)]
+    assert [a["replacementAt"] for a in evicts] == [joins["p1-surge-%d" % i] + startup for i in (1, 2, 3)]
+    assert all("stays Pending until node/p1-surge-" in a["reason"] for a in evicts)
+    assert [(w["name"], w["readyAfter"]) for w in plan["workloads"]] == [("big", 3)]
+
+
+def test_a_budget_spent_on_a_pending_replacement_comes_back_once_it_lands(tmp_path):
+    """PDB maxUnavailable 1 over two pods: big-1's eviction spends the one disruption and its
+    replacement is Pending until p1-surge-1 joins (Ready at +30s, Ready pod at +1m). The
+    disruption controller then counts it healthy again, so big-2's eviction, retried every 5 s by
+    the drain (kubectl drain, 429), goes through in the next wave (+1m) instead of holding the
+    upgrade forever."""
+    code, plan = upgrade(write(tmp_path, full_pool(2, True)), "--provider", "capi", "--max-surge", "0",
+                         "--max-unavailable", "1")
+    assert code == 0, plan["verdict"]
+    assert plan["blocked"] == [] and plan["shortfall"] == []
+    evicts = [(a["pod"], a["at"], a["target"]) for a in plan["actions"] if a["type"] == "evict"]
+    assert evicts == [("big-1", 0, "p1-surge-1"), ("big-2", 60, "p1-surge-2")]
+    assert [n["outcome"] for n in plan["nodes"]] == ["upgraded", "upgraded"]
