@@ -154,6 +154,10 @@ PROVIDER_FACTS = [
     (CAPI_MD, "capi", [], 25, 3, 1, 0, None, "force", 25),
     (CAPI_MD, "capi", ["--max-surge", "10%", "--max-unavailable", "10%"], 25, 3, 3, 2, None, "force", 5),
     (CAPI_M, "capi", ["--drain-timeout", "10m"], 4, 1, 1, 0, 600, "force", 4),
+    # maxSurge 0 and a maxUnavailable percentage that rounds down to 0 (10% of 4): ResolveFenceposts
+    # (cluster-api internal/controllers/machinedeployment/mdutil/util.go) sets maxUnavailable to 1
+    (CAPI_MD, "capi", ["--max-surge", "0", "--max-unavailable", "10%"], 4, 1, 0, 1, None, "force", 4),
+    (CAPI_MD, "capi", ["--max-surge", "0%", "--max-unavailable", "20%"], 4, 1, 0, 1, None, "force", 4),
     # generic: kubectl drain node after node, no limit unless --drain-timeout (kubectl drain --timeout)
     ("kubectl drain", "generic", [], 4, 1, 1, 0, None, "fail", 4),
 ]
@@ -332,6 +336,8 @@ def test_every_real_capture_upgrades_without_an_error(capture, provider):
     (["-l", "pool=a", "--max-surge", "abc"], 2, "--max-surge"),
     (["-l", "pool=a", "--max-surge", "150%"], 2, "at most 100%"),
     (["-l", "pool=a", "--max-surge", "0", "--max-unavailable", "0"], 1, "both 0"),
+    # explicit zeros are refused by Cluster API too (as a Deployment's validation refuses 0 / 0%)
+    (["-l", "pool=a", "--provider", "capi", "--max-surge", "0%", "--max-unavailable", "0"], 1, "both 0"),
     (["-l", "pool=a", "--surge-like", "ghost"], 1, "--surge-like"),
     (["-l", "pool=a", "--surge-label", "no-equals"], 1, "--surge-label"),
     (["-l", "pool=a", "--apply"], 2, "carried out by the provider"),

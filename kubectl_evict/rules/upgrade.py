@@ -121,8 +121,8 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
     "cordon" (the node is quarantined and the upgrade goes on)."""
     prov = PROVIDERS[provider]
     pool = len(drain.nodes)
-    mu = resolve_count("--max-unavailable", max_unavailable if max_unavailable is not None else prov.max_unavailable,
-                       pool, round_down=prov.unavailable_rounds_down)
+    mu_text = max_unavailable if max_unavailable is not None else prov.max_unavailable
+    mu = resolve_count("--max-unavailable", mu_text, pool, round_down=prov.unavailable_rounds_down)
     if max_surge is not None:
         ms = resolve_count("--max-surge", max_surge, pool)
     elif prov.max_surge is None:      # EKS: up to twice the zones, or maxUnavailable if larger
@@ -130,6 +130,11 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
         ms = max(2 * len(zones), mu)
     else:
         ms = resolve_count("--max-surge", prov.max_surge, pool)
+    if prov.unavailable_rounds_down and ms == 0 and mu == 0 and parse_count("--max-unavailable", mu_text)[0] > 0:
+        # Cluster API's ResolveFenceposts (internal/controllers/machinedeployment/mdutil/util.go): a
+        # maxUnavailable percentage that rounds down to 0 with maxSurge 0 proceeds one node at a time
+        # (only explicit zeros for both are refused, as for a Deployment)
+        mu = 1
     if provider != "eks" and ms + mu == 0:
         raise InputError("--max-surge and --max-unavailable are both 0: no node could ever be upgraded",
                          field="--max-surge")
