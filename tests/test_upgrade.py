@@ -143,6 +143,10 @@ PROVIDER_FACTS = [
     (EKS_DOC, "eks", ["--force-upgrade"], 25, 5, 10, 1, 900, "force", 25),
     # EKS's minimal update strategy (terminate before create): no surge, a node replaces each removed one
     (EKS_DOC, "eks", ["--max-surge", "0"], 4, 2, 0, 1, 900, "fail", 4),
+    # maxUnavailable has a quota of 100 nodes; a percentage updates "up to 100 nodes at once"
+    # (EKS API UpdateConfig / AWS::EKS::Nodegroup UpdateConfig): 50% of 250 is 125, capped at 100
+    (EKS_DOC, "eks", ["--max-unavailable", "50%"], 250, 3, 100, 100, 900, "fail", 3),
+    (EKS_DOC, "eks", ["--max-unavailable", "100"], 250, 3, 100, 100, 900, "fail", 3),
     # AKS: maxSurge 10% (fractional nodes rounded up), maxUnavailable 0 (percentages rounded up too),
     # drainTimeoutInMinutes 30 then the upgrade fails (undrainableNodeBehavior Schedule); Cordon
     # quarantines the node and goes on
@@ -339,6 +343,8 @@ def test_every_real_capture_upgrades_without_an_error(capture, provider):
     # explicit zeros are refused by Cluster API too (as a Deployment's validation refuses 0 / 0%)
     (["-l", "pool=a", "--provider", "capi", "--max-surge", "0%", "--max-unavailable", "0"], 1, "both 0"),
     (["-l", "pool=a", "--surge-like", "ghost"], 1, "--surge-like"),
+    # EKS updateConfig: "The maximum number is 100" (a quota of 100 nodes, E1)
+    (["-l", "pool=a", "--provider", "eks", "--max-unavailable", "101"], 1, "at most 100 nodes"),
     (["-l", "pool=a", "--surge-label", "no-equals"], 1, "--surge-label"),
     (["-l", "pool=a", "--apply"], 2, "carried out by the provider"),
     (["-l", "pool=a", "--provider", "openstack"], 2, "--provider"),

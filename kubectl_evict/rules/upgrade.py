@@ -51,6 +51,7 @@ RULE = "upgrade"
 HOSTNAME = "kubernetes.io/hostname"
 EKS_TAINT = "eks.amazonaws.com/nodegroup"
 AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
+EKS_MAX_UNAVAILABLE = 100     # updateConfig's quota (E1)
 
 
 class Provider(NamedTuple):
@@ -123,6 +124,13 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
     pool = len(drain.nodes)
     mu_text = max_unavailable if max_unavailable is not None else prov.max_unavailable
     mu = resolve_count("--max-unavailable", mu_text, pool, round_down=prov.unavailable_rounds_down)
+    if provider == "eks":
+        # UpdateConfig: maxUnavailable "The maximum number is 100"; maxUnavailablePercentage: "This
+        # percentage of nodes are updated in parallel, up to 100 nodes at once" (E1: a quota of 100)
+        if not parse_count("--max-unavailable", mu_text)[1] and mu > EKS_MAX_UNAVAILABLE:
+            raise InputError("%s: EKS upgrades at most %d nodes at a time (updateConfig maxUnavailable)"
+                             % (mu_text, EKS_MAX_UNAVAILABLE), field="--max-unavailable")
+        mu = min(mu, EKS_MAX_UNAVAILABLE)
     if max_surge is not None:
         ms = resolve_count("--max-surge", max_surge, pool)
     elif prov.max_surge is None:      # EKS: up to twice the zones, or maxUnavailable if larger
