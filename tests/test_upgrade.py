@@ -512,3 +512,33 @@ def test_a_budget_spent_on_a_pending_replacement_comes_back_once_it_lands(tmp_pa
     evicts = [(a["pod"], a["at"], a["target"]) for a in plan["actions"] if a["type"] == "evict"]
     assert evicts == [("big-1", 0, "p1-surge-1"), ("big-2", 60, "p1-surge-2")]
     assert [n["outcome"] for n in plan["nodes"]] == ["upgraded", "upgraded"]
+
+
+@pytest.mark.parametrize("taint", [
+    # cloud-provider api/well_known_taints.go
+    "node.cloudprovider.kubernetes.io/shutdown", "node.cloudprovider.kubernetes.io/uninitialized",
+    # cluster-autoscaler utils/taints/taints.go
+    "ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler",
+    # Karpenter v1 / v1beta1
+    "karpenter.sh/disrupted", "karpenter.sh/disruption",
+    # node.kubernetes.io/: the cordon's and the conditions' (kubelet / node lifecycle controller)
+    "node.kubernetes.io/unschedulable", "node.kubernetes.io/not-ready",
+])
+def test_new_nodes_do_not_copy_the_templates_own_state_taints(tmp_path, taint):
+    """The template (--surge-like) carries a taint some component put on that one node for its
+    state, and the pool's own taint (dedicated=x:NoSchedule). A node newly created for the pool
+    gets the pool's taint only: the pods that tolerate it land on the new nodes."""
+    tol = [{"key": "dedicated", "operator": "Equal", "value": "x", "effect": "NoSchedule"}]
+    pool_taint = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
+    items = [node("p1", labels={"pool": "a"}, taints=[pool_taint, {"key": taint, "effect": "NoSchedule"}]),
+             node("p2", labels={"pool": "a"}, taints=[pool_taint])]
+    items += [pod("web-%d" % i, "p%d" % i, owner=("ReplicaSet", "web"), labels={"app": "web"}, tolerations=tol)
+              for i in (1, 2)]
+    code, plan = upgrade(write(tmp_path, items), "--surge-like", "p1")
+    assert code == 0, (plan["verdict"], plan["shortfall"])
+    assert [(a["pod"], a["target"]) for a in plan["actions"] if a["type"] == "evict"] == [
+        ("web-1", "p1-surge-1"), ("web-2", "p1-surge-2")]
+    # the pool's taint stays: a pod that does not tolerate it fits no new node
+    items.append(pod("plain", "p2", owner=("ReplicaSet", "plain"), labels={"app": "plain"}))
+    code, plan = upgrade(write(tmp_path, items), "--surge-like", "p1")
+    assert code == 4 and [e["pod"] for e in plan["shortfall"]] == ["plain"]

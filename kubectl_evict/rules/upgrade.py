@@ -52,6 +52,16 @@ HOSTNAME = "kubernetes.io/hostname"
 EKS_TAINT = "eks.amazonaws.com/nodegroup"
 AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
 EKS_MAX_UNAVAILABLE = 100     # updateConfig's quota (E1)
+# Taints a component puts on one existing node for its state, which a node newly created from
+# the pool's template does not carry: cloud-provider `api/well_known_taints.go` (uninitialized,
+# removed once the cloud controller has initialized the node; shutdown), cluster-autoscaler
+# `utils/taints/taints.go` (a node it is about to delete, or may delete), Karpenter (v1
+# `karpenter.sh/disrupted`, v1beta1 `karpenter.sh/disruption`). The node.kubernetes.io/ ones
+# (conditions, unschedulable, out-of-service) and EKS's upgrade taint go by prefix and key below.
+NODE_STATE_TAINTS = frozenset({
+    "node.cloudprovider.kubernetes.io/uninitialized", "node.cloudprovider.kubernetes.io/shutdown",
+    "ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler",
+    "karpenter.sh/disrupted", "karpenter.sh/disruption"})
 
 
 class Provider(NamedTuple):
@@ -171,14 +181,16 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
 
 def new_node(template: Node, name: str, labels: Sequence[Tuple[str, str]]) -> Node:
     """A node created like `template`: its labels (hostname its own, `labels` applied), its
-    allocatable, its own taints but none of the node.kubernetes.io/ condition taints, Ready,
-    schedulable."""
+    allocatable, its own taints (the pool's) but none of the node.kubernetes.io/ condition taints
+    and none of the taints other components put on that one node for its state
+    (`NODE_STATE_TAINTS`), Ready, schedulable."""
     lab = dict(template.labels)
     if HOSTNAME in lab:
         lab[HOSTNAME] = name
     lab.update(labels)
     taints = tuple(t for t in template.taints
-                   if not t.key.startswith("node.kubernetes.io/") and t.key != EKS_TAINT)
+                   if not t.key.startswith("node.kubernetes.io/") and t.key != EKS_TAINT
+                   and t.key not in NODE_STATE_TAINTS)
     ready = Condition(type="Ready", status="True", reason="KubeletReady")
     return template.set(name=name, uid="", labels=type(EMPTY_MAP)(lab), taints=taints, unschedulable=False,
                         conditions=type(EMPTY_MAP)({"Ready": ready}), creation_timestamp=None)
