@@ -337,8 +337,10 @@ def test_every_real_capture_upgrades_without_an_error(capture, provider):
 
 @pytest.mark.parametrize("args,code,words", [
     (["nope"], 1, 'node "nope" not found'),
-    (["-l", "pool=a", "--max-surge", "abc"], 2, "--max-surge"),
-    (["-l", "pool=a", "--max-surge", "150%"], 2, "at most 100%"),
+    # a bad value is bad input (exit 1, as --grace-period abc); a flag that does not exist or a
+    # choice not offered is a usage error (exit 2)
+    (["-l", "pool=a", "--max-surge", "abc"], 1, "error: --max-surge: 'abc'"),
+    (["-l", "pool=a", "--max-unavailable", "150%"], 1, "error: --max-unavailable: '150%': a percentage of the pool is at most 100%"),
     (["-l", "pool=a", "--max-surge", "0", "--max-unavailable", "0"], 1, "both 0"),
     # explicit zeros are refused by Cluster API too (as a Deployment's validation refuses 0 / 0%)
     (["-l", "pool=a", "--provider", "capi", "--max-surge", "0%", "--max-unavailable", "0"], 1, "both 0"),
