@@ -351,6 +351,10 @@ def test_every_real_capture_upgrades_without_an_error(capture, provider):
     (["-l", "pool=a", "--apply"], 2, "carried out by the provider"),
     (["-l", "pool=a", "--provider", "openstack"], 2, "--provider"),
     (["-l", "pool=a", "--drain-timeout", "soon"], 1, "--drain-timeout"),
+    # a flag that would change nothing is refused, not ignored: GKE and Cluster API force a drain
+    # past its timeout by themselves, generic gives up
+    (["-l", "pool=a", "--provider", "gke", "--force-upgrade"], 1, "error: --force-upgrade: only EKS"),
+    (["-l", "pool=a", "--force-upgrade"], 1, "generic already fails a drain past its timeout"),
 ])
 def test_cli_errors(tmp_path, args, code, words):
     res = run_cli("-f", write(tmp_path, pool_cluster()), "upgrade", *args)
