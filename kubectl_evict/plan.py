@@ -61,11 +61,12 @@ CODES = {
     "rejected-by-kubelet": "shortfall: the replacement tolerates the stopped node's taints, so the scheduler sends it "
                            "back there, and that node's kubelet rejects it (a node shutting down admits no pod)",
     # skipped: left on purpose
-    "daemonset": "skipped: a DaemonSet pod (kubectl drain --ignore-daemonsets, or the DaemonSet "
-                 "controller tolerates the taint)",
+    "daemonset": "skipped: a DaemonSet pod (kubectl drain --ignore-daemonsets, or a node lifecycle "
+                 "controller without taint-based eviction)",
     "mirror-pod": "skipped: a mirror pod of a static pod; only the kubelet's manifest removes it",
     "completed": "skipped: the pod has already finished (Succeeded or Failed)",
-    "tolerates-forever": "skipped: the pod tolerates the NoExecute taint without tolerationSeconds",
+    "tolerates-forever": "skipped: the pod tolerates the NoExecute taint without tolerationSeconds (as "
+                         "every DaemonSet pod does: its controller adds those tolerations)",
     "not-selected": "skipped: not matched by drain --pod-selector",
     "already-terminating": "skipped: already being deleted",
     "critical-pod": "skipped: a static or mirror critical pod the kubelet never evicts",

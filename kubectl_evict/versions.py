@@ -10,6 +10,11 @@ so rules stay pure functions of the snapshot), else the snapshot: the API server
 version skew policy), else the newest behaviour this release of evictplan models (v1.37).
 Releases v1.30 to v1.37 are modelled; older ones get v1.30's behaviour, newer ones v1.37's.
 
+That version governs the control plane's behaviour (scheduler, controllers, API server). Each
+kubelet runs its own release (the version skew policy lets kubelets lag the API server by up to
+three minors), so the kubelet's behaviour on a node (eviction manager, shutdown manager) follows
+that node's `kubeletVersion` (`node_version`); `--kubernetes-version` sets every component.
+
 Rules ask by feature, not by comparing version strings: `version.has("UntoleratedTaintsText")`.
 `FEATURES` is the one table that says from which release (patch included) to which a behaviour
 applies, each with the upstream PR or file it comes from.
@@ -20,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Dict, NamedTuple, Optional, Tuple
 
-from kubectl_evict.model import Snapshot
+from kubectl_evict.model import Node, Snapshot
 
 NEWEST = (1, 37)            # the newest release whose behaviour this version of evictplan models
 OLDEST = (1, 30)            # the oldest one
@@ -164,6 +169,41 @@ def outside_modelled(version: ClusterVersion) -> Optional[str]:
                                      edge[0], edge[1]))
 
 
+def unreadable_kubelets(snapshot: Snapshot, version: ClusterVersion) -> Optional[str]:
+    """A warning naming nodes whose `kubeletVersion` is set but is not a version (None when every
+    one reads): they cannot decide the cluster's version nor their own kubelet's behaviour, so
+    `version` (the plan's) stands in for them, and a typo there would otherwise pass unsaid."""
+    bad = [(name, snapshot.nodes[name].kubelet_version) for name in sorted(snapshot.nodes)
+           if snapshot.nodes[name].kubelet_version and parse_release(snapshot.nodes[name].kubelet_version) is None]
+    if not bad:
+        return None
+    shown = ", ".join("%s: %r" % b for b in bad[:3]) + (", and %d more" % (len(bad) - 3) if len(bad) > 3 else "")
+    return ("status.nodeInfo.kubeletVersion of %d node(s) is not a Kubernetes version (%s): planned as %s"
+            % (len(bad), shown, version.describe()))
+
+
+def comparison_tolerations(snapshot: Snapshot) -> Optional[str]:
+    """A warning naming pods with `Gt`/`Lt` tolerations (None when there are none): an API server
+    with TaintTolerationComparisonOperators off (its default through v1.37, #134665) refuses
+    them, so the cluster turned the gate on, while the plan reads them as tolerating nothing."""
+    bad = []
+    seen: Dict[int, bool] = {}          # pods of a template share one tolerations tuple
+    for pod in snapshot.pods:
+        tols = pod.tolerations
+        hit = seen.get(id(tols))
+        if hit is None:
+            hit = seen[id(tols)] = any(t.operator in ("Gt", "Lt") for t in tols)
+        if hit:
+            bad.append(pod.ref)
+    if not bad:
+        return None
+    bad.sort()
+    shown = ", ".join(bad[:3]) + (", and %d more" % (len(bad) - 3) if len(bad) > 3 else "")
+    return ("%d pod(s) have Gt/Lt tolerations (%s): the cluster runs with the alpha gate "
+            "TaintTolerationComparisonOperators on; the plan models it off, so these tolerations tolerate no "
+            "taint here and such a pod may fit where the plan says it does not" % (len(bad), shown))
+
+
 def parse_version(text: str) -> Optional[Tuple[int, int]]:
     r = parse_release(text)
     return (r[0], r[1]) if r else None
@@ -186,3 +226,18 @@ def cluster_version(snapshot: Snapshot) -> ClusterVersion:
     if best is not None:
         return ClusterVersion(best[0][0], best[0][1], best[1], "kubeletVersion of node %s" % best[2], best[0][2])
     return ClusterVersion(NEWEST[0], NEWEST[1], "v%d.%d" % NEWEST, "default")
+
+
+def node_version(cluster: ClusterVersion, node: Node) -> ClusterVersion:
+    """The release whose kubelet behaviour applies on `node`, given the plan's `cluster` version
+    (`cluster_version`): the node's own `status.nodeInfo.kubeletVersion`, since a kubelet runs its
+    own release's code whatever the control plane's (a v1.36 kubelet under a v1.37 API server
+    keeps v1.36's eviction manager); `cluster` itself when `--kubernetes-version` set it (every
+    component at that release), when the node's version is unknown or unparsable, or when it is
+    the same release (so a plan that names the cluster's version keeps naming it)."""
+    if cluster.source == OVERRIDE:
+        return cluster
+    own = parse_release(node.kubelet_version)
+    if own is None or own == cluster.release:
+        return cluster
+    return ClusterVersion(own[0], own[1], node.kubelet_version, "kubeletVersion of node %s" % node.name, own[2])

@@ -389,6 +389,35 @@ def test_window_nodes_are_never_targets() -> None:
     assert "2 node(s) were unschedulable" in shortfall(plan)["web-0"]
 
 
+UNSCHED = "node.kubernetes.io/unschedulable"
+
+
+@pytest.mark.parametrize("tolerations,one_at_a_time,expect", [
+    # NodeUnschedulable (node_unschedulable.go) lets a pod onto a cordoned node when it tolerates
+    # {node.kubernetes.io/unschedulable, NoSchedule}; the drained node, whose pods are leaving, is the
+    # least allocated, so the replacement goes back there (kubectl drain lists pods once).
+    ([{"operator": "Exists"}], False, "src"),
+    ([{"key": UNSCHED, "operator": "Exists", "effect": "NoSchedule"}], False, "src"),
+    ([{"key": UNSCHED, "operator": "Exists"}], True, "src"),
+    ([{"key": UNSCHED, "operator": "Exists", "effect": "NoExecute"}], False, "busy"),   # effect differs
+    ([{"key": "other", "operator": "Exists"}], False, "busy"),
+    (None, False, "busy"),
+])
+def test_a_replacement_tolerating_the_cordon_may_land_back_on_the_drained_node(
+        tolerations: Optional[list], one_at_a_time: bool, expect: str) -> None:
+    spec = {"tolerations": tolerations} if tolerations else {}
+    snap = snapshot(node("src"), node("busy"), deployment("web", 1), deployment("x", 1),
+                    pod("x-1", "busy", cpu="3"), pod("web-1", "src", spec=spec))
+    plan = drain(snap, "src", one_at_a_time=one_at_a_time)
+    assert evictions(plan)["web-1"] == (0, expect)
+    back = [w for w in plan.warnings if "land back" in w]
+    assert back == ([] if expect != "src" else [
+        "default/web-1: its replacement may land back on node/src, which this drain cordoned: it tolerates "
+        "node.kubernetes.io/unschedulable:NoSchedule, so kube-scheduler's NodeUnschedulable filter lets it there, "
+        "and kubectl drain does not evict it again"])
+    assert not plan.shortfall
+
+
 def test_one_at_a_time_sequences_nodes_and_plans_second_evictions() -> None:
     """n1's pods land on n2 (not yet drained, the emptiest node); n2 starts once n1's replacements
     are ready, and evicts them again in its turn, spending the PDB's budget again."""

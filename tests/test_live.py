@@ -558,6 +558,25 @@ def test_snapshot_refuses_flags_it_would_ignore(demo, demo_kc, args, flag):
     assert res.stdout == ""
 
 
+# `apply` and `verify` read the plan file, which fixed its own now and release: a planning flag
+# would be silently ignored (apply would send the same actions; verify compares with what
+# happened), so it is refused before the cluster is contacted. verify keeps --now: it judges what
+# is still pending at that time.
+@pytest.mark.parametrize("args,flag", [
+    (("apply", "PLAN", "--now", NOW), "--now"),
+    (("apply", "PLAN", "--kubernetes-version", "v1.35"), "--kubernetes-version"),
+    (("--kubernetes-version", "v1.35", "verify", "PLAN"), "--kubernetes-version"),
+])
+def test_apply_and_verify_refuse_planning_flags(demo, demo_kc, tmp_path, args, flag):
+    plan = main("--demo", "--now", NOW, "drain", "worker-a1", "-o", "json")
+    path = tmp_path / "plan.json"
+    path.write_text(plan.stdout)
+    demo.clear_requests()
+    res = main("--kubeconfig", demo_kc, *[str(path) if a == "PLAN" else a for a in args])
+    assert_error(res, "error: %s: " % flag, "is for planning")
+    assert res.stdout == "" and demo.requests == []
+
+
 def test_progress_line_only_on_a_terminal_and_only_for_slow_reads(demo, demo_kc):
     started = time.monotonic()
     quick = main("--kubeconfig", demo_kc, "--now", NOW, "affinity", tty=True)

@@ -220,14 +220,17 @@ def test_disabled_shutdown_replacements_come_with_the_taint_eviction_deletions()
     assert [(e.pod, e.code) for e in plan.shortfall] == [("db-0", "waits-for-old-pod")]
 
 
-@pytest.mark.parametrize("kubelet_version,gates,graceful", [
-    ("v1.33.4", None, False),        # WindowsGracefulNodeShutdown alpha, off: the manager is a stub
-    ("v1.34.1", None, True),         # beta, on by default
-    ("v1.33.4", {"WindowsGracefulNodeShutdown": True}, True),
-    ("v1.35.0", {"WindowsGracefulNodeShutdown": False}, False),
+@pytest.mark.parametrize("kubelet_version,gates,graceful,assumed", [
+    ("v1.33.4", None, False, ""),        # WindowsGracefulNodeShutdown alpha, off: the manager is a stub
+    ("v1.34.1", None, True, ""),         # beta, on by default
+    ("v1.33.4", {"WindowsGracefulNodeShutdown": True}, True, ""),
+    ("v1.35.0", {"WindowsGracefulNodeShutdown": False}, False, ""),
+    # --kubernetes-version sets every kubelet's release (versions.node_version)
+    ("v1.33.4", None, True, "v1.34.0"),
+    ("v1.34.1", None, False, "v1.33.4"),
 ])
 def test_windows_nodes_shut_down_gracefully_only_with_the_gate(kubelet_version: str, gates: Optional[dict],
-                                                                 graceful: bool) -> None:
+                                                                 graceful: bool, assumed: str) -> None:
     """nodeshutdown_manager_windows.go returns a stub while WindowsGracefulNodeShutdown is off,
     whatever the grace periods; the gate is on by default from v1.34 (kube_features.go)."""
     w = node("w1")
@@ -236,8 +239,8 @@ def test_windows_nodes_shut_down_gracefully_only_with_the_gate(kubelet_version: 
     cfg = dict(shutdownGracePeriod="30s", shutdownGracePeriodCriticalPods="10s")
     if gates is not None:
         cfg["featureGates"] = gates
-    plan = plan_shutdown(snap(w, node("n2"), kubelet("w1", **cfg), pod("a", "w1", tgps=30)),
-                         ShutdownSettings(nodes=("w1",)), NOW)
+    s = snap(w, node("n2"), kubelet("w1", **cfg), pod("a", "w1", tgps=30))
+    plan = plan_shutdown(s.set(info=s.info.set(assumed_version=assumed)), ShutdownSettings(nodes=("w1",)), NOW)
     assert kills(plan) == ({"a": (0, 20)} if graceful else {"a": (0, 0)})
 
 

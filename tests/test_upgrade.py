@@ -143,6 +143,10 @@ PROVIDER_FACTS = [
     (EKS_DOC, "eks", ["--force-upgrade"], 25, 5, 10, 1, 900, "force", 25),
     # EKS's minimal update strategy (terminate before create): no surge, a node replaces each removed one
     (EKS_DOC, "eks", ["--max-surge", "0"], 4, 2, 0, 1, 900, "fail", 4),
+    # maxUnavailable has a quota of 100 nodes; a percentage updates "up to 100 nodes at once"
+    # (EKS API UpdateConfig / AWS::EKS::Nodegroup UpdateConfig): 50% of 250 is 125, capped at 100
+    (EKS_DOC, "eks", ["--max-unavailable", "50%"], 250, 3, 100, 100, 900, "fail", 3),
+    (EKS_DOC, "eks", ["--max-unavailable", "100"], 250, 3, 100, 100, 900, "fail", 3),
     # AKS: maxSurge 10% (fractional nodes rounded up), maxUnavailable 0 (percentages rounded up too),
     # drainTimeoutInMinutes 30 then the upgrade fails (undrainableNodeBehavior Schedule); Cordon
     # quarantines the node and goes on
@@ -154,6 +158,10 @@ PROVIDER_FACTS = [
     (CAPI_MD, "capi", [], 25, 3, 1, 0, None, "force", 25),
     (CAPI_MD, "capi", ["--max-surge", "10%", "--max-unavailable", "10%"], 25, 3, 3, 2, None, "force", 5),
     (CAPI_M, "capi", ["--drain-timeout", "10m"], 4, 1, 1, 0, 600, "force", 4),
+    # maxSurge 0 and a maxUnavailable percentage that rounds down to 0 (10% of 4): ResolveFenceposts
+    # (cluster-api internal/controllers/machinedeployment/mdutil/util.go) sets maxUnavailable to 1
+    (CAPI_MD, "capi", ["--max-surge", "0", "--max-unavailable", "10%"], 4, 1, 0, 1, None, "force", 4),
+    (CAPI_MD, "capi", ["--max-surge", "0%", "--max-unavailable", "20%"], 4, 1, 0, 1, None, "force", 4),
     # generic: kubectl drain node after node, no limit unless --drain-timeout (kubectl drain --timeout)
     ("kubectl drain", "generic", [], 4, 1, 1, 0, None, "fail", 4),
 ]
@@ -329,14 +337,24 @@ def test_every_real_capture_upgrades_without_an_error(capture, provider):
 
 @pytest.mark.parametrize("args,code,words", [
     (["nope"], 1, 'node "nope" not found'),
-    (["-l", "pool=a", "--max-surge", "abc"], 2, "--max-surge"),
-    (["-l", "pool=a", "--max-surge", "150%"], 2, "at most 100%"),
+    # a bad value is bad input (exit 1, as --grace-period abc); a flag that does not exist or a
+    # choice not offered is a usage error (exit 2)
+    (["-l", "pool=a", "--max-surge", "abc"], 1, "error: --max-surge: 'abc'"),
+    (["-l", "pool=a", "--max-unavailable", "150%"], 1, "error: --max-unavailable: '150%': a percentage of the pool is at most 100%"),
     (["-l", "pool=a", "--max-surge", "0", "--max-unavailable", "0"], 1, "both 0"),
+    # explicit zeros are refused by Cluster API too (as a Deployment's validation refuses 0 / 0%)
+    (["-l", "pool=a", "--provider", "capi", "--max-surge", "0%", "--max-unavailable", "0"], 1, "both 0"),
     (["-l", "pool=a", "--surge-like", "ghost"], 1, "--surge-like"),
+    # EKS updateConfig: "The maximum number is 100" (a quota of 100 nodes, E1)
+    (["-l", "pool=a", "--provider", "eks", "--max-unavailable", "101"], 1, "at most 100 nodes"),
     (["-l", "pool=a", "--surge-label", "no-equals"], 1, "--surge-label"),
     (["-l", "pool=a", "--apply"], 2, "carried out by the provider"),
     (["-l", "pool=a", "--provider", "openstack"], 2, "--provider"),
     (["-l", "pool=a", "--drain-timeout", "soon"], 1, "--drain-timeout"),
+    # a flag that would change nothing is refused, not ignored: GKE and Cluster API force a drain
+    # past its timeout by themselves, generic gives up
+    (["-l", "pool=a", "--provider", "gke", "--force-upgrade"], 1, "error: --force-upgrade: only EKS"),
+    (["-l", "pool=a", "--force-upgrade"], 1, "generic already fails a drain past its timeout"),
 ])
 def test_cli_errors(tmp_path, args, code, words):
     res = run_cli("-f", write(tmp_path, pool_cluster()), "upgrade", *args)
@@ -451,3 +469,82 @@ def test_the_pool_ends_with_one_new_node_per_old_node(tmp_path, provider, args, 
     assert len(plan["newNodes"]) == 4
     end = max(n["end"] for n in plan["nodes"])
     assert [n["joins"] for n in plan["newNodes"]].count(end) == late
+
+
+def full_pool(size: int, with_pdb: bool) -> List[dict]:
+    """`size` pool nodes (4 cpu) each running one 3-cpu pod of one ReplicaSet and nothing else in
+    the cluster: with no surge, a replacement fits nowhere until a new node joins."""
+    items = [node("p%d" % i, labels={"pool": "a"}) for i in range(1, size + 1)]
+    items += [pod("big-%d" % i, "p%d" % i, owner=("ReplicaSet", "big"), labels={"app": "big"}, cpu="3")
+              for i in range(1, size + 1)]
+    if with_pdb:
+        items.append(pdb("big", {"app": "big"}, max_unavailable=1, allowed=1, healthy=size, expected=size))
+    return items
+
+
+@pytest.mark.parametrize("provider,args,startup", [
+    ("capi", ["--max-surge", "0", "--max-unavailable", "1"], 0),
+    ("generic", ["--max-surge", "0", "--max-unavailable", "1"], 0),
+    ("eks", ["--max-surge", "0"], 0),
+    ("capi", ["--max-surge", "0", "--max-unavailable", "1", "--node-startup", "2m"], 120),
+])
+def test_a_pending_replacement_lands_when_a_new_node_joins(tmp_path, provider, args, startup):
+    """kube-scheduler retries its unschedulable pods when a node is added (and when the node's
+    not-ready taint goes): `pkg/scheduler/eventhandlers.go` addNodeToCache / updateNodeInCache ->
+    SchedulingQueue.MoveAllToActiveOrBackoffQueue. With no surge, each removed node's replacement
+    joins after it is gone (README, `upgrade`), so the Pending replacement of the pod evicted
+    from node k lands on the k-th new node once it is Ready: nothing is short (exit 0)."""
+    code, plan = upgrade(write(tmp_path, full_pool(3, False)), "--provider", provider, *args)
+    assert code == 0, (plan["verdict"], plan["shortfall"])
+    assert plan["shortfall"] == []
+    joins = {n["node"]: n["joins"] for n in plan["newNodes"]}
+    evicts = [a for a in plan["actions"] if a["type"] == "evict"]
+    assert [(a["pod"], a["target"]) for a in evicts] == [("big-%d" % i, "p1-surge-%d" % i) for i in (1, 2, 3)]
+    assert [a["replacementAt"] for a in evicts] == [joins["p1-surge-%d" % i] + startup for i in (1, 2, 3)]
+    assert all("stays Pending until node/p1-surge-" in a["reason"] for a in evicts)
+    assert [(w["name"], w["readyAfter"]) for w in plan["workloads"]] == [("big", 3)]
+
+
+def test_a_budget_spent_on_a_pending_replacement_comes_back_once_it_lands(tmp_path):
+    """PDB maxUnavailable 1 over two pods: big-1's eviction spends the one disruption and its
+    replacement is Pending until p1-surge-1 joins (Ready at +30s, Ready pod at +1m). The
+    disruption controller then counts it healthy again, so big-2's eviction, retried every 5 s by
+    the drain (kubectl drain, 429), goes through in the next wave (+1m) instead of holding the
+    upgrade forever."""
+    code, plan = upgrade(write(tmp_path, full_pool(2, True)), "--provider", "capi", "--max-surge", "0",
+                         "--max-unavailable", "1")
+    assert code == 0, plan["verdict"]
+    assert plan["blocked"] == [] and plan["shortfall"] == []
+    evicts = [(a["pod"], a["at"], a["target"]) for a in plan["actions"] if a["type"] == "evict"]
+    assert evicts == [("big-1", 0, "p1-surge-1"), ("big-2", 60, "p1-surge-2")]
+    assert [n["outcome"] for n in plan["nodes"]] == ["upgraded", "upgraded"]
+
+
+@pytest.mark.parametrize("taint", [
+    # cloud-provider api/well_known_taints.go
+    "node.cloudprovider.kubernetes.io/shutdown", "node.cloudprovider.kubernetes.io/uninitialized",
+    # cluster-autoscaler utils/taints/taints.go
+    "ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler",
+    # Karpenter v1 / v1beta1
+    "karpenter.sh/disrupted", "karpenter.sh/disruption",
+    # node.kubernetes.io/: the cordon's and the conditions' (kubelet / node lifecycle controller)
+    "node.kubernetes.io/unschedulable", "node.kubernetes.io/not-ready",
+])
+def test_new_nodes_do_not_copy_the_templates_own_state_taints(tmp_path, taint):
+    """The template (--surge-like) carries a taint some component put on that one node for its
+    state, and the pool's own taint (dedicated=x:NoSchedule). A node newly created for the pool
+    gets the pool's taint only: the pods that tolerate it land on the new nodes."""
+    tol = [{"key": "dedicated", "operator": "Equal", "value": "x", "effect": "NoSchedule"}]
+    pool_taint = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
+    items = [node("p1", labels={"pool": "a"}, taints=[pool_taint, {"key": taint, "effect": "NoSchedule"}]),
+             node("p2", labels={"pool": "a"}, taints=[pool_taint])]
+    items += [pod("web-%d" % i, "p%d" % i, owner=("ReplicaSet", "web"), labels={"app": "web"}, tolerations=tol)
+              for i in (1, 2)]
+    code, plan = upgrade(write(tmp_path, items), "--surge-like", "p1")
+    assert code == 0, (plan["verdict"], plan["shortfall"])
+    assert [(a["pod"], a["target"]) for a in plan["actions"] if a["type"] == "evict"] == [
+        ("web-1", "p1-surge-1"), ("web-2", "p1-surge-2")]
+    # the pool's taint stays: a pod that does not tolerate it fits no new node
+    items.append(pod("plain", "p2", owner=("ReplicaSet", "plain"), labels={"app": "plain"}))
+    code, plan = upgrade(write(tmp_path, items), "--surge-like", "p1")
+    assert code == 4 and [e["pod"] for e in plan["shortfall"]] == ["plain"]

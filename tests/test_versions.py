@@ -261,18 +261,24 @@ def test_eviction_ranking_reads_pod_level_requests_from_v1_34(tmp_path, version,
 
 # --- kubelet eviction manager: hugepages (#138127) and sidecar limits (#138462) ---------------------------
 
-@pytest.mark.parametrize("version, kubelet, killed", [
-    ("v1.36.1", "v1.36.1", False),      # 1.2Gi available (hugepages counted as available) > 500Mi
-    ("v1.37.0", "v1.36.1", True),       # v1.37 behaviour on an older kubelet's summary: 1.2Gi - 1Gi < 500Mi
-    ("v1.37.0", "v1.37.0", False),      # a v1.37 kubelet's summary is already adjusted: not twice
+@pytest.mark.parametrize("version, flag, kubelet, available, killed", [
+    ("v1.36.1", None, "v1.36.1", 1200, False),    # 1.2Gi available (hugepages counted as available) > 500Mi
+    # --kubernetes-version v1.37 on an older kubelet's summary: 1.2Gi - 1Gi < 500Mi
+    ("v1.36.1", "v1.37.0", "v1.36.1", 1200, True),
+    ("v1.37.0", None, "v1.37.0", 1200, False),    # a v1.37 kubelet's summary is already adjusted: not twice
+    ("v1.37.0", None, "v1.37.0", 300, True),      # ... and is taken as it is: 300Mi < 500Mi
+    # --kubernetes-version v1.36 on a v1.37 kubelet's summary: the reservation counts again, 300Mi + 1Gi
+    ("v1.37.0", "v1.36.0", "v1.37.0", 300, False),
+    # a v1.36 kubelet under a v1.37 API server runs v1.36's eviction manager (not hugepage-aware)
+    ("v1.37.0", None, "v1.36.1", 1200, False),
 ])
-def test_hugepage_aware_memory_available(tmp_path, version, kubelet, killed):
+def test_hugepage_aware_memory_available(tmp_path, version, flag, kubelet, available, killed):
     n = node("n1", memory="8Gi", extra_alloc={"hugepages-2Mi": "1Gi"})
     n["status"]["nodeInfo"] = {"kubeletVersion": kubelet}
     s = _summary("n1", "single", [_pod_stats("web", ws=200 * MI, containers=[("app", 0, 0)])])
-    s["summary"]["node"]["memory"]["availableBytes"] = 1200 * MI
+    s["summary"]["node"]["memory"]["availableBytes"] = available * MI
     doc = _plan(_write(tmp_path, n, pod("web", "n1"), s, server_version=version), "n1",
-                "--eviction-hard", "memory.available<500Mi")
+                "--eviction-hard", "memory.available<500Mi", *(["--kubernetes-version", flag] if flag else []))
     assert bool([a for a in doc["actions"] if a["type"] == "kill"]) is killed
 
 
@@ -286,6 +292,73 @@ def test_sidecar_ephemeral_storage_limit_from_v1_37(tmp_path, version, message):
     doc = _plan(_write(tmp_path, node("n1"), worker, _summary("n1", "single", [stats]), server_version=version), "n1")
     kills = [a["reason"] for a in doc["actions"] if a["type"] == "kill"]
     assert kills == ([message] if message else [])
+
+
+# --- mixed versions: the kubelet's behaviour follows each node's kubelet -------------------------------------
+# The version skew policy lets kubelets lag the API server; each runs its own release's eviction manager
+# (pkg/kubelet/eviction). The expected values are each release's, from the rows above: #138462 (sidecar
+# limits, v1.37), #132277 (pod-level requests in the ranking, v1.34), #122890 (soft grace capped by the pod's
+# terminationGracePeriodSeconds, v1.32). --kubernetes-version sets every component's release.
+
+def _kubelet(n: Dict[str, Any], version: str) -> Dict[str, Any]:
+    n["status"]["nodeInfo"] = {"kubeletVersion": version}
+    return n
+
+
+@pytest.mark.parametrize("server, kubelet, flag, killed", [
+    ("v1.37.0", "v1.37.0", None, True),
+    ("v1.37.0", "v1.36.1", None, False),          # the v1.36 kubelet checks regular containers only
+    ("v1.37.0", "", None, True),                  # no kubelet version: the cluster's
+    ("v1.36.1", "v1.36.1", "v1.37.0", True),      # --kubernetes-version: every kubelet at v1.37
+])
+def test_sidecar_limits_follow_the_nodes_kubelet(tmp_path, server, kubelet, flag, killed):
+    worker = _storage_pod("worker", [("app", "10Gi")], init=[("sidecar", "1Gi", True)])
+    stats = _pod_stats("worker", ephemeral=2 * GI, containers=[("app", 0, 0), ("sidecar", 0, 2 * GI)])
+    n = _kubelet(node("n1"), kubelet) if kubelet else node("n1")
+    doc = _plan(_write(tmp_path, n, worker, _summary("n1", "single", [stats]), server_version=server), "n1",
+                *(["--kubernetes-version", flag] if flag else []))
+    assert bool([a for a in doc["actions"] if a["type"] == "kill"]) is killed
+
+
+@pytest.mark.parametrize("server, kubelet, first", [
+    ("v1.34.0", "v1.33.2", "big"),       # a v1.33 kubelet ranks by the containers' 128Mi (no #132277)
+    ("v1.34.0", "v1.34.0", "small"),
+])
+def test_ranking_follows_the_nodes_kubelet(tmp_path, server, kubelet, first):
+    big = pod("big", "n1", memory="128Mi")
+    big["spec"]["resources"] = {"requests": {"memory": "1Gi"}}
+    items = [_kubelet(node("n1", memory="8Gi"), kubelet), big, pod("small", "n1", memory="128Mi")]
+    s = _summary("n1", "single", [_pod_stats("big", ws=512 * MI, containers=[("app", 0, 0)]),
+                                  _pod_stats("small", ws=300 * MI, containers=[("app", 0, 0)])])
+    s["summary"]["node"]["memory"]["availableBytes"] = 300 * MI
+    doc = _plan(_write(tmp_path, *items, s, server_version=server), "n1", "--eviction-hard", "memory.available<500Mi")
+    assert [a["pod"] for a in doc["actions"] if a["type"] == "kill"][:1] == [first]
+
+
+def test_soft_grace_follows_each_nodes_kubelet_and_the_note_says_so(tmp_path):
+    """n1's v1.31 kubelet gives evictionMaxPodGracePeriod (60 s); n2's v1.32 one caps it by the pod's 10 s."""
+    items: List[Dict[str, Any]] = []
+    stats = []
+    for name, kubelet in (("n1", "v1.31.4"), ("n2", "v1.32.0")):
+        p = pod("web-" + name, name)
+        p["spec"]["terminationGracePeriodSeconds"] = 10
+        s = _summary(name, "single", [_pod_stats("web-" + name, ws=200 * MI, containers=[("app", 0, 0)])])
+        s["summary"]["node"]["memory"]["availableBytes"] = 300 * MI
+        items += [_kubelet(node(name), kubelet), p]
+        stats.append(s)
+    doc = _plan(_write(tmp_path, *items, *stats, server_version="v1.32.0"), "--eviction-soft", "memory.available<500Mi",
+                "--eviction-soft-grace-period", "memory.available=30s", "--eviction-max-pod-grace-period", "60")
+    assert {a["pod"]: a["gracePeriodSeconds"] for a in doc["actions"] if a["type"] == "kill"} == \
+        {"web-n1": 60, "web-n2": 10}
+    assert [n for n in doc["notes"] if n.startswith("kubelet ")] == [
+        "kubelet v1.31.4 on 1 node(s) (n1): planned with that release's eviction manager, not the control plane's "
+        "v1.32.0 (from serverVersion)"]
+    notes = [n for n in doc["notes"] if "soft-threshold kills" in n]
+    assert notes == [
+        "on node/n1: soft-threshold kills use evictionMaxPodGracePeriod as the grace period, the kubelet's rule "
+        "before v1.32 (assumed Kubernetes v1.31.4 (from kubeletVersion of node n1))",
+        "on node/n2: soft-threshold kills use min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds), the "
+        "kubelet's rule from v1.32 (assumed Kubernetes v1.32.0 (from serverVersion))"]
 
 
 # --- the demo ----------------------------------------------------------------------------------------------
@@ -411,6 +484,53 @@ def test_a_release_outside_the_modelled_ones_is_planned_with_the_nearest_and_say
             "the plan shows %s's behaviour" % (version, shown)) in doc["warnings"]
     inside = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", "v1.35", *DRAIN).stdout)
     assert not [w for w in inside["warnings"] if "outside the releases modelled" in w]
+
+
+@pytest.mark.parametrize("kubelets, server, warning, source", [
+    # no version reads: the newest modelled behaviour, and the plan says which kubelets it could not read
+    (("v1.x", "garbage"), "", "status.nodeInfo.kubeletVersion of 2 node(s) is not a Kubernetes version (n1: 'v1.x', "
+     "n2: 'garbage'): planned as v1.37 (newest modelled; the snapshot records no version)", "default"),
+    # one reads: it decides (the newest kubelet); the other node still gets a word
+    (("v1.x", "v1.34.0"), "", "status.nodeInfo.kubeletVersion of 1 node(s) is not a Kubernetes version (n1: 'v1.x'): "
+     "planned as v1.34.0 (from kubeletVersion of node n2)", "kubeletVersion of node n2"),
+    (("v1.34.0", "v1.35.1"), "", None, "kubeletVersion of node n2"),
+    (("v1.x", ""), "v1.36.2", "status.nodeInfo.kubeletVersion of 1 node(s) is not a Kubernetes version (n1: 'v1.x'): "
+     "planned as v1.36.2 (from serverVersion)", "serverVersion"),
+])
+def test_unreadable_kubelet_versions_are_named(write_snapshot, kubelets, server, warning, source):
+    nodes = [node("n1"), node("n2")]
+    for n, v in zip(nodes, kubelets):
+        if v:
+            n["status"]["nodeInfo"] = {"kubeletVersion": v}
+    doc = json.loads(run_cli("-f", write_snapshot(*nodes, pod("web-1", "n1"), server_version=server), "-o", "json",
+                             "drain", "n1").stdout)
+    assert doc["assumedVersion"]["source"] == source
+    assert [w for w in doc["warnings"] if "kubeletVersion" in w] == ([warning] if warning else [])
+
+
+# TaintTolerationComparisonOperators (v1.35 alpha, off through v1.37, #134665): an API server with
+# the gate off refuses Gt/Lt tolerations, so a snapshot that holds them says the gate is on, which
+# the plan does not model: it names those pods instead of passing over them.
+@pytest.mark.parametrize("operators, warned", [
+    (("Gt",), ["default/a-1"]),
+    (("Lt", "Gt"), ["default/a-1", "default/b-1"]),
+    (("Exists",), []),
+])
+def test_gt_lt_tolerations_are_named(write_snapshot, operators, warned):
+    pods = [pod("%s-1" % name, "n2", tolerations=[{"key": "gen", "operator": op, "value": "3",
+                                                     "effect": "NoSchedule"} if op != "Exists" else
+                                                    {"key": "gen", "operator": "Exists"}])
+            for name, op in zip("ab", operators)]
+    doc = json.loads(run_cli("-f", write_snapshot(node("n1"), node("n2"), pod("web-1", "n1"), *pods,
+                                                  server_version="v1.35.0"), "-o", "json", "drain", "n1").stdout)
+    got = [w for w in doc["warnings"] if "Gt/Lt" in w]
+    if not warned:
+        assert got == []
+    else:
+        assert got == ["%d pod(s) have Gt/Lt tolerations (%s): the cluster runs with the alpha gate "
+                       "TaintTolerationComparisonOperators on; the plan models it off, so these tolerations "
+                       "tolerate no taint here and such a pod may fit where the plan says it does not"
+                       % (len(warned), ", ".join(warned))]
 
 
 # --- NodePorts: which containers' hostPorts a pod holds (kube-scheduler GetHostPorts) ---------------------

@@ -18,7 +18,8 @@ from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
 from kubectl_evict.timeutil import format_time, parse_time
-from kubectl_evict.versions import cluster_version, outside_modelled, parse_flag
+from kubectl_evict.versions import (cluster_version, comparison_tolerations, outside_modelled, parse_flag,
+                                   unreadable_kubelets)
 from kubectl_evict.workloads import attach_owners
 
 
@@ -142,9 +143,9 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
     plan = with_incomplete(plan, input_gaps(snapshot))
     extra = list(snapshot.warnings)
     version = cluster_version(snapshot)
-    outside = outside_modelled(version)
-    if outside:
-        extra.append(outside)
+    for w in (outside_modelled(version), unreadable_kubelets(snapshot, version), comparison_tolerations(snapshot)):
+        if w:
+            extra.append(w)
     for w in (validate.dangling_node_warning(snapshot),
               validate.now_warning(now, snapshot_time(snapshot)) if opts.now else None,
               CLOCK_WARNING if not opts.now and not snapshot_time(snapshot) else None):

@@ -49,6 +49,13 @@ def command(ctx: click.Context, plan_file: str, **kw: Any) -> int:
     if opts.filenames or opts.demo:
         raise InputError("apply reads the plan from PLAN_FILE and acts on the live cluster of --kubeconfig/"
                          "--context; -f and --demo do not apply here", field="--demo" if opts.demo else "-f")
+    # planning flags would be silently ignored here: the plan file already fixed them
+    if opts.now is not None:
+        raise InputError("apply carries out the plan's actions now, in order; --now is for planning "
+                         "(the plan file records its own now)", field="--now")
+    if opts.kubernetes_version is not None:
+        raise InputError("apply sends the plan's actions as they are; --kubernetes-version is for planning",
+                         field="--kubernetes-version")
     settings = settings_from_options(opts)
     plan, digest = read_plan_file(plan_file)
     from kubectl_evict.apply.executor import apply_plan

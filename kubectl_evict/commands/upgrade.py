@@ -91,10 +91,11 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
                        grace_period, pod_selector, skip_wait_for_delete_timeout, pod_startup, chunk_size)
     for flag, value in (("--max-surge", max_surge), ("--max-unavailable", max_unavailable)):
         if value is not None:
-            try:
-                parse_count(flag, value)
-            except InputError as e:
-                raise click.BadParameter(e.problem, ctx=ctx, param_hint=flag) from None
+            parse_count(flag, value)      # a bad value is bad input (exit 1), as every other flag's
+    if force_upgrade and provider not in ("eks", "aks"):
+        raise InputError("only EKS (update-nodegroup-version --force) and AKS force an upgrade; %s already %s a "
+                         "drain past its timeout" % (provider, "forces" if provider in ("gke", "capi") else "fails"),
+                         field="--force-upgrade")
     if undrainable == "cordon" and provider != "aks":
         raise click.BadParameter("cordon: undrainableNodeBehavior is AKS's (give --provider aks)", ctx=ctx,
                                  param_hint="--undrainable-node-behavior")

@@ -83,6 +83,9 @@ def command(ctx: click.Context, plan_file: str, since: Optional[str], **kw: Any)
     if opts.filenames or opts.demo:
         raise InputError("verify compares PLAN_FILE with the live cluster of --kubeconfig/--context; -f and --demo "
                          "do not apply here", field="--demo" if opts.demo else "-f")
+    if opts.kubernetes_version is not None:
+        raise InputError("verify compares the plan with what the cluster did; --kubernetes-version is for planning",
+                         field="--kubernetes-version")
     given = apply_flags_given(opts) + (["--apply"] if opts.apply else [])
     if given:
         raise InputError("only for apply: verify reads and never writes", field=given[0])

@@ -35,6 +35,7 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
                                                  unknown_budget_text)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
 from kubectl_evict.rules.replacements import ordered_ready_wait, recreation, workload_of, workload_owner
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.statefulset import queue_key
@@ -131,8 +132,14 @@ class DrainRun:
         self.now = now
         self.b = PlanBuilder(command, now)
         self.budgets: Dict[Tuple[str, str], BudgetState] = {}
+        plain = excluded is None and not settings.one_at_a_time
         if excluded is None:
             excluded = () if settings.one_at_a_time else settings.nodes
+        # Nodes this plan cordoned and that stay in the cluster: out of the candidates for every
+        # replacement except one that tolerates node.kubernetes.io/unschedulable:NoSchedule, which
+        # NodeUnschedulable lets back onto them (`land`). drain --one-at-a-time adds each node at
+        # its turn; an upgrade removes its drained nodes, so it has none.
+        self.cordoned: List[str] = list(settings.nodes) if plain else []
         self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=excluded, snapshot=snapshot,
                              preempt=True)
         self.offset = 0.0        # seconds added to every wave's time (upgrade: the batch's start)
@@ -284,7 +291,16 @@ class DrainRun:
             self.ordered_ready.add(pod.key)
             return None, "%s, and %s" % (wait.text(pod), "its replacement stays Pending"
                                          if wait.holder.key in self.sts_pending else "it is not")
+        back = self.cordoned if self.cordoned and tolerates_unschedulable(pod.tolerations) else ()
+        if back:
+            self.placer.include(back)
         placed = place(self.b, self.placer, pod, at, RULE)
+        if back:
+            self.placer.exclude(back)
+            if placed.node in back:
+                self.b.warn("%s: its replacement may land back on node/%s, which this drain cordoned: it tolerates "
+                            "node.kubernetes.io/unschedulable:NoSchedule, so kube-scheduler's NodeUnschedulable "
+                            "filter lets it there, and kubectl drain does not evict it again" % (pod.ref, placed.node))
         self.candidates[pod.key] = placed.candidates
         if placed.node is None:
             if pod.controller_kind == "StatefulSet":

@@ -1,6 +1,6 @@
 """`pressure`: the kubelet's node-pressure eviction, cycle by cycle.
 
-Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by the cluster's version (`pkg/kubelet/eviction`,
+Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by each node's kubelet version (`pkg/kubelet/eviction`,
 `eviction_manager.go` `synchronize`) and the node lifecycle controller's pressure taints
 (`pkg/controller/nodelifecycle`, NoSchedule `node.kubernetes.io/{memory,disk,pid}-pressure`):
 
@@ -15,7 +15,7 @@ Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by the cluster's 
   then at most one `kill` per cycle from the ranking, subtracting the victim's usage before the
   next cycle, until every met threshold is cleared including minimum reclaim (carried over only
   for thresholds whose grace has passed);
-- soft-eviction grace by the cluster's version (`versions.cluster_version`): capped by the pod's
+- soft-eviction grace by the node's kubelet version (`versions.node_version`): capped by the pod's
   terminationGracePeriodSeconds from v1.32, evictionMaxPodGracePeriod alone before; a note says
   which rule and version the plan assumed;
 - pressure that outlasts every evictable pod is a `threshold-persists` shortfall (exit code 4);
@@ -25,9 +25,11 @@ Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by the cluster's 
   `processReplica`, Job `syncJob`/`matchPodFailurePolicy`, DaemonSet `podsShouldBeOnNode` with the
   eviction manager's Admit); kube-scheduler places it with the node tainted for its pressure
   conditions; one with nowhere to go is a `no-node-fits` shortfall (exit code 4);
-- by release (`versions.FEATURES`): the ranking reads pod-level requests from v1.34 (#132277) and
-  QoS as the release computes it (#137150, v1.37); from v1.37 `memory.available` leaves out the
-  node's hugepages when its kubelet's summary does not already (#138127) and sidecar containers'
+- by the node's kubelet release (`versions.FEATURES`, `versions.node_version`; the cluster's
+  version where the node's is unknown, every node at `--kubernetes-version`): the ranking reads
+  pod-level requests from v1.34 (#132277) and QoS as the release computes it (#137150, v1.37);
+  from v1.37 `memory.available` leaves out the node's hugepages (#138127: the v1.37 summary API
+  does; another release's summary is shifted at `--kubernetes-version`) and sidecar containers'
   ephemeral-storage limits are enforced (#138462).
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
@@ -63,7 +65,7 @@ from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_qua
 from kubectl_evict.scheduling.resources import pod_limits
 from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE
 from kubectl_evict.timeutil import format_offset, format_seconds
-from kubectl_evict.versions import ClusterVersion, cluster_version, feature_applies, parse_release
+from kubectl_evict.versions import ClusterVersion, cluster_version, feature_applies, node_version, parse_release
 
 RULE = "pressure"
 CONDITION_TAINT = {"MemoryPressure": MEMORY_PRESSURE, "DiskPressure": DISK_PRESSURE, "PIDPressure": PID_PRESSURE}
@@ -344,15 +346,18 @@ def local_storage_violation(pod: Pod, u: PodUsage, layout: str, sidecars: bool =
     return None
 
 
-def hugepages_unadjusted(node: Node, version: ClusterVersion) -> bool:
-    """Is the node's stats summary lacking the v1.37 hugepage adjustment the plan's version
-    applies? The summary is the node's own kubelet's: a kubelet before v1.37 reports
-    memory.available with the hugepage reservation in it (a kubelet of unknown version is taken
-    to be the cluster's own, whose summary needs nothing)."""
-    if not version.has("HugepageAwareEviction"):
-        return False
+def hugepages_unadjusted(node: Node, version: ClusterVersion) -> int:
+    """How the node's stats summary differs from what the kubelet of `version` (the node's
+    release, `versions.node_version`) would report about hugepages: 1 when it lacks the v1.37
+    adjustment that release applies, -1 when it carries one that release does not, 0 when they
+    agree. They differ only when `--kubernetes-version` plans another kubelet than the one that
+    wrote the summary: a kubelet before v1.37 reports memory.available with the hugepage
+    reservation in it, a v1.37 one without (#138127; a kubelet of unknown version is taken to be
+    the cluster's own, whose summary needs nothing)."""
     kubelet = parse_release(node.kubelet_version)
-    return kubelet is not None and not feature_applies("HugepageAwareEviction", kubelet)
+    if kubelet is None:
+        return 0
+    return int(version.has("HugepageAwareEviction")) - int(feature_applies("HugepageAwareEviction", kubelet))
 
 
 def _has_local_limits(pod: Pod) -> bool:
@@ -706,7 +711,8 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     config_held = snapshot.holds("NodeKubeletConfig") or settings.kubelet_config is not None \
         or settings.flags.get("evictionHard") is not None
     version = cluster_version(snapshot)
-    cap_soft_grace = caps_soft_grace(version)
+    soft_rules: Dict[str, ClusterVersion] = {}     # node -> its kubelet's release, for the soft-grace note
+    own: Dict[str, List[str]] = {}                 # kubelet version -> nodes whose release is not the cluster's
     cache: Dict[Any, EvictionConfig] = {}
     advice = Advice()
     results: List[NodeResult] = []
@@ -727,8 +733,12 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
                              name, noun="node")
         obs = observations(summary) if summary is not None else {}
         layout = disk_layout(summary) if summary is not None else "single"
-        if summary is not None and hugepages_unadjusted(node, version):
-            obs = hugepage_aware(obs, hugepage_bytes(node.capacity))
+        kubelet = node_version(version, node)    # the eviction manager is the node's own kubelet's
+        if kubelet is not version:
+            own.setdefault(kubelet.text, []).append(name)
+        shift = hugepages_unadjusted(node, kubelet) if summary is not None else 0
+        if shift:   # -1: the reservation back into memory.available, as a kubelet before v1.37 counts it
+            obs = hugepage_aware(obs, shift * hugepage_bytes(node.capacity))
         if name in overrides:
             obs = apply_overrides(obs, node, overrides[name])
         thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)
@@ -738,7 +748,10 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         advice.check_config(name, cfg, obs)
         advice.check_node(node, cfg, obs, summary, snapshot.pods_on(name))
         before = dict(obs)
-        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice, cap_soft_grace, version)
+        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice, caps_soft_grace(kubelet),
+                            kubelet)
+        if res is not None and res.soft_kills:
+            soft_rules[name] = kubelet
         if res is not None and (res.kills or res.conditions):
             results.append(res)
             if res.conditions or thresholds_met(thresholds, before, False):
@@ -761,11 +774,11 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
                                                                  e.score - e.adj))
     _replacements(b, snapshot, results)
     advice.flush(b)
-    if any(r.soft_kills for r in results):
-        b.note("soft-threshold kills use %s, the kubelet's rule %s (assumed Kubernetes %s)" % (
-            "min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds)" if cap_soft_grace
-            else "evictionMaxPodGracePeriod as the grace period", "from v1.32" if cap_soft_grace else "before v1.32",
-            version.describe()))
+    for text, names_ in sorted(own.items()):
+        shown = ", ".join(names_[:5]) + (", and %d more" % (len(names_) - 5) if len(names_) > 5 else "")
+        b.note("kubelet %s on %d node(s) (%s): planned with that release's eviction manager, not the control "
+               "plane's %s" % (text, len(names_), shown, version.describe()))
+    _soft_grace_notes(b, soft_rules)
     b.extra["pressure"] = [{"node": r.node, "kills": r.kills, "conditions": list(r.conditions),
                             "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]
     if settings.oom:
@@ -773,6 +786,22 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     if not results and not b.warnings and not b.has_incomplete:
         b.note("no node is under pressure or over a local-storage limit")
     return attach(snapshot, b.build())
+
+
+def _soft_grace_notes(b: PlanBuilder, soft_rules: Mapping[str, ClusterVersion]) -> None:
+    """Which soft-grace rule the kills assumed (`manager.caps_soft_grace`): one note when every
+    node with a soft kill runs the same release, else one per release with its nodes (each
+    kubelet applies its own release's rule)."""
+    by_version: Dict[ClusterVersion, List[str]] = {}
+    for name in sorted(soft_rules):
+        by_version.setdefault(soft_rules[name], []).append(name)
+    for v, names in by_version.items():
+        cap = caps_soft_grace(v)
+        b.note("%ssoft-threshold kills use %s, the kubelet's rule %s (assumed Kubernetes %s)" % (
+            "" if len(by_version) == 1 else "on %s: " % ", ".join("node/" + n for n in names),
+            "min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds)" if cap
+            else "evictionMaxPodGracePeriod as the grace period", "from v1.32" if cap else "before v1.32",
+            v.describe()))
 
 
 def _replacements(b: PlanBuilder, snapshot: Snapshot, results: Sequence[NodeResult]) -> None:

@@ -51,7 +51,7 @@ from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
 from kubectl_evict.timeutil import format_go_duration, format_offset, format_seconds, format_time, parse_duration
-from kubectl_evict.versions import cluster_version, feature_applies, parse_release
+from kubectl_evict.versions import cluster_version, feature_applies, node_version
 
 RULE = "shutdown"
 CONTROLLER = "controller"
@@ -209,12 +209,13 @@ def windows_shutdown_off(snapshot: Snapshot, node: Node, cfg: ShutdownConfig) ->
     """Why a Windows node's kubelet has no shutdown manager ("" when it has one): before v1.34
     the WindowsGracefulNodeShutdown gate is off by default, and the Windows manager is then a
     stub whatever the grace periods say (nodeshutdown_manager_windows.go `NewManager`). The
-    node's own kubelet version decides, else the cluster's."""
+    node's own kubelet version decides, else the cluster's; `--kubernetes-version` sets every
+    node's (`versions.node_version`)."""
     if node.labels.get("kubernetes.io/os") != "windows":
         return ""
     if cfg.windows_gate is not None:
         return "" if cfg.windows_gate else "its kubelet runs with featureGates %s=false" % WINDOWS_GATE
-    release = parse_release(node.kubelet_version) or cluster_version(snapshot).release
+    release = node_version(cluster_version(snapshot), node).release
     if feature_applies(WINDOWS_GATE, release):
         return ""
     return ("Windows node with kubelet v%d.%d.%d: the %s feature gate is off by default before v1.34, so the "

@@ -26,7 +26,8 @@ Every batch is a drain with kubectl drain's semantics, done by `rules/drain.Drai
 Eviction API decisions, PDB waves, kube-scheduler placement through one `Placer` kept for the whole
 upgrade): new nodes join (copies of the template node, no pods), up to the batch size of old nodes
 are cordoned and drained, and removed. A replacement may land on a new node, on an old node of a
-later batch (it is then evicted again in that batch, spending its PDB's budget again), or nowhere.
+later batch (it is then evicted again in that batch, spending its PDB's budget again), or nowhere
+yet: a Pending replacement is tried again when new nodes join (`retry_pending`).
 Times: waves are `--pod-startup` apart, new nodes are Ready `--node-startup` after they are created,
 and a batch ends when its last replacements are Ready.
 """
@@ -50,6 +51,17 @@ RULE = "upgrade"
 HOSTNAME = "kubernetes.io/hostname"
 EKS_TAINT = "eks.amazonaws.com/nodegroup"
 AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
+EKS_MAX_UNAVAILABLE = 100     # updateConfig's quota (E1)
+# Taints a component puts on one existing node for its state, which a node newly created from
+# the pool's template does not carry: cloud-provider `api/well_known_taints.go` (uninitialized,
+# removed once the cloud controller has initialized the node; shutdown), cluster-autoscaler
+# `utils/taints/taints.go` (a node it is about to delete, or may delete), Karpenter (v1
+# `karpenter.sh/disrupted`, v1beta1 `karpenter.sh/disruption`). The node.kubernetes.io/ ones
+# (conditions, unschedulable, out-of-service) and EKS's upgrade taint go by prefix and key below.
+NODE_STATE_TAINTS = frozenset({
+    "node.cloudprovider.kubernetes.io/uninitialized", "node.cloudprovider.kubernetes.io/shutdown",
+    "ToBeDeletedByClusterAutoscaler", "DeletionCandidateOfClusterAutoscaler",
+    "karpenter.sh/disrupted", "karpenter.sh/disruption"})
 
 
 class Provider(NamedTuple):
@@ -120,8 +132,15 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
     "cordon" (the node is quarantined and the upgrade goes on)."""
     prov = PROVIDERS[provider]
     pool = len(drain.nodes)
-    mu = resolve_count("--max-unavailable", max_unavailable if max_unavailable is not None else prov.max_unavailable,
-                       pool, round_down=prov.unavailable_rounds_down)
+    mu_text = max_unavailable if max_unavailable is not None else prov.max_unavailable
+    mu = resolve_count("--max-unavailable", mu_text, pool, round_down=prov.unavailable_rounds_down)
+    if provider == "eks":
+        # UpdateConfig: maxUnavailable "The maximum number is 100"; maxUnavailablePercentage: "This
+        # percentage of nodes are updated in parallel, up to 100 nodes at once" (E1: a quota of 100)
+        if not parse_count("--max-unavailable", mu_text)[1] and mu > EKS_MAX_UNAVAILABLE:
+            raise InputError("%s: EKS upgrades at most %d nodes at a time (updateConfig maxUnavailable)"
+                             % (mu_text, EKS_MAX_UNAVAILABLE), field="--max-unavailable")
+        mu = min(mu, EKS_MAX_UNAVAILABLE)
     if max_surge is not None:
         ms = resolve_count("--max-surge", max_surge, pool)
     elif prov.max_surge is None:      # EKS: up to twice the zones, or maxUnavailable if larger
@@ -129,6 +148,11 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
         ms = max(2 * len(zones), mu)
     else:
         ms = resolve_count("--max-surge", prov.max_surge, pool)
+    if prov.unavailable_rounds_down and ms == 0 and mu == 0 and parse_count("--max-unavailable", mu_text)[0] > 0:
+        # Cluster API's ResolveFenceposts (internal/controllers/machinedeployment/mdutil/util.go): a
+        # maxUnavailable percentage that rounds down to 0 with maxSurge 0 proceeds one node at a time
+        # (only explicit zeros for both are refused, as for a Deployment)
+        mu = 1
     if provider != "eks" and ms + mu == 0:
         raise InputError("--max-surge and --max-unavailable are both 0: no node could ever be upgraded",
                          field="--max-surge")
@@ -157,14 +181,16 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
 
 def new_node(template: Node, name: str, labels: Sequence[Tuple[str, str]]) -> Node:
     """A node created like `template`: its labels (hostname its own, `labels` applied), its
-    allocatable, its own taints but none of the node.kubernetes.io/ condition taints, Ready,
-    schedulable."""
+    allocatable, its own taints (the pool's) but none of the node.kubernetes.io/ condition taints
+    and none of the taints other components put on that one node for its state
+    (`NODE_STATE_TAINTS`), Ready, schedulable."""
     lab = dict(template.labels)
     if HOSTNAME in lab:
         lab[HOSTNAME] = name
     lab.update(labels)
     taints = tuple(t for t in template.taints
-                   if not t.key.startswith("node.kubernetes.io/") and t.key != EKS_TAINT)
+                   if not t.key.startswith("node.kubernetes.io/") and t.key != EKS_TAINT
+                   and t.key not in NODE_STATE_TAINTS)
     ready = Condition(type="Ready", status="True", reason="KubeletReady")
     return template.set(name=name, uid="", labels=type(EMPTY_MAP)(lab), taints=taints, unschedulable=False,
                         conditions=type(EMPTY_MAP)({"Ready": ready}), creation_timestamp=None)
@@ -216,10 +242,16 @@ class UpgradeRun(DrainRun):
                 extended = extended.with_node(new_node(template, name, settings.surge_labels))
         excluded = list(self.new_names) + (list(pool) if settings.taints_pool_first else [])
         super().__init__(extended, settings.drain, now, command=command, excluded=excluded)
+        self.drained_stay = not surge     # drain --one-at-a-time: drained nodes stay, cordoned
         self.waiting: Set[str] = set(pool)                       # old nodes not drained yet
         self.arrivals: Dict[str, List[Tuple[Pod, Pod]]] = {}     # node -> (placed object, its pod there)
         self.batch_of: Dict[str, int] = {}
         self.evictions: Dict[Tuple[str, str], List[str]] = {}    # pod -> nodes it was evicted from
+        # replacements that fit no node when their pod went, in the order they reached the
+        # scheduler: pod key -> (the pod, when it was removed); retried when new nodes join
+        self.pending: Dict[Tuple[str, str], Tuple[Pod, float]] = {}
+        # (namespace, pod, node, uid) -> (target, candidates, when it lands); a pod leaves a node once
+        self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float]] = {}
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
@@ -230,6 +262,8 @@ class UpgradeRun(DrainRun):
 
     def land(self, pod: Pod, at: float) -> Tuple[Optional[str], str]:
         target, problem = super().land(pod, at)
+        if target is None and problem and pod.key not in self.ordered_ready:
+            self.pending.setdefault(pod.key, (pod, at))
         if target is not None and target in self.waiting:
             copy = pod.set(node_name=target, uid="", phase="Running", ready=True, deletion_timestamp=None,
                            nominated_node_name="")
@@ -255,15 +289,73 @@ class UpgradeRun(DrainRun):
         that landed on them earlier. Returns the last wave used (wave - 1 if none)."""
         self._swap_arrivals(nodes)
         self.placer.exclude(nodes)
+        if self.drained_stay:
+            self.cordoned.extend(nodes)
         self.offset = drain_start - wave * float(self.cfg.pod_startup)
         pods: List[Pod] = []
         for name in nodes:
             self.node_stats[name]["start"] = wave
             pods.extend(self.filter_node(name, drain_start))
-        last = self.run(pods, wave)
         for name in nodes:
-            self.waiting.discard(name)
-        return last
+            self.waiting.discard(name)    # a replacement let back onto it is not evicted again
+        return self.run(pods, wave)
+
+    def retry_pending(self, joined: Sequence[str], ready_at: float, wave: int, leaving: Sequence[str] = ()) -> None:
+        """New nodes `joined` are Ready at `ready_at`: kube-scheduler moves every unschedulable pod
+        back to its active queue on a node's Add (and on its update once the not-ready taint is
+        gone: `pkg/scheduler/eventhandlers.go`, addNodeToCache / updateNodeInCache ->
+        MoveAllToActiveOrBackoffQueue), so the replacements that fit nowhere so far are tried again,
+        in queue order (higher priority first, then the earlier created), once `leaving` (the
+        batch about to drain) is cordoned. One that lands is no longer a shortfall: its action gets
+        the node as `target` and `replacementAt` (when it lands), and the PDB budget its eviction
+        spent comes back once it is Ready (wave `wave` + 1, the first wave after the batch's drain
+        starts)."""
+        if not self.pending or not joined:
+            return
+        self.placer.exclude(leaving)
+        queue = sorted(enumerate(self.pending.values()), key=lambda t: (-t[1][0].priority, t[1][1], t[0]))
+        for _, (pod, removed_at) in queue:
+            if not self.placer.fits_any(pod, joined):
+                continue          # only the new nodes changed: it still fits nowhere
+            self.sts_pending.discard(pod.key)
+            target, _ = self.land(pod, ready_at)
+            candidates = self.candidates.pop(pod.key, ())
+            if target is None:
+                continue
+            del self.pending[pod.key]
+            self.landed_later[(pod.namespace, pod.name, pod.node_name, pod.uid)] = (target, candidates, ready_at)
+            if pod.node_name in self.node_stats:
+                self.node_stats[pod.node_name]["short"] -= 1
+            pdbs = pdbs_for_pod(self.s, pod)
+            state = self.budgets.get((pdbs[0].namespace, pdbs[0].name)) if len(pdbs) == 1 else None
+            if state is not None:
+                lost = "the replacement of %s (evicted at %s) " % (pod.ref, format_offset(removed_at))
+                kept = [x for x in state.lost if not x.startswith(lost)]
+                if len(kept) < len(state.lost):
+                    state.lost[:] = kept
+                    state.restores[wave + 1] = state.restores.get(wave + 1, 0) + 1
+
+    def record_landed_later(self) -> None:
+        """The plan's record of the Pending replacements that landed when new nodes joined (one
+        pass over the actions and the shortfalls, at the end)."""
+        if not self.landed_later:
+            return
+        done = self.landed_later
+        for i, a in enumerate(self.b.actions):
+            if a.type not in ("evict", "delete") or a.target is not None:
+                continue
+            hit = done.get((a.namespace, a.pod, a.node, a.uid))
+            if hit is None:
+                continue
+            target, candidates, ready_at = hit
+            reason = a.reason.replace("; its replacement fits no node", "")
+            self.b.actions[i] = a.set(
+                target=target, candidates=candidates, replaced_at=ready_at,
+                reason="%s; its replacement stays Pending until node/%s joins and is Ready at %s, then lands "
+                       "there" % (reason, target, format_offset(ready_at)))
+        keys = {k[:3] for k in done}
+        self.b.shortfalls = [e for e in self.b.shortfalls
+                             if not (e.code == "no-node-fits" and (e.namespace, e.pod, e.node) in keys)]
 
     def batches(self) -> List[_Batch]:
         up = self.up
@@ -305,6 +397,8 @@ class UpgradeRun(DrainRun):
                 self.placer.include(new)
             drain_start = t + (up.node_startup if new else 0.0)
             batch.drain_start = drain_start
+            self.offset = drain_start - wave * ps
+            self.retry_pending(new, drain_start, wave, batch.nodes)
             first_block = len(self.b.blocked)
             last = self.drain_batch(batch.nodes, drain_start, wave)
             batch.evicted = sum(self.node_stats[n]["evicted"] for n in batch.nodes)
@@ -362,6 +456,12 @@ class UpgradeRun(DrainRun):
             # no surge left for the last removals (max surge 0, EKS's minimal strategy): their
             # replacements join once they are gone, so the pool ends with one new node per old one
             batches[-1].after = self.new_names[joined:len(self.pool)]
+            self.placer.settle()
+            self.placer.include(batches[-1].after)
+            self.b.batch = batches[-1].number
+            self.retry_pending(batches[-1].after, (batches[-1].end or 0.0) + up.node_startup, wave)
+            self.b.batch = None
+        self.record_landed_later()
         self.inputs_missing()
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()

@@ -610,6 +610,33 @@ class Placer:
 
     # -- API ----------------------------------------------------------------------------------
 
+    def fits_any(self, pod: Pod, names: Iterable[str]) -> bool:
+        """Does `pod` pass every Filter on one of the candidate nodes `names` now? No scoring, no
+        FitError, no preemption, nothing reserved: the test that tells whether a pod that fits
+        nowhere is worth a new scheduling attempt once these nodes have joined (kube-scheduler
+        retries its unschedulable pods on a node's Add; an upgrade asks this for every Pending
+        replacement at every batch, so it must stay cheap: static verdicts by class, then the
+        dynamic filters on these nodes only)."""
+        want = [n for n in names if n in self.nodes and n not in self.excluded]
+        if not want:
+            return False
+        entries, _ = self._static_feasible(pod)
+        by_class = {id(e.cls): e for e in entries}
+        cands = []
+        for n in want:
+            entry = by_class.get(id(self._class_of[n]))
+            if entry is not None and (entry.subset is None or any(m == n for m, _ in entry.subset)):
+                cands.append(n)
+        items = self._items(pod)
+        if self._check_resources:
+            cands = [n for n in cands if self._room(pod, items, n)]
+        if not cands:
+            return False
+        cyc = self.cycle(pod)
+        if cyc.rejected is not None:
+            return False
+        return any(self._fits(pod, items, n, cyc) for n in cands)
+
     def place(self, pod: Pod) -> Placement:
         """Find the node the scheduler would pick for a replacement of `pod`; reserve it.
 
