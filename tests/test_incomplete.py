@@ -339,3 +339,28 @@ def test_an_outage_under_an_unknown_budget_is_not_said_to_be_allowed(tmp_path: P
     doc = json.loads(_drain(path).stdout)
     [outage] = [w for w in doc["warnings"] if w.startswith("outage: ")]
     assert outage.endswith("(PDB default/web not checked: its budget needs objects not in the input)")
+
+
+# --- pods the input does not show ------------------------------------------------------------------
+
+# The eviction manager evicts from the node's active pods, one per cycle, walking the ranked list
+# (eviction_manager.go `synchronize`; spec/semantics.md A4.29): "no evictable pods left, the node
+# stays under pressure" (threshold-persists, exit 4) is a fact only when the input holds every Pod.
+# Without them, which pods go and whether the pressure clears is unknown (DESIGN.md: a plan never
+# asserts the absence of an object whose kind its input does not hold).
+@pytest.mark.parametrize("without,code,shortfall,incomplete", [
+    ((), 4, ["threshold-persists"], []),          # every Pod held, none on n1: nothing to evict
+    (("Pod",), 5, [], ["Pod"]),                    # no Pod in the input: not known
+])
+def test_pressure_on_a_node_whose_pods_are_not_in_the_input(tmp_path: Path, without: tuple, code: int,
+                                                            shortfall: List[str], incomplete: List[str]) -> None:
+    path = _write(tmp_path, [node("n1"), node("n2")], without=without)
+    res = _plan(path, "pressure", "n1", "--signal", "n1:memory.available=10Mi")
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    assert [e["code"] for e in doc["shortfall"]] == shortfall
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    if incomplete:
+        assert "whether the node leaves pressure, not known for 1 node (n1)" in doc["incomplete"][0]["effect"]
+        table = _plan(path, "pressure", "n1", "--signal", "n1:memory.available=10Mi", fmt="table").stdout
+        assert "nothing evictable is left" not in table and "pods are not in the input" in table

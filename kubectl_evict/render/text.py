@@ -194,7 +194,8 @@ def verdict(plan: Plan) -> Tuple[str, str]:
             what.append("%s under pressure" % (plural(nodes, "node") + (" stays" if nodes == 1 else " stay")))
         return "SHORTFALL", "it happens, but %s%s" % (" and ".join(what), tail)
     if code == 5:
-        return "INCOMPLETE", ("nothing happens" if not plan.actions else
+        # no action found among what the input shows, which is not "nothing happens"
+        return "INCOMPLETE", ("nothing happens to what the input shows" if not plan.actions else
                               "nothing is blocked and no replacement lacks a node") + tail
     if not plan.actions:
         return "OK", "nothing happens" + tail

@@ -384,6 +384,7 @@ class NodeResult(NamedTuple):
     exhausted: bool                   # ranked pods ran out before the signal cleared
     conditions: Tuple[str, ...]       # pressure conditions set during the plan
     soft_kills: int = 0               # kills for a soft threshold (their grace depends on the version)
+    pods_unknown: bool = False        # still met, but the input holds no pods: what the kubelet evicts is unknown
 
 
 def _free(obs: Dict[str, Observation], pod: Pod, u: Optional[PodUsage], layout: str) -> None:
@@ -463,6 +464,7 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
     kills = 0
     soft_kills = 0
     exhausted = False
+    pods_unknown = False
     cleared_at: Optional[float] = None
     reclaim_warned = False
     skipped_critical: Set[Tuple[str, str]] = set()
@@ -543,6 +545,13 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
             victim = p
             break
         if victim is None:
+            if not snapshot.holds("Pod"):
+                # no pod known is not no pod there: the kubelet evicts pods the input does not
+                # show, so whether the pressure outlasts them is unknown (no shortfall asserted)
+                pods_unknown = True
+                b.incomplete_for("Pod", "which pods the kubelet evicts under a threshold still met, and so whether "
+                                 "the node leaves pressure, not known", name, noun="node")
+                break
             exhausted = True
             b.node_shortfall(name, "threshold-persists", "no evictable pods left and %s is still met: the node stays "
                              "under pressure" % _describe(th, obs))
@@ -566,7 +575,7 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
         # its replacement is created at the end of that grace)
         t += max(MONITORING_INTERVAL, _grid(grace))
     res = NodeResult(name, kills, cleared_at, exhausted, tuple(c for c in CONDITION_ORDER if c in set_during or c in existing),
-                     soft_kills)
+                     soft_kills, pods_unknown)
     _admission_warning(b, snapshot, node, res, advice, version)
     return res
 
@@ -861,6 +870,8 @@ def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str
     n = "%d kill%s" % (res.kills, "" if res.kills == 1 else "s")
     if res.exhausted:
         tail = n + ", then nothing evictable is left: pressure persists"
+    elif res.pods_unknown:
+        tail = "pods are not in the input: which ones the kubelet evicts, and whether the pressure clears, is unknown"
     elif met and res.cleared_at is not None:
         tail = n + "; every threshold (with minimum reclaim) clears at %s" % format_offset(res.cleared_at)
     else:
