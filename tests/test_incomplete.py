@@ -364,3 +364,30 @@ def test_pressure_on_a_node_whose_pods_are_not_in_the_input(tmp_path: Path, with
         assert "whether the node leaves pressure, not known for 1 node (n1)" in doc["incomplete"][0]["effect"]
         table = _plan(path, "pressure", "n1", "--signal", "n1:memory.available=10Mi", fmt="table").stdout
         assert "nothing evictable is left" not in table and "pods are not in the input" in table
+
+
+# Graceful shutdown skips a priority group with no pods, without waiting (`processShutdownEvent`;
+# spec/semantics.md B.6: worst case = the sum of the non-empty groups). Which groups are empty is
+# known only when the input holds every Pod; otherwise every group may run its whole period.
+KUBELET_SHUTDOWN = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+                    "kubeletconfig": {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}}
+
+
+@pytest.mark.parametrize("without,code,total,lines", [
+    ((), 0, 0, ["skipped  priority < 2000000000 (20s): no pods, no wait"]),
+    (("Pod",), 5, 30, ["unknown  priority < 2000000000: +0s..+20s (20s) if it has pods: pods are not in the input",
+                       "unknown  priority >= 2000000000: +20s..+30s (10s) if it has pods: pods are not in the input"]),
+])
+def test_shutdown_phases_of_a_node_whose_pods_are_not_in_the_input(tmp_path: Path, without: tuple, code: int,
+                                                                   total: int, lines: List[str]) -> None:
+    path = _write(tmp_path, [node("n1"), node("n2"), KUBELET_SHUTDOWN], without=without)
+    res = _plan(path, "shutdown", "n1")
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    [report] = doc["shutdown"]
+    assert report["totalSeconds"] == total
+    table = _plan(path, "shutdown", "n1", fmt="table").stdout
+    for line in lines:
+        assert line in table
+    if without:
+        assert "no pods" not in table

@@ -519,8 +519,9 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
     if groups is None:
         why = off or ("%s: shutdownGracePeriod=%s, no shutdownGracePeriodByPodPriority"
                       % (cfg.source, format_go_duration(cfg.grace or 0.0)))
-        b.warn("graceful node shutdown is disabled on node/%s (%s): when it shuts down, its %d pods are killed "
-               "without grace (no preStop hooks, terminationGracePeriodSeconds ignored)" % (name, why, len(pods)))
+        b.warn("graceful node shutdown is disabled on node/%s (%s): when it shuts down, its %s are killed "
+               "without grace (no preStop hooks, terminationGracePeriodSeconds ignored)"
+               % (name, why, "%d pods" % len(pods) if snapshot.holds("Pod") else "pods (not in the input)"))
         for pod in pods:
             b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=0,
                      grace_period_seconds=0, rule=RULE,
@@ -537,6 +538,15 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         n_phase = 0
         for i, (g, idxs) in enumerate(zip(groups, grouped)):
             band = _priority_text(groups, i)
+            if not idxs and not snapshot.holds("Pod"):
+                # a phase is skipped only when it has no pods; the input does not say, so it may
+                # take its whole period (the worst case counts it)
+                phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": t,
+                               "pods": None})
+                lines.append("  unknown  %s: +%s..+%s (%ds) if it has pods: pods are not in the input"
+                             % (band, format_seconds(t), format_seconds(t + g.seconds), g.seconds))
+                t += g.seconds
+                continue
             if not idxs:
                 phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": None,
                                "pods": []})
@@ -570,9 +580,10 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         requested = period_requested(groups)
         report.update(enabled=True, totalSeconds=t, periodRequestedSeconds=requested, phases=phases,
                       podStatus=shutdown_pod_status("Running"))
-        b.note("node/%s: graceful shutdown takes up to %s in %d phase%s (%s; logind must allow %s)"
-               % (name, format_seconds(t), n_phase, "" if n_phase == 1 else "s", cfg.source,
-                  format_seconds(requested)))
+        phase_count = "%d phase%s" % (n_phase, "" if n_phase == 1 else "s") if snapshot.holds("Pod") else \
+            "up to %d phases (pods are not in the input)" % len(groups)
+        b.note("node/%s: graceful shutdown takes up to %s in %s (%s; logind must allow %s)"
+               % (name, format_seconds(t), phase_count, cfg.source, format_seconds(requested)))
         for line in lines:
             b.note(line)
         did, _ = logind_check(requested, settings.inhibit_delay_max)
