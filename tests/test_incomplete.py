@@ -391,3 +391,43 @@ def test_shutdown_phases_of_a_node_whose_pods_are_not_in_the_input(tmp_path: Pat
         assert line in table
     if without:
         assert "no pods" not in table
+
+
+# kube-scheduler's preemption reads PodDisruptionBudgets: pods whose deletion would violate one are
+# reprieved first, and the node with the fewest violations wins (DefaultPreemption,
+# `SelectVictimsOnNode` / `pickOneNodeForPreemption`; spec/scheduler.md "Preemption" 3.4, 4 and
+# 5.1). n1 fails; hi's replacement fits only by preempting lowa-1 (on na, under a PDB with no
+# budget) or lowb-1 (on nb, under none): upstream picks nb. Without PDBs in the input the choice is
+# a guess, and the plan says so (the preemptor's and the victim's actions, and `incomplete`).
+def _preemption_cluster() -> List[dict]:
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+           "metadata": {"name": "lowa", "namespace": "default", "generation": 1},
+           "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "lowa"}}},
+           "status": {"observedGeneration": 1, "disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1,
+                      "expectedPods": 1}}
+    return [node("n1", cpu="1"), node("na", cpu="1"), node("nb", cpu="1"),
+            pod("hi-1", "n1", owner=("ReplicaSet", "hi"), cpu="800m", priority=1000, labels={"app": "hi"}),
+            pod("lowa-1", "na", owner=("ReplicaSet", "lowa"), cpu="500m", priority=0, labels={"app": "lowa"}),
+            pod("lowb-1", "nb", owner=("ReplicaSet", "lowb"), cpu="500m", priority=0, labels={"app": "lowb"}), pdb]
+
+
+@pytest.mark.parametrize("without,code,victim_node,incomplete", [
+    ((), 0, "nb", []),
+    (("PodDisruptionBudget",), 5, None, ["PodDisruptionBudget"]),
+])
+def test_preemption_without_pdbs_is_not_presented_as_known(tmp_path: Path, without: tuple, code: int,
+                                                            victim_node: Optional[str], incomplete: List[str]) -> None:
+    path = _write(tmp_path, _preemption_cluster(), without=without)
+    res = _plan(path, "controller", "--fail", "n1")
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    victims = [a for a in doc["actions"] if a["by"] == "scheduler"]
+    assert len(victims) == 1
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    if victim_node:
+        assert victims[0]["node"] == victim_node
+    else:
+        effect = doc["incomplete"][0]["effect"]
+        assert effect.startswith("preemption victims and their node chosen without budgets") and "default/hi-1" in effect
+        hi = [a for a in doc["actions"] if a.get("pod") == "hi-1"]
+        assert all("not in the input: PodDisruptionBudget" in a["reason"] for a in hi + victims)

@@ -19,6 +19,13 @@ from kubectl_evict.scheduling.plugins.dynamicresources import unknown_kinds
 
 MAX_CASCADE = 3
 
+# kube-scheduler's preemption reads PodDisruptionBudgets (DefaultPreemption: victims whose
+# deletion violates a budget are reprieved first, and the node with the fewest violations wins);
+# without them the victims and the node are a guess, said per pod (preemptor and victims)
+PREEMPTION_WITHOUT_PDBS = ("preemption victims and their node chosen without budgets (kube-scheduler reprieves "
+                           "pods whose deletion would violate a PodDisruptionBudget first, and picks the node with "
+                           "the fewest violations)")
+
 
 def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth: int = 0) -> Placement:
     """Place the replacement of `pod` (removed at `at`); emit the preemptions it causes."""
@@ -27,6 +34,9 @@ def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth:
     for kind in unknown_kinds(placer.snapshot, pod):
         b.incomplete(kind, "replacements with ResourceClaims placed without checking their devices "
                            "(DynamicResources, v1.34+)")
+    if placed.preemptions and placer.snapshot is not None and not placer.snapshot.holds("PodDisruptionBudget"):
+        for p in [pod] + [victim for victim, _ in placed.preemptions]:
+            b.incomplete_for("PodDisruptionBudget", PREEMPTION_WITHOUT_PDBS, p.ref)
     for victim, node in placed.preemptions:
         preempted(b, placer, victim, node, pod, placed, at, rule, depth + 1)
     return placed
