@@ -431,3 +431,31 @@ def test_preemption_without_pdbs_is_not_presented_as_known(tmp_path: Path, witho
         assert effect.startswith("preemption victims and their node chosen without budgets") and "default/hi-1" in effect
         hi = [a for a in doc["actions"] if a.get("pod") == "hi-1"]
         assert all("not in the input: PodDisruptionBudget" in a["reason"] for a in hi + victims)
+
+
+# The node lifecycle controller refreshes a node's probe time when its Ready heartbeat changes or
+# its Lease renews (spec/semantics.md C line "The probe timestamp is refreshed ..."; a kubelet posts
+# status only every 5m when nothing changes). n2's heartbeat is 3m old: only its Lease says it is
+# healthy. Graceful shutdown builds the controller's own timeline (zone states, rate limits) for
+# n1's taints, so it depends on n2's Lease exactly as `controller` does, and says so the same way.
+def _lease(name: str, renewed: str) -> dict:
+    return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": name, "namespace": "kube-node-lease"},
+            "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": renewed}}
+
+
+@pytest.mark.parametrize("args", [("controller", "--fail", "n1"), ("shutdown", "n1")])
+@pytest.mark.parametrize("without,incomplete", [((), []), (("Lease",), ["Lease"])])
+def test_node_health_without_leases_is_said_by_every_command_that_times_taints(
+        tmp_path: Path, args: tuple, without: tuple, incomplete: List[str]) -> None:
+    stale = node("n2")
+    stale["status"]["conditions"][0]["lastHeartbeatTime"] = "2026-11-21T11:57:00Z"
+    path = _write(tmp_path, [node("n1"), stale, node("n3"), _lease("n1", "2026-11-21T11:59:55Z"),
+                             _lease("n2", "2026-11-21T11:59:55Z"), _lease("n3", "2026-11-21T11:59:55Z")],
+                  without=without)
+    res = _plan(path, *args)
+    doc = json.loads(res.stdout)
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    assert res.returncode == (5 if incomplete else 0), res.stdout
+    if incomplete:
+        assert doc["incomplete"][0]["effect"].startswith("node health read from Ready heartbeats only: 1 node (n2)")

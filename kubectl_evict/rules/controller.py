@@ -21,10 +21,9 @@ from pyrsistent import PClass, field
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.workloads import attach
-from kubectl_evict.plan import (DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs,
-                                number)
+from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, number
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
-from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline,
+from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, controller_owner, job_after_deletion, recreation,
@@ -258,11 +257,8 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                "(master disruption mode): %s" % (format_offset(tl.master_disruption_at),
                                                   "no pods are deleted" if tl.legacy else
                                                   "no NoExecute taints, existing ones removed, nothing evicted"))
-    if tl.lenient_nodes:
-        b.incomplete("Lease", "node health read from Ready heartbeats only: %s with a heartbeat older than %s "
-                     "judged without its Lease (healthy if posted within 5m, as a kubelet posts status only every "
-                     "5m; Unknown after that)" % (counted_refs("node", list(tl.lenient_nodes)),
-                                                  format_seconds(tl.grace)))
+    if lease_gap(tl):
+        b.incomplete("Lease", lease_gap(tl))
     if omitted:
         b.warn("%d action%s after the %s horizon %s omitted (raise --horizon to see them)"
                % (omitted, "" if omitted == 1 else "s", format_seconds(horizon), "is" if omitted == 1 else "are"))

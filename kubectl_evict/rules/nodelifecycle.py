@@ -32,6 +32,8 @@ from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 from pyrsistent import PClass, field
 
 from kubectl_evict.model import Condition, Node, Pod, Snapshot, Taint, Toleration
+from kubectl_evict.plan import counted_refs
+from kubectl_evict.timeutil import format_seconds
 from kubectl_evict.versions import ClusterVersion, cluster_version
 from kubectl_evict.scheduling.tolerations import (DISK_PRESSURE, MEMORY_PRESSURE, NETWORK_UNAVAILABLE, NOT_READY,
                                                   PID_PRESSURE, UNREACHABLE, UNSCHEDULABLE, default_toleration_seconds,
@@ -249,6 +251,17 @@ class Timeline(NamedTuple):
     zones: Tuple[ZoneTimeline, ...]
     master_disruption_at: Optional[float]         # every zone fully disrupted from then on
     lenient_nodes: Tuple[str, ...]                # no Lease known; heartbeat older than grace
+
+
+def lease_gap(tl: Timeline) -> str:
+    """What a timeline judged without Leases leaves unchecked (`incomplete` Lease, "" when
+    nothing): the nodes whose health, and so the zone states and rate limits every tainting
+    depends on, came from Ready heartbeats alone. One text for every rule that builds a timeline."""
+    if not tl.lenient_nodes:
+        return ""
+    return ("node health read from Ready heartbeats only: %s with a heartbeat older than %s judged without its "
+            "Lease (healthy if posted within 5m, as a kubelet posts status only every 5m; Unknown after that)"
+            % (counted_refs("node", list(tl.lenient_nodes)), format_seconds(tl.grace)))
 
 
 def status_at(statuses: Sequence[Tuple[float, str]], t: float) -> str:

@@ -40,7 +40,8 @@ from pyrsistent import PClass, field, pvector
 from kubectl_evict.errors import InputError, ValueParseError
 from kubectl_evict.kubeletconfig import located
 from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
-from kubectl_evict.rules.nodelifecycle import ControllerSettings, NodeFailure, effective_tolerations, noexecute_timeline
+from kubectl_evict.rules.nodelifecycle import (ControllerSettings, NodeFailure, effective_tolerations, lease_gap,
+                                               noexecute_timeline)
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
@@ -348,18 +349,23 @@ class NodeSide(NamedTuple):
 
 
 def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str, float]],
-                            settings: ShutdownSettings, now: float) -> Dict[str, NodeSide]:
+                            settings: ShutdownSettings, now: float,
+                            b: Optional[PlanBuilder] = None) -> Dict[str, NodeSide]:
     """When the node lifecycle controller taints nodes that stop being Ready.
 
     `failing`: node -> (key, seconds after now when Ready leaves True); key `not-ready` (the
     kubelet reports Ready=False: NoSchedule at once) or `unreachable` (the kubelet stops
     posting: Unknown after --node-monitor-grace-period). The timeline itself, zone states and
     rate limits included, is the controller rule's (`rules.nodelifecycle.noexecute_timeline`).
+    With `b`, the other nodes judged without their Lease go into `incomplete` as the controller
+    rule says it: the zone states, and so these taints, rest on that judgement.
     """
     cs = settings.controller
     failures = {name: NodeFailure(at=start, status="False" if key == "not-ready" else "Unknown")
                 for name, (key, start) in failing.items()}
     tl = noexecute_timeline(snapshot, now, failures, cs)
+    if b is not None and lease_gap(tl):
+        b.incomplete("Lease", lease_gap(tl))
     zones = {z.zone: z for z in tl.zones}
     out: Dict[str, NodeSide] = {}
     for name, (key, start) in failing.items():
@@ -464,7 +470,7 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         per_node[name] = (cfg, groups, off)
         if node.ready_status == "True":
             failing[name] = ("not-ready", 0.0) if groups else ("unreachable", 0.0)
-    sides = node_lifecycle_timeline(snapshot, failing, settings, now)
+    sides = node_lifecycle_timeline(snapshot, failing, settings, now, b)
     placer: Optional[Placer] = None
     job_counted: Dict[str, int] = {}     # Job failures of pods deleted on nodes without graceful shutdown
     if any(per_node[name][1] is None for name in nodes):
