@@ -459,3 +459,57 @@ def test_node_health_without_leases_is_said_by_every_command_that_times_taints(
     assert res.returncode == (5 if incomplete else 0), res.stdout
     if incomplete:
         assert doc["incomplete"][0]["effect"].startswith("node health read from Ready heartbeats only: 1 node (n2)")
+
+
+# NodeVolumeLimits counts a node's VolumeAttachments too, even those no pod uses
+# (`getNodeVolumeAttachmentInfo`; spec/scheduler.md NodeVolumeLimits 8): n2's CSINode allows one
+# EBS volume and one is attached there, so db-1's replacement exceeds it ("node(s) exceed max
+# volume count") and fits no node. Without VolumeAttachments in the input "fits on n2" is not
+# known: the filter counts the pods' volumes only (a lower bound: a node they fill is still
+# rejected, tests/test_placement_plan.py test_csi_attach_limit) and the plan says so (exit 5, not 0).
+def _pv(name: str, claim: str, handle: str) -> dict:
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "ebs",
+                     "claimRef": {"namespace": "default", "name": claim, "uid": "uid-" + claim},
+                     "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": handle}},
+            "status": {"phase": "Bound"}}
+
+
+def _attached_volume_cluster(limit: Optional[int]) -> List[dict]:
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": "data", "namespace": "default", "uid": "uid-data",
+                          "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+             "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "ebs", "volumeName": "pv-data",
+                      "resources": {"requests": {"storage": "1Gi"}}}, "status": {"phase": "Bound"}}
+    driver = {"name": "ebs.csi.aws.com", "nodeID": "i-2"}
+    if limit is not None:
+        driver["allocatable"] = {"count": limit}
+    csinode = {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n2"},
+               "spec": {"drivers": [driver]}}
+    va = {"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "csi-other"},
+          "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "n2", "source": {"persistentVolumeName": "pv-other"}},
+          "status": {"attached": True}}
+    db = pod("db-1", "n1", owner=("ReplicaSet", "db"), volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}])
+    return [node("n1"), node("n2"), db, claim, _pv("pv-data", "data", "vol-1"), _pv("pv-other", "gone", "vol-9"),
+            csinode, va]
+
+
+@pytest.mark.parametrize("limit,without,code,target,incomplete", [
+    (1, (), 4, None, []),                                         # 1 attached + 1 new > 1
+    (1, ("VolumeAttachment",), 5, "n2", ["VolumeAttachment"]),    # the attached one is not known
+    (None, ("VolumeAttachment",), 0, "n2", []),                   # no count on any CSINode: no limit to exceed
+])
+def test_volume_limits_without_volume_attachments(tmp_path: Path, limit: Optional[int], without: tuple, code: int,
+                                                  target: Optional[str], incomplete: List[str]) -> None:
+    path = _write(tmp_path, _attached_volume_cluster(limit), without=without)
+    res = _drain(path)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    [evict] = [a for a in doc["actions"] if a["type"] == "evict"]
+    assert evict["target"] == target
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    if code == 4:
+        assert "node(s) exceed max volume count" in doc["shortfall"][0]["reason"]
+    if incomplete:
+        assert doc["incomplete"][0]["effect"].startswith("NodeVolumeLimits counted only the pods' volumes")
+        assert "not in the input: VolumeAttachment" in evict["reason"]

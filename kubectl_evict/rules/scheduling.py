@@ -76,6 +76,9 @@ def unchecked(b: PlanBuilder, placer: Placer, pod: Pod) -> None:
         if kind == "Namespace":
             what = ("%s skipped: required pod (anti-)affinity terms with a namespaceSelector were not "
                     "evaluated for the replacement" % ", ".join(plugins))
+        elif kind == "VolumeAttachment":
+            what = ("%s counted only the pods' volumes (a node's VolumeAttachments count too): whether the "
+                    "replacement stays under the CSI attach limits was not checked" % ", ".join(plugins))
         else:
             what = ("volume filters skipped (%s): whether the claims' volumes can follow the replacement "
                     "was not checked" % ", ".join(plugins))

@@ -386,7 +386,9 @@ class Placer:
                     names = per_kind.setdefault(kind, [])
                     if plugin.name not in names:
                         names.append(plugin.name)
-                continue
+                # unless all it lacks only adds to what it counts: its rejections are then facts
+                if not set(missing) <= set(getattr(plugin, "lower_bound_kinds", ())):
+                    continue
             st, data = plugin.pre_filter(self.cs, pod)
             if st.code == framework.SKIP:
                 continue

@@ -1685,10 +1685,11 @@ class Generator:
             return len(b)
 
         # The generated cluster is all there is: list every kind written (none is partial), so plans
-        # over it are complete (exit 5 would mean a kind is missing).
+        # over it are complete (exit 5 would mean a kind is missing). It writes no VolumeAttachment:
+        # listed, it says there are none (NodeVolumeLimits counts them against the CSINode limits).
         kinds = ["CSINode", "DaemonSet", "Deployment", "Job", "Lease", "Node", "PersistentVolume",
                  "PersistentVolumeClaim", "Pod", "PodDisruptionBudget", "PriorityClass", "ReplicaSet", "StatefulSet",
-                 "StorageClass"] + (["NodeKubeletConfig", "NodeStatsSummary"] if self.stats else [])
+                 "StorageClass", "VolumeAttachment"] + (["NodeKubeletConfig", "NodeStatsSummary"] if self.stats else [])
         emit({"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
               "takenAt": TAKEN_AT, "context": "bench", "server": "https://bench.example:6443", "kinds": kinds})
         for nd in sorted(self.nodes, key=lambda n: n.name):

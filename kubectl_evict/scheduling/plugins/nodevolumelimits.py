@@ -50,6 +50,22 @@ def volume_handle(cs: ClusterState, csinode: Optional[CSINode], ns: str, claim: 
 class NodeVolumeLimits(Plugin):
     name = "NodeVolumeLimits"
     claim_kinds = CLAIM_KINDS + ("CSINode",)
+    # Without these the plugin still runs: the pods' own volumes are a lower bound of what is
+    # attached, so a node they already fill is rejected as a fact; a node it passes is not known.
+    lower_bound_kinds = ("VolumeAttachment",)
+
+    def unknown_kinds(self, cs: ClusterState, pod: Pod) -> Tuple[str, ...]:
+        """The claim kinds, and VolumeAttachment: a node's attached volumes count its
+        VolumeAttachments too, even those no pod uses (`getNodeVolumeAttachmentInfo`), so without
+        them "fits under the limit" is not known. Only where a limit can apply: CSINodes not held,
+        or one of them declares an `allocatable.count`."""
+        missing = super().unknown_kinds(cs, pod)
+        snap = cs.snapshot
+        if snap is None or snap.holds("VolumeAttachment") or "VolumeAttachment" in missing or not claim_names(pod):
+            return missing
+        if snap.holds("CSINode") and not any(c is not None for n in cs.csi_nodes.values() for c in n.drivers.values()):
+            return missing
+        return missing + ("VolumeAttachment",)
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
         # the state: the pod's new volumes per CSINode's migrated plugins (filled as nodes ask)
