@@ -517,6 +517,10 @@ class Owner(Record):
     # and spec.updateStrategy.rollingUpdate.maxUnavailable (int, "NN%" or None)
     rolling_out = field(type=bool, initial=False)
     max_unavailable = field(initial=None)
+    # DaemonSet: its pod template's spec.nodeSelector and required node affinity, which the
+    # DaemonSet controller matches nodes against (its pods carry only their node's name as affinity)
+    template_node_selector = field(initial=None)     # FrozenMap, None for other kinds
+    template_affinity = field(initial=None)          # NodeSelector or None
 
     @property
     def ref(self) -> str:

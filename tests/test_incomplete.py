@@ -513,3 +513,42 @@ def test_volume_limits_without_volume_attachments(tmp_path: Path, limit: Optiona
     if incomplete:
         assert doc["incomplete"][0]["effect"].startswith("NodeVolumeLimits counted only the pods' volumes")
         assert "not in the input: VolumeAttachment" in evict["reason"]
+
+
+# The DaemonSet controller keeps a daemon pod on a node only while the node matches the
+# DaemonSet's pod template: its nodeSelector and required node affinity (daemon_controller.go
+# NodeShouldRunDaemonPod: NewPod(ds) + predicates). The pods themselves do not carry the
+# template's affinity terms: the controller replaces them with a matchFields term on their node's
+# name (daemonset_util.go ReplaceDaemonSetPodNodeNameNodeAffinity). Relabeling n1 so that it no
+# longer matches the template's affinity deletes the pod; without the DaemonSet in the input the
+# plan cannot know, and says so.
+def _daemon_cluster() -> List[dict]:
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "monitoring", "operator": "NotIn", "values": ["off"]}]}]}}}
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "exporter", "namespace": "default",
+                                                                   "uid": "uid-exporter"},
+          "spec": {"selector": {"matchLabels": {"app": "exporter"}},
+                   "template": {"metadata": {"labels": {"app": "exporter"}},
+                                "spec": {"affinity": affinity, "containers": [{"name": "c", "image": "x"}]}}}}
+    pinned = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+    daemon = pod("exporter-x1", "n1", owner=("DaemonSet", "exporter"), labels={"app": "exporter"}, affinity=pinned)
+    return [node("n1"), node("n2"), daemon, ds]
+
+
+@pytest.mark.parametrize("label,without,code,deleted,incomplete", [
+    ("monitoring=off", (), 0, ["exporter-x1"], []),                       # no longer matches the template
+    ("monitoring=on", (), 0, [], []),                                     # still matches
+    ("monitoring=off", ("DaemonSet",), 5, [], ["DaemonSet"]),            # the template is not in the input
+])
+def test_relabel_under_a_daemonset_template_affinity(tmp_path: Path, label: str, without: tuple, code: int,
+                                                      deleted: List[str], incomplete: List[str]) -> None:
+    path = _write(tmp_path, _daemon_cluster(), without=without)
+    res = _plan(path, "affinity", "--label", "n1:" + label)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    assert [a["pod"] for a in doc["actions"] if a["type"] == "delete"] == deleted
+    assert all(a["by"] == "daemonset-controller" for a in doc["actions"] if a["type"] == "delete")
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    if incomplete:
+        assert doc["incomplete"][0]["effect"].startswith("the DaemonSet's node affinity")

@@ -32,7 +32,7 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
                                                  ledger_decision, pdbs_for_pod, unknown_budget_text)
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
-from kubectl_evict.rules.replacements import NOTHING_RECREATES, recreation, replace_removed
+from kubectl_evict.rules.replacements import NOTHING_RECREATES, controller_owner, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, no_execute_decision, taint_eviction_schedule,
@@ -160,8 +160,8 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
     if pod.is_mirror:
         return
     if pod.controller_kind == "DaemonSet":
-        # The DaemonSet's own selector is the pod's (the controller pins pods with matchFields).
-        if old is not new and not node_matches_pod(pod, new).match and node_matches_pod(pod, old).match:
+        if old is not new and old.labels != new.labels and not _daemon_fits(b, placing.snapshot, pod, new) \
+                and _daemon_fits(b, placing.snapshot, pod, old):
             _delete(b, placing, pod, new.name, 0, "DaemonSet controller deletes it: node no longer matches the DaemonSet's "
                     "node selector/affinity", DAEMONSET_CONTROLLER)
         return
@@ -183,6 +183,23 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
                       % (state, what), need_target=True)
     else:
         b.skip(pod, "stays-running", "node %s %s: Kubernetes leaves it running" % (state, what))
+
+
+def _daemon_fits(b: PlanBuilder, snapshot: Snapshot, pod: Pod, node: Node) -> bool:
+    """`NodeShouldRunDaemonPod`'s node affinity check: the DaemonSet's pod template's nodeSelector
+    and required node affinity (daemon_controller.go NewPod + predicates). Its pods do not carry
+    the template's affinity terms: the controller replaces them with their node's name
+    (daemonset_util.go ReplaceDaemonSetPodNodeNameNodeAffinity); only the nodeSelector is theirs
+    too. Without the DaemonSet in the input, the pod's nodeSelector is all that is known."""
+    ds = controller_owner(snapshot, pod)
+    if ds is not None and ds.kind == "DaemonSet" and ds.template_node_selector is not None:
+        if any(node.labels.get(k) != v for k, v in ds.template_node_selector.items()):
+            return False
+        return ds.template_affinity is None or node_selector_matches(ds.template_affinity, node.labels, node.name).match
+    if ds is None and not snapshot.holds("DaemonSet"):
+        b.incomplete_for("DaemonSet", "the DaemonSet's node affinity (its pods carry only their node's name) not "
+                         "checked against the edited labels; its nodeSelector (the pod's too) was", pod.ref)
+    return node_matches_pod(pod, node).match
 
 
 #: The pod annotation that lifts the descheduler's DefaultEvictor protections.

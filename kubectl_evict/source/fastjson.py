@@ -107,6 +107,16 @@ class VolumeSpec(_S, forbid_unknown_fields=True):
     vsphereVolume: RawField = None
 
 
+class TemplateSpec(_S):
+    # DaemonSet spec.template.spec: what the DaemonSet controller matches nodes against
+    nodeSelector: RawField = None
+    affinity: RawField = None
+
+
+class Template(_S):
+    spec: Optional[TemplateSpec] = None
+
+
 class Spec(_S):
     # Pod (a field the freezer reads of pods goes into POD_FIELDS too: live pod pages decode only those)
     nodeName: Any = None
@@ -136,6 +146,7 @@ class Spec(_S):
     maxUnavailable: Any = None
     unhealthyPodEvictionPolicy: Any = None
     replicas: Any = None
+    template: Optional[Template] = None
     parallelism: Any = None
     completions: Any = None
     # Job (what decides whether a failed pod is replaced)

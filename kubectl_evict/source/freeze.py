@@ -888,10 +888,22 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
         replicas = _valid(loc, validate.non_negative, _int(loc, spec, "replicas", "spec.replicas", 1), "spec.replicas")
     job: Dict[str, Any] = _job_fields(loc, obj, spec) if kind == "Job" else {}
     rolling_out, max_unavailable = _statefulset_rollout(loc, obj, spec) if kind == "StatefulSet" else (False, None)
+    ds: Dict[str, Any] = _daemonset_template(loc, spec, it) if kind == "DaemonSet" else {}
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
                  controller=controller, selector=selector,
                  pod_management_policy=_str(loc, spec, "podManagementPolicy", "spec.podManagementPolicy"),
-                 rolling_out=rolling_out, max_unavailable=max_unavailable, **job)
+                 rolling_out=rolling_out, max_unavailable=max_unavailable, **job, **ds)
+
+
+def _daemonset_template(loc: _Loc, spec: dict, it: _Interner) -> Dict[str, Any]:
+    """What `NodeShouldRunDaemonPod` matches a node against: the template's nodeSelector and
+    required node affinity (the controller replaces the pods' own terms with their node's name)."""
+    tp = "spec.template.spec"
+    tspec = _map(loc, _map(loc, spec, "template", "spec.template"), "spec", tp)
+    na = _map(loc, _map(loc, tspec, "affinity", tp + ".affinity"), "nodeAffinity", tp + ".affinity.nodeAffinity")
+    return {"template_node_selector": it.strmap(loc, tspec, "nodeSelector", tp + ".nodeSelector", "nodeSelector"),
+            "template_affinity": _node_selector(loc, na, "requiredDuringSchedulingIgnoredDuringExecution",
+                                                tp + ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution", it)}
 
 
 def _statefulset_rollout(loc: _Loc, obj: dict, spec: dict) -> Tuple[bool, Any]:
