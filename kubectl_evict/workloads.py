@@ -179,12 +179,17 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
                 if text:
                     warnings.append(text)
     incomplete = tuple(Incomplete(kind=k, effect="ready replicas counted from the pods in the input for %s; the "
-                                  "workload's own object (its spec.replicas%s) was not read, so its total is unknown"
-                                  % (counted_refs("workload", refs), ", and a Deployment's other ReplicaSets"
-                                     if k in ("ReplicaSet", "Deployment") else ""))
+                                  "workload's own object (%s) was not read, so its total is unknown"
+                                  % (counted_refs("workload", refs), _WANTED.get(k, "its spec.replicas")))
                        for k, refs in sorted(unknown.items()))
     return tuple(out), tuple(warnings), incomplete
 
+
+
+# What a workload's own object says about how many pods it wants, per kind (`incomplete`).
+_WANTED = {"ReplicaSet": "its spec.replicas, and a Deployment's other ReplicaSets",
+           "Deployment": "its spec.replicas, and a Deployment's other ReplicaSets",
+           "DaemonSet": "the nodes its template selects", "Job": "its spec.parallelism and completions"}
 
 
 def _pdb_ref(snapshot: Snapshot, pods: Sequence[Pod]) -> str:
