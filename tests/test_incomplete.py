@@ -552,3 +552,20 @@ def test_relabel_under_a_daemonset_template_affinity(tmp_path: Path, label: str,
     assert [e["kind"] for e in doc["incomplete"]] == incomplete
     if incomplete:
         assert doc["incomplete"][0]["effect"].startswith("the DaemonSet's node affinity")
+
+
+# A StatefulSet (OrderedReady, assumed when it is not in the input) recreates web-1 only once
+# web-0 is Running and Ready (stateful_set_control.go; spec/semantics.md StatefulSet): with web-0's
+# replacement fitting no node, web-1's is never created, and its eviction says that, not that it
+# "fits no node" (the kind-1.33 capture's redis-replicas-1/-2 read that way before).
+def test_an_ordered_ready_replacement_is_never_created_not_unplaceable(tmp_path: Path) -> None:
+    sts = [pod("web-%d" % i, "n1", owner=("StatefulSet", "web"), labels={"app": "web"}) for i in (0, 1)]
+    taint = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+    path = _write(tmp_path, [node("n1"), node("n2", taints=taint)] + sts, without=("StatefulSet",))
+    doc = json.loads(_drain(path).stdout)
+    reasons = {a["pod"]: a["reason"] for a in doc["actions"] if a["type"] == "evict"}
+    codes = {e["pod"]: e["code"] for e in doc["shortfall"]}
+    assert codes == {"web-0": "no-node-fits", "web-1": "ordered-ready"}
+    assert reasons["web-0"].endswith("; its replacement fits no node")
+    assert "; its replacement is never created" in reasons["web-1"] and "fits no node" not in reasons["web-1"]
+    assert "StatefulSet" in [e["kind"] for e in doc["incomplete"]]

@@ -326,6 +326,8 @@ class DrainRun:
             reason += "; " + recreated.why
             self.b.note("%s: no replacement after %s (%s)" % (
                 pod.ref, "deletion" if self.cfg.disable_eviction else "eviction", recreated.why))
+        elif problem and pod.key in self.ordered_ready:
+            reason += "; its replacement is never created"     # a lower ordinal's never runs: nothing to place
         elif problem:
             reason += "; its replacement fits no node"
         grace = None if self.cfg.grace_period < 0 else self.cfg.grace_period
