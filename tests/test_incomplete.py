@@ -569,3 +569,17 @@ def test_an_ordered_ready_replacement_is_never_created_not_unplaceable(tmp_path:
     assert reasons["web-0"].endswith("; its replacement fits no node")
     assert "; its replacement is never created" in reasons["web-1"] and "fits no node" not in reasons["web-1"]
     assert "StatefulSet" in [e["kind"] for e in doc["incomplete"]]
+
+
+# An upgrade drains each old node with kubectl drain's semantics: how many pods a batch evicts is
+# a count of the pods the input shows, known only when it holds every Pod (DESIGN.md).
+@pytest.mark.parametrize("without,code,text", [
+    ((), 0, "drains node/n1: 0 evictions"),
+    (("Pod",), 5, "drains node/n1: pods not in the input"),
+])
+def test_upgrade_batches_of_nodes_whose_pods_are_not_in_the_input(tmp_path: Path, without: tuple, code: int,
+                                                                   text: str) -> None:
+    path = _write(tmp_path, [node("n1"), node("n2")], without=without)
+    res = _plan(path, "upgrade", "n1", fmt="table")
+    assert res.returncode == code, res.stdout + res.stderr
+    assert text in res.stdout

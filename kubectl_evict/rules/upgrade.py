@@ -694,7 +694,8 @@ class UpgradeRun(DrainRun):
         parts = []
         if b.joined:
             parts.append("%s join%s" % (", ".join(b.joined), "s" if len(b.joined) == 1 else ""))
-        drained = "drains %s: %s" % (nodes, _plural(b.evicted, "eviction", "evictions"))
+        drained = "drains %s: %s" % (nodes, _plural(b.evicted, "eviction", "evictions") if self.s.holds("Pod")
+                                     else "pods not in the input")
         if b.waves:
             drained += " in %s" % _plural(b.waves, "wave", "waves")
         parts.append(drained)
