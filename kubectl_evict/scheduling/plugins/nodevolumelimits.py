@@ -57,13 +57,14 @@ class NodeVolumeLimits(Plugin):
     def unknown_kinds(self, cs: ClusterState, pod: Pod) -> Tuple[str, ...]:
         """The claim kinds, and VolumeAttachment: a node's attached volumes count its
         VolumeAttachments too, even those no pod uses (`getNodeVolumeAttachmentInfo`), so without
-        them "fits under the limit" is not known. Only where a limit can apply: CSINodes not held,
-        or one of them declares an `allocatable.count`."""
+        them "fits under the limit" is not known. Only where a limit can apply: one of the CSINodes
+        declares an `allocatable.count` (without CSINodes the plugin is skipped, CSINode listed)."""
         missing = super().unknown_kinds(cs, pod)
         snap = cs.snapshot
         if snap is None or snap.holds("VolumeAttachment") or "VolumeAttachment" in missing or not claim_names(pod):
             return missing
-        if snap.holds("CSINode") and not any(c is not None for n in cs.csi_nodes.values() for c in n.drivers.values()):
+        if not snap.holds("CSINode") or \
+                not any(c is not None for n in cs.csi_nodes.values() for c in n.drivers.values()):
             return missing
         return missing + ("VolumeAttachment",)
 
