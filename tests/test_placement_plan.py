@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+import pytest
+
 from test_drain_plan import deployment, drain, evictions, node, pdb, pod, shortfall, snapshot
 
 ZONE = "topology.kubernetes.io/zone"
@@ -126,6 +128,48 @@ def test_statefulset_pod_follows_its_zonal_volume():
                     sts_pod("db-0", "b2", "data-db-0"), *zonal_volume("data-db-0", "b"))
     plan = drain(snap, "b2")
     assert evictions(plan)["db-0"][1] == "b1"
+
+
+def _ephemeral(p: dict, claim: str, zone: str) -> List[dict]:
+    """`p` mounts a generic ephemeral volume `scratch`, whose claim `<pod>-scratch` (owned by the
+    pod, as the ephemeral volume controller creates it) is bound to a PV in `zone`."""
+    p["spec"]["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "storageClassName": "zonal", "resources": {"requests": {"storage": "1Gi"}}}}}}]
+    pv, pvc = zonal_volume(claim, zone)
+    pvc["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": p["metadata"]["name"],
+                                           "uid": p["metadata"]["uid"], "controller": True}]
+    return [p, pv, pvc]
+
+
+@pytest.mark.parametrize("kind,topologies,expect", [
+    # The ephemeral volume controller creates the replacement's own claim from the template
+    # (ephemeral.VolumeClaimName: `<new pod>-<volume>`; the old claim goes with the old pod), so
+    # VolumeBinding provisions a new volume where the pod lands (WaitForFirstConsumer), not in the
+    # old volume's zone.
+    ("ephemeral", None, "b1"),
+    ("sts-ephemeral", None, "b1"),          # same name, new uid: a new claim all the same
+    # ... within the StorageClass's allowedTopologies (checkVolumeProvisions)
+    ("ephemeral", ["a"], None),
+    # a persistentVolumeClaim stays the old pod's: its volume is in zone a
+    ("claim", None, None),
+])
+def test_a_generic_ephemeral_volume_comes_back_as_a_new_claim(kind, topologies, expect):
+    sc = dict(STORAGE_CLASS)
+    if topologies:
+        sc["allowedTopologies"] = [{"matchLabelExpressions": [{"key": ZONE, "values": topologies}]}]
+    if kind == "claim":
+        objs = [sts_pod("db-0", "a1", "data-db-0"), *zonal_volume("data-db-0", "a"), statefulset("db", 1)]
+    elif kind == "sts-ephemeral":
+        objs = [*_ephemeral(sts_pod("db-0", "a1", "x"), "db-0-scratch", "a"), statefulset("db", 1)]
+    else:
+        objs = [*_ephemeral(pod("db-0", "a1", app="db"), "db-0-scratch", "a"), deployment("db", 1)]
+    snap = snapshot(zonal("a1", "a"), zonal("b1", "b"), sc, *objs)
+    plan = drain(snap, "a1")
+    assert evictions(plan)["db-0"] == (0, expect)
+    if expect is None:
+        why = {None: "1 node(s) didn't match PersistentVolume's node affinity",
+               "a": "1 node(s) didn't find available persistent volumes to bind"}
+        assert why[topologies[0] if topologies else None] in shortfall(plan)["db-0"]
 
 
 def test_statefulset_pinned_by_zonal_volume_is_a_shortfall_when_its_zone_is_full():

@@ -23,7 +23,7 @@ placement ever walks pods x nodes (`DomainCounter`).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import ChainMap, Counter
 from typing import (Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set,
                     Tuple)
 
@@ -214,6 +214,7 @@ class ClusterState:
         self.pod_of: Dict[Tuple[str, str], Pod] = {}
         self.with_anti: Dict[Tuple[str, str], Pod] = {}              # residents with required anti-affinity
         self._pvc_users: Optional[Counter] = None                    # (namespace, claim) -> pods using it
+        self.fresh: Dict[Tuple[str, str], Any] = {}                   # claims of the replacement being placed
         for name in self.names:
             alloc = self.alloc[name] = dict(self.nodes[name].allocatable)
             free = dict(alloc)
@@ -301,7 +302,28 @@ class ClusterState:
 
     @property
     def pvcs(self) -> Mapping:
-        return self.snapshot.pvcs if self.snapshot is not None else {}
+        base = self.snapshot.pvcs if self.snapshot is not None else {}
+        return ChainMap(self.fresh, base) if self.fresh else base
+
+    def fresh_claims(self, pod: Pod) -> Dict[Tuple[str, str], Any]:
+        """The claims a replacement of `pod` gets for its generic ephemeral volumes: the ephemeral
+        volume controller creates `<new pod>-<volume>` from the volume's claimTemplate once the new
+        pod exists (the old pod's claim is garbage-collected with it), so the replacement is
+        scheduled with a new, unbound claim, not with the old pod's bound one. Built from the old
+        claim, which came from the same template (and got the default StorageClass at admission):
+        unbound, no selected node. Only claims the pod owns (`ephemeral.VolumeClaimName`'s check)."""
+        out: Dict[Tuple[str, str], Any] = {}
+        base = self.snapshot.pvcs if self.snapshot is not None else {}
+        for claim, vol in claim_names(pod):
+            if vol.kind != "ephemeral":
+                continue
+            pvc = base.get((pod.namespace, claim))
+            if pvc is None or not any(r.controller and r.uid == pod.uid for r in pvc.owner_refs):
+                continue
+            if pvc.volume_name or pvc.selected_node or pvc.bind_completed or pvc.phase != "Pending":
+                out[(pod.namespace, claim)] = pvc.set(volume_name="", bind_completed=False, selected_node="",
+                                                      phase="Pending", deletion_timestamp=None)
+        return out
 
     @property
     def pvs(self) -> Mapping:

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections import Counter
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Node, Pod, PreferredTerm, Snapshot, Taint
 from kubectl_evict.versions import cluster_version
@@ -622,6 +622,9 @@ class Placer:
         want = [n for n in names if n in self.nodes and n not in self.excluded]
         if not want:
             return False
+        return self._as_replacement(pod, lambda p: self._fits_any(p, want))
+
+    def _fits_any(self, pod: Pod, want: List[str]) -> bool:
         entries, _ = self._static_feasible(pod)
         by_class = {id(e.cls): e for e in entries}
         cands = []
@@ -645,8 +648,23 @@ class Placer:
         The replacement keeps what its controller gives it: a StatefulSet pod comes back with the
         same name and claims once the old pod is gone; any other replacement is scheduled while
         the old pod is still terminating (it still counts for inter-pod affinity, no longer for
-        topology spread)."""
+        topology spread). Either way a generic ephemeral volume's claim is a new one."""
         self._retire(pod)
+        return self._as_replacement(pod, self._place_retrying)
+
+    def _as_replacement(self, pod: Pod, fn: Callable[[Pod], Any]) -> Any:
+        """`fn(pod)` with the claims a replacement of `pod` gets in place of the old pod's
+        (`ClusterState.fresh_claims`: generic ephemeral volumes come back unbound)."""
+        fresh = self.cs.fresh_claims(pod) if pod.volumes else {}
+        if not fresh:
+            return fn(pod)
+        self.cs.fresh = fresh
+        try:
+            return fn(pod)
+        finally:
+            self.cs.fresh = {}
+
+    def _place_retrying(self, pod: Pod) -> Placement:
         placed = self._place(pod)
         if placed.node is None and self._freed:
             # DynamicResources' PostFilter deallocated a claim no other pod holds: the next
