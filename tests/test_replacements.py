@@ -174,6 +174,28 @@ def test_owner_kinds(case: tuple, mode: str) -> None:
     assert shortfall_codes(plan) == ([("victim", code)] if code else []), upstream
 
 
+EXIT_CODES_UNREAD = ("podFailurePolicy rule 0 on exit codes was not matched: a killed container's exit code is not "
+                     "known before the kill (often 143 after SIGTERM, 137 after SIGKILL), and may decide instead")
+
+
+# matchPodFailurePolicy takes the first rule that matches, in order; an onExitCodes rule before
+# the one the plan matched (or before none) reads the container's exit code, which the plan cannot
+# know: the replacement's reason says so. One after the matched rule never decides.
+@pytest.mark.parametrize("rules,said", [
+    ([{"action": "FailJob", "onExitCodes": {"operator": "NotIn", "values": [0]}},
+      {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}], True),
+    ([{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [42]}}], True),
+    ([{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+      {"action": "FailJob", "onExitCodes": {"operator": "NotIn", "values": [0]}}], False),
+    ([{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}], False),
+])
+@pytest.mark.parametrize("mode", ["shutdown", "pressure"])
+def test_exit_code_rules_before_the_match_are_named(rules: list, said: bool, mode: str) -> None:
+    plan = plan_for(mode, owner("Job", "w", backoffLimit=6, podFailurePolicy={"rules": rules}), victim("Job"))
+    [rep] = [r for r in plan_document(plan)["replacements"] if r["pod"] == "victim"]
+    assert (EXIT_CODES_UNREAD in rep["reason"]) is said, rep["reason"]
+
+
 @pytest.mark.parametrize("mode", ["shutdown", "pressure"])
 def test_replacement_with_nowhere_to_go_is_a_fit_error_shortfall(mode: str) -> None:
     """The only other node is full: the FitError names the stopped node's taint (not-ready for a

@@ -277,6 +277,22 @@ def match_pod_failure_policy(owner: Owner, conditions: Sequence[Tuple[str, str]]
     return None, "Count"
 
 
+def unmatched_exit_code_rules(owner: Optional[Owner]) -> str:
+    """What the plan says of the podFailurePolicy rules on exit codes that come before the rule
+    it matched (or that it skipped, with none matched): one of them may decide instead, since a
+    killed container exits with whatever its process returns ("" when there are none)."""
+    if owner is None:
+        return ""
+    idx, _ = match_pod_failure_policy(owner)
+    unread = [i for i, r in enumerate(owner.pod_failure_rules[:idx]) if r.on_exit_codes]
+    if not unread:
+        return ""
+    return ("podFailurePolicy %s on exit codes %s not matched: a killed container's exit code is not known "
+            "before the kill (often 143 after SIGTERM, 137 after SIGKILL), and may decide instead"
+            % ("rules " + ", ".join(map(str, unread)) if len(unread) > 1 else "rule %d" % unread[0],
+               "were" if len(unread) > 1 else "was"))
+
+
 def job_backoff(failures: int) -> float:
     """`getRemainingTimeForFailuresCount` right after the last failure: 10s doubled per
     failure after the last success, at most 10m."""
@@ -420,8 +436,12 @@ def job_failed_pod(snapshot: Snapshot, pod: Pod, failed_at: float, job_counted: 
     the order the pods fail."""
     uid = pod.controller.uid
     every = uid + "\x00failures"
-    decision, counted = job_decision(controller_owner(snapshot, pod), failed_at, job_counted.get(uid, 0),
+    owner = controller_owner(snapshot, pod)
+    decision, counted = job_decision(owner, failed_at, job_counted.get(uid, 0),
                                      owner_absent(snapshot, pod), pod, job_counted.get(every, 0))
+    unread = unmatched_exit_code_rules(owner)
+    if unread:
+        decision = decision._replace(why=decision.why + "; " + unread)
     if counted:
         job_counted[uid] = job_counted.get(uid, 0) + 1
     job_counted[every] = job_counted.get(every, 0) + 1
