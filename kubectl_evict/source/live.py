@@ -94,6 +94,9 @@ class ListSpec:
     optional: bool = False   # an API group older servers lack: a 404 reads as "none of this kind"
 
 
+# without these there is nothing to plan: a 403 listing them is an error, not a gap
+REQUIRED_KINDS = frozenset({"Node", "Pod"})
+
 LISTS: Tuple[ListSpec, ...] = (
     ListSpec("Node", "v1", "nodes", "CoreV1Api", "list_node"),
     ListSpec("Pod", "v1", "pods", "CoreV1Api", "list_pod_for_all_namespaces"),
@@ -130,6 +133,10 @@ LISTS: Tuple[ListSpec, ...] = (
     ListSpec("Lease", "coordination.k8s.io/v1", "leases.coordination.k8s.io", "CoordinationV1Api",
              "list_namespaced_lease", NODE_LEASE_NAMESPACE),
 )
+
+# the snapshot's kinds a 403 leaves out (with a warning) instead of failing the read; verify's
+# Events have their own warning (`load_live_with_events`)
+FORBIDDEN_IS_A_GAP = frozenset(spec.kind for spec in LISTS) - REQUIRED_KINDS
 
 
 def event_list(namespace: str) -> ListSpec:
@@ -800,6 +807,8 @@ class ClusterReader:
         self.progress = progress or _Progress()
         self.sleep = sleep
         self.cancel = threading.Event()
+        # kinds the server forbids listing (403 on the first page): kind -> (resource, message)
+        self.forbidden: Dict[str, Tuple[str, str]] = {}
 
     # -- one request, with retries for 429/5xx that ask for it ------------------------------
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> bytes:
@@ -911,6 +920,11 @@ class ClusterReader:
                 if status == 404 and spec.optional and not token:
                     self.progress.page(spec.kind, 0, None, last=True)
                     return "", []      # the server does not serve this API group (e.g. DRA before v1.34)
+                if status == 403 and spec.kind in FORBIDDEN_IS_A_GAP and not token:
+                    # a role that may not list this kind: plan without it, and say so (`read`)
+                    self.forbidden[spec.kind] = (spec.resource, _api_message(e))
+                    self.progress.page(spec.kind, 0, None, last=True)
+                    return "", []
                 if status == 410 and token and not restarted:
                     restarted = True   # the continue token expired (compaction): start over, once
                     if sink is not None:
@@ -1050,6 +1064,16 @@ class ClusterReader:
             pool.shutdown(wait=True)
         finally:
             self.progress.done()
+        for spec in LISTS:
+            if spec.kind in self.forbidden:
+                # SnapshotInfo must not claim a kind the source may not read: plans list it in
+                # `incomplete` where their verdict depends on it, as for a file without it
+                resource, msg = self.forbidden[spec.kind]
+                info["kinds"] = [k for k in info["kinds"] if k != spec.kind]
+                data.resource_versions.pop(spec.resource, None)
+                data.warnings.append("no permission to list %s (403 Forbidden: %s): the snapshot holds no %s; plans "
+                                     "list it as not in the input where it matters (grant list on %s)"
+                                     % (resource, msg, spec.kind, resource))
         info["resourceVersions"] = dict(data.resource_versions)
         return data
 
