@@ -172,6 +172,9 @@ def _bad(mutate):
 BAD = [
     (lambda p: p["spec"]["tolerations"][0].update(effect="Sometimes"),
      ["Pod shop/web-b", "spec.tolerations[0].effect", "unknown taint effect"]),
+    (lambda p: p["spec"]["tolerations"][0].update(operator="Within"),
+     ["Pod shop/web-b", "spec.tolerations[0].operator", 'Unsupported value: "Within"']),
+    (lambda p: p.update(kind={"a": "b"}), ["items[4]", "kind", "expected a string, found an object"]),
     (lambda p: p["metadata"]["labels"].update(app=5), ["Pod shop/web-b", "metadata.labels.app", "must be a string"]),
     (lambda p: p["spec"]["containers"][0]["resources"]["requests"].update(cpu="lots"),
      ["Pod shop/web-b", "spec.containers[0].resources.requests.cpu", "lots"]),

@@ -417,7 +417,10 @@ _PASS = (msgspec.Raw,)
 
 def _takes_raw(kind: Any, has_containers: bool) -> bool:
     """Does the freezer read this object's subtrees as raw text (RAW_KINDS, or a kind-less pod)?"""
-    return kind in RAW_KINDS or (kind is None and has_containers)
+    if kind is None:
+        return has_containers
+    # a kind that is no string (a list, an object) is refused by the freezer with its location
+    return isinstance(kind, str) and kind in RAW_KINDS
 
 
 _items_decoder = msgspec.json.Decoder(List[_DocDict])
