@@ -291,6 +291,12 @@ CASES: List[Case] = [
      ["--horizon", "more than a year"]),
     ("controller-rate-word", {"c.json": GOOD}, ["-f", "c.json", "controller", "--node-eviction-rate", "fast"], 1,
      ["--node-eviction-rate", "fast"]),
+    ("now-empty", {"c.json": GOOD}, ["-f", "c.json", "--now", "", "drain", "n1"], 1, ["--now", "invalid RFC3339 timestamp ''"]),
+    # labels.Parse (apimachinery selector.go): "found '', expected: identifier after ','"
+    ("selector-trailing-comma", {"c.json": GOOD}, ["-f", "c.json", "drain", "-l", "kubernetes.io/hostname=n1,"], 1,
+     ["--selector", "identifier after ','"]),
+    ("pod-selector-trailing-comma", {"c.json": GOOD}, ["-f", "c.json", "drain", "n1", "--pod-selector", "app,"], 1,
+     ["--pod-selector", "identifier after ','"]),
     ("now-garbage", {"c.json": GOOD}, ["-f", "c.json", "--now", "yesterday", "drain", "n1"], 1, ["--now", "yesterday"]),
     ("drain-grace-with-unit", {"c.json": GOOD}, ["-f", "c.json", "drain", "n1", "--grace-period", "30s"], 1,
      ["--grace-period", "whole seconds"]),
