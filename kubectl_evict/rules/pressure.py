@@ -227,7 +227,9 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
         origin = "--eviction-hard" if hard_origin == "flags" else \
             "the node's NodeKubeletConfig" if hard_origin.startswith("NodeKubeletConfig ") else hard_origin
     ena_v, ena_o = picked["enforceNodeAllocatable"]
-    enforce = tuple(str(x) for x in ena_v) if ena_v is not None else ("pods",)
+    if ena_v is not None and (not isinstance(ena_v, (list, tuple)) or not all(isinstance(x, str) for x in ena_v)):
+        raise _located("expected a list of strings, found %s" % json_type(ena_v), "enforceNodeAllocatable", ena_o)
+    enforce = tuple(ena_v) if ena_v is not None else ("pods",)
     try:
         thresholds = parse_threshold_config(enforce, maps["evictionHard"], maps["evictionSoft"],
                                             maps["evictionSoftGracePeriod"], maps["evictionMinimumReclaim"])

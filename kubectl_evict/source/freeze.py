@@ -15,6 +15,7 @@ otherwise spends more than half its time in GC (see shared/notes/python-performa
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
@@ -395,8 +396,8 @@ def _lazy(loc: _Loc, obj: dict, key: str, decode: Optional[Callable[[bytes], Any
     and `prune` keep only what the reader of the document reads (the same on both paths)."""
     v = obj.get(key)
     if isinstance(v, (bytes, bytearray)):
-        if v.lstrip()[:1] != b"{":
-            raise loc.error(key, "expected an object")
+        if v.lstrip()[:1] != b"{":   # the error path only: name the JSON type, as the stdlib path does
+            raise loc.error(key, "expected an object, found %s" % _type_name(json.loads(v)))
         return LazyJSON(data=bytes(v), where=(loc.source, loc.label, key), decode=decode)
     value = _map(loc, obj, key, key)
     return LazyJSON(value=prune(value) if prune is not None else value, where=(loc.source, loc.label, key))
