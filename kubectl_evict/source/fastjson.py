@@ -368,9 +368,16 @@ def _finish(doc: dict) -> dict:
         for item in items:
             if item_kind and item.get("kind") is None:
                 item["kind"] = item_kind
-            _finish_one(item)
+            _finish_item(item)
     _finish_one(doc)
     return doc
+
+
+def _finish_item(item: dict) -> None:
+    if item.get("items") is not None:   # a List inside a List (documents.expand flattens it)
+        _finish(item)
+    else:
+        _finish_one(item)
 
 
 def _finish_one(doc: dict) -> None:
@@ -434,5 +441,5 @@ def loads_items(data: Any) -> list:
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
         raise FallBack() from None
     for item in items:
-        _finish_one(item)
+        _finish_item(item)
     return items
