@@ -224,6 +224,16 @@ CASES: List[Case] = [
     ("kind-is-list-in-typed-list",
      {"c.json": json.dumps({"apiVersion": "v1", "kind": "PodList", "items": [{"kind": ["Pod"], "metadata": {"name": "x"}}]})},
      ["-f", "c.json", "drain", "n1"], 1, ["c.json", "items[0]", "kind", "expected a string, found a list"]),
+    # node taints the API server refuses (validateNodeTaints, pkg/apis/core/validation/validation.go)
+    ("taint-key-invalid", {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a b", "effect": "NoSchedule"}]))},
+     ["-f", "c.json", "drain", "n2"], 1, ["c.json", "Node n1", "spec.taints[0].key", "'a b'"]),
+    ("taint-value-invalid",
+     {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a", "value": "b c", "effect": "NoSchedule"}]))},
+     ["-f", "c.json", "drain", "n2"], 1, ["Node n1", "spec.taints[0].value", "'b c'"]),
+    ("taint-duplicate-key-effect",
+     {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a", "effect": "NoExecute"},
+                                                             {"key": "a", "value": "x", "effect": "NoExecute"}]))},
+     ["-f", "c.json", "controller"], 1, ["Node n1", "spec.taints[1]", "unique by key and effect"]),
     # ---- bad quantities ----------------------------------------------------------------------
     ("quantity-word", {"c.json": with_pod(resources("requests", "cpu", "lots"))}, ["-f", "c.json", "drain", "n1"], 1,
      ["Pod shop/web-1", "spec.containers[0].resources.requests.cpu", "invalid quantity", "lots"]),

@@ -33,6 +33,7 @@ from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort,
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
 from kubectl_evict.versions import is_version
+from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
 from kubectl_evict.scheduling.qos import pod_qos_by_release
 from kubectl_evict.scheduling.resources import default_pod_level_requests, pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
@@ -403,6 +404,20 @@ def _lazy(loc: _Loc, obj: dict, key: str, decode: Optional[Callable[[bytes], Any
     return LazyJSON(value=prune(value) if prune is not None else value, where=(loc.source, loc.label, key))
 
 
+def _check_taint(loc: _Loc, key: str, value: str, effect: str, earlier: List[Taint], p: str) -> None:
+    """What the API server refuses in a node taint (validateNodeTaints,
+    pkg/apis/core/validation/validation.go): an invalid key or value, and a second taint with the
+    same key and effect (which one would the rules match?). Per node, not per pod."""
+    errs = qualified_name_errors(key)
+    if errs:
+        raise loc.error(p + ".key", "invalid taint key %r: %s" % (key, errs[0]))
+    errs = label_value_errors(value)
+    if errs:
+        raise loc.error(p + ".value", "invalid taint value %r: %s" % (value, errs[0]))
+    if any(t.key == key and t.effect == effect for t in earlier):
+        raise loc.error(p, "taints must be unique by key and effect pair (%s:%s is given twice)" % (key, effect))
+
+
 def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
     meta = _map(loc, obj, "metadata", "metadata")
     spec = _map(loc, obj, "spec", "spec")
@@ -418,7 +433,9 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
         key = _str(loc, t, "key", p + ".key")
         if not key:
             raise loc.error(p + ".key", "taint without a key")
-        taints.append(Taint(key, _str(loc, t, "value", p + ".value"), effect, it.time(loc, t, "timeAdded", p + ".timeAdded")))
+        value = _str(loc, t, "value", p + ".value")
+        _check_taint(loc, key, value, effect, taints, p)
+        taints.append(Taint(key, value, effect, it.time(loc, t, "timeAdded", p + ".timeAdded")))
     conditions = {}
     for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
         p = "status.conditions[%d]" % i
