@@ -224,6 +224,21 @@ CASES: List[Case] = [
     ("kind-is-list-in-typed-list",
      {"c.json": json.dumps({"apiVersion": "v1", "kind": "PodList", "items": [{"kind": ["Pod"], "metadata": {"name": "x"}}]})},
      ["-f", "c.json", "drain", "n1"], 1, ["c.json", "items[0]", "kind", "expected a string, found a list"]),
+    # label selector operators ValidateLabelSelectorRequirement refuses (apimachinery
+    # pkg/apis/meta/v1/validation): the scheduler could not parse such a term
+    ("pod-anti-affinity-operator-lower-case",
+     {"c.json": with_pod(spec("affinity", {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+         {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "in", "values": ["web"]}]},
+          "topologyKey": "kubernetes.io/hostname"}]}}))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+      ".labelSelector.matchExpressions[0].operator", 'Unsupported value: "in"']),
+    ("spread-selector-operator-gt",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [
+         {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+          "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator", '"Gt"']),
     # node taints the API server refuses (validateNodeTaints, pkg/apis/core/validation/validation.go)
     ("taint-key-invalid", {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a b", "effect": "NoSchedule"}]))},
      ["-f", "c.json", "drain", "n2"], 1, ["c.json", "Node n1", "spec.taints[0].key", "'a b'"]),

@@ -15,7 +15,7 @@ from kubectl_evict.errors import InputError, ValueParseError, json_type as _type
 from kubectl_evict.model import (EMPTY_MAP, LabelSelector, NodeSelector, NodeSelectorTerm, OwnerRef, Requirement,
                                  Toleration, frozen_map)
 from kubectl_evict.source import validate
-from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
+from kubectl_evict.scheduling.labels import LABEL_SELECTOR_OPERATORS, label_value_errors, qualified_name_errors
 from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.timeutil import parse_time
 
@@ -359,6 +359,14 @@ def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Op
         if not isinstance(v, str):
             raise loc.error("%s.matchLabels.%s" % (path, k), "expected a string, found %s" % _type_name(v))
     exprs = _requirements(loc, _seq(loc, raw, "matchExpressions", path + ".matchExpressions"), path + ".matchExpressions", it)
+    for i, r in enumerate(exprs):
+        # ValidateLabelSelectorRequirement refuses any other operator; the rules would otherwise
+        # read the selector as matching nothing (the scheduler fails to parse it). Once per
+        # distinct selector text (the callers' caches), not per pod.
+        if r.operator not in LABEL_SELECTOR_OPERATORS:
+            raise loc.error("%s.matchExpressions[%d].operator" % (path, i),
+                            'Unsupported value: "%s": supported values: "DoesNotExist", "Exists", "In", "NotIn"'
+                            % r.operator)
     return it.leaf(LabelSelector(tuple(sorted(labels.items())), exprs))
 
 
