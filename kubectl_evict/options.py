@@ -60,7 +60,7 @@ class GlobalOptions:
             self.filenames = self.filenames + list(kw["filenames"])
         if kw.get("demo"):
             self.demo = True
-        if kw.get("now"):
+        if kw.get("now") is not None:   # `--now ""` reaches the parser and is refused, not dropped
             self.now = kw["now"]
         if kw.get("kubernetes_version") is not None:
             self.kubernetes_version = kw["kubernetes_version"]

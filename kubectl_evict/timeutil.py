@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timezone
 from typing import Optional
 
-from kubectl_evict.errors import ValueParseError
+from kubectl_evict.errors import ValueParseError, json_type
 
 _UNITS = {"ns": 1, "us": 1000, "\u00b5s": 1000, "\u03bcs": 1000, "ms": 10 ** 6, "s": 10 ** 9,
           "m": 60 * 10 ** 9, "h": 3600 * 10 ** 9}
@@ -20,7 +20,7 @@ def parse_duration(text: str) -> float:
     unit; every other number needs one. Computed in integer nanoseconds, then converted.
     """
     if not isinstance(text, str):
-        raise ValueParseError("durations must be strings like \"30s\", not %r" % (text,))
+        raise ValueParseError("durations must be strings like \"30s\", not %s" % json_type(text))
     s = text
     neg = False
     if s[:1] in ("+", "-"):
@@ -48,7 +48,7 @@ def parse_duration(text: str) -> float:
 def parse_time(text: str) -> float:
     """Parse an RFC3339 timestamp (seconds or fractional, `Z` or an offset) to epoch seconds."""
     if not isinstance(text, str):
-        raise ValueParseError("timestamps must be RFC3339 strings, not %r" % (text,))
+        raise ValueParseError("timestamps must be RFC3339 strings, not %s" % json_type(text))
     s = text.strip()
     m = re.match(r"(\d{4}-\d\d-\d\d)[Tt ](\d\d:\d\d:\d\d)(\.\d+)?([Zz]|[+-]\d\d:\d\d)\Z", s)
     if not m:

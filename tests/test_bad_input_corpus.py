@@ -86,6 +86,14 @@ GOOD = doc(*good())
 RAW_NAN = ('{"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n1"}, '
            '"status": {"capacity": {"cpu": %s}}}]}')
 RAW_CONFIGZ = json.dumps({"kubeletconfig": {"evictionHard": {"memory.available": "100Mi"}}})
+
+
+def kubelet_config(**config: Any) -> str:
+    """GOOD plus n1's NodeKubeletConfig holding `config`."""
+    return doc(*good(), {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+                         "kubeletconfig": config})
+
+
 PRIORITY_CLASS = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "huge"},
                   "value": 10 ** 12}
 
@@ -180,6 +188,67 @@ CASES: List[Case] = [
      ["-f", "c.json", "drain", "n1"], 1, ["Pod shop/web-1", "spec.terminationGracePeriodSeconds", "expected an integer"]),
     ("taint-effect-unknown", {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a", "effect": "Maybe"}]))},
      ["-f", "c.json", "drain", "n1"], 1, ["Node n1", "spec.taints[0].effect", "Maybe"]),
+    # tolerations the API server refuses (ValidateTolerations, pkg/apis/core/validation/validation.go)
+    ("toleration-operator-unknown", {"c.json": with_pod(spec("tolerations", [{"key": "a", "operator": "Within"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "Pod shop/web-1", "spec.tolerations[0].operator", 'Unsupported value: "Within"']),
+    ("toleration-operator-lower-case", {"c.json": with_pod(spec("tolerations", [{"key": "a", "operator": "exists"}]))},
+     ["-f", "c.json", "drain", "n1"], 1, ["Pod shop/web-1", "spec.tolerations[0].operator", '"exists"']),
+    ("toleration-empty-key-equal", {"c.json": with_pod(spec("tolerations", [{"operator": "Equal", "value": "x"}]))},
+     ["-f", "c.json", "drain", "n1"], 1, ["Pod shop/web-1", "spec.tolerations[0].operator", "must be Exists when `key` is empty"]),
+    ("toleration-exists-with-value",
+     {"c.json": with_pod(spec("tolerations", [{"key": "a", "operator": "Exists", "value": "x"}]))},
+     ["-f", "c.json", "drain", "n1"], 1, ["Pod shop/web-1", "spec.tolerations[0].value", "value must be empty"]),
+    ("toleration-seconds-not-noexecute",
+     {"c.json": with_pod(spec("tolerations", [{"key": "a", "operator": "Exists", "effect": "NoSchedule",
+                                                "tolerationSeconds": 60}]))},
+     ["-f", "c.json", "drain", "n1"], 1, ["Pod shop/web-1", "spec.tolerations[0].effect", "must be 'NoExecute'"]),
+    ("toleration-seconds-beyond-int64",
+     {"c.json": with_pod(spec("tolerations", [{"key": "a", "operator": "Exists", "effect": "NoExecute",
+                                                "tolerationSeconds": 2 ** 64}]))},
+     ["-f", "c.json", "controller", "--fail", "n1"], 1,
+     ["Pod shop/web-1", "spec.tolerations[0].tolerationSeconds", "int64"]),
+    ("toleration-seconds-string",
+     {"c.json": with_pod(spec("tolerations", [{"key": "a", "operator": "Exists", "effect": "NoExecute",
+                                                "tolerationSeconds": "300"}]))},
+     ["-f", "c.json", "controller", "--fail", "n1"], 1,
+     ["Pod shop/web-1", "spec.tolerations[0].tolerationSeconds", "expected an integer"]),
+    ("toleration-key-invalid", {"c.json": with_pod(spec("tolerations", [{"key": "a b", "operator": "Exists"}]))},
+     ["-f", "c.json", "drain", "n1"], 1, ["Pod shop/web-1", "spec.tolerations[0].key", "'a b'"]),
+    ("toleration-value-invalid", {"c.json": with_pod(spec("tolerations", [{"key": "a", "value": "b c"}]))},
+     ["-f", "c.json", "drain", "n1"], 1, ["Pod shop/web-1", "spec.tolerations[0].value", "'b c'"]),
+    ("kind-is-object-in-list",
+     {"c.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [node("n1"), {"kind": {"a": "b"},
+                                                                                        "metadata": {"name": "x"}}]})},
+     ["-f", "c.json", "drain", "n1"], 1, ["c.json", "items[1]", "kind", "expected a string, found an object"]),
+    ("kind-is-list-in-typed-list",
+     {"c.json": json.dumps({"apiVersion": "v1", "kind": "PodList", "items": [{"kind": ["Pod"], "metadata": {"name": "x"}}]})},
+     ["-f", "c.json", "drain", "n1"], 1, ["c.json", "items[0]", "kind", "expected a string, found a list"]),
+    # label selector operators ValidateLabelSelectorRequirement refuses (apimachinery
+    # pkg/apis/meta/v1/validation): the scheduler could not parse such a term
+    ("pod-anti-affinity-operator-lower-case",
+     {"c.json": with_pod(spec("affinity", {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+         {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "in", "values": ["web"]}]},
+          "topologyKey": "kubernetes.io/hostname"}]}}))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+      ".labelSelector.matchExpressions[0].operator", 'Unsupported value: "in"']),
+    ("spread-selector-operator-gt",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [
+         {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+          "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator", '"Gt"']),
+    # node taints the API server refuses (validateNodeTaints, pkg/apis/core/validation/validation.go)
+    ("taint-key-invalid", {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a b", "effect": "NoSchedule"}]))},
+     ["-f", "c.json", "drain", "n2"], 1, ["c.json", "Node n1", "spec.taints[0].key", "'a b'"]),
+    ("taint-value-invalid",
+     {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a", "value": "b c", "effect": "NoSchedule"}]))},
+     ["-f", "c.json", "drain", "n2"], 1, ["Node n1", "spec.taints[0].value", "'b c'"]),
+    ("taint-duplicate-key-effect",
+     {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a", "effect": "NoExecute"},
+                                                             {"key": "a", "value": "x", "effect": "NoExecute"}]))},
+     ["-f", "c.json", "controller"], 1, ["Node n1", "spec.taints[1]", "unique by key and effect"]),
     # ---- bad quantities ----------------------------------------------------------------------
     ("quantity-word", {"c.json": with_pod(resources("requests", "cpu", "lots"))}, ["-f", "c.json", "drain", "n1"], 1,
      ["Pod shop/web-1", "spec.containers[0].resources.requests.cpu", "invalid quantity", "lots"]),
@@ -211,6 +280,35 @@ CASES: List[Case] = [
     ("controller-int32", {"c.json": GOOD},
      ["-f", "c.json", "controller", "--large-cluster-size-threshold", "99999999999999999999"], 1,
      ["--large-cluster-size-threshold", "2147483647"]),
+    # kubelet configuration: the kubelet refuses a negative reservation (parseResourceList,
+    # cmd/kubelet/app/server.go); one beyond int64 fits no node; errors name JSON types
+    ("kube-reserved-memory-absurd", {"c.json": kubelet_config(kubeReserved={"memory": "1e400"})},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["c.json", "NodeKubeletConfig n1", "kubeletconfig.kubeReserved.memory", "too large"]),
+    ("system-reserved-memory-negative", {"c.json": kubelet_config(systemReserved={"memory": "-1Gi"})},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.systemReserved.memory", "cannot be negative"]),
+    ("kube-reserved-memory-list", {"c.json": kubelet_config(kubeReserved={"memory": ["1Gi"]})},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.kubeReserved.memory", "found a list"]),
+    ("shutdown-grace-list", {"c.json": kubelet_config(shutdownGracePeriod=["30s"])},
+     ["-f", "c.json", "shutdown", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.shutdownGracePeriod", "not a list"]),
+    ("shutdown-by-priority-seconds-list",
+     {"c.json": kubelet_config(shutdownGracePeriodByPodPriority=[{"priority": 0, "shutdownGracePeriodSeconds": ["a"]}])},
+     ["-f", "c.json", "shutdown", "n1"], 1,
+     ["NodeKubeletConfig n1", "shutdownGracePeriodByPodPriority[0].shutdownGracePeriodSeconds", "found a list"]),
+    ("max-pod-grace-object", {"c.json": kubelet_config(evictionMaxPodGracePeriod={"s": 1})},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.evictionMaxPodGracePeriod", "found an object"]),
+    ("enforce-node-allocatable-boolean", {"c.json": kubelet_config(enforceNodeAllocatable=True)},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.enforceNodeAllocatable", "expected a list of strings, found boolean true"]),
+    ("kubeletconfig-is-a-string",
+     {"c.json": doc(*good(), {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+                              "kubeletconfig": "evictionHard"})},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["c.json", "NodeKubeletConfig n1", "kubeletconfig", "expected an object, found string 'evictionHard'"]),
     ("kubelet-config-missing", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--kubelet-config", "nope.yaml"], 1,
      ["nope.yaml"]),
     # ---- unknown nodes -----------------------------------------------------------------------
@@ -226,6 +324,12 @@ CASES: List[Case] = [
      ["--horizon", "more than a year"]),
     ("controller-rate-word", {"c.json": GOOD}, ["-f", "c.json", "controller", "--node-eviction-rate", "fast"], 1,
      ["--node-eviction-rate", "fast"]),
+    ("now-empty", {"c.json": GOOD}, ["-f", "c.json", "--now", "", "drain", "n1"], 1, ["--now", "invalid RFC3339 timestamp ''"]),
+    # labels.Parse (apimachinery selector.go): "found '', expected: identifier after ','"
+    ("selector-trailing-comma", {"c.json": GOOD}, ["-f", "c.json", "drain", "-l", "kubernetes.io/hostname=n1,"], 1,
+     ["--selector", "identifier after ','"]),
+    ("pod-selector-trailing-comma", {"c.json": GOOD}, ["-f", "c.json", "drain", "n1", "--pod-selector", "app,"], 1,
+     ["--pod-selector", "identifier after ','"]),
     ("now-garbage", {"c.json": GOOD}, ["-f", "c.json", "--now", "yesterday", "drain", "n1"], 1, ["--now", "yesterday"]),
     ("drain-grace-with-unit", {"c.json": GOOD}, ["-f", "c.json", "drain", "n1", "--grace-period", "30s"], 1,
      ["--grace-period", "whole seconds"]),

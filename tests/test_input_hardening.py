@@ -236,7 +236,14 @@ def test_values_the_api_server_refuses_are_refused(tmp_path, obj, label, field, 
 
 ACCEPTED = [("pdb-0", _pdb(maxUnavailable=0)), ("pdb-100%", _pdb(minAvailable="100%")),
             ("pdb-0%", _pdb(maxUnavailable="0%")), ("deployment-0-replicas", _workload("Deployment", replicas=0)),
-            ("owner-without-controller-flag", _owned_pod(controller=None))]
+            ("owner-without-controller-flag", _owned_pod(controller=None)),
+            # tolerations ValidateTolerations accepts: match-all, negative seconds (0: evict at once),
+            # Gt/Lt (TaintTolerationComparisonOperators, v1.35 alpha), no operator (Equal)
+            ("toleration-match-all", pod("p", "n1", tolerations=[{"operator": "Exists"}])),
+            ("toleration-negative-seconds", pod("p", "n1", tolerations=[
+                {"key": "a", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": -5}])),
+            ("toleration-gt", pod("p", "n1", tolerations=[{"key": "a", "operator": "Gt", "value": "5"}])),
+            ("toleration-no-operator", pod("p", "n1", tolerations=[{"key": "a", "value": "b", "effect": ""}]))]
 
 
 @pytest.mark.parametrize("obj", [c[1] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])

@@ -11,6 +11,7 @@ import json
 import os
 
 import pytest
+import yaml
 
 from conftest import node, pod, snapshot_list
 from kubectl_evict.errors import InputError
@@ -172,6 +173,9 @@ def _bad(mutate):
 BAD = [
     (lambda p: p["spec"]["tolerations"][0].update(effect="Sometimes"),
      ["Pod shop/web-b", "spec.tolerations[0].effect", "unknown taint effect"]),
+    (lambda p: p["spec"]["tolerations"][0].update(operator="Within"),
+     ["Pod shop/web-b", "spec.tolerations[0].operator", 'Unsupported value: "Within"']),
+    (lambda p: p.update(kind={"a": "b"}), ["items[4]", "kind", "expected a string, found an object"]),
     (lambda p: p["metadata"]["labels"].update(app=5), ["Pod shop/web-b", "metadata.labels.app", "must be a string"]),
     (lambda p: p["spec"]["containers"][0]["resources"]["requests"].update(cpu="lots"),
      ["Pod shop/web-b", "spec.containers[0].resources.requests.cpu", "lots"]),
@@ -280,7 +284,7 @@ def test_json_after_a_long_run_of_blank_space_is_still_json(tmp_path):
 def test_kubelet_documents_and_nested_lists_load_the_same_either_way(tmp_path, monkeypatch):
     """What the fast reader hands over as bytes (kubelet configs and stats summaries) and what it
     must decode in full (kinds the freezer takes as plain values); a List inside the List is
-    not unwrapped by either reader."""
+    unwrapped by both readers, as kubectl's FlattenListVisitor does."""
     summary = {"node": {"nodeName": "n1", "memory": {"availableBytes": 10, "workingSetBytes": 5}},
                "pods": [{"podRef": {"name": "p", "namespace": "default", "uid": "uid-p"},
                          "memory": {"workingSetBytes": 3}}]}
@@ -303,7 +307,7 @@ def test_kubelet_documents_and_nested_lists_load_the_same_either_way(tmp_path, m
     assert fast == slow
     assert fast.stats["n1"]["node"]["memory"]["availableBytes"] == 10
     assert fast.kubelet_configs["n1"]["evictionHard"] == {"memory.available": "100Mi"}
-    assert fast.priority_classes["high"].value == 1000 and "nested" not in fast.priority_classes
+    assert fast.priority_classes["high"].value == 1000 and fast.priority_classes["nested"].value == 5
     assert fast.namespaces["default"].labels == {"team": "x", "kubernetes.io/metadata.name": "default"}   # SetDefaults_Namespace
 
 
@@ -352,3 +356,33 @@ def test_a_live_pod_page_decodes_and_projects_like_the_generic_schema(monkeypatc
     gpu = snap.pods_by_key[("ml", "gpu-a")]
     assert (gpu.priority, gpu.termination_grace_period, gpu.preemption_policy) == (100, 5, "Never")
     assert gpu.resource_claims[0].generated == "gpu-a-gpu-x1"
+
+
+@pytest.mark.parametrize("shape", ["list-in-list", "typed-lists-in-list", "list-in-list-in-list"])
+def test_a_list_inside_a_list_reads_as_its_items(tmp_path, monkeypatch, shape):
+    """kubectl flattens nested lists (cli-runtime resource/visitor.go, FlattenListVisitor): the
+    nodes and pods of a List held in a List are read, on both JSON paths and from YAML, and the
+    snapshot is the flat file's."""
+    nodes, pods = [node("n1"), node("n2")], _template_pods()
+    flat = tmp_path / "flat.json"
+    flat.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes + pods}))
+    if shape == "list-in-list":
+        nested = {"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "List",
+                                                                 "items": nodes + pods}]}
+    elif shape == "typed-lists-in-list":   # typed lists' items name no kind (raw list endpoints)
+        strip = [{k: v for k, v in o.items() if k != "kind"} for o in nodes + pods]
+        nested = {"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": "v1", "kind": "NodeList", "items": strip[:2]},
+            {"apiVersion": "v1", "kind": "PodList", "items": strip[2:]}]}
+    else:
+        nested = {"apiVersion": "v1", "kind": "List", "items": [{"kind": "List", "items": [
+            {"kind": "List", "items": nodes}, {"kind": "List", "items": pods}]}]}
+    f = tmp_path / "nested.json"
+    f.write_text(json.dumps(nested))
+    y = tmp_path / "nested.yaml"
+    y.write_text(yaml.safe_dump(nested))
+    fast, slow = _both([str(f)], monkeypatch)
+    expected = load_snapshot([str(flat)])
+    assert fast.nodes == slow.nodes == expected.nodes and fast.pods == slow.pods == expected.pods
+    from_yaml = load_snapshot([str(y)])
+    assert from_yaml.nodes == expected.nodes and from_yaml.pods == expected.pods

@@ -251,6 +251,8 @@ EDGES = {
     "non_ascii": ("      note: plain\n", "      note: café ☕\n", None),
     "nel_char": ("      note: plain\n", "      note: a\u0085b\n", None),
     "long_key": ("      note: plain\n", "      %s: a\n" % ("k" * 1100), None),
+    "long_key_in_flow": ("      note: plain\n", "      note: {%s: a}\n" % ("k" * 1100), None),
+    "long_key_in_flow_list": ("      note: plain\n", "      note: [a, {%s: a}]\n" % ("k" * 1100), None),
     "long_value": ("      note: plain\n", "      note: %s\n" % ("v" * 3000), None),
     "deep_block": ("      note: plain\n", "      deep:\n" + "".join("  " * (4 + i) + "k:\n" for i in range(300))
                    + "  " * 304 + "v\n", None),

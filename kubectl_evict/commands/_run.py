@@ -85,7 +85,7 @@ def plan_time(opts: GlobalOptions, snapshot: Snapshot) -> float:
     """`--now`, else the snapshot's time, else the latest time the snapshot itself records, else
     (the input records no time at all) the current time: never the epoch. Reading the clock is
     the shell's job; the rules get the result as their input."""
-    if opts.now:
+    if opts.now is not None:   # `--now ""` is a slip, not "no --now" (verify's --now says the same)
         try:
             return parse_time(opts.now)
         except ValueParseError as e:

@@ -43,7 +43,7 @@ from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Seq
 
 from pyrsistent import PClass, field, pmap
 
-from kubectl_evict.errors import InputError
+from kubectl_evict.errors import InputError, json_type
 from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, PodUsage, disk_layout, fs_stats_to_measure,
                                             hugepage_aware, hugepage_bytes, node_reclaim, non_pod_memory, observations,
                                             pod_disk_usage,
@@ -171,10 +171,24 @@ def _memory_of(v: Any, key: str, origin: str) -> Optional[int]:
     if v is None or not hasattr(v, "get") or v.get("memory") is None:
         return None
     from kubectl_evict.quantity import parse_units
+    raw = v.get("memory")
+    if not isinstance(raw, (str, int)) or isinstance(raw, bool):
+        raise _located("expected a quantity, found %s" % json_type(raw), key + ".memory", origin)
     try:
-        return parse_units("memory", v.get("memory"))
+        units = parse_units("memory", raw)
     except ValueError as e:
         raise _located(str(e), key + ".memory", origin) from None
+    # the kubelet refuses a negative reservation (parseResourceList, cmd/kubelet/app/server.go);
+    # one beyond int64 fits no node's memory
+    if units < 0:
+        raise _located("resource quantity for \"memory\" cannot be negative: %s" % raw, key + ".memory", origin)
+    if units > _INT64_MAX:
+        raise _located("%s is too large: the value does not fit the int64 Kubernetes compares" % raw,
+                       key + ".memory", origin)
+    return units
+
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
@@ -215,7 +229,9 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
         origin = "--eviction-hard" if hard_origin == "flags" else \
             "the node's NodeKubeletConfig" if hard_origin.startswith("NodeKubeletConfig ") else hard_origin
     ena_v, ena_o = picked["enforceNodeAllocatable"]
-    enforce = tuple(str(x) for x in ena_v) if ena_v is not None else ("pods",)
+    if ena_v is not None and (not isinstance(ena_v, (list, tuple)) or not all(isinstance(x, str) for x in ena_v)):
+        raise _located("expected a list of strings, found %s" % json_type(ena_v), "enforceNodeAllocatable", ena_o)
+    enforce = tuple(ena_v) if ena_v is not None else ("pods",)
     try:
         thresholds = parse_threshold_config(enforce, maps["evictionHard"], maps["evictionSoft"],
                                             maps["evictionSoftGracePeriod"], maps["evictionMinimumReclaim"])
@@ -231,7 +247,7 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
     try:
         max_grace = int(mpg_v) if mpg_v is not None else DEFAULT_MAX_POD_GRACE_PERIOD
     except (TypeError, ValueError):
-        raise _located("expected an integer number of seconds, found %r" % (mpg_v,), "evictionMaxPodGracePeriod", mpg_o) from None
+        raise _located("expected an integer number of seconds, found %s" % json_type(mpg_v), "evictionMaxPodGracePeriod", mpg_o) from None
     tp_v, tp_o = picked["evictionPressureTransitionPeriod"]
     if tp_v is None:
         period = DEFAULT_PRESSURE_TRANSITION_PERIOD

@@ -37,7 +37,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set
 
 from pyrsistent import PClass, field, pvector
 
-from kubectl_evict.errors import InputError, ValueParseError
+from kubectl_evict.errors import InputError, ValueParseError, json_type
 from kubectl_evict.kubeletconfig import located
 from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
 from kubectl_evict.rules.nodelifecycle import (ControllerSettings, NodeFailure, effective_tolerations, lease_gap,
@@ -101,7 +101,7 @@ def _duration_field(raw: Mapping[str, Any], key: str, source: str) -> Optional[f
 
 def _int_field(v: Any, source: str, path: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise InputError("expected an integer, found %r" % (v,), source=source, field=path)
+        raise InputError("expected an integer, found %s" % json_type(v), source=source, field=path)
     return v
 
 
@@ -131,7 +131,7 @@ def config_from_kubelet(raw: Mapping[str, Any], source: str) -> ShutdownConfig:
     gates = raw.get("featureGates")
     gate = gates.get(WINDOWS_GATE) if isinstance(gates, Mapping) else None
     if gate is not None and not isinstance(gate, bool):
-        raise InputError("expected true or false, found %r" % (gate,), source=source,
+        raise InputError("expected true or false, found %s" % json_type(gate), source=source,
                          field="featureGates." + WINDOWS_GATE)
     return ShutdownConfig(grace=_duration_field(raw, "shutdownGracePeriod", source),
                           critical=_duration_field(raw, "shutdownGracePeriodCriticalPods", source),

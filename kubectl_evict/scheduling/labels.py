@@ -226,4 +226,7 @@ def parse_selector_string(text: str) -> LabelSelector:
         else:
             exprs.append(Requirement(key, "Exists", ()))
         pos = m.end()
+        if m.group(10) == "," and pos >= len(s):
+            # labels.Parse: a comma must be followed by another requirement
+            raise ValueError("invalid label selector %r: found '', expected: identifier after ','" % text)
     return LabelSelector(tuple(labels), tuple(exprs))

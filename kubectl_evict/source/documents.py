@@ -152,7 +152,9 @@ def objects(data: Any, source: str) -> Iterator[Doc]:
         if is_item:
             where = "items[%d]" % index
             index += 1
-            if "kind" in value:
+            if _is_list(value):
+                yield from expand(value, source, where)
+            elif "kind" in value:
                 yield (source, where, value)
             else:
                 waiting.append((where, value))
@@ -215,6 +217,18 @@ def expand(doc: object, source: str, index: str = "") -> Iterator[Doc]:
                                  source=source, field=where)
             if item_kind and "kind" not in item:
                 item = dict(item, kind=item_kind)
+            if _is_list(item):
+                yield from expand(item, source, where)
+                continue
             yield (source, where, item)
         return
     yield (source, index, doc)
+
+
+def _is_list(item: dict) -> bool:
+    """A List inside a List: kubectl reads its items as if they were the outer list's
+    (cli-runtime resource/visitor.go, FlattenListVisitor flattens nested lists)."""
+    if "items" not in item:   # per object on every load: the cheap test first
+        return False
+    kind = item.get("kind")
+    return isinstance(kind, str) and kind.endswith(_LIST_SUFFIX) and isinstance(item["items"], list)

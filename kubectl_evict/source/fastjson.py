@@ -379,9 +379,16 @@ def _finish(doc: dict) -> dict:
         for item in items:
             if item_kind and item.get("kind") is None:
                 item["kind"] = item_kind
-            _finish_one(item)
+            _finish_item(item)
     _finish_one(doc)
     return doc
+
+
+def _finish_item(item: dict) -> None:
+    if item.get("items") is not None:   # a List inside a List (documents.expand flattens it)
+        _finish(item)
+    else:
+        _finish_one(item)
 
 
 def _finish_one(doc: dict) -> None:
@@ -428,7 +435,10 @@ _PASS = (msgspec.Raw,)
 
 def _takes_raw(kind: Any, has_containers: bool) -> bool:
     """Does the freezer read this object's subtrees as raw text (RAW_KINDS, or a kind-less pod)?"""
-    return kind in RAW_KINDS or (kind is None and has_containers)
+    if kind is None:
+        return has_containers
+    # a kind that is no string (a list, an object) is refused by the freezer with its location
+    return isinstance(kind, str) and kind in RAW_KINDS
 
 
 _items_decoder = msgspec.json.Decoder(List[_DocDict])
@@ -442,5 +452,5 @@ def loads_items(data: Any) -> list:
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError, RecursionError):
         raise FallBack() from None
     for item in items:
-        _finish_one(item)
+        _finish_item(item)
     return items

@@ -15,6 +15,7 @@ from kubectl_evict.errors import InputError, ValueParseError, json_type as _type
 from kubectl_evict.model import (EMPTY_MAP, LabelSelector, NodeSelector, NodeSelectorTerm, OwnerRef, Requirement,
                                  Toleration, frozen_map)
 from kubectl_evict.source import validate
+from kubectl_evict.scheduling.labels import LABEL_SELECTOR_OPERATORS, label_value_errors, qualified_name_errors
 from kubectl_evict.scheduling.tolerations import EFFECTS
 from kubectl_evict.timeutil import parse_time
 
@@ -358,6 +359,14 @@ def label_selector(loc: _Loc, d: dict, key: str, path: str, it: _Interner) -> Op
         if not isinstance(v, str):
             raise loc.error("%s.matchLabels.%s" % (path, k), "expected a string, found %s" % _type_name(v))
     exprs = _requirements(loc, _seq(loc, raw, "matchExpressions", path + ".matchExpressions"), path + ".matchExpressions", it)
+    for i, r in enumerate(exprs):
+        # ValidateLabelSelectorRequirement refuses any other operator; the rules would otherwise
+        # read the selector as matching nothing (the scheduler fails to parse it). Once per
+        # distinct selector text (the callers' caches), not per pod.
+        if r.operator not in LABEL_SELECTOR_OPERATORS:
+            raise loc.error("%s.matchExpressions[%d].operator" % (path, i),
+                            'Unsupported value: "%s": supported values: "DoesNotExist", "Exists", "In", "NotIn"'
+                            % r.operator)
     return it.leaf(LabelSelector(tuple(sorted(labels.items())), exprs))
 
 
@@ -372,10 +381,50 @@ def _tolerations(loc: _Loc, spec: dict, it: _Interner, path: str = "spec.tolerat
         effect = _str(loc, t, "effect", p + ".effect")
         if effect and effect not in effects:
             raise loc.error(p + ".effect", "unknown taint effect %r (want %s)" % (effect, _or_list(effects)))
-        out.append(it.leaf(Toleration(_str(loc, t, "key", p + ".key"), _str(loc, t, "operator", p + ".operator"),
-                                      _str(loc, t, "value", p + ".value"), effect,
-                                      _int(loc, t, "tolerationSeconds", p + ".tolerationSeconds"))))
+        tol = Toleration(_str(loc, t, "key", p + ".key"), _str(loc, t, "operator", p + ".operator"),
+                         _str(loc, t, "value", p + ".value"), effect,
+                         _int(loc, t, "tolerationSeconds", p + ".tolerationSeconds"))
+        if effects is EFFECTS:   # a pod's (DRA device tolerations have their own rules)
+            _check_toleration(loc, tol, p)
+        out.append(it.leaf(tol))
     return tuple(out)
+
+
+# Equal and Exists (v1.33); Gt and Lt from v1.35 behind TaintTolerationComparisonOperators (alpha):
+# a cluster that enables the gate stores them, and `tolerates` models them.
+_TOLERATION_OPERATORS = ("", "Equal", "Exists", "Gt", "Lt")
+
+
+def _check_toleration(loc: _Loc, tol: Toleration, p: str) -> None:
+    """What the API server refuses in a toleration (`ValidateTolerations`,
+    pkg/apis/core/validation/validation.go): an unsupported operator, an empty key without
+    Exists, Exists with a value, an invalid key or Equal value, tolerationSeconds on an effect
+    other than NoExecute, seconds outside int64. Runs once per distinct tolerations text."""
+    if tol.operator not in _TOLERATION_OPERATORS:
+        raise loc.error(p + ".operator", 'Unsupported value: "%s": supported values: "Equal", "Exists"' % tol.operator)
+    if tol.key:
+        errs = qualified_name_errors(tol.key)
+        if errs:
+            raise loc.error(p + ".key", "invalid toleration key %r: %s" % (tol.key, errs[0]))
+    elif tol.operator != "Exists":
+        raise loc.error(p + ".operator", 'operator must be Exists when `key` is empty, which means "match all '
+                                         'values and all keys" (found %s)' % (repr(tol.operator) if tol.operator
+                                                                             else "no operator"))
+    if tol.operator == "Exists" and tol.value:
+        raise loc.error(p + ".value", "value must be empty when `operator` is 'Exists' (found %r)" % tol.value)
+    if tol.operator in ("", "Equal"):
+        errs = label_value_errors(tol.value)
+        if errs:
+            raise loc.error(p + ".value", "invalid toleration value %r: %s" % (tol.value, errs[0]))
+    if tol.seconds is not None:
+        if tol.effect != "NoExecute":
+            raise loc.error(p + ".effect", "effect must be 'NoExecute' when `tolerationSeconds` is set (found %s)"
+                            % (repr(tol.effect) if tol.effect else "no effect"))
+        if not _INT64_MIN <= tol.seconds <= _INT64_MAX:
+            raise loc.error(p + ".tolerationSeconds", "%d is out of the int64 range" % tol.seconds)
+
+
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 def _or_list(words: Tuple[str, ...]) -> str:

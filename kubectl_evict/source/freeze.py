@@ -15,6 +15,7 @@ otherwise spends more than half its time in GC (see shared/notes/python-performa
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
@@ -32,6 +33,7 @@ from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort,
 from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
 from kubectl_evict.versions import is_version
+from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
 from kubectl_evict.scheduling.qos import pod_qos_by_release
 from kubectl_evict.scheduling.resources import default_pod_level_requests, pod_requests
 from kubectl_evict.scheduling.tolerations import EFFECTS, with_daemonset_tolerations
@@ -395,11 +397,25 @@ def _lazy(loc: _Loc, obj: dict, key: str, decode: Optional[Callable[[bytes], Any
     and `prune` keep only what the reader of the document reads (the same on both paths)."""
     v = obj.get(key)
     if isinstance(v, (bytes, bytearray)):
-        if v.lstrip()[:1] != b"{":
-            raise loc.error(key, "expected an object")
+        if v.lstrip()[:1] != b"{":   # the error path only: name the JSON type, as the stdlib path does
+            raise loc.error(key, "expected an object, found %s" % _type_name(json.loads(v)))
         return LazyJSON(data=bytes(v), where=(loc.source, loc.label, key), decode=decode)
     value = _map(loc, obj, key, key)
     return LazyJSON(value=prune(value) if prune is not None else value, where=(loc.source, loc.label, key))
+
+
+def _check_taint(loc: _Loc, key: str, value: str, effect: str, earlier: List[Taint], p: str) -> None:
+    """What the API server refuses in a node taint (validateNodeTaints,
+    pkg/apis/core/validation/validation.go): an invalid key or value, and a second taint with the
+    same key and effect (which one would the rules match?). Per node, not per pod."""
+    errs = qualified_name_errors(key)
+    if errs:
+        raise loc.error(p + ".key", "invalid taint key %r: %s" % (key, errs[0]))
+    errs = label_value_errors(value)
+    if errs:
+        raise loc.error(p + ".value", "invalid taint value %r: %s" % (value, errs[0]))
+    if any(t.key == key and t.effect == effect for t in earlier):
+        raise loc.error(p, "taints must be unique by key and effect pair (%s:%s is given twice)" % (key, effect))
 
 
 def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
@@ -417,7 +433,9 @@ def _project_node(loc: _Loc, obj: dict, name: str, it: _Interner) -> Node:
         key = _str(loc, t, "key", p + ".key")
         if not key:
             raise loc.error(p + ".key", "taint without a key")
-        taints.append(Taint(key, _str(loc, t, "value", p + ".value"), effect, it.time(loc, t, "timeAdded", p + ".timeAdded")))
+        value = _str(loc, t, "value", p + ".value")
+        _check_taint(loc, key, value, effect, taints, p)
+        taints.append(Taint(key, value, effect, it.time(loc, t, "timeAdded", p + ".timeAdded")))
     conditions = {}
     for i, c in enumerate(_seq(loc, status, "conditions", "status.conditions")):
         p = "status.conditions[%d]" % i
