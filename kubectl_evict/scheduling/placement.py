@@ -120,6 +120,12 @@ class Cycle(NamedTuple):
     rejected_by: str = ""    # the plugin whose PreFilter rejected the pod
 
 
+# PreFilter rejections and class-wide Filter rejections that rest only on objects no plan changes
+# (claims, volumes, node names): `fits_any` remembers them per pod
+_STATIC_PREFILTERS = frozenset({"NodeAffinity", "VolumeBinding", "VolumeRestrictions", "NodeVolumeLimits"})
+_STATIC_CLASS_FILTERS = frozenset({"VolumeBinding", "VolumeZone"})
+
+
 class Placer:
     """Tracks the cluster as pods are placed; one per plan (it is a local accumulator).
 
@@ -152,6 +158,9 @@ class Placer:
         # per static result: (itself, how many candidate nodes, their names once asked for)
         self._live: Dict[int, Tuple[Tuple[_Entry, ...], int, List[str]]] = {}
         self._nofit: Set[tuple] = set()
+        # (pod key, class id or None: every node) where `fits_any` found a rejection nothing in the
+        # plan can lift (a missing claim, a bound volume's zone): retried pods skip them at once
+        self._never: Set[Tuple[Tuple[str, str], Optional[int]]] = set()
         self._terminating: Dict[Tuple[str, str], Tuple[Pod, str]] = {}
         self._freed = False          # the last attempt's PostFilter freed something (DRA deallocation)
         self._gone: Dict[Tuple[str, str], str] = {}
@@ -619,18 +628,22 @@ class Placer:
         retries its unschedulable pods on a node's Add; an upgrade asks this for every Pending
         replacement at every batch, so it must stay cheap: static verdicts by class, then the
         dynamic filters on these nodes only)."""
+        if (pod.key, None) in self._never:
+            return False
         want = [n for n in names if n in self.nodes and n not in self.excluded]
         if not want:
             return False
         return self._as_replacement(pod, lambda p: self._fits_any(p, want))
 
     def _fits_any(self, pod: Pod, want: List[str]) -> bool:
+        never = self._never
         entries, _ = self._static_feasible(pod)
         by_class = {id(e.cls): e for e in entries}
         cands = []
         for n in want:
             entry = by_class.get(id(self._class_of[n]))
-            if entry is not None and (entry.subset is None or any(m == n for m, _ in entry.subset)):
+            if entry is not None and (entry.subset is None or any(m == n for m, _ in entry.subset)) \
+                    and (pod.key, self._class_of[n].id) not in never:
                 cands.append(n)
         items = self._items(pod)
         if self._check_resources:
@@ -639,7 +652,16 @@ class Placer:
             return False
         cyc = self.cycle(pod)
         if cyc.rejected is not None:
+            if cyc.rejected_by in _STATIC_PREFILTERS:
+                never.add((pod.key, None))      # its claims or node names: nothing in the plan changes them
             return False
+        for plugin, data in cyc.active:
+            if plugin.name in _STATIC_CLASS_FILTERS:
+                for n in cands:
+                    cls = self._class_of[n]
+                    if plugin.rejects_class(self.cs, pod, data, cls.rep, self.split_keys):
+                        never.add((pod.key, cls.id))    # its volumes' zones: the same on every new node
+                cands = [n for n in cands if (pod.key, self._class_of[n].id) not in never]
         return any(self._fits(pod, items, n, cyc) for n in cands)
 
     def place(self, pod: Pod) -> Placement:
