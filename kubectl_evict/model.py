@@ -741,8 +741,16 @@ class Snapshot(PClass):
         for a node the snapshot does not have."""
         node = self.nodes.get(name)
         if node is None:
-            raise InputError("unknown node %r (not in the snapshot)" % name, field=flag)
+            raise InputError("unknown node %r (not in the snapshot%s)" % (name, self.no_nodes_hint()), field=flag)
         return node
+
+    def no_nodes_hint(self) -> str:
+        """What a missing-node error adds when the input holds no Node at all (a pod list alone,
+        a support bundle's pods): the nodes were left out, not the one named."""
+        if self.nodes:
+            return ""
+        return ("; the input holds no Node objects: give them too, e.g. kubectl get nodes -o json" if not
+                self.holds("Node") else "; the cluster has no nodes")
 
     def holds(self, kind: str) -> bool:
         """Does the input hold every object of `kind`? Only then is "no such object" a fact;

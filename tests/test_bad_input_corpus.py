@@ -317,6 +317,13 @@ CASES: List[Case] = [
      ["--label", "ghost"]),
     ("selector-matches-nothing", {"c.json": GOOD}, ["-f", "c.json", "drain", "-l", "pool=none"], 1,
      ["--selector", "pool=none"]),
+    # a pod list alone (a support bundle, `kubectl get pods -o json`): the nodes were left out,
+    # not the one named; every command says so
+    ("drain-pods-only", {"p.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod("web-1", "n1")]})},
+     ["-f", "p.json", "drain", "n1"], 1,
+     ['node "n1" not found in the snapshot; the input holds no Node objects: give them too, e.g. kubectl get nodes']),
+    ("shutdown-pods-only", {"p.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod("web-1", "n1")]})},
+     ["-f", "p.json", "shutdown", "n1"], 1, ["unknown node 'n1' (not in the snapshot; the input holds no Node objects"]),
     # ---- durations and numbers in flags -------------------------------------------------------
     ("shutdown-grace-unit", {"c.json": GOOD}, ["-f", "c.json", "shutdown", "n1", "--grace-period", "30x"], 1,
      ["--grace-period", "30x"]),

@@ -110,7 +110,7 @@ def resolve_nodes(snapshot: Snapshot, names: Sequence[str], selector: Optional[L
     out: List[str] = []
     for name in names:
         if name not in snapshot.nodes:
-            raise InputError('node "%s" not found in the snapshot' % name)
+            raise InputError('node "%s" not found in the snapshot%s' % (name, snapshot.no_nodes_hint()))
         if name not in out:
             out.append(name)
     return tuple(out)
