@@ -26,6 +26,7 @@ import re
 from typing import Dict, NamedTuple, Optional, Tuple
 
 from kubectl_evict.model import Node, Snapshot
+from kubectl_evict.plan import counted_refs
 
 NEWEST = (1, 37)            # the newest release whose behaviour this version of evictplan models
 OLDEST = (1, 30)            # the oldest one
@@ -177,9 +178,8 @@ def unreadable_kubelets(snapshot: Snapshot, version: ClusterVersion) -> Optional
            if snapshot.nodes[name].kubelet_version and parse_release(snapshot.nodes[name].kubelet_version) is None]
     if not bad:
         return None
-    shown = ", ".join("%s: %r" % b for b in bad[:3]) + (", and %d more" % (len(bad) - 3) if len(bad) > 3 else "")
-    return ("status.nodeInfo.kubeletVersion of %d node(s) is not a Kubernetes version (%s): planned as %s"
-            % (len(bad), shown, version.describe()))
+    return ("status.nodeInfo.kubeletVersion of %s is not a Kubernetes version: planned as %s"
+            % (counted_refs("node", ["%s: %r" % b for b in bad]), version.describe()))
 
 
 def comparison_tolerations(snapshot: Snapshot) -> Optional[str]:
@@ -197,11 +197,9 @@ def comparison_tolerations(snapshot: Snapshot) -> Optional[str]:
             bad.append(pod.ref)
     if not bad:
         return None
-    bad.sort()
-    shown = ", ".join(bad[:3]) + (", and %d more" % (len(bad) - 3) if len(bad) > 3 else "")
-    return ("%d pod(s) have Gt/Lt tolerations (%s): the cluster runs with the alpha gate "
-            "TaintTolerationComparisonOperators on; the plan models it off, so these tolerations tolerate no "
-            "taint here and such a pod may fit where the plan says it does not" % (len(bad), shown))
+    return ("Gt/Lt tolerations on %s: the cluster runs with the alpha gate TaintTolerationComparisonOperators "
+            "on; the plan models it off, so these tolerations tolerate no taint here and such a pod may fit where "
+            "the plan says it does not" % counted_refs("pod", sorted(bad)))
 
 
 def parse_version(text: str) -> Optional[Tuple[int, int]]:

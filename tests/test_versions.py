@@ -351,7 +351,7 @@ def test_soft_grace_follows_each_nodes_kubelet_and_the_note_says_so(tmp_path):
     assert {a["pod"]: a["gracePeriodSeconds"] for a in doc["actions"] if a["type"] == "kill"} == \
         {"web-n1": 60, "web-n2": 10}
     assert [n for n in doc["notes"] if n.startswith("kubelet ")] == [
-        "kubelet v1.31.4 on 1 node(s) (n1): planned with that release's eviction manager, not the control plane's "
+        "kubelet v1.31.4 on 1 node (n1): planned with that release's eviction manager, not the control plane's "
         "v1.32.0 (from serverVersion)"]
     notes = [n for n in doc["notes"] if "soft-threshold kills" in n]
     assert notes == [
@@ -488,13 +488,14 @@ def test_a_release_outside_the_modelled_ones_is_planned_with_the_nearest_and_say
 
 @pytest.mark.parametrize("kubelets, server, warning, source", [
     # no version reads: the newest modelled behaviour, and the plan says which kubelets it could not read
-    (("v1.x", "garbage"), "", "status.nodeInfo.kubeletVersion of 2 node(s) is not a Kubernetes version (n1: 'v1.x', "
-     "n2: 'garbage'): planned as v1.37 (newest modelled; the snapshot records no version)", "default"),
+    (("v1.x", "garbage"), "", "status.nodeInfo.kubeletVersion of 2 nodes (n1: 'v1.x', "
+     "n2: 'garbage') is not a Kubernetes version: planned as v1.37 (newest modelled; the snapshot records no version)",
+     "default"),
     # one reads: it decides (the newest kubelet); the other node still gets a word
-    (("v1.x", "v1.34.0"), "", "status.nodeInfo.kubeletVersion of 1 node(s) is not a Kubernetes version (n1: 'v1.x'): "
+    (("v1.x", "v1.34.0"), "", "status.nodeInfo.kubeletVersion of 1 node (n1: 'v1.x') is not a Kubernetes version: "
      "planned as v1.34.0 (from kubeletVersion of node n2)", "kubeletVersion of node n2"),
     (("v1.34.0", "v1.35.1"), "", None, "kubeletVersion of node n2"),
-    (("v1.x", ""), "v1.36.2", "status.nodeInfo.kubeletVersion of 1 node(s) is not a Kubernetes version (n1: 'v1.x'): "
+    (("v1.x", ""), "v1.36.2", "status.nodeInfo.kubeletVersion of 1 node (n1: 'v1.x') is not a Kubernetes version: "
      "planned as v1.36.2 (from serverVersion)", "serverVersion"),
 ])
 def test_unreadable_kubelet_versions_are_named(write_snapshot, kubelets, server, warning, source):
@@ -527,10 +528,10 @@ def test_gt_lt_tolerations_are_named(write_snapshot, operators, warned):
     if not warned:
         assert got == []
     else:
-        assert got == ["%d pod(s) have Gt/Lt tolerations (%s): the cluster runs with the alpha gate "
+        assert got == ["Gt/Lt tolerations on %d pod%s (%s): the cluster runs with the alpha gate "
                        "TaintTolerationComparisonOperators on; the plan models it off, so these tolerations "
                        "tolerate no taint here and such a pod may fit where the plan says it does not"
-                       % (len(warned), ", ".join(warned))]
+                       % (len(warned), "" if len(warned) == 1 else "s", ", ".join(warned))]
 
 
 # --- NodePorts: which containers' hostPorts a pod holds (kube-scheduler GetHostPorts) ---------------------

@@ -124,7 +124,7 @@ def parse_percentage(text: str) -> float:
 _QUANTITY_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
-_INT64_MAX = (1 << 63) - 1
+INT64_MAX = (1 << 63) - 1   # Quantity.Value() and the kubelet's int64 fields
 
 
 def _quantity(text: str) -> Fraction:
@@ -162,7 +162,7 @@ def parse_threshold_statement(signal: str, val: str) -> Optional[Threshold]:
     q = _quantity(val)
     if q <= 0:
         raise ThresholdError("eviction threshold %s must be positive: %s" % (signal, val))
-    if q > _INT64_MAX:   # Quantity.Value() is an int64: a larger amount is no real threshold
+    if q > INT64_MAX:   # Quantity.Value() is an int64: a larger amount is no real threshold
         raise ThresholdError("eviction threshold %s is out of range (above the int64 maximum): %s" % (signal, val))
     return Threshold(signal, ThresholdValue(q, 0.0, val))
 
@@ -213,7 +213,7 @@ def parse_minimum_reclaims(statements: Mapping[str, str], key: str = "") -> Dict
             raise ThresholdError(str(e), key) from None
         if q < 0:
             raise ThresholdError("negative eviction minimum reclaim specified for %s" % signal, key)
-        if q > _INT64_MAX:
+        if q > INT64_MAX:
             raise ThresholdError("eviction minimum reclaim %s is out of range (above the int64 maximum): %s"
                                  % (signal, val), key)
         out[signal] = ThresholdValue(q, 0.0, val)

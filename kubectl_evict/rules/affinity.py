@@ -303,7 +303,7 @@ class _Evictions:
                 if state.pending_after(wave) is not None:
                     retry.append(item)
                 else:
-                    why = ": budget spent and never given back: %s" % "; ".join(state.lost) if state.lost else ""
+                    why = ": budget spent and never given back: %s" % "; ".join(state.lost.values()) if state.lost else ""
                     self.b.block(item[0], "pdb-budget", "%s; not evicted: %s (PDB %s)%s" % (
                         item[2].split(";")[0], decision.text, state.pdb.ref, why))
             if not retry:

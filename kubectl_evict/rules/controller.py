@@ -257,8 +257,9 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                "(master disruption mode): %s" % (format_offset(tl.master_disruption_at),
                                                   "no pods are deleted" if tl.legacy else
                                                   "no NoExecute taints, existing ones removed, nothing evicted"))
-    if lease_gap(tl):
-        b.incomplete("Lease", lease_gap(tl))
+    gap = lease_gap(tl)
+    if gap:
+        b.incomplete("Lease", gap)
     if omitted:
         b.warn("%d action%s after the %s horizon %s omitted (raise --horizon to see them)"
                % (omitted, "" if omitted == 1 else "s", format_seconds(horizon), "is" if omitted == 1 else "are"))

@@ -380,7 +380,7 @@ class DrainRun:
         pdb = state.pdb
         reason = "%s (PDB %s)" % (text, pdb.ref)
         if state.lost:
-            reason += ": budget spent and never given back: %s" % "; ".join(state.lost)
+            reason += ": budget spent and never given back: %s" % "; ".join(state.lost.values())
         elif state.spent == 0 and state.budget.disruptions_allowed == 0:
             replicas = self.replicas(pod)
             if replicas == 1 or (replicas is None and state.budget.expected_pods == 1):

@@ -51,14 +51,14 @@ from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, PodUsage, disk_
 from kubectl_evict.eviction.manager import ManagerState, admits, caps_soft_grace, eviction_grace, synchronize
 from kubectl_evict.eviction.oom import oom_order
 from kubectl_evict.eviction.ranking import is_critical, rank
-from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_MAX_POD_GRACE_PERIOD,
+from kubectl_evict.eviction.thresholds import (ALLOCATABLE_MEMORY, DEFAULT_MAX_POD_GRACE_PERIOD, INT64_MAX,
                                                DEFAULT_PRESSURE_TRANSITION_PERIOD, MEMORY, MONITORING_INTERVAL, SIGNAL_CONDITION,
                                                SIGNAL_RESOURCE, Observation, Threshold, ThresholdError,
                                                default_eviction_hard, eviction_priority_order, parse_duration_go, parse_threshold_config,
                                                threshold_quantity, thresholds_met, update_containerfs_thresholds)
 from kubectl_evict.kubeletconfig import kubelet_config_for, located
 from kubectl_evict.model import Node, Pod, Snapshot, Taint
-from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder
+from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder, counted_refs
 from kubectl_evict.rules.replacements import KilledPod, replace_killed
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
@@ -182,13 +182,11 @@ def _memory_of(v: Any, key: str, origin: str) -> Optional[int]:
     # one beyond int64 fits no node's memory
     if units < 0:
         raise _located("resource quantity for \"memory\" cannot be negative: %s" % raw, key + ".memory", origin)
-    if units > _INT64_MAX:
+    if units > INT64_MAX:
         raise _located("%s is too large: the value does not fit the int64 Kubernetes compares" % raw,
                        key + ".memory", origin)
     return units
 
-
-_INT64_MAX = (1 << 63) - 1
 
 
 def resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
@@ -800,9 +798,8 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     _replacements(b, snapshot, results)
     advice.flush(b)
     for text, names_ in sorted(own.items()):
-        shown = ", ".join(names_[:5]) + (", and %d more" % (len(names_) - 5) if len(names_) > 5 else "")
-        b.note("kubelet %s on %d node(s) (%s): planned with that release's eviction manager, not the control "
-               "plane's %s" % (text, len(names_), shown, version.describe()))
+        b.note("kubelet %s on %s: planned with that release's eviction manager, not the control plane's %s"
+               % (text, counted_refs("node", names_, 5), version.describe()))
     _soft_grace_notes(b, soft_rules)
     b.extra["pressure"] = [{"node": r.node, "kills": r.kills, "conditions": list(r.conditions),
                             "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]

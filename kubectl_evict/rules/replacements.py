@@ -524,7 +524,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     if not kills:
         return
     stopped_nodes = frozenset(k.pod.node_name for k in kills)
-    sts_ready: Dict[Tuple[str, int], float] = {}     # (set uid, ordinal) -> its replacement is Ready
+    sts_ready: Dict[str, Dict[int, float]] = {}      # set uid -> ordinal -> its replacement is Ready
     nodes = [_with(n, taints=node_taints[n.name]) if n.name in node_taints else n for n in snapshot.nodes.values()]
     placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
     job_counted: Dict[str, int] = {}
@@ -607,7 +607,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     outcome = "placed"
                     why += "; the scheduler places it on %s" % target
                 if outcome == "placed" and pod.controller_kind == "StatefulSet" and ordinal(pod) is not None:
-                    sts_ready[(pod.controller.uid, ordinal(pod))] = float(d.at) + startup
+                    sts_ready.setdefault(pod.controller.uid, {})[ordinal(pod)] = float(d.at) + startup
         elif d.kind == "same-node":
             target = pod.node_name
             placer.commit(pod, target)
@@ -632,7 +632,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     b.extra["replacements"] = sorted(records, key=lambda r: (r["failedAt"], r["namespace"], r["pod"]))
 
 
-def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_ready: Mapping[Tuple[str, int], float]
+def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_ready: Mapping[str, Mapping[int, float]]
                             ) -> Tuple[float, Optional[str]]:
     """When an OrderedReady StatefulSet creates `pod`'s replacement, asked at `at`: not before
     every lower ordinal replaced earlier in the plan is Running and Ready again (`processReplica`
@@ -646,8 +646,7 @@ def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_ready: M
     mine = ordinal(pod)
     if mine is None:
         return at, None
-    uid = pod.controller.uid
-    waits = [(ready, n) for (u, n), ready in sts_ready.items() if u == uid and n < mine and ready > at]
+    waits = [(ready, n) for n, ready in sts_ready.get(pod.controller.uid, {}).items() if n < mine and ready > at]
     if not waits:
         return at, None
     ready, n = max(waits)
@@ -667,7 +666,7 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
             continue
         created = float(a.replaced_at if a.replaced_at is not None else a.at)
         rows.append((created, pod.controller.uid, ordinal(pod), i, pod))
-    sts_ready: Dict[Tuple[str, int], float] = {}
+    sts_ready: Dict[str, Dict[int, float]] = {}
     for created, uid, n, i, pod in sorted(rows, key=lambda r: r[:3]):
         at, lower = ordered_ready_creation(snapshot, pod, created, sts_ready)
         if lower is not None:
@@ -675,7 +674,7 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
             b.actions[i] = _with(a, replaced_at=at, reason=a.reason + "; OrderedReady: the StatefulSet creates it "
                                  "only once %s's replacement is Running and Ready, at %s (processReplica)"
                                  % (lower, format_offset(at)))
-        sts_ready[(uid, n)] = at + startup
+        sts_ready.setdefault(uid, {})[n] = at + startup
 
 
 def _with(record: Any, **changes: Any) -> Any:

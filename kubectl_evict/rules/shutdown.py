@@ -364,8 +364,9 @@ def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str,
     failures = {name: NodeFailure(at=start, status="False" if key == "not-ready" else "Unknown")
                 for name, (key, start) in failing.items()}
     tl = noexecute_timeline(snapshot, now, failures, cs)
-    if b is not None and lease_gap(tl):
-        b.incomplete("Lease", lease_gap(tl))
+    gap = lease_gap(tl) if b is not None else ""
+    if gap:
+        b.incomplete("Lease", gap)
     zones = {z.zone: z for z in tl.zones}
     out: Dict[str, NodeSide] = {}
     for name, (key, start) in failing.items():
@@ -782,7 +783,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
     placer = Placer(_powered_off(snapshot, nodes, oos), snapshot.pods_by_node, leaving=leaving, snapshot=snapshot,
                     preempt=True)
     reports = []
-    placed_sts: List[int] = []      # the force deletions whose replacement the scheduler places
+    placed_rows: List[int] = []     # the force deletions whose replacement the scheduler places
     job_counted: Dict[str, int] = {}
     sts_pending: Set[Tuple[str, str]] = set()      # StatefulSet pods whose replacement never runs
     leaving_keys = frozenset(p.key for p in leaving)
@@ -836,7 +837,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
             # a terminating pod's ReplicaSet or Job created its replacement when its deletion started
             replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"
             placed = None
-            wait = ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys) if not replaced else None
+            wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys)
             if replaced:
                 pass
             elif pod.controller_kind == "Job":
@@ -878,7 +879,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
             b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
                      grace_period_seconds=0, force=True, rule=RULE, reason=why, **kw)
             if placed is not None and placed.node:
-                placed_sts.append(len(b.actions) - 1)
+                placed_rows.append(len(b.actions) - 1)
             deleted.append(pod.ref)
             gone_at[pod.key] = at
         vas = [va for va in snapshot.volume_attachments if va.node_name == name]
@@ -908,5 +909,5 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
         reports.append({"node": name, "mode": "non-graceful", "deletedPods": deleted,
                         # None, not []: without the kind the plan does not claim the node has none
                         "volumeAttachments": [va.name for va in sorted(vas, key=lambda v: v.name)] if held else None})
-    chain_ordered_ready(b, snapshot, placed_sts, DEFAULT_STARTUP)
+    chain_ordered_ready(b, snapshot, placed_rows, DEFAULT_STARTUP)
     b.extra["shutdown"] = _report(reports)

@@ -329,11 +329,7 @@ class UpgradeRun(DrainRun):
             pdbs = pdbs_for_pod(self.s, pod)
             state = self.budgets.get((pdbs[0].namespace, pdbs[0].name)) if len(pdbs) == 1 else None
             if state is not None:
-                lost = "the replacement of %s (evicted at %s) " % (pod.ref, format_offset(removed_at))
-                kept = [x for x in state.lost if not x.startswith(lost)]
-                if len(kept) < len(state.lost):
-                    state.lost[:] = kept
-                    state.restores[wave + 1] = state.restores.get(wave + 1, 0) + 1
+                state.landed_later(pod, removed_at, wave + 1)
 
     def record_landed_later(self) -> None:
         """The plan's record of the Pending replacements that landed when new nodes joined (one

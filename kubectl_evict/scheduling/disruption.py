@@ -303,7 +303,8 @@ class BudgetState:
         self.healthy = budget.current_healthy
         self.restores: Dict[int, int] = {}      # wave -> budget that comes back then
         self.gains: Dict[int, int] = {}         # wave -> Ready replacements of pods that were not healthy
-        self.lost: List[str] = []               # pods whose budget never comes back, and why
+        # pods whose budget never comes back, and why: (pod key, evicted at) -> text
+        self.lost: Dict[Tuple[Tuple[str, str], float], str] = {}
         self.spent = 0
 
     def at_wave(self, wave: int) -> None:
@@ -339,7 +340,13 @@ class BudgetState:
         elif landed:
             self.restores[wave + 1] = self.restores.get(wave + 1, 0) + 1
         else:
-            self.lost.append("the replacement of %s (evicted at %s) %s" % (pod.ref, format_offset(at), why_not))
+            self.lost[(pod.key, at)] = "the replacement of %s (evicted at %s) %s" % (pod.ref, format_offset(at), why_not)
+
+    def landed_later(self, pod: Pod, at: float, wave: int) -> None:
+        """The replacement of `pod` (evicted at `at`), which had nowhere to go, lands after all
+        (upgrade: a new node joined): the disruption it spent comes back in `wave`."""
+        if self.lost.pop((pod.key, at), None) is not None:
+            self.restores[wave] = self.restores.get(wave, 0) + 1
 
     def as_pdb(self) -> PodDisruptionBudget:
         """The PDB as the Eviction API would read it now. A stale status has been replaced by the

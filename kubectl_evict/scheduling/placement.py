@@ -680,11 +680,11 @@ class Placer:
         fresh = self.cs.fresh_claims(pod) if pod.volumes else {}
         if not fresh:
             return fn(pod)
-        self.cs.fresh = fresh
+        before, self.cs.fresh = self.cs.fresh, fresh
         try:
             return fn(pod)
         finally:
-            self.cs.fresh = {}
+            self.cs.fresh = before
 
     def _place_retrying(self, pod: Pod) -> Placement:
         placed = self._place(pod)

@@ -420,11 +420,8 @@ def _check_toleration(loc: _Loc, tol: Toleration, p: str) -> None:
         if tol.effect != "NoExecute":
             raise loc.error(p + ".effect", "effect must be 'NoExecute' when `tolerationSeconds` is set (found %s)"
                             % (repr(tol.effect) if tol.effect else "no effect"))
-        if not _INT64_MIN <= tol.seconds <= _INT64_MAX:
+        if not validate.INT64_MIN <= tol.seconds <= validate.INT64_MAX:
             raise loc.error(p + ".tolerationSeconds", "%d is out of the int64 range" % tol.seconds)
-
-
-_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 def _or_list(words: Tuple[str, ...]) -> str:

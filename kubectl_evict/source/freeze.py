@@ -959,7 +959,7 @@ def _job_fields(loc: _Loc, obj: dict, spec: dict) -> Dict[str, Any]:
         rules.append(PodFailureRule(action, tuple(conds), bool(exit_codes)))
     per_index = _int(loc, spec, "backoffLimitPerIndex", "spec.backoffLimitPerIndex")
     # SetDefaults_Job (pkg/apis/batch/v1/defaults.go): MaxInt32 with backoffLimitPerIndex, else 6
-    limit = _int(loc, spec, "backoffLimit", "spec.backoffLimit", 6 if per_index is None else 2 ** 31 - 1)
+    limit = _int(loc, spec, "backoffLimit", "spec.backoffLimit", 6 if per_index is None else validate.INT32_MAX)
     failed = _int(loc, status, "failed", "status.failed", 0)
     if limit is None or limit < 0:
         raise loc.error("spec.backoffLimit", "must not be negative, found %r" % limit)

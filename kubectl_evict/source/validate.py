@@ -22,7 +22,7 @@ from typing import Any, Optional, Tuple, Union
 from kubectl_evict.errors import ValueParseError
 from kubectl_evict.quantity import parse_quantity, to_units
 
-INT64_MAX = (1 << 63) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 
