@@ -990,6 +990,7 @@ class Fault:
     times: int | None = 1
     skip: int = 0
     body: Any = None
+    wire: Any = None
     hits: int = 0
     seen: int = 0
 
@@ -1014,6 +1015,8 @@ class Faults:
                              (default half), then close the connection
       body=FUNCTION          handle the request, then send FUNCTION(answer bytes) as the whole
                              answer, same status (an API server or proxy that answers garbage)
+      wire=FUNCTION          like body, but FUNCTION gets the bytes as they go on the wire, after
+                             compression (a proxy that breaks or re-packs a gzip answer)
     `times` (None: forever) limits firings; `skip` lets the first N matching requests through.
     """
 
@@ -1026,9 +1029,9 @@ class Faults:
             partial: float | bool = False, times: int | None = 1, skip: int = 0,
             message: str | None = None, reason: str | None = None,
             retry_after: int | None = None, query_regex: str | None = None,
-            body: Any = None) -> Fault:
+            body: Any = None, wire: Any = None) -> Fault:
         f = Fault(method, path_regex, query_regex, status, message, reason, retry_after, delay,
-                  reset, partial, times, skip, body)
+                  reset, partial, times, skip, body, wire)
         with self._lock:
             self._faults.append(f)
         return f
@@ -1185,7 +1188,7 @@ class _Handler(BaseHTTPRequestHandler):
         raise _Drop()
 
     def _send(self, code: int, body: bytes, ctype: str = "application/json",
-              headers: dict | None = None, partial: float | bool = False):
+              headers: dict | None = None, partial: float | bool = False, wire: Any = None):
         self.send_response(code)
         self.send_header("Content-Type", ctype)
         self.send_header("Cache-Control", "no-cache, private")
@@ -1195,6 +1198,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.api.compressed.append(self.path)
             self.send_header("Content-Encoding", "gzip")
             self.send_header("Vary", "Accept-Encoding")
+        if wire is not None:
+            body = wire(body)
         size = self.api.chunk
         chunked = 0 < size < len(body) and self.command != "HEAD"
         if chunked:
@@ -1227,7 +1232,7 @@ class _Handler(BaseHTTPRequestHandler):
         path, query = unquote(url.path), url.query
         api._log_request(method, unquote(self.path), self.headers)
         partial: float | bool = False
-        rewrite = None
+        rewrite = wire = None
         try:
             try:
                 raw = self._body()
@@ -1247,14 +1252,14 @@ class _Handler(BaseHTTPRequestHandler):
                                    headers={"Retry-After": fault.retry_after} if fault.retry_after else None)
                     self._send_json(err.code, err.body(), headers=err.headers)
                     return
-                partial, rewrite = fault.partial, fault.body
+                partial, rewrite, wire = fault.partial, fault.body, fault.wire
             q = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
             code, payload, ctype, headers = api._dispatch(self, method, path, q, raw)
             if not isinstance(payload, (bytes, bytearray)):
                 payload = json.dumps(payload, separators=(",", ":")).encode()
             if rewrite is not None:
                 payload = rewrite(bytes(payload))
-            self._send(code, bytes(payload), ctype=ctype, headers=headers, partial=partial)
+            self._send(code, bytes(payload), ctype=ctype, headers=headers, partial=partial, wire=wire)
         except _Drop:
             return
         except ApiError as e:

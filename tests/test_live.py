@@ -704,6 +704,45 @@ def test_live_reads_ask_for_gzip_and_plan_the_same_from_any_answer_shape(tmp_pat
     assert compressed[0] == compressed[1] == [] and len(compressed[2]) == 1, compressed
 
 
+def _two_members(gz: bytes) -> bytes:
+    """The same answer as two gzip members (RFC 1952 allows it; a re-packing proxy may send it)."""
+    import gzip
+    body = gzip.decompress(gz)
+    half = len(body) // 2
+    return gzip.compress(body[:half], 1) + gzip.compress(body[half:], 1)
+
+
+# (id, what the wire carries instead of the server's gzip answer to the pod list, the plan's result):
+# the body is gunzipped in one call (live.response_body); the shapes urllib3's own decoder took must
+# read the same, and a broken one must fail as it did, with one clean line.
+GZIP_WIRE = [
+    ("two-members", _two_members, "same plan"),
+    ("not-gzip", lambda gz: b"this is not gzip" + gz[16:], "cannot talk to the API server %s (context demo-live): "
+                                                           "DecodeError"),
+    # a stream cut short within a consistent Content-Length: what arrived is a page cut short
+    ("cut-short", lambda gz: gz[: len(gz) // 2], "the answer from %s is not JSON"),
+]
+
+
+@pytest.mark.parametrize("wire,expect", [c[1:] for c in GZIP_WIRE], ids=[c[0] for c in GZIP_WIRE])
+def test_gzip_answers_in_every_shape(tmp_path, wire, expect):
+    args = ("--now", NOW, "-o", "json", "drain", "worker-a1", "worker-b1")
+    with ApiServer(DEMO_PATH) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", context="demo-live"))
+        plain = main("--kubeconfig", kc, *args)
+        srv.faults.add("GET", r"^/api/v1/pods$", times=None, wire=wire)
+        res = main("--kubeconfig", kc, *args)
+        url = srv.url
+        assert [p for p in srv.compressed if p.startswith("/api/v1/pods")], "the pod list went compressed"
+    assert plain.returncode == 3, plain.stderr
+    if expect == "same plan":
+        assert res.returncode == 3, res.stderr
+        assert json.loads(res.stdout) == json.loads(plain.stdout)
+    else:
+        assert_error(res, "error: listing pods: " + expect % url)
+        assert res.stdout == ""
+
+
 def test_server_version_is_recorded_and_used(tmp_path, monkeypatch):
     """node-monitor-grace-period defaults to 40s before v1.32 and 50s from v1.32 (PR #126287)."""
     monkeypatch.setitem(apiserver_module.SERVER_VERSION, "gitVersion", "v1.31.4")

