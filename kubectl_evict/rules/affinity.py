@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Tuple
 
 from pyrsistent import PClass, field
 
-from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot
+from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
 from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
@@ -64,6 +64,13 @@ class _Placing:
         return self._placer
 
 
+def _has_no_execute(taints: Tuple[Taint, ...]) -> bool:
+    for t in taints:
+        if t.effect == "NoExecute":
+            return True
+    return False
+
+
 def _scheduled_deletion(pod: Pod, old: Node, new: Node, now: float) -> Tuple[Optional[float], str]:
     """When the taint-eviction controller deletes `pod` (seconds after now) once `old`'s taints
     become `new`'s, and why; (None, "") when it does not. The controller's own replay over the
@@ -71,6 +78,8 @@ def _scheduled_deletion(pod: Pod, old: Node, new: Node, now: float) -> Tuple[Opt
     `old`'s NoExecute taints keeps its time whatever the new taints' tolerationSeconds
     (`processPodOnNode`: `startTime + min < now + min`); only a taint the pod does not tolerate
     deletes it at once."""
+    if not _has_no_execute(old.taints) and (old is new or not _has_no_execute(new.taints)):
+        return None, ""   # the controller acts on NoExecute taints only (most nodes have none)
     history = [(0.0, old.taints)] if old is new else [(0.0, old.taints), (0.0, new.taints)]
     kind, at, why = taint_eviction_schedule(default_toleration_seconds(pod.tolerations), pod.tolerations,
                                             history, now)

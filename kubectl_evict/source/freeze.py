@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from operator import attrgetter, itemgetter
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from pyrsistent import pvector
@@ -66,6 +67,8 @@ _intern = sys.intern
 
 
 _EMPTY = EMPTY_MAP
+_NS_NAME = itemgetter(0, 1)                   # (namespace, name, ...) entries in object order
+_POD_ORDER = attrgetter("namespace", "name")  # pods in (namespace, name) order
 
 
 class Freezer:
@@ -230,7 +233,7 @@ class Freezer:
         if consume:
             self.objects = {}
         for lst in by_kind.values():
-            lst.sort(key=lambda t: (t[0], t[1]))
+            lst.sort(key=_NS_NAME)
 
         def each(kind: str):
             lst = by_kind.get(kind, ())
@@ -248,7 +251,7 @@ class Freezer:
         if consume:
             self.projected = {}
         for lst in projected.values():
-            lst.sort(key=lambda t: (t[0], t[1]))
+            lst.sort(key=_NS_NAME)
 
         nodes = {}
         for ns, name, src, obj in each("Node"):
@@ -331,7 +334,7 @@ def assemble(*, nodes: Dict[str, Node], pods: List[Pod], pdbs: Dict[Tuple[str, s
              kubelet_configs: Dict[str, Any], stats: Dict[str, Any], info: SnapshotInfo,
              warnings: List[str]) -> Snapshot:
     """Build the indexes once and wrap everything in an immutable Snapshot."""
-    pods = sorted(pods, key=lambda p: (p.namespace, p.name))
+    pods = sorted(pods, key=_POD_ORDER)
     by_node: Dict[str, list] = {}
     by_owner: Dict[str, list] = {}
     for p in pods:
