@@ -17,7 +17,7 @@ from typing import Any, List, Optional
 
 import click
 
-from kubectl_evict import __version__, completion
+from kubectl_evict import __version__, collector, completion
 from kubectl_evict.errors import EvictPlanError
 from kubectl_evict.options import global_options, pop_global
 
@@ -331,8 +331,11 @@ def main(argv: Optional[List[str]] = None) -> None:
     except click.UsageError as e:
         sys.stderr.write("error: %s\n" % e.format_message())
         sys.exit(2)
+    if argv is None:
+        collector.will_exit_now()
     try:
         rv = cli.main(args=args, prog_name=prog, complete_var=completion.COMPLETE_VAR, standalone_mode=False)
+        sys.stdout.flush()   # inside the boundary: a closed pipe is handled below, as a write's is
     except click.UsageError as e:
         msg = _no_such_option(e) if isinstance(e, click.NoSuchOption) else e.format_message()
         hint = ""
@@ -369,4 +372,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         sys.exit(1)
     except Exception as e:  # the boundary: never a traceback for users
         _internal(e)
-    sys.exit(rv if isinstance(rv, int) else 0)
+    code = rv if isinstance(rv, int) else 0
+    if argv is None:   # the process's own entry point: end it without freeing the plan's objects
+        collector.exit_now(code)
+    sys.exit(code)

@@ -754,6 +754,25 @@ def test_server_version_is_recorded_and_used(tmp_path, monkeypatch):
 
 # --- through the real kubectl -------------------------------------------------------------------
 
+def test_the_console_script_ends_fast_but_cleans_up_and_writes_everything(tmp_path):
+    """The installed command ends without freeing its plan object by object (collector.exit_now),
+    but the exit handlers still run: the client's copy of the kubeconfig's CA (a temporary file
+    the kubernetes client removes at exit) is gone, and the whole plan was written, with the
+    plan's exit code (3: blocked, as from the file)."""
+    plugin = Path(sys.executable).parent / "kubectl-evictplan"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    args = ("--now", NOW, "-o", "json", "drain", "worker-a1", "worker-b1")
+    with ApiServer(DEMO_PATH, tls=True) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        res = subprocess.run([str(plugin), "--kubeconfig", kc, *args], capture_output=True, text=True, timeout=120,
+                             env=dict(os.environ, TMPDIR=str(scratch)))
+    from_file = main("--demo", *args)
+    assert res.returncode == from_file.returncode == 3, res.stderr
+    assert _without_cluster(json.loads(res.stdout)) == _without_cluster(json.loads(from_file.stdout))
+    assert list(scratch.iterdir()) == [], "the client's temporary CA file outlived the process"
+
+
 def test_through_real_kubectl_with_tls_and_token(tmp_path):
     assert KUBECTL, "the kubectl binary must be on PATH"
     plugin = Path(sys.executable).parent / "kubectl-evictplan"

@@ -158,6 +158,7 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
     plan = plan.set(version=version.text, version_source=version.source)
     sys.stdout.write(render(plan, opts.output, width=terminal_width(streams=(sys.stdout, sys.stderr)),
                             ascii=ascii_only(sys.stdout), source=source_text(opts)))
+    collector.keep_until_exit(snapshot, plan)   # freed by the process's end, not object by object
     code = exit_code(plan)
     if settings is not None:
         from kubectl_evict.apply.executor import apply_plan
