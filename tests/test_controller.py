@@ -195,6 +195,26 @@ def test_excluded_nodes_are_tainted_but_not_counted():
     assert _noexec(plan) == [("n1", 55), ("n2", 65), ("x1", 75), ("x2", 85)]
 
 
+@pytest.mark.parametrize("version, taints, deleted", [
+    ("v1.33", [("x2", 55), ("x3", 65)], [("web-1", 355, None)]),
+    ("v1.35", [("x2", 50), ("x3", 60)], [("web-1", 350, None)]),
+])
+def test_master_disruption_removes_only_the_taints_nodes_have_when_it_starts(version, taints, deleted):
+    """Entering master disruption mode removes the not-ready/unreachable NoExecute taints the
+    nodes have at that pass (semantics.md C.8, `handleDisruption` -> `markNodeAsReachable`).
+    Excluded nodes are not counted in any zone (C.5, `isNodeExcludedFromDisruptionChecks`), so a
+    zone made only of them has no zone state that stops its queue: its nodes are tainted at the
+    normal rate after the mode starts and keep the taint; no untaint comes before the taint."""
+    ex = {"node.kubernetes.io/exclude-disruption": ""}
+    items = zone("n", 3, "z1") + zone("x", 3, "z9", labels=ex)[1:] + [pod("web-1", "x2")]
+    plan = _plan(items, fail=["n1", "n2", "n3", "x2", "x3"], server_version=version)
+    assert _noexec(plan) == taints
+    assert [(a.node, a.at) for a in plan.actions if a.type == "untaint"] == []
+    assert _deletes(plan) == deleted
+    (warning,) = [w for w in plan.warnings if "master disruption mode" in w]
+    assert "except on 2 nodes (x2, x3)" in warning
+
+
 def test_legacy_eviction_deletes_pods_after_the_pod_eviction_timeout():
     items = zone("n", 3, "z1") + [pod("web-1", "n1"), pod("agent-1", "n1", owner=DS, tolerations=[])]
     plan = _plan(items, fail=["n1"], legacy_eviction=True)

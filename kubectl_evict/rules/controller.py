@@ -21,7 +21,7 @@ from pyrsistent import PClass, field
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.workloads import attach
-from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, number
+from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs, number
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
@@ -253,10 +253,17 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         b.note(_zone_note(zt, tl, horizon, ctl.large_cluster_size_threshold))
 
     if tl.master_disruption_at is not None:
+        # nodes of a zone made only of excluded nodes: no zone state stops their tainting
+        late = sorted({e.node for e in tl.events if e.kind == "taint" and e.effect == "NoExecute"
+                       and e.at >= tl.master_disruption_at})
         b.warn("every zone is fully disrupted from %s: the control plane assumes its own network failed "
-               "(master disruption mode): %s" % (format_offset(tl.master_disruption_at),
-                                                  "no pods are deleted" if tl.legacy else
-                                                  "no NoExecute taints, existing ones removed, nothing evicted"))
+               "(master disruption mode): %s" % (
+                   format_offset(tl.master_disruption_at),
+                   "no pods are deleted" if tl.legacy else
+                   "no NoExecute taints, existing ones removed, nothing evicted" if not late else
+                   "no NoExecute taints, existing ones removed, nothing evicted, except on %s in zones of "
+                   "node.kubernetes.io/exclude-disruption nodes only, which no zone state stops"
+                   % counted_refs("node", late)))
     gap = lease_gap(tl)
     if gap:
         b.incomplete("Lease", gap)
