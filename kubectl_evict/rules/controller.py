@@ -138,6 +138,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     fates = pod_fates(snapshot, tl, ctl, now)
     down = [n for n, nt in tl.nodes.items() if nt.down_at is not None]
     deletions: List[PodFate] = []
+    later: Dict[Tuple[str, str], float] = {}       # deletions after the horizon
     for f in fates:
         if f.kind == "delete" and f.pod.deletion_timestamp is not None:
             ago = now - f.pod.deletion_timestamp
@@ -148,6 +149,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         if f.kind == "delete":
             if f.at is not None and f.at > horizon:
                 omitted += 1
+                later[(f.pod.namespace, f.pod.name)] = f.at
                 continue
             deletions.append(f)
         elif f.kind in ("forever", "legacy-skip"):
@@ -161,9 +163,13 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
 
     order = {n: i for i, n in enumerate(sorted(snapshot.nodes))}
     deletions.sort(key=lambda f: (f.at, order.get(f.node, 0), f.pod.namespace, f.pod.name))
-    by_node = {(f.pod.namespace, f.pod.name): f.at for f in deletions}
-    device = [e for e in device_taint_evictions(snapshot, now) if e.at <= horizon
-              and by_node.get((e.pod.namespace, e.pod.name), e.at + 1) > e.at]
+    by_node = dict(later)
+    by_node.update({(f.pod.namespace, f.pod.name): f.at for f in deletions})
+    device = [e for e in device_taint_evictions(snapshot, now)
+              if by_node.get((e.pod.namespace, e.pod.name), e.at + 1) > e.at]
+    # one count per pod after the horizon: its first deletion, node or device taint
+    omitted += sum(1 for e in device if e.at > horizon) - sum(1 for e in device if (e.pod.namespace, e.pod.name) in later)
+    device = [e for e in device if e.at <= horizon]
     gone = {(e.pod.namespace, e.pod.name) for e in device}
     deletions = [f for f in deletions if (f.pod.namespace, f.pod.name) not in gone]
     placer: Optional[Placer] = None
