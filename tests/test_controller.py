@@ -240,6 +240,25 @@ def test_replacement_with_nowhere_to_go_is_a_shortfall():
     assert "Insufficient cpu" in plan.shortfall[0].reason
 
 
+@pytest.mark.parametrize("case, taints", [
+    # a node Ready again: Ready True removes the not-ready/unreachable taints (semantics.md C.3, C.4)
+    ("recovered node", [{"key": UNREACH, "effect": "NoSchedule"},
+                        {"key": UNREACH, "effect": "NoExecute", "timeAdded": "2026-11-21T11:58:00Z"}]),
+    # a condition taint whose condition no longer holds is removed (C.3: stale NoSchedule taints)
+    ("stale memory-pressure taint", [{"key": "node.kubernetes.io/memory-pressure", "effect": "NoSchedule"}]),
+])
+def test_replacements_land_on_nodes_the_controller_untaints_at_once(case, taints):
+    """The only node with room carries condition taints the controller removes at +0s; the
+    replacement deleted at +355s is scheduled against the nodes as they are then, so it lands
+    there instead of fitting no node."""
+    items = [node("n1", zone="z1"), node("big", zone="z1", taints=taints)] + zone("s", 2, "z1", cpu="100m") + [
+        pod("web-1", "n1", cpu="1")]
+    plan = _plan(items, fail=["n1"])
+    assert ("big", 0) in [(a.node, a.at) for a in plan.actions if a.type == "untaint"], case
+    assert _deletes(plan) == [("web-1", 355, "big")], case
+    assert not plan.shortfall, case
+
+
 def test_same_input_gives_the_same_plan():
     items = zone("n", 6, "z1") + zone("m", 3, "z2") + [pod("web-%d" % i, "n%d" % (i % 6 + 1)) for i in range(12)]
     a = _plan(items, zones=["z1"])

@@ -174,8 +174,11 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     deletions = [f for f in deletions if (f.pod.namespace, f.pod.name) not in gone]
     placer: Optional[Placer] = None
     if any(recreation(f.pod).elsewhere for f in deletions) or any(recreation(e.pod).elsewhere for e in device):
-        # the down nodes are not cordoned: their taints keep replacements off (and name them in a FitError)
-        placer = Placer(tainted_nodes(snapshot, tl, down), snapshot.pods_by_node, snapshot=snapshot, preempt=True,
+        # the down nodes are not cordoned: their taints keep replacements off (and name them in a FitError);
+        # taints the controller removes at +0s (a node Ready again, a condition that no longer calls for
+        # its taint) no longer keep them off
+        touched = sorted(set(down) | {e.node for e in tl.events})
+        placer = Placer(tainted_nodes(snapshot, tl, touched), snapshot.pods_by_node, snapshot=snapshot, preempt=True,
                         leaving=[f.pod for f in deletions] + [e.pod for e in device])
     for kind in unknown_kinds(snapshot):
         b.incomplete(kind, "device taint evictions (v1.36+) not checked for pods with ResourceClaims")
