@@ -94,6 +94,22 @@ def test_large_zone_uses_the_secondary_rate():
     assert any("actions after the 6m40s horizon are omitted" in w for w in plan.warnings)
 
 
+@pytest.mark.parametrize("nodes, failing, flags, says", [
+    # setLimiterInZone (semantics.md C.7): a partially disrupted zone of at most
+    # --large-cluster-size-threshold nodes stops tainting ...
+    (5, 3, {}, "tainting stopped (zone has ≤50 nodes)"),
+    # ... a larger one uses --secondary-node-eviction-rate, which may itself be 0
+    (60, 40, {"secondary_node_eviction_rate": 0.0}, "tainting stopped (--secondary-node-eviction-rate is 0)"),
+    # a fully disrupted zone uses --node-eviction-rate (C.7)
+    (3, 3, {"node_eviction_rate": 0.0}, "tainting stopped (--node-eviction-rate is 0)"),
+])
+def test_zone_note_says_why_tainting_stopped(nodes, failing, flags, says):
+    items = zone("n", nodes, "z1") + [node("m1", zone="z2")]
+    plan = _plan(items, fail=["n%d" % i for i in range(1, failing + 1)], **flags)
+    (note,) = [n for n in plan.notes if n.startswith("zone z1 ")]
+    assert says in note and "≤50 nodes" not in note.replace(says, "")
+
+
 def test_every_zone_down_evicts_nothing_and_removes_existing_taints():
     tainted = node("b1", zone="z2", ready="Unknown",
                    taints=[{"key": UNREACH, "effect": "NoExecute", "timeAdded": "2026-11-21T11:59:00Z"}])

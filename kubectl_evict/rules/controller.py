@@ -83,8 +83,11 @@ def _zone_note(zt: ZoneTimeline, tl: Timeline, horizon: float, threshold: int) -
             head = "→ %s at %s (%d/%d down)" % (s.state, format_offset(s.at), s.down, zt.size)
         if tl.master_disruption_at is not None and s.at == tl.master_disruption_at and s.rate <= 0 and s.state == FULL:
             head += "; every zone is down: no %s" % ("NoExecute taints" if not tl.legacy else "pod deletions")
-        elif s.rate <= 0 and s.state == PARTIAL:
+        elif s.rate <= 0 and s.state == PARTIAL and zt.size <= threshold:
             head += "; %s stopped (zone has ≤%d nodes)" % (what, threshold)
+        elif s.rate <= 0 and (i > 0 or s.state != "Normal"):
+            head += "; %s stopped (--%s is 0)" % (what, "secondary-node-eviction-rate" if s.state == PARTIAL
+                                                  else "node-eviction-rate")
         elif i > 0 or s.state != "Normal":
             head += "; %s at %s" % (what, rate_text(s.rate))
         parts.append(head)
