@@ -94,6 +94,22 @@ def test_large_zone_uses_the_secondary_rate():
     assert any("actions after the 6m40s horizon are omitted" in w for w in plan.warnings)
 
 
+@pytest.mark.parametrize("nodes, failing, flags, says", [
+    # setLimiterInZone (semantics.md C.7): a partially disrupted zone of at most
+    # --large-cluster-size-threshold nodes stops tainting ...
+    (5, 3, {}, "tainting stopped (zone has ≤50 nodes)"),
+    # ... a larger one uses --secondary-node-eviction-rate, which may itself be 0
+    (60, 40, {"secondary_node_eviction_rate": 0.0}, "tainting stopped (--secondary-node-eviction-rate is 0)"),
+    # a fully disrupted zone uses --node-eviction-rate (C.7)
+    (3, 3, {"node_eviction_rate": 0.0}, "tainting stopped (--node-eviction-rate is 0)"),
+])
+def test_zone_note_says_why_tainting_stopped(nodes, failing, flags, says):
+    items = zone("n", nodes, "z1") + [node("m1", zone="z2")]
+    plan = _plan(items, fail=["n%d" % i for i in range(1, failing + 1)], **flags)
+    (note,) = [n for n in plan.notes if n.startswith("zone z1 ")]
+    assert says in note and "≤50 nodes" not in note.replace(says, "")
+
+
 def test_every_zone_down_evicts_nothing_and_removes_existing_taints():
     tainted = node("b1", zone="z2", ready="Unknown",
                    taints=[{"key": UNREACH, "effect": "NoExecute", "timeAdded": "2026-11-21T11:59:00Z"}])
@@ -195,6 +211,26 @@ def test_excluded_nodes_are_tainted_but_not_counted():
     assert _noexec(plan) == [("n1", 55), ("n2", 65), ("x1", 75), ("x2", 85)]
 
 
+@pytest.mark.parametrize("version, taints, deleted", [
+    ("v1.33", [("x2", 55), ("x3", 65)], [("web-1", 355, None)]),
+    ("v1.35", [("x2", 50), ("x3", 60)], [("web-1", 350, None)]),
+])
+def test_master_disruption_removes_only_the_taints_nodes_have_when_it_starts(version, taints, deleted):
+    """Entering master disruption mode removes the not-ready/unreachable NoExecute taints the
+    nodes have at that pass (semantics.md C.8, `handleDisruption` -> `markNodeAsReachable`).
+    Excluded nodes are not counted in any zone (C.5, `isNodeExcludedFromDisruptionChecks`), so a
+    zone made only of them has no zone state that stops its queue: its nodes are tainted at the
+    normal rate after the mode starts and keep the taint; no untaint comes before the taint."""
+    ex = {"node.kubernetes.io/exclude-disruption": ""}
+    items = zone("n", 3, "z1") + zone("x", 3, "z9", labels=ex)[1:] + [pod("web-1", "x2")]
+    plan = _plan(items, fail=["n1", "n2", "n3", "x2", "x3"], server_version=version)
+    assert _noexec(plan) == taints
+    assert [(a.node, a.at) for a in plan.actions if a.type == "untaint"] == []
+    assert _deletes(plan) == deleted
+    (warning,) = [w for w in plan.warnings if "master disruption mode" in w]
+    assert "except on 2 nodes (x2, x3)" in warning
+
+
 def test_legacy_eviction_deletes_pods_after_the_pod_eviction_timeout():
     items = zone("n", 3, "z1") + [pod("web-1", "n1"), pod("agent-1", "n1", owner=DS, tolerations=[])]
     plan = _plan(items, fail=["n1"], legacy_eviction=True)
@@ -218,6 +254,25 @@ def test_replacement_with_nowhere_to_go_is_a_shortfall():
     assert not plan.blocked                                 # ... so nothing is blocked, but it runs short
     assert [(e.pod, e.code) for e in plan.shortfall] == [("big-1", "no-node-fits")]
     assert "Insufficient cpu" in plan.shortfall[0].reason
+
+
+@pytest.mark.parametrize("case, taints", [
+    # a node Ready again: Ready True removes the not-ready/unreachable taints (semantics.md C.3, C.4)
+    ("recovered node", [{"key": UNREACH, "effect": "NoSchedule"},
+                        {"key": UNREACH, "effect": "NoExecute", "timeAdded": "2026-11-21T11:58:00Z"}]),
+    # a condition taint whose condition no longer holds is removed (C.3: stale NoSchedule taints)
+    ("stale memory-pressure taint", [{"key": "node.kubernetes.io/memory-pressure", "effect": "NoSchedule"}]),
+])
+def test_replacements_land_on_nodes_the_controller_untaints_at_once(case, taints):
+    """The only node with room carries condition taints the controller removes at +0s; the
+    replacement deleted at +355s is scheduled against the nodes as they are then, so it lands
+    there instead of fitting no node."""
+    items = [node("n1", zone="z1"), node("big", zone="z1", taints=taints)] + zone("s", 2, "z1", cpu="100m") + [
+        pod("web-1", "n1", cpu="1")]
+    plan = _plan(items, fail=["n1"])
+    assert ("big", 0) in [(a.node, a.at) for a in plan.actions if a.type == "untaint"], case
+    assert _deletes(plan) == [("web-1", 355, "big")], case
+    assert not plan.shortfall, case
 
 
 def test_same_input_gives_the_same_plan():

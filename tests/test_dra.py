@@ -301,6 +301,22 @@ def test_device_taint_eviction(tmp_path, version, tolerations, at):
     assert doc["shortfall"][0]["pod"] == "trainer-1"
 
 
+@pytest.mark.parametrize("horizon, deletes, warning", [
+    ("15m", [480], None),
+    # issue 4: --horizon cuts the timeline; actions after it are omitted with a warning saying how many
+    ("300s", [], "1 action after the 5m horizon is omitted (raise --horizon to see them)"),
+])
+def test_device_taint_deletion_after_the_horizon_is_counted(tmp_path, horizon, deletes, warning):
+    tolerations = [{"key": "gpu.example.com/unhealthy", "operator": "Exists", "effect": "NoExecute",
+                    "tolerationSeconds": 600}]
+    objs = [node("n1"), node("n2"), device_class(), rslice("n1", 2, taints={0: [BROKEN]}),
+            claim("trainer-1-gpu-x7k2p", "n1", ["gpu-0"], ["trainer-1"], tolerations=tolerations, owner="trainer-1"),
+            gpu_pod("trainer-1", "n1", template_name="one-gpu", generated="trainer-1-gpu-x7k2p"), template()]
+    doc = plan("-f", write(tmp_path, "v1.36.0", *objs), "controller", "--horizon", horizon)
+    assert [a["at"] for a in doc["actions"] if a["type"] == "delete"] == deletes
+    assert [w for w in doc["warnings"] if "horizon" in w] == ([warning] if warning else [])
+
+
 # --- bad input -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("obj, where, field, problem", [

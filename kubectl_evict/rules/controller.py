@@ -21,7 +21,7 @@ from pyrsistent import PClass, field
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.workloads import attach
-from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, number
+from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs, number
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
@@ -83,8 +83,11 @@ def _zone_note(zt: ZoneTimeline, tl: Timeline, horizon: float, threshold: int) -
             head = "→ %s at %s (%d/%d down)" % (s.state, format_offset(s.at), s.down, zt.size)
         if tl.master_disruption_at is not None and s.at == tl.master_disruption_at and s.rate <= 0 and s.state == FULL:
             head += "; every zone is down: no %s" % ("NoExecute taints" if not tl.legacy else "pod deletions")
-        elif s.rate <= 0 and s.state == PARTIAL:
+        elif s.rate <= 0 and s.state == PARTIAL and zt.size <= threshold:
             head += "; %s stopped (zone has ≤%d nodes)" % (what, threshold)
+        elif s.rate <= 0 and (i > 0 or s.state != "Normal"):
+            head += "; %s stopped (--%s is 0)" % (what, "secondary-node-eviction-rate" if s.state == PARTIAL
+                                                  else "node-eviction-rate")
         elif i > 0 or s.state != "Normal":
             head += "; %s at %s" % (what, rate_text(s.rate))
         parts.append(head)
@@ -138,6 +141,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     fates = pod_fates(snapshot, tl, ctl, now)
     down = [n for n, nt in tl.nodes.items() if nt.down_at is not None]
     deletions: List[PodFate] = []
+    later: Dict[Tuple[str, str], float] = {}       # deletions after the horizon
     for f in fates:
         if f.kind == "delete" and f.pod.deletion_timestamp is not None:
             ago = now - f.pod.deletion_timestamp
@@ -148,6 +152,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         if f.kind == "delete":
             if f.at is not None and f.at > horizon:
                 omitted += 1
+                later[(f.pod.namespace, f.pod.name)] = f.at
                 continue
             deletions.append(f)
         elif f.kind in ("forever", "legacy-skip"):
@@ -161,15 +166,22 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
 
     order = {n: i for i, n in enumerate(sorted(snapshot.nodes))}
     deletions.sort(key=lambda f: (f.at, order.get(f.node, 0), f.pod.namespace, f.pod.name))
-    by_node = {(f.pod.namespace, f.pod.name): f.at for f in deletions}
-    device = [e for e in device_taint_evictions(snapshot, now) if e.at <= horizon
-              and by_node.get((e.pod.namespace, e.pod.name), e.at + 1) > e.at]
+    by_node = dict(later)
+    by_node.update({(f.pod.namespace, f.pod.name): f.at for f in deletions})
+    device = [e for e in device_taint_evictions(snapshot, now)
+              if by_node.get((e.pod.namespace, e.pod.name), e.at + 1) > e.at]
+    # one count per pod after the horizon: its first deletion, node or device taint
+    omitted += sum(1 for e in device if e.at > horizon) - sum(1 for e in device if (e.pod.namespace, e.pod.name) in later)
+    device = [e for e in device if e.at <= horizon]
     gone = {(e.pod.namespace, e.pod.name) for e in device}
     deletions = [f for f in deletions if (f.pod.namespace, f.pod.name) not in gone]
     placer: Optional[Placer] = None
     if any(recreation(f.pod).elsewhere for f in deletions) or any(recreation(e.pod).elsewhere for e in device):
-        # the down nodes are not cordoned: their taints keep replacements off (and name them in a FitError)
-        placer = Placer(tainted_nodes(snapshot, tl, down), snapshot.pods_by_node, snapshot=snapshot, preempt=True,
+        # the down nodes are not cordoned: their taints keep replacements off (and name them in a FitError);
+        # taints the controller removes at +0s (a node Ready again, a condition that no longer calls for
+        # its taint) no longer keep them off
+        touched = sorted(set(down) | {e.node for e in tl.events})
+        placer = Placer(tainted_nodes(snapshot, tl, touched), snapshot.pods_by_node, snapshot=snapshot, preempt=True,
                         leaving=[f.pod for f in deletions] + [e.pod for e in device])
     for kind in unknown_kinds(snapshot):
         b.incomplete(kind, "device taint evictions (v1.36+) not checked for pods with ResourceClaims")
@@ -253,10 +265,17 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         b.note(_zone_note(zt, tl, horizon, ctl.large_cluster_size_threshold))
 
     if tl.master_disruption_at is not None:
+        # nodes of a zone made only of excluded nodes: no zone state stops their tainting
+        late = sorted({e.node for e in tl.events if e.kind == "taint" and e.effect == "NoExecute"
+                       and e.at >= tl.master_disruption_at})
         b.warn("every zone is fully disrupted from %s: the control plane assumes its own network failed "
-               "(master disruption mode): %s" % (format_offset(tl.master_disruption_at),
-                                                  "no pods are deleted" if tl.legacy else
-                                                  "no NoExecute taints, existing ones removed, nothing evicted"))
+               "(master disruption mode): %s" % (
+                   format_offset(tl.master_disruption_at),
+                   "no pods are deleted" if tl.legacy else
+                   "no NoExecute taints, existing ones removed, nothing evicted" if not late else
+                   "no NoExecute taints, existing ones removed, nothing evicted, except on %s in zones of "
+                   "node.kubernetes.io/exclude-disruption nodes only, which no zone state stops"
+                   % counted_refs("node", late)))
     gap = lease_gap(tl)
     if gap:
         b.incomplete("Lease", gap)

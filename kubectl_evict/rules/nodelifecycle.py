@@ -679,9 +679,14 @@ def _noexecute_history(events: List[NodeEvent], r: dict, tainted_at: Optional[fl
                 events.append(NodeEvent(when, name, "taint", new, "NoExecute", text))
             last = s
     if master_at is not None:
-        gone = [x for x in cur if x.key in (NOT_READY, UNREACHABLE)]
+        # entering master disruption mode removes the taints nodes have then; a node of a zone
+        # that only excluded nodes make up (never counted, so never stopped) may be tainted later
+        # and keeps that taint
+        later = tainted_at if tainted_at is not None and tainted_at >= master_at else None
+        gone = [x for x in cur if x.key in (NOT_READY, UNREACHABLE)
+                and not (later is not None and x.time_added == now + later)]
         if gone:
-            cur[:] = [x for x in cur if x.key not in (NOT_READY, UNREACHABLE)]
+            cur[:] = [x for x in cur if x not in gone]
             change(max(master_at, hist[-1][0]))
             for x in gone:
                 events.append(NodeEvent(max(master_at, 0.0), name, "untaint", x.key, "NoExecute",
