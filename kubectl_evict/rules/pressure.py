@@ -61,7 +61,7 @@ from kubectl_evict.model import Node, Pod, Snapshot, Taint
 from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder, counted_refs
 from kubectl_evict.rules.replacements import KilledPod, replace_killed
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
-from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
+from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_decimal, format_go_parsed, format_go_quantity
 from kubectl_evict.scheduling.resources import pod_limits
 from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -301,9 +301,31 @@ def _fmt_amount(signal: str, n: float) -> str:
     return "%d" % n
 
 
-def eviction_message(resource: str, pod: Pod, u: Optional[PodUsage]) -> str:
-    """helpers.go evictionMessage (v1.30-1.33 wording, without the newer threshold part)."""
+def threshold_met_text(th: Threshold, o: Observation) -> str:
+    """helpers.go `getThresholdMetInfo` + `thresholdMetMessageFmt`: the reclaimed threshold's
+    quantity (`GetThresholdQuantity`: the configured Quantity as Go prints it, or a percentage
+    of capacity as a BinarySI quantity) and the signal's observed available (BinarySI for
+    memory and bytes, DecimalSI for inodes and PIDs, as `makeSignalObservations` builds them)."""
+    if th.value.quantity is not None:
+        quantity = format_go_parsed(th.value.text)
+    else:
+        quantity = format_go_binary(int(threshold_quantity(th.value, o.capacity)))
+    fmt = format_go_decimal if SIGNAL_RESOURCE[th.signal] in ("inodes", "pids") else format_go_binary
+    return "Threshold quantity: %s, available: %s. " % (quantity, fmt(int(o.available)))
+
+
+def eviction_message(resource: str, pod: Pod, u: Optional[PodUsage], th: Optional[Threshold] = None,
+                     o: Optional[Observation] = None) -> str:
+    """helpers.go evictionMessage. Every modelled release (v1.30-v1.37) has the "Threshold
+    quantity: <q>, available: <a>. " part after the first sentence: upstream's
+    TestMemoryPressure_VerifyPodStatus / TestPIDPressure_VerifyPodStatus /
+    TestDiskPressureNodeFs_VerifyPodStatus expect it, and a v1.30 kubelet logs it
+    (kubernetes/kubernetes#123904, March 2024). It needs the threshold and its observation
+    (`th`, `o`); without them the sentence is left out, as the kubelet does when the signal
+    has no observation."""
     msg = "The node was low on resource: %s. " % resource
+    if th is not None and o is not None:
+        msg += threshold_met_text(th, o)
     if u is None:
         return msg
     containers = {c.name: c for c in pod.containers + pod.init_containers}
@@ -573,7 +595,8 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
         u = usage_for(usages, victim)
         grace = eviction_grace(th, cfg.max_pod_grace, victim, cap_soft_grace)
         b.action("kill", by=KUBELET, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=name, at=t,
-                 grace_period_seconds=grace, rule=RULE, reason=eviction_message(resource, victim, u).rstrip())
+                 grace_period_seconds=grace, rule=RULE,
+                 reason=eviction_message(resource, victim, u, th, obs.get(th.signal)).rstrip())
         if u is None and summary is not None:
             b.warn("node/%s: pod %s has no stats in the summary (ranked first, as the kubelet does); "
                    "the plan assumes evicting it frees nothing" % (name, victim.ref))
