@@ -474,3 +474,41 @@ def test_default_hard_thresholds_follow_the_nodes_platform(tmp_path, os_label, a
     doc["items"][1]["metadata"]["labels"]["kubernetes.io/os"] = os_label
     Path(path).write_text(json.dumps(doc))
     assert len(_kills(_plan(path, "n1"))) == kills
+
+
+# eviction_manager.go synchronize (vector eviction_manager_scenarios.json "TestDiskPressureNodeFs_
+# VerifyPodStatus/eviction due to container disk pressure; feature off; error; container fs"): a
+# split image/container filesystem with KubeletSeparateDiskGC off makes every cycle fail before any
+# condition or eviction. The gate is alpha (off) in v1.29-v1.30 and beta (on) from v1.31
+# (pkg/features/kube_features.go); the kubelet's own featureGates override the default.
+# (kubelet version, featureGates of its configuration, layout, pods killed, the node stays short)
+SEPARATE_DISK_GC = [
+    ("v1.30.4", None, "split", [], True),
+    ("v1.30.4", {"KubeletSeparateDiskGC": True}, "split", ["worker"], False),
+    ("v1.30.4", None, "imagefs", ["worker"], False),
+    ("v1.31.0", None, "split", ["worker"], False),
+    ("v1.33.2", {"KubeletSeparateDiskGC": False}, "split", [], True),
+]
+
+
+@pytest.mark.parametrize("version, gates, layout, killed, short", SEPARATE_DISK_GC)
+def test_split_filesystem_needs_kubelet_separate_disk_gc(tmp_path, version, gates, layout, killed, short):
+    n1 = node("n1")
+    n1["status"]["nodeInfo"] = {"kubeletVersion": version}
+    items = [n1, node("n2"), _storage_pod("worker", [("c1", None)])]
+    s = _summary("n1", layout, [_pod_stats("worker", containers=[("c1", 40 * GI, 50 * GI)])])
+    s["summary"]["node"]["fs"]["availableBytes"] = 1 * GI
+    # the filesystem that runs short: nodefs, which the split layout's containerFs is
+    s["summary"]["node"]["runtime"]["imageFs" if layout == "imagefs" else "containerFs"]["availableBytes"] = 1 * GI
+    cfg = {"evictionHard": {"nodefs.available": "2Gi", "imagefs.available": "2Gi"}}
+    if gates:
+        cfg["featureGates"] = gates
+    kc = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+          "kubeletconfig": cfg}
+    doc = _plan(_write(tmp_path, *items, s, kc), "n1")
+    assert [k[0] for k in _kills(doc)] == killed
+    failing = [w for w in doc["warnings"] if "KubeletSeparateDiskGC is turned off but we still have a split filesystem" in w]
+    assert bool(failing) == short
+    if short:
+        assert not any(a["type"] == "taint" for a in doc["actions"])      # no DiskPressure condition either
+        assert [(e["node"], e["code"]) for e in doc["shortfall"]] == [("n1", "threshold-persists")]
