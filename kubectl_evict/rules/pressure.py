@@ -30,7 +30,10 @@ Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by each node's ku
   pod-level requests from v1.34 (#132277) and QoS as the release computes it (#137150, v1.37);
   from v1.37 `memory.available` leaves out the node's hugepages (#138127: the v1.37 summary API
   does; another release's summary is shifted at `--kubernetes-version`) and sidecar containers'
-  ephemeral-storage limits are enforced (#138462).
+  ephemeral-storage limits are enforced (#138462); before v1.31 (KubeletSeparateDiskGC off by
+  default) a split image/container filesystem makes every synchronize fail, so nothing is evicted;
+- each kill's reason is the kubelet's status message (`evictionMessage`), "Threshold quantity:
+  <q>, available: <a>." included.
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
 assumes it frees nothing and says so. Pure: (Snapshot, PressureSettings, now) -> Plan.
