@@ -387,6 +387,9 @@ def test_table_output_shows_the_shortfall_of_a_persisting_threshold(tmp_path):
                 "--eviction-hard", "memory.available<500Mi")
     assert r.returncode == 4, r.stderr
     assert "threshold-persists" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    # the summary counts the node that stays under pressure as such, not as a pod's replacement
+    last = r.stdout.strip().splitlines()[-1]
+    assert "1 node stays under pressure" in last and "replacement" not in last, last
 
 
 # --- the next cycle after a kill -----------------------------------------------------------------

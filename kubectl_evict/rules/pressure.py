@@ -791,9 +791,11 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         if name in overrides:
             obs = apply_overrides(obs, node, overrides[name])
         thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)
-        if summary is not None and layout == SPLIT and not _separate_disk_gc(settings, snapshot, name, kubelet):
-            _split_without_gate(b, node, kubelet, thresholds, obs)
-            continue
+        if summary is not None and layout == SPLIT:
+            gate, why = _separate_disk_gc(settings, snapshot, name, kubelet)
+            if not gate:
+                _split_without_gate(b, node, why, thresholds, obs)
+                continue
         missing = tuple(sorted({t.signal for t in thresholds if t.signal not in obs}))
         if missing and summary is not None:       # without a summary the no-stats warning says it
             advice.no_observation.setdefault(missing, []).append(name)
@@ -842,31 +844,33 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
 SEPARATE_DISK_GC = "KubeletSeparateDiskGC"
 
 
-def _separate_disk_gc(settings: PressureSettings, snapshot: Snapshot, node: str, kubelet: ClusterVersion) -> bool:
-    """Whether the node's kubelet runs with the KubeletSeparateDiskGC gate: its configuration's
-    `featureGates` when one sets it, else the release's default (on from v1.31)."""
-    for _, cfg in _layers(settings, snapshot, node)[1:]:
+def _separate_disk_gc(settings: PressureSettings, snapshot: Snapshot, node: str,
+                      kubelet: ClusterVersion) -> Tuple[bool, str]:
+    """Whether the node's kubelet runs with the KubeletSeparateDiskGC gate, and why: its
+    configuration's `featureGates` when one sets it, else the release's default (on from v1.31)."""
+    for origin, cfg in _layers(settings, snapshot, node)[1:]:
         gates = cfg.get("featureGates") if cfg is not None else None
         if isinstance(gates, Mapping) and isinstance(gates.get(SEPARATE_DISK_GC), bool):
-            return bool(gates[SEPARATE_DISK_GC])
-    return kubelet.has(SEPARATE_DISK_GC)
+            on = bool(gates[SEPARATE_DISK_GC])
+            return on, "featureGates %s=%s in %s" % (SEPARATE_DISK_GC, str(on).lower(), origin)
+    on = kubelet.has(SEPARATE_DISK_GC)
+    return on, "kubelet %s: the %s gate is alpha and off before v1.31" % (kubelet.text, SEPARATE_DISK_GC)
 
 
-def _split_without_gate(b: PlanBuilder, node: Node, kubelet: ClusterVersion, thresholds: Sequence[Threshold],
+def _split_without_gate(b: PlanBuilder, node: Node, why: str, thresholds: Sequence[Threshold],
                         obs: Mapping[str, Observation]) -> None:
     """eviction_manager.go synchronize: with a split image/container filesystem and the
     KubeletSeparateDiskGC gate off, every cycle returns "KubeletSeparateDiskGC is turned off but
     we still have a split filesystem" before it sets a condition or evicts a pod (upstream
     vector TestDiskPressureNodeFs_VerifyPodStatus/...feature off; error; container fs). Nothing
     is killed, and a threshold met now never clears."""
-    b.warn("node/%s: its kubelet (%s) runs without the %s feature gate (alpha, off before v1.31) on a split "
-           "image/container filesystem: the eviction manager fails every cycle (\"KubeletSeparateDiskGC is turned "
-           "off but we still have a split filesystem\"), so it sets no pressure condition and evicts no pod"
-           % (node.name, kubelet.describe(), SEPARATE_DISK_GC))
+    b.warn("node/%s: a split image/container filesystem without %s (%s): the eviction manager fails every "
+           "cycle (\"KubeletSeparateDiskGC is turned off but we still have a split filesystem\"), so it sets no "
+           "pressure condition and evicts no pod" % (node.name, SEPARATE_DISK_GC, why))
     met = thresholds_met(thresholds, obs, False)
     if met:
         b.node_shortfall(node.name, "threshold-persists", "%s is met but the kubelet's eviction manager fails every "
-                         "cycle (%s off on a split image/container filesystem): the node stays short"
+                         "cycle (%s off on a split image/container filesystem): nothing reclaims it"
                          % ("; ".join(_describe(t, obs) for t in met), SEPARATE_DISK_GC))
 
 
