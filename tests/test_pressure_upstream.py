@@ -459,22 +459,29 @@ def test_nodefs_pressure_with_a_dedicated_imagefs_warns_of_no_garbage_collection
     assert not any("the kubelet first deletes" in w for w in doc["warnings"])
 
 
-# pkg/kubelet/eviction/defaults_{linux,windows}.go: without evictionHard the kubelet uses its
-# platform's defaults; a Windows kubelet (v1.30+, #122922) evicts below 500Mi, a Linux one below 100Mi.
-# (node OS label, memory.available, kills expected)
+# pkg/kubelet/eviction/defaults_{linux,windows,others}.go: without evictionHard the kubelet uses its
+# platform's defaults; a Windows kubelet from v1.31 (#122922, "Add support for Windows memory-pressure
+# eviction", milestone v1.31) evicts below 500Mi, a Linux one below 100Mi, and a v1.30 Windows kubelet
+# had the `!linux` defaults_others.go table (100Mi). The node's own kubelet version decides.
+# (node OS label, its kubeletVersion, memory.available, kills expected)
 PLATFORM_DEFAULTS = [
-    ("linux", 300 * MI, 0),
-    ("windows", 300 * MI, 1),
-    ("windows", 600 * MI, 0),
-    ("linux", 50 * MI, 1),
+    ("linux", None, 300 * MI, 0),
+    ("windows", None, 300 * MI, 1),
+    ("windows", None, 600 * MI, 0),
+    ("linux", None, 50 * MI, 1),
+    ("windows", "v1.31.0", 300 * MI, 1),
+    ("windows", "v1.30.9", 300 * MI, 0),
+    ("windows", "v1.30.9", 50 * MI, 1),
 ]
 
 
-@pytest.mark.parametrize("os_label, available, kills", PLATFORM_DEFAULTS)
-def test_default_hard_thresholds_follow_the_nodes_platform(tmp_path, os_label, available, kills):
+@pytest.mark.parametrize("os_label, kubelet, available, kills", PLATFORM_DEFAULTS)
+def test_default_hard_thresholds_follow_the_nodes_platform(tmp_path, os_label, kubelet, available, kills):
     path = _memory_cluster(tmp_path, available, [("hog", 900 * MI, 0)])
     doc = json.loads(Path(path).read_text())
     doc["items"][1]["metadata"]["labels"]["kubernetes.io/os"] = os_label
+    if kubelet:
+        doc["items"][1]["status"]["nodeInfo"] = {"kubeletVersion": kubelet}
     Path(path).write_text(json.dumps(doc))
     assert len(_kills(_plan(path, "n1"))) == kills
 

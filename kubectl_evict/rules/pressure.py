@@ -209,8 +209,11 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
     picked = {k: _pick(layers, k) for k in EVICTION_FIELDS}
     n = snapshot.node(node)
     os_label = n.labels.get("kubernetes.io/os", "") if n is not None else ""
+    # the Windows table is the node's own kubelet's (only Windows nodes pay for the version lookup)
+    windows_defaults = os_label != "windows" or n is None or \
+        node_version(cluster_version(snapshot), n).has("WindowsEvictionDefaults")
     key = tuple((k, _plain(v), o if o == "flags" or not o.startswith("NodeKubeletConfig") else "node")
-                for k, (v, o) in sorted(picked.items())) + (("os", os_label == "windows"),)
+                for k, (v, o) in sorted(picked.items())) + (("os", os_label == "windows", windows_defaults),)
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -222,11 +225,11 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
     hard_v, hard_origin = picked["evictionHard"]
     merge = bool(picked["mergeDefaultEvictionSettings"][0])
     if hard_v is None:
-        maps["evictionHard"] = default_eviction_hard(os_label)
+        maps["evictionHard"] = default_eviction_hard(os_label, windows_defaults)
         origin = "upstream defaults"
     else:
         if merge:
-            maps["evictionHard"] = dict(default_eviction_hard(os_label), **maps["evictionHard"])
+            maps["evictionHard"] = dict(default_eviction_hard(os_label, windows_defaults), **maps["evictionHard"])
         origin = "--eviction-hard" if hard_origin == "flags" else \
             "the node's NodeKubeletConfig" if hard_origin.startswith("NodeKubeletConfig ") else hard_origin
     ena_v, ena_o = picked["enforceNodeAllocatable"]
