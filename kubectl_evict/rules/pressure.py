@@ -794,19 +794,22 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         if name in overrides:
             obs = apply_overrides(obs, node, overrides[name])
         thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)
+        gate_off = ""
         if summary is not None and layout == SPLIT:
             gate, why = _separate_disk_gc(settings, snapshot, name, kubelet)
-            if not gate:
-                _split_without_gate(b, node, why, thresholds, obs)
-                continue
+            gate_off = "" if gate else why
         missing = tuple(sorted({t.signal for t in thresholds if t.signal not in obs}))
-        if missing and summary is not None:       # without a summary the no-stats warning says it
+        if missing and summary is not None and not gate_off:   # without a summary the no-stats warning says it
             advice.no_observation.setdefault(missing, []).append(name)
         advice.check_config(name, cfg, obs)
         advice.check_node(node, cfg, obs, summary, snapshot.pods_on(name))
         before = dict(obs)
-        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice, caps_soft_grace(kubelet),
-                            kubelet)
+        if gate_off:
+            _split_without_gate(b, node, gate_off, thresholds, obs)
+            res = None
+        else:
+            res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice,
+                                caps_soft_grace(kubelet), kubelet)
         if res is not None and res.soft_kills:
             soft_rules[name] = kubelet
         if res is not None and (res.kills or res.conditions):
