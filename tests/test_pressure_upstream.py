@@ -522,3 +522,19 @@ def test_split_filesystem_needs_kubelet_separate_disk_gc(tmp_path, version, gate
     if short:
         assert not any(a["type"] == "taint" for a in doc["actions"])      # no DiskPressure condition either
         assert [(e["node"], e["code"]) for e in doc["shortfall"]] == [("n1", "threshold-persists")]
+
+
+def test_no_node_evaluated_claims_no_absence_of_pressure(tmp_path):
+    """A kubelet capture (pods and a stats summary, no Node objects, as tests/data/real/eks-windows
+    is): no node's signals were observed, so the plan says nothing about pressure (issue 21: never
+    assert what the input does not show) and the verdict is incomplete (exit 5)."""
+    items = [_storage_pod("worker", [("c1", None)]), _summary("n1", "single", [_pod_stats("worker")])]
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": NOW, "kinds": ["Pod", "NodeStatsSummary"]}
+    p = tmp_path / "capture.json"
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [info, *items]}))
+    r = run_cli("-f", str(p), "-o", "json", "pressure")
+    assert r.returncode == 5, r.stderr
+    doc = json.loads(r.stdout)
+    assert not doc["actions"]
+    assert not any("no node is under pressure" in n for n in doc.get("notes", []))

@@ -769,6 +769,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     advice = Advice()
     results: List[NodeResult] = []
     oom: Dict[str, Any] = {}
+    evaluated = 0                                  # nodes whose signals were observed
     for name in names:
         node = snapshot.node(name)
         if node is None:
@@ -779,6 +780,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
             if snapshot.holds("NodeStatsSummary"):   # else `incomplete` says it
                 advice.no_stats.append(name)
             continue
+        evaluated += 1
         if not config_held and name not in snapshot.kubelet_configs:
             b.incomplete_for("NodeKubeletConfig", "eviction thresholds taken from upstream defaults (the kubelet's "
                              "own configuration was not read; --kubelet-config or --eviction-hard give it)",
@@ -842,7 +844,8 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
                             "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]
     if settings.oom:
         b.extra["oom"] = oom
-    if not results and not b.warnings and not b.has_incomplete:
+    if not results and not b.warnings and not b.has_incomplete and evaluated:
+        # only about nodes it looked at: with none (no Node objects, no summaries) it says nothing
         b.note("no node is under pressure or over a local-storage limit")
     return attach(snapshot, b.build())
 
