@@ -104,13 +104,58 @@ _GO_DECIMAL = (("E", 10 ** 18), ("P", 10 ** 15), ("T", 10 ** 12), ("G", 10 ** 9)
 def format_go_binary(n: int) -> str:
     """`resource.NewQuantity(n, BinarySI).String()`: the largest exact binary suffix, else the
     plain number (`943718400` -> `900Mi`, `1000000001` -> `1000000001`). Used where the kubelet
-    prints measured usage (eviction messages)."""
+    prints measured usage (eviction messages). Below 1024 Go prints it as DecimalSI
+    (`CanonicalizeBytes`), so `1000` -> `1k`."""
     if -1024 < n < 1024:
-        return str(n)
+        return format_go_decimal(n)
     for suffix, unit in _GO_BINARY:
         if n % unit == 0:
             return "%d%s" % (n // unit, suffix)
     return str(n)
+
+
+def format_go_decimal(n: int) -> str:
+    """`resource.NewQuantity(n, DecimalSI).String()`: the largest exact decimal SI suffix
+    (`1000` -> `1k`, `1500000` -> `1500k`, `1200` -> `1200`). The kubelet observes inodes and
+    PIDs as DecimalSI quantities."""
+    if n == 0:
+        return "0"
+    for suffix, unit in _GO_DECIMAL:
+        if n % unit == 0:
+            return "%d%s" % (n // unit, suffix)
+    return str(n)
+
+
+def format_go_parsed(text: str) -> str:
+    """`resource.MustParse(text).String()`: the canonical form Go prints for a quantity written
+    as `text`, in the format its suffix chose (binary for Ki..Ei, decimal SI otherwise, decimal
+    exponent for `e`): `2Gi` -> `2Gi`, `1.5Gi` -> `1536Mi`, `1000` -> `1k`, `0.5` -> `500m`.
+    A binary quantity below 1024 or not a whole number prints as decimal SI
+    (`CanonicalizeBytes`). Used where the kubelet prints a configured threshold."""
+    value = parse_quantity(text)
+    m = _QUANTITY.match(text) if isinstance(text, str) else None
+    suffix = m.group(3) if m else ""
+    if value == 0:
+        return "0"
+    if suffix in _BINARY and -1024 < value < 1024 or suffix in _BINARY and value.denominator != 1:
+        suffix = ""
+    if suffix in _BINARY:
+        return format_go_binary(int(value))
+    exponent_form = suffix[:1] in ("e", "E") and len(suffix) > 1
+    sign = "-" if value < 0 else ""
+    v = abs(value)
+    exp = 0
+    while v.denominator != 1 and exp > -9:          # milli, micro, nano
+        v *= 1000
+        exp -= 3
+    mantissa = -(-v.numerator // v.denominator)     # beyond nano Go rounds up
+    while mantissa % 1000 == 0 and exp < 18:
+        mantissa //= 1000
+        exp += 3
+    if exponent_form:
+        return "%s%d%s" % (sign, mantissa, "e%d" % exp if exp else "")
+    names = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+    return "%s%d%s" % (sign, mantissa, names[exp])
 
 
 def format_go_quantity(n: int) -> str:

@@ -74,6 +74,14 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     # soft-eviction grace min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds): the gate
     # AllowOverwriteTerminationGracePeriodSeconds turned default-off (#122890, v1.32)
     "SoftEvictionGraceCappedByPod": (((1, 32, 0), None),),
+    # a Windows kubelet's default evictionHard is defaults_windows.go's (memory.available 500Mi;
+    # #122922, "Add support for Windows memory-pressure eviction", milestone v1.31); before, the
+    # `!linux` defaults_others.go (100Mi, no inode signals)
+    "WindowsEvictionDefaults": (((1, 31, 0), None),),
+    # KubeletSeparateDiskGC (pkg/features/kube_features.go: alpha off v1.29-v1.30, beta on from
+    # v1.31): without it, an eviction manager that finds a split image/container filesystem fails
+    # every synchronize ("KubeletSeparateDiskGC is turned off but we still have a split filesystem")
+    "KubeletSeparateDiskGC": (((1, 31, 0), None),),
     # memory.available excludes hugepage-reserved memory (HugepageAwareEviction beta on, #138127, v1.37)
     "HugepageAwareEviction": (((1, 37, 0), None),),
     # per-container ephemeral-storage limits enforced for sidecars (restartable init

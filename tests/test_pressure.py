@@ -129,8 +129,9 @@ def test_hard_threshold_with_min_reclaim_evicts_exactly_the_pods_needed(write_sn
     # 300Mi available; must reach >= 700Mi: hog (900Mi > 256Mi request) frees 900Mi -> 1200Mi; done
     assert _kills(doc) == [("hog", 0, 1)]
     kill = next(a for a in doc["actions"] if a["type"] == "kill")
-    assert kill["reason"] == ("The node was low on resource: memory. Container app was using 900Mi, "
-                              "request is 256Mi, has larger consumption of memory.")
+    # helpers.go evictionMessage with thresholdMetMessageFmt (vector TestMemoryPressure_VerifyPodStatus)
+    assert kill["reason"] == ("The node was low on resource: memory. Threshold quantity: 500Mi, available: 300Mi. "
+                              "Container app was using 900Mi, request is 256Mi, has larger consumption of memory.")
     taint = next(a for a in doc["actions"] if a["type"] == "taint")
     assert (taint["key"], taint["effect"], taint["at"]) == ("node.kubernetes.io/memory-pressure", "NoSchedule", 0)
     untaint = next(a for a in doc["actions"] if a["type"] == "untaint")
@@ -178,7 +179,9 @@ def test_pid_pressure_ranks_by_priority_then_process_count(write_snapshot):
     doc = _plan(path, "n1", "--eviction-hard", "pid.available<100", "--eviction-minimum-reclaim", "pid.available=300")
     # 50 free; needs >= 400: busy (prio 0, 300 procs) -> 350; quiet (prio 0) -> 370; busy-important -> 770
     assert [k[0] for k in _kills(doc)] == ["busy", "quiet", "busy-important"]
-    assert all(a["reason"] == "The node was low on resource: pids." for a in doc["actions"] if a["type"] == "kill")
+    # TestPIDPressure_VerifyPodStatus: the threshold and the available PIDs of the cycle of each kill
+    assert [a["reason"] for a in doc["actions"] if a["type"] == "kill"] == [
+        "The node was low on resource: pids. Threshold quantity: 100, available: %d." % n for n in (50, 350, 370)]
     assert any(a["type"] == "taint" and a["key"] == "node.kubernetes.io/pid-pressure" for a in doc["actions"])
     assert any("rejects every new non-critical pod" in w for w in doc["warnings"])
 
@@ -390,3 +393,44 @@ def test_nodes_without_a_stats_summary_are_named(write_snapshot, args, extra, na
                       ["no NodeStatsSummary for %s: nothing to evaluate there (add one, or use --signal)" % named])
     assert [a["pod"] for a in doc["actions"] if a["type"] == "kill"][:1] == ([] if args == ["n2"] else ["hog"])
     assert doc["incomplete"] == []                         # the kind is held: a warning, not a gap
+
+
+# eviction_manager_scenarios.json's *_VerifyPodStatus vectors give the kubelet's exact status
+# message; their inputs ("see upstream test") are rebuilt here from eviction_manager_test.go:
+# the reclaimed threshold, the signal's observed available, and (disk) one container above its
+# request. The expected message is the vector's, with the trailing space our reasons strip.
+_STATUS = {v["source"].split(" ", 1)[1]: v["expected"]["podStatus"] for v in SCENARIOS if "podStatus" in v["expected"]}
+STATUS_CASES = [
+    # (vector, signal, threshold, available bytes/count, container usage (rootfs, logs) or working set, request)
+    ("TestMemoryPressure_VerifyPodStatus", "memory.available", "2Gi", 1500 * MI, None, None),
+    ("TestPIDPressure_VerifyPodStatus", "pid.available", "1200", 500, None, None),
+    ("TestDiskPressureNodeFs_VerifyPodStatus/eviction due to disk pressure; no image fs",
+     "nodefs.available", "2Gi", 1536 * MI, (600 * MI, 100 * MI), "100Mi"),
+    ("TestDiskPressureNodeFs_VerifyPodStatus/eviction due to image disk pressure; image fs",
+     "imagefs.available", "50Gi", 10 * 1024 * MI, (70 * 1024 * MI, 10 * 1024 * MI), "50Gi"),
+]
+
+
+@pytest.mark.parametrize("case", STATUS_CASES, ids=[c[0] for c in STATUS_CASES])
+def test_eviction_status_message_matches_upstream(case):
+    """helpers.go evictionMessage: `The node was low on resource: <r>. Threshold quantity: <q>,
+    available: <a>. ` then one sentence per container above its request."""
+    from kubectl_evict.eviction.thresholds import SIGNAL_RESOURCE, parse_threshold_statement
+    from kubectl_evict.rules.pressure import eviction_message
+    name, signal, value, available, usage, request = case
+    want = _STATUS[name]
+    resource = SIGNAL_RESOURCE[signal]
+    th = parse_threshold_statement(signal, value)
+    container = {"name": "above-requests"}
+    if request:
+        container["resources"] = {"requests": {"ephemeral-storage": request}}
+    p = _pods([{"kind": "Pod", "metadata": {"name": "pod", "namespace": "ns", "uid": "u1"},
+                "spec": {"containers": [container]}}])[0]
+    stats = {"podRef": {"name": "pod", "namespace": "ns", "uid": "u1"}, "containers": [{"name": "above-requests"}]}
+    if usage:
+        stats["containers"][0].update({"rootfs": {"usedBytes": usage[0]}, "logs": {"usedBytes": usage[1]}})
+    u = pod_usages({"pods": [stats]}).get("u1")
+    got = eviction_message(resource, p, u, th, Observation(available, 10 * available))
+    assert (want["phase"], want["reason"]) == ("Failed", "Evicted")
+    assert got == want["message"]
+    assert want["conditions"][0]["message"] == want["message"]

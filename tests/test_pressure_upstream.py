@@ -387,6 +387,9 @@ def test_table_output_shows_the_shortfall_of_a_persisting_threshold(tmp_path):
                 "--eviction-hard", "memory.available<500Mi")
     assert r.returncode == 4, r.stderr
     assert "threshold-persists" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    # the summary counts the node that stays under pressure as such, not as a pod's replacement
+    last = r.stdout.strip().splitlines()[-1]
+    assert "1 node stays under pressure" in last and "replacement" not in last, last
 
 
 # --- the next cycle after a kill -----------------------------------------------------------------
@@ -456,21 +459,82 @@ def test_nodefs_pressure_with_a_dedicated_imagefs_warns_of_no_garbage_collection
     assert not any("the kubelet first deletes" in w for w in doc["warnings"])
 
 
-# pkg/kubelet/eviction/defaults_{linux,windows}.go: without evictionHard the kubelet uses its
-# platform's defaults; a Windows kubelet (v1.30+, #122922) evicts below 500Mi, a Linux one below 100Mi.
-# (node OS label, memory.available, kills expected)
+# pkg/kubelet/eviction/defaults_{linux,windows,others}.go: without evictionHard the kubelet uses its
+# platform's defaults; a Windows kubelet from v1.31 (#122922, "Add support for Windows memory-pressure
+# eviction", milestone v1.31) evicts below 500Mi, a Linux one below 100Mi, and a v1.30 Windows kubelet
+# had the `!linux` defaults_others.go table (100Mi). The node's own kubelet version decides.
+# (node OS label, its kubeletVersion, memory.available, kills expected)
 PLATFORM_DEFAULTS = [
-    ("linux", 300 * MI, 0),
-    ("windows", 300 * MI, 1),
-    ("windows", 600 * MI, 0),
-    ("linux", 50 * MI, 1),
+    ("linux", None, 300 * MI, 0),
+    ("windows", None, 300 * MI, 1),
+    ("windows", None, 600 * MI, 0),
+    ("linux", None, 50 * MI, 1),
+    ("windows", "v1.31.0", 300 * MI, 1),
+    ("windows", "v1.30.9", 300 * MI, 0),
+    ("windows", "v1.30.9", 50 * MI, 1),
 ]
 
 
-@pytest.mark.parametrize("os_label, available, kills", PLATFORM_DEFAULTS)
-def test_default_hard_thresholds_follow_the_nodes_platform(tmp_path, os_label, available, kills):
+@pytest.mark.parametrize("os_label, kubelet, available, kills", PLATFORM_DEFAULTS)
+def test_default_hard_thresholds_follow_the_nodes_platform(tmp_path, os_label, kubelet, available, kills):
     path = _memory_cluster(tmp_path, available, [("hog", 900 * MI, 0)])
     doc = json.loads(Path(path).read_text())
     doc["items"][1]["metadata"]["labels"]["kubernetes.io/os"] = os_label
+    if kubelet:
+        doc["items"][1]["status"]["nodeInfo"] = {"kubeletVersion": kubelet}
     Path(path).write_text(json.dumps(doc))
     assert len(_kills(_plan(path, "n1"))) == kills
+
+
+# eviction_manager.go synchronize (vector eviction_manager_scenarios.json "TestDiskPressureNodeFs_
+# VerifyPodStatus/eviction due to container disk pressure; feature off; error; container fs"): a
+# split image/container filesystem with KubeletSeparateDiskGC off makes every cycle fail before any
+# condition or eviction. The gate is alpha (off) in v1.29-v1.30 and beta (on) from v1.31
+# (pkg/features/kube_features.go); the kubelet's own featureGates override the default.
+# (kubelet version, featureGates of its configuration, layout, pods killed, the node stays short)
+SEPARATE_DISK_GC = [
+    ("v1.30.4", None, "split", [], True),
+    ("v1.30.4", {"KubeletSeparateDiskGC": True}, "split", ["worker"], False),
+    ("v1.30.4", None, "imagefs", ["worker"], False),
+    ("v1.31.0", None, "split", ["worker"], False),
+    ("v1.33.2", {"KubeletSeparateDiskGC": False}, "split", [], True),
+]
+
+
+@pytest.mark.parametrize("version, gates, layout, killed, short", SEPARATE_DISK_GC)
+def test_split_filesystem_needs_kubelet_separate_disk_gc(tmp_path, version, gates, layout, killed, short):
+    n1 = node("n1")
+    n1["status"]["nodeInfo"] = {"kubeletVersion": version}
+    items = [n1, node("n2"), _storage_pod("worker", [("c1", None)])]
+    s = _summary("n1", layout, [_pod_stats("worker", containers=[("c1", 40 * GI, 50 * GI)])])
+    s["summary"]["node"]["fs"]["availableBytes"] = 1 * GI
+    # the filesystem that runs short: nodefs, which the split layout's containerFs is
+    s["summary"]["node"]["runtime"]["imageFs" if layout == "imagefs" else "containerFs"]["availableBytes"] = 1 * GI
+    cfg = {"evictionHard": {"nodefs.available": "2Gi", "imagefs.available": "2Gi"}}
+    if gates:
+        cfg["featureGates"] = gates
+    kc = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+          "kubeletconfig": cfg}
+    doc = _plan(_write(tmp_path, *items, s, kc), "n1")
+    assert [k[0] for k in _kills(doc)] == killed
+    failing = [w for w in doc["warnings"] if "KubeletSeparateDiskGC is turned off but we still have a split filesystem" in w]
+    assert bool(failing) == short
+    if short:
+        assert not any(a["type"] == "taint" for a in doc["actions"])      # no DiskPressure condition either
+        assert [(e["node"], e["code"]) for e in doc["shortfall"]] == [("n1", "threshold-persists")]
+
+
+def test_no_node_evaluated_claims_no_absence_of_pressure(tmp_path):
+    """A kubelet capture (pods and a stats summary, no Node objects, as tests/data/real/eks-windows
+    is): no node's signals were observed, so the plan says nothing about pressure (issue 21: never
+    assert what the input does not show) and the verdict is incomplete (exit 5)."""
+    items = [_storage_pod("worker", [("c1", None)]), _summary("n1", "single", [_pod_stats("worker")])]
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": NOW, "kinds": ["Pod", "NodeStatsSummary"]}
+    p = tmp_path / "capture.json"
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [info, *items]}))
+    r = run_cli("-f", str(p), "-o", "json", "pressure")
+    assert r.returncode == 5, r.stderr
+    doc = json.loads(r.stdout)
+    assert not doc["actions"]
+    assert not any("no node is under pressure" in n for n in doc.get("notes", []))

@@ -110,3 +110,27 @@ def test_format_time_round_trips():
                           (86399, "+23h59m59s"), (86400, "+1d"), (127542429, "+1476d 4h"), (-90000, "-1d 1h")])
 def test_format_offset(seconds, text):
     assert format_offset(seconds) == text
+
+
+# k8s.io/apimachinery/pkg/api/resource quantity.go: String() prints CanonicalizeBytes in the
+# format the suffix chose; BinarySI below 1024 or with a fraction prints as DecimalSI; DecimalSI
+# keeps an integer mantissa with an exponent that is a multiple of 3 (its quantity_test.go tables:
+# "1.5Gi" -> "1536Mi", "1024Mi" -> "1Gi", "1000M" -> "1G", "0.5" -> "500m", "1500k" stays).
+@pytest.mark.parametrize("text, go", [
+    ("2Gi", "2Gi"), ("1.5Gi", "1536Mi"), ("1024Mi", "1Gi"), ("1500Mi", "1500Mi"), ("100Mi", "100Mi"),
+    ("1G", "1G"), ("1000M", "1G"), ("1500000", "1500k"), ("1200", "1200"), ("1000", "1k"), ("0.5", "500m"),
+    ("512Ki", "512Ki"), ("0.5Ki", "512"), ("1e3", "1e3"),
+])
+def test_format_go_parsed(text, go):
+    from kubectl_evict.quantity import format_go_parsed
+    assert format_go_parsed(text) == go
+
+
+@pytest.mark.parametrize("n, binary, decimal", [
+    (1500 * 2 ** 20, "1500Mi", "1572864k"), (1000, "1k", "1k"), (512, "512", "512"), (30000, "30000", "30k"),
+    (1073741840, "1073741840", "1073741840"), (0, "0", "0"),
+])
+def test_format_go_new_quantity(n, binary, decimal):
+    """NewQuantity(n, BinarySI / DecimalSI).String(), as the kubelet prints observations."""
+    from kubectl_evict.quantity import format_go_binary, format_go_decimal
+    assert (format_go_binary(n), format_go_decimal(n)) == (binary, decimal)

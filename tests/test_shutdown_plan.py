@@ -126,6 +126,33 @@ def test_by_priority_bands_skip_the_empty_one() -> None:
     assert [p["start"] for p in rep["phases"]] == [0, 60, None, 180]
 
 
+# The kubelet accepts repeated priorities (validation has no uniqueness check). groupByPriority
+# (nodeshutdown_manager_linux.go) takes sort.Search's first entry whose priority >= the pod's and
+# steps back one only when that entry's priority is higher: a pod of exactly the repeated priority
+# goes to the run's first entry, one between it and the next priority to the run's last entry, and
+# the entries in between get nothing. (entries as (priority, seconds), pod -> (start, grace), phase texts)
+REPEATED = [
+    ([(100, 10), (100, 20)], {"p50": (0, 10), "p100": (0, 10), "p150": (10, 20)},
+     ["priority <= 100", "priority > 100"]),
+    ([(0, 5), (100, 10), (100, 20), (100, 40), (200, 7)],
+     {"p50": (0, 5), "p100": (5, 10), "p150": (15, 40), "p250": (55, 7)},
+     ["priority < 100", "priority 100", "no priority (an earlier entry has the same priority 100)",
+      "priority 101..199", "priority >= 200"]),
+]
+
+
+@pytest.mark.parametrize("entries, want, texts", REPEATED)
+def test_repeated_priorities_follow_group_by_priority(entries: list, want: Dict[str, tuple], texts: List[str]) -> None:
+    from kubectl_evict.rules.shutdown import _priority_text
+    cfg = [{"priority": p, "shutdownGracePeriodSeconds": s} for p, s in entries]
+    pods = [pod(name, "n1", priority=int(name[1:]), tgps=60) for name in want]
+    plan = plan_shutdown(snap(node("n1"), kubelet("n1", shutdownGracePeriodByPodPriority=cfg), *pods),
+                         ShutdownSettings(nodes=("n1",), inhibit_delay_max=600), NOW)
+    assert kills(plan) == want
+    groups = [Group(p, s) for p, s in entries]
+    assert [_priority_text(groups, i) for i in range(len(groups))] == texts
+
+
 def test_logind_warning_when_inhibit_delay_is_shorter() -> None:
     plan = plan_shutdown(BANDS, ShutdownSettings(nodes=("n1",)), NOW)      # default 30s
     w = [w for w in plan.warnings if "InhibitDelayMaxSec" in w]

@@ -47,15 +47,21 @@ SIGNAL_CONDITION: Dict[str, str] = {
 DEFAULT_EVICTION_HARD: Dict[str, str] = {
     MEMORY: "100Mi", NODEFS: "10%", NODEFS_INODES: "5%", IMAGEFS: "15%", IMAGEFS_INODES: "5%",
 }
-# pkg/kubelet/eviction/defaults_windows.go (since v1.30, kubernetes PR #122922): Windows keeps more
-# memory for the system and has no inode signals
+# pkg/kubelet/eviction/defaults_windows.go (kubernetes PR #122922, v1.31, "Add support for Windows
+# memory-pressure eviction"): Windows keeps more memory for the system and has no inode signals
 DEFAULT_EVICTION_HARD_WINDOWS: Dict[str, str] = {MEMORY: "500Mi", NODEFS: "10%", IMAGEFS: "15%"}
+# pkg/kubelet/eviction/defaults_others.go: every platform but Linux before #122922 (build tag
+# `!linux`), every platform but Linux and Windows since: no inode signals, Linux's 100Mi
+DEFAULT_EVICTION_HARD_OTHERS: Dict[str, str] = {MEMORY: "100Mi", NODEFS: "10%", IMAGEFS: "15%"}
 
 
-def default_eviction_hard(os_label: str) -> Dict[str, str]:
+def default_eviction_hard(os_label: str, windows_defaults: bool = True) -> Dict[str, str]:
     """The kubelet's built-in evictionHard for a node whose `kubernetes.io/os` label is `os_label`
-    (the kubelet binary's platform decides it)."""
-    return dict(DEFAULT_EVICTION_HARD_WINDOWS if os_label == "windows" else DEFAULT_EVICTION_HARD)
+    (the kubelet binary's platform decides it). `windows_defaults`: the Windows kubelet has its
+    own table (v1.31+, versions feature WindowsEvictionDefaults); before, defaults_others.go's."""
+    if os_label == "windows":
+        return dict(DEFAULT_EVICTION_HARD_WINDOWS if windows_defaults else DEFAULT_EVICTION_HARD_OTHERS)
+    return dict(DEFAULT_EVICTION_HARD)
 
 
 DEFAULT_PRESSURE_TRANSITION_PERIOD = 300.0   # v1beta1 defaults.go: 5m

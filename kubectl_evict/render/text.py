@@ -113,9 +113,14 @@ def summary_line(plan: Plan) -> str:
         if last > 0:
             head += " over %s" % format_seconds(last)
     tail = []
-    short = len(plan.shortfall)
+    # a shortfall names a pod (its replacement has nowhere to go or never starts) or a whole node
+    # (pressure that never clears), as the verdict line counts them
+    short = sum(1 for e in plan.shortfall if e.pod)
     if short:
         tail.append("%d replacement%s without a node" % (short, "" if short == 1 else "s"))
+    pressed = len(plan.shortfall) - short
+    if pressed:
+        tail.append("%s under pressure" % (plural(pressed, "node") + (" stays" if pressed == 1 else " stay")))
     tail.append("%d blocked" % len(plan.blocked))
     tail.append("%d skipped" % len(plan.skipped))
     return "%s; %s" % (head, "; ".join(tail))

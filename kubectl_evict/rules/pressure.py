@@ -30,7 +30,10 @@ Models the kubelet eviction manager of Kubernetes v1.30-v1.37, by each node's ku
   pod-level requests from v1.34 (#132277) and QoS as the release computes it (#137150, v1.37);
   from v1.37 `memory.available` leaves out the node's hugepages (#138127: the v1.37 summary API
   does; another release's summary is shifted at `--kubernetes-version`) and sidecar containers'
-  ephemeral-storage limits are enforced (#138462).
+  ephemeral-storage limits are enforced (#138462); before v1.31 (KubeletSeparateDiskGC off by
+  default) a split image/container filesystem makes every synchronize fail, so nothing is evicted;
+- each kill's reason is the kubelet's status message (`evictionMessage`), "Threshold quantity:
+  <q>, available: <a>." included.
 
 Node-level reclaim (image and container GC) cannot be sized from a stats summary; the plan
 assumes it frees nothing and says so. Pure: (Snapshot, PressureSettings, now) -> Plan.
@@ -44,7 +47,7 @@ from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Seq
 from pyrsistent import PClass, field, pmap
 
 from kubectl_evict.errors import InputError, json_type
-from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, PodUsage, disk_layout, fs_stats_to_measure,
+from kubectl_evict.eviction.observe import (LAYOUT_TEXT, SINGLE, SPLIT, PodUsage, disk_layout, fs_stats_to_measure,
                                             hugepage_aware, hugepage_bytes, node_reclaim, non_pod_memory, observations,
                                             pod_disk_usage,
                                             pod_usages, usage_for)
@@ -61,7 +64,7 @@ from kubectl_evict.model import Node, Pod, Snapshot, Taint
 from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, Plan, PlanBuilder, counted_refs
 from kubectl_evict.rules.replacements import KilledPod, replace_killed
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
-from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_quantity
+from kubectl_evict.quantity import format_bytes, format_go_binary, format_go_decimal, format_go_parsed, format_go_quantity
 from kubectl_evict.scheduling.resources import pod_limits
 from kubectl_evict.scheduling.tolerations import DISK_PRESSURE, MEMORY_PRESSURE, PID_PRESSURE
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -206,8 +209,11 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
     picked = {k: _pick(layers, k) for k in EVICTION_FIELDS}
     n = snapshot.node(node)
     os_label = n.labels.get("kubernetes.io/os", "") if n is not None else ""
+    # the Windows table is the node's own kubelet's (only Windows nodes pay for the version lookup)
+    windows_defaults = os_label != "windows" or n is None or \
+        node_version(cluster_version(snapshot), n).has("WindowsEvictionDefaults")
     key = tuple((k, _plain(v), o if o == "flags" or not o.startswith("NodeKubeletConfig") else "node")
-                for k, (v, o) in sorted(picked.items())) + (("os", os_label == "windows"),)
+                for k, (v, o) in sorted(picked.items())) + (("os", os_label == "windows", windows_defaults),)
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
@@ -219,11 +225,11 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
     hard_v, hard_origin = picked["evictionHard"]
     merge = bool(picked["mergeDefaultEvictionSettings"][0])
     if hard_v is None:
-        maps["evictionHard"] = default_eviction_hard(os_label)
+        maps["evictionHard"] = default_eviction_hard(os_label, windows_defaults)
         origin = "upstream defaults"
     else:
         if merge:
-            maps["evictionHard"] = dict(default_eviction_hard(os_label), **maps["evictionHard"])
+            maps["evictionHard"] = dict(default_eviction_hard(os_label, windows_defaults), **maps["evictionHard"])
         origin = "--eviction-hard" if hard_origin == "flags" else \
             "the node's NodeKubeletConfig" if hard_origin.startswith("NodeKubeletConfig ") else hard_origin
     ena_v, ena_o = picked["enforceNodeAllocatable"]
@@ -301,9 +307,31 @@ def _fmt_amount(signal: str, n: float) -> str:
     return "%d" % n
 
 
-def eviction_message(resource: str, pod: Pod, u: Optional[PodUsage]) -> str:
-    """helpers.go evictionMessage (v1.30-1.33 wording, without the newer threshold part)."""
+def threshold_met_text(th: Threshold, o: Observation) -> str:
+    """helpers.go `getThresholdMetInfo` + `thresholdMetMessageFmt`: the reclaimed threshold's
+    quantity (`GetThresholdQuantity`: the configured Quantity as Go prints it, or a percentage
+    of capacity as a BinarySI quantity) and the signal's observed available (BinarySI for
+    memory and bytes, DecimalSI for inodes and PIDs, as `makeSignalObservations` builds them)."""
+    if th.value.quantity is not None:
+        quantity = format_go_parsed(th.value.text)
+    else:
+        quantity = format_go_binary(int(threshold_quantity(th.value, o.capacity)))
+    fmt = format_go_decimal if SIGNAL_RESOURCE[th.signal] in ("inodes", "pids") else format_go_binary
+    return "Threshold quantity: %s, available: %s. " % (quantity, fmt(int(o.available)))
+
+
+def eviction_message(resource: str, pod: Pod, u: Optional[PodUsage], th: Optional[Threshold] = None,
+                     o: Optional[Observation] = None) -> str:
+    """helpers.go evictionMessage. Every modelled release (v1.30-v1.37) has the "Threshold
+    quantity: <q>, available: <a>. " part after the first sentence: upstream's
+    TestMemoryPressure_VerifyPodStatus / TestPIDPressure_VerifyPodStatus /
+    TestDiskPressureNodeFs_VerifyPodStatus expect it, and a v1.30 kubelet logs it
+    (kubernetes/kubernetes#123904, March 2024). It needs the threshold and its observation
+    (`th`, `o`); without them the sentence is left out, as the kubelet does when the signal
+    has no observation."""
     msg = "The node was low on resource: %s. " % resource
+    if th is not None and o is not None:
+        msg += threshold_met_text(th, o)
     if u is None:
         return msg
     containers = {c.name: c for c in pod.containers + pod.init_containers}
@@ -573,7 +601,8 @@ def simulate_node(b: PlanBuilder, snapshot: Snapshot, node: Node, cfg: EvictionC
         u = usage_for(usages, victim)
         grace = eviction_grace(th, cfg.max_pod_grace, victim, cap_soft_grace)
         b.action("kill", by=KUBELET, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=name, at=t,
-                 grace_period_seconds=grace, rule=RULE, reason=eviction_message(resource, victim, u).rstrip())
+                 grace_period_seconds=grace, rule=RULE,
+                 reason=eviction_message(resource, victim, u, th, obs.get(th.signal)).rstrip())
         if u is None and summary is not None:
             b.warn("node/%s: pod %s has no stats in the summary (ranked first, as the kubelet does); "
                    "the plan assumes evicting it frees nothing" % (name, victim.ref))
@@ -740,6 +769,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     advice = Advice()
     results: List[NodeResult] = []
     oom: Dict[str, Any] = {}
+    evaluated = 0                                  # nodes whose signals were observed
     for name in names:
         node = snapshot.node(name)
         if node is None:
@@ -750,6 +780,7 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
             if snapshot.holds("NodeStatsSummary"):   # else `incomplete` says it
                 advice.no_stats.append(name)
             continue
+        evaluated += 1
         if not config_held and name not in snapshot.kubelet_configs:
             b.incomplete_for("NodeKubeletConfig", "eviction thresholds taken from upstream defaults (the kubelet's "
                              "own configuration was not read; --kubelet-config or --eviction-hard give it)",
@@ -765,14 +796,22 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         if name in overrides:
             obs = apply_overrides(obs, node, overrides[name])
         thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)
+        gate_off = ""
+        if summary is not None and layout == SPLIT:
+            gate, why = _separate_disk_gc(settings, snapshot, name, kubelet)
+            gate_off = "" if gate else why
         missing = tuple(sorted({t.signal for t in thresholds if t.signal not in obs}))
-        if missing and summary is not None:       # without a summary the no-stats warning says it
+        if missing and summary is not None and not gate_off:   # without a summary the no-stats warning says it
             advice.no_observation.setdefault(missing, []).append(name)
         advice.check_config(name, cfg, obs)
         advice.check_node(node, cfg, obs, summary, snapshot.pods_on(name))
         before = dict(obs)
-        res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice, caps_soft_grace(kubelet),
-                            kubelet)
+        if gate_off:
+            _split_without_gate(b, node, gate_off, thresholds, obs)
+            res = None
+        else:
+            res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice,
+                                caps_soft_grace(kubelet), kubelet)
         if res is not None and res.soft_kills:
             soft_rules[name] = kubelet
         if res is not None and (res.kills or res.conditions):
@@ -805,9 +844,43 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
                             "clearedAt": r.cleared_at, "exhausted": r.exhausted} for r in results]
     if settings.oom:
         b.extra["oom"] = oom
-    if not results and not b.warnings and not b.has_incomplete:
+    if not results and not b.warnings and not b.has_incomplete and evaluated:
+        # only about nodes it looked at: with none (no Node objects, no summaries) it says nothing
         b.note("no node is under pressure or over a local-storage limit")
     return attach(snapshot, b.build())
+
+
+SEPARATE_DISK_GC = "KubeletSeparateDiskGC"
+
+
+def _separate_disk_gc(settings: PressureSettings, snapshot: Snapshot, node: str,
+                      kubelet: ClusterVersion) -> Tuple[bool, str]:
+    """Whether the node's kubelet runs with the KubeletSeparateDiskGC gate, and why: its
+    configuration's `featureGates` when one sets it, else the release's default (on from v1.31)."""
+    for origin, cfg in _layers(settings, snapshot, node)[1:]:
+        gates = cfg.get("featureGates") if cfg is not None else None
+        if isinstance(gates, Mapping) and isinstance(gates.get(SEPARATE_DISK_GC), bool):
+            on = bool(gates[SEPARATE_DISK_GC])
+            return on, "featureGates %s=%s in %s" % (SEPARATE_DISK_GC, str(on).lower(), origin)
+    on = kubelet.has(SEPARATE_DISK_GC)
+    return on, "kubelet %s: the %s gate is alpha and off before v1.31" % (kubelet.text, SEPARATE_DISK_GC)
+
+
+def _split_without_gate(b: PlanBuilder, node: Node, why: str, thresholds: Sequence[Threshold],
+                        obs: Mapping[str, Observation]) -> None:
+    """eviction_manager.go synchronize: with a split image/container filesystem and the
+    KubeletSeparateDiskGC gate off, every cycle returns "KubeletSeparateDiskGC is turned off but
+    we still have a split filesystem" before it sets a condition or evicts a pod (upstream
+    vector TestDiskPressureNodeFs_VerifyPodStatus/...feature off; error; container fs). Nothing
+    is killed, and a threshold met now never clears."""
+    b.warn("node/%s: a split image/container filesystem without %s (%s): the eviction manager fails every "
+           "cycle (\"KubeletSeparateDiskGC is turned off but we still have a split filesystem\"), so it sets no "
+           "pressure condition and evicts no pod" % (node.name, SEPARATE_DISK_GC, why))
+    met = thresholds_met(thresholds, obs, False)
+    if met:
+        b.node_shortfall(node.name, "threshold-persists", "%s is met but the kubelet's eviction manager fails every "
+                         "cycle (%s off on a split image/container filesystem): nothing reclaims it"
+                         % ("; ".join(_describe(t, obs) for t in met), SEPARATE_DISK_GC))
 
 
 def _soft_grace_notes(b: PlanBuilder, soft_rules: Mapping[str, ClusterVersion]) -> None:

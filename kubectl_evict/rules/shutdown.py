@@ -421,15 +421,29 @@ def _taint_deletion(pod: Pod, existing: Sequence[Taint], added: Optional[Taint],
 
 
 def _priority_text(groups: Sequence[Group], i: int) -> str:
+    """The pod priorities `group_index` sends to group `i` (sorted groups). Entries may repeat a
+    priority: the first of a run then takes exactly that priority (and, first overall, every
+    lower one), the last of the run the priorities above it, and any between them none."""
     g = groups[i]
-    if len(groups) == 1:
+    n = len(groups)
+    if n == 1:
         return "all priorities"
-    if i == 0:
-        upper = groups[1].priority
-        return "priority < %d" % upper
-    if i == len(groups) - 1:
-        return "priority >= %d" % g.priority
-    return "priority %d..%d" % (g.priority, groups[i + 1].priority - 1)
+    first = i == 0 or groups[i - 1].priority < g.priority
+    last = i == n - 1 or groups[i + 1].priority > g.priority
+    if first and last:
+        if i == 0:
+            return "priority < %d" % groups[1].priority
+        if i == n - 1:
+            return "priority >= %d" % g.priority
+        return "priority %d..%d" % (g.priority, groups[i + 1].priority - 1)
+    if first:
+        return "priority <= %d" % g.priority if i == 0 else "priority %d" % g.priority
+    if last:
+        if i == n - 1:
+            return "priority > %d" % g.priority
+        return "priority %d..%d" % (g.priority + 1, groups[i + 1].priority - 1) \
+            if groups[i + 1].priority - 1 > g.priority + 1 else "priority %d" % (g.priority + 1)
+    return "no priority (an earlier entry has the same priority %d)" % g.priority
 
 
 def plan_shutdown(snapshot: Snapshot, settings: ShutdownSettings, now: float) -> Plan:
