@@ -130,3 +130,14 @@ def test_replay_keeps_or_cancels_scheduled_deletions(history, expected):
                                        Toleration("maint", "Exists", "", "NoExecute", 30)))
     kind, at, _ = taint_eviction_schedule(tols, (), history, NOW)
     assert (kind, at) == expected
+
+
+@pytest.mark.parametrize("added, at, says", [
+    # semantics.md D.4: the start is when the controller saw the taint, estimated by timeAdded ...
+    (NOW - 10, 20.0, "tolerates NoExecute taint maint:NoExecute for 30s (taint added 10s ago)"),
+    # ... and, without one, the snapshot is the first time the taint is known to be there
+    (None, 30.0, "tolerates NoExecute taint maint:NoExecute for 30s (taint has no timeAdded: counted from now)"),
+], ids=["timeAdded", "no-timeAdded"])
+def test_replay_says_where_the_start_comes_from(added, at, says):
+    tols = default_toleration_seconds((Toleration("maint", "Exists", "", "NoExecute", 30),))
+    assert taint_eviction_schedule(tols, tols, [(0.0, (Taint("maint", "", "NoExecute", added),))], NOW) == ("delete", at, says)

@@ -4,7 +4,11 @@ Models kube-controller-manager v1.30-v1.37 (the release differences live in `nod
 heartbeats and Leases, NoSchedule condition taints, zone states, per-zone rate-limited NoExecute
 `not-ready`/`unreachable` taints, master disruption mode) and the taint-eviction controller
 (plain DELETE at taint time + the smallest used tolerationSeconds; PDBs not consulted), with the
-timing measured on a real controller-manager (spec C10). `--legacy-eviction` models the
+timing measured on a real controller-manager (spec C10). The taint-eviction controller acts on
+every NoExecute taint, so the pods of nodes that already carry another one in the snapshot (a
+user's `maint=x:NoExecute`, on a healthy node or a failing one) are planned too, from the taint's
+`timeAdded` (`processPodOnNode`, `pkg/controller/tainteviction/taint_eviction.go`); not with
+`--legacy-eviction`, which models the
 pre-taint controller (v1.12 and earlier `monitorNodeStatus`): pods of a node down for
 `--pod-eviction-timeout` are deleted, per-zone rate-limited, DaemonSet pods left alone.
 The timeline itself lives in `rules/nodelifecycle.py`, shared with `shutdown`. From v1.36 the
@@ -29,6 +33,7 @@ from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, controller_owner, job_after_deletion, recreation,
                                                replace_removed, waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
 from kubectl_evict.versions import ClusterVersion, cluster_version
@@ -145,9 +150,14 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     for f in fates:
         if f.kind == "delete" and f.pod.deletion_timestamp is not None:
             ago = now - f.pod.deletion_timestamp
+            when = "%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)
+            if tl.nodes[f.node].down_at is None:
+                # a healthy node (a user's NoExecute taint): its kubelet finishes the deletion itself
+                b.skip(f.pod, "already-terminating", "already deleted %s (Terminating): its kubelet finishes "
+                       "terminating it; the taint-eviction controller's DELETE changes nothing" % when, node=f.node)
+                continue
             b.skip(f.pod, "already-terminating", "already deleted %s (Terminating): the kubelet of a down node cannot confirm it; "
-                   "only pod GC with an out-of-service taint or a force delete removes it"
-                   % ("%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)), node=f.node)
+                   "only pod GC with an out-of-service taint or a force delete removes it" % when, node=f.node)
             continue
         if f.kind == "delete":
             if f.at is not None and f.at > horizon:
@@ -268,6 +278,9 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         # nodes of a zone made only of excluded nodes: no zone state stops their tainting
         late = sorted({e.node for e in tl.events if e.kind == "taint" and e.effect == "NoExecute"
                        and e.at >= tl.master_disruption_at})
+        # master disruption mode stops the node lifecycle controller, not the taint-eviction controller
+        others = sorted({f.node for f in deletions if any(t.key not in (NOT_READY, UNREACHABLE)
+                                                          for _, ts in tl.nodes[f.node].noexecute for t in ts)})
         b.warn("every zone is fully disrupted from %s: the control plane assumes its own network failed "
                "(master disruption mode): %s" % (
                    format_offset(tl.master_disruption_at),
@@ -275,7 +288,10 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                    "no NoExecute taints, existing ones removed, nothing evicted" if not late else
                    "no NoExecute taints, existing ones removed, nothing evicted, except on %s in zones of "
                    "node.kubernetes.io/exclude-disruption nodes only, which no zone state stops"
-                   % counted_refs("node", late)))
+                   % counted_refs("node", late))
+               + ("" if tl.legacy or not others else
+                  "; the taint-eviction controller still deletes pods for the other NoExecute taints on %s"
+                  % counted_refs("node", others)))
     gap = lease_gap(tl)
     if gap:
         b.incomplete("Lease", gap)

@@ -247,7 +247,7 @@ class Timeline(NamedTuple):
     grace: float
     legacy: bool
     events: Tuple[NodeEvent, ...]                 # in time order
-    nodes: Mapping[str, NodeTimeline]             # nodes that are or go down, or carry controller NoExecute taints
+    nodes: Mapping[str, NodeTimeline]             # nodes that are or go down, or carry NoExecute taints
     zones: Tuple[ZoneTimeline, ...]
     master_disruption_at: Optional[float]         # every zone fully disrupted from then on
     lenient_nodes: Tuple[str, ...]                # no Lease known; heartbeat older than grace
@@ -489,8 +489,8 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
         ctl = tuple(t for t in node.taints if t.effect == "NoExecute" and t.key in (NOT_READY, UNREACHABLE))
         cond = _statuses(node)
         _reconcile(events, node, cond)
-        if f is None and h.status == "True" and not ctl:
-            continue
+        if f is None and h.status == "True" and not ctl and not any(t.effect == "NoExecute" for t in node.taints):
+            continue      # a healthy node with another NoExecute taint (`maint:NoExecute`) stays: its pods go too
         statuses, why = _node_statuses(node, h, f, startup, now, lease_recheck)
         prev = h.posted_status
         for at, s in statuses[1:]:
@@ -727,9 +727,14 @@ def pod_fates(snapshot: Snapshot, timeline: Timeline, settings: ControllerSettin
     """What happens to each running pod on the nodes of the timeline, in node order.
 
     Taint-based (default): the taint-eviction controller over each node's NoExecute history,
-    finished (Succeeded/Failed) pods included, as upstream lists every pod bound to the node;
-    pods on nodes whose NoExecute taints never change and never involve the controller are left
-    out. Legacy: every pod of a dequeued node is deleted then, except DaemonSet pods.
+    finished (Succeeded/Failed) pods included, as upstream lists every pod bound to the node.
+    Every NoExecute taint counts, not only the node lifecycle controller's: `processPodOnNode`
+    (`pkg/controller/tainteviction/taint_eviction.go`) takes all of a node's NoExecute taints, so
+    a user's `maint=x:NoExecute` already on a healthy node deletes the pods that do not tolerate
+    it, or tolerate it for a while, whatever nodes fail; on a failing node it combines with the
+    controller's taints (smallest tolerationSeconds, a deletion already scheduled kept). Nodes
+    without any NoExecute taint are left out. Legacy: every pod of a dequeued node is deleted
+    then, except DaemonSet pods.
     """
     out: List[PodFate] = []
     cache: Dict[tuple, Tuple[str, Optional[float], str]] = {}
@@ -753,8 +758,7 @@ def pod_fates(snapshot: Snapshot, timeline: Timeline, settings: ControllerSettin
                                        "rate-limited per zone" % (status_at(nt.statuses, nt.dequeued_at),
                                                                   _dur(float(settings.pod_eviction_timeout)))))
             continue
-        involved = any(t.key in (NOT_READY, UNREACHABLE) for _, ts in nt.noexecute for t in ts)
-        if not involved:
+        if not any(ts for _, ts in nt.noexecute):
             continue
         hist = nt.noexecute
         for p in pods:      # finished pods too: the taint-eviction controller does not look at the phase

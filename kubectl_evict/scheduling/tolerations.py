@@ -130,7 +130,10 @@ def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequenc
     controller's taints were on), "cancelled" (a scheduled deletion was cancelled because the
     taints went away), or "none". A scheduled deletion is kept when later taint changes come
     (`startTime + min < now + min`); not tolerating a taint deletes at once; the taints in the
-    snapshot are assumed to have been seen when added (`timeAdded`, else `now`).
+    snapshot are assumed to have been seen when added (`timeAdded`, else `now`: the controller
+    counts from when it observes the taint, semantics.md D.4, and a taint without `timeAdded` is
+    known to be there only from the snapshot on; the reason says so, as the deletion may then
+    come earlier).
     """
     if not history:
         return "none", None, ""
@@ -172,7 +175,8 @@ def taint_eviction_schedule(tolerations: Sequence[Toleration], original: Sequenc
             starts = [x.time_added - now for x in noexec if x.time_added is not None]
             created = min(starts) if starts else 0.0
             sched = (created, created + secs,
-                     why + (" (taint added %s ago)" % format_seconds(round(-created)) if created < 0 else ""))
+                     why + (" (taint added %s ago)" % format_seconds(round(-created)) if created < 0 else
+                            " (taint has no timeAdded: counted from now)" if not starts else ""))
         elif sched is None or sched[0] == t:
             sched = (t, t + secs, why)
         # else: the earlier scheduled deletion is kept as it is
