@@ -257,6 +257,7 @@ class Executor:
         """Execute every action in order; returns the results and whether Ctrl-C cut the run short."""
         start = self.clock()
         results: List[Result] = []
+        held: Dict[str, str] = {}    # node -> its own edit that did not happen (see _held)
         for i, a in enumerate(plan.actions):
             n, what = i + 1, describe(a)
             if i in already:
@@ -270,6 +271,8 @@ class Executor:
                                           "nodes stay cordoned)" % format_seconds(self.s.total_timeout))
             elif self.stop.is_set():
                 r = Result(i, a, NOT_RUN, "interrupted before this action")
+            elif a.type in POD_ACTIONS and a.node in held:
+                r = Result(i, a, NOT_RUN, held[a.node])
             else:
                 r = None
                 if self.s.follow_timeline and float(a.at) > 0:
@@ -291,6 +294,9 @@ class Executor:
                         last = " (last answer: %s)" % e.last.summary() if e.last is not None else ""
                         r = Result(i, a, NOT_RUN, "interrupted while waiting to retry%s" % last, attempts=ctx.attempts)
             results.append(r)
+            why = _held(r)
+            if why and a.node not in held:
+                held[a.node] = why
             self.progress.finish(n, what, r.outcome, r.reason if r.outcome not in (DONE, ALREADY) else "")
             if journal is not None and not self.s.dry_run and r.outcome in (DONE, ALREADY) and i not in already:
                 warning = journal.record(i, r.outcome, format_time(int(self.wall())))
@@ -538,6 +544,21 @@ def read_objects(ex: Executor, plan: Plan, done: Set[int]) -> Tuple[Dict[str, Op
             pods[(ns, name)] = get("/api/v1/namespaces/%s/pods/%s" % (quote(ns, safe=""), quote(name, safe="")),
                                    "pod %s/%s" % (ns, name))
     return nodes, pods
+
+
+def _held(r: Result) -> str:
+    """Why the pods of a node must wait, when `r` is a user's edit of that node that did not happen
+    (failed, or skipped): the plan removes them because of it. kubectl drain evicts nothing from a
+    node it could not cordon (RunDrain returns on RunCordonOrUncordon's error, staging/src/k8s.io/
+    kubectl/pkg/cmd/drain/drain.go), or its replacements land back on it; an affinity plan's
+    evictions are justified only by the label or taint it sets. Empty: the pods may go."""
+    a = r.action
+    if a.type in POD_ACTIONS or a.by != USER or r.outcome not in (FAILED, SKIPPED, BLOCKED):
+        return ""
+    if a.type == "cordon":
+        return "the cordon of node %s %s; kubectl drain evicts nothing from a node it could not cordon" % (
+            a.node, r.outcome)
+    return "%s %s; the plan removes this pod because of that change" % (describe(a), r.outcome)
 
 
 def _label_text(v: Optional[str]) -> str:
