@@ -357,6 +357,32 @@ def test_a_pressure_forecast_kill_the_kubelet_really_did():
     assert dict(c.facts)["removedAfter"] == 12
 
 
+# (the pod's Events after the plan's +0s, the replacement's creation, status, differences, removedBy).
+# A graceful shutdown's kubelet stops the pod (phase Failed, reason Terminated; pkg/kubelet/nodeshutdown)
+# and its ReplicaSet replaces it at once; minutes later the taint-eviction controller, which gives
+# terminal pods no special treatment (pkg/controller/tainteviction), deletes the stopped pod's object
+# with a TaintManagerEviction Event. That deletion is cleanup, not the kill: the kubelet's Killing and
+# the replacement came first. A TaintManagerEviction that came first is the removal.
+SHUTDOWN_KILL = [
+    ([("Killing", "Stopping container app", 0, "kubelet"),
+      ("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, 305, "taint-eviction-controller")],
+     20, AS_PLANNED, (), None),
+    ([("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, 2, "taint-eviction-controller")],
+     3, DIFFERS, ("killed by taint-eviction-controller, not by kubelet as planned",), "taint-eviction-controller"),
+]
+
+
+@pytest.mark.parametrize("events, created, status, diff, removed_by", SHUTDOWN_KILL, ids=["cleanup-later", "first"])
+def test_a_removal_event_after_the_pod_had_gone_does_not_name_its_remover(events, created, status, diff,
+                                                                          removed_by):
+    kill = dict(evict(RS + "-old", at=0, typ="kill", by="kubelet", target="n2"), gracePeriodSeconds=20)
+    snap = snapshot(member(RS + "-new", "n2", created=created))
+    evs = [event(RS + "-old", reason, note, t, by=by) for reason, note, t, by in events]
+    c = only(run(plan([kill], command="shutdown"), snap, evs, read=600, since=0))
+    assert (c.status, c.differences, dict(c.facts).get("removedBy")) == (status, diff, removed_by)
+    assert any(e.reason == "TaintManagerEviction" for e in c.evidence)      # still shown as evidence
+
+
 def test_a_detach_is_done_once_the_volume_attachment_is_gone_or_elsewhere():
     detach = {"type": "detach", "volumeAttachment": "csi-1", "node": "n1", "at": 360,
               "by": "attach-detach-controller", "rule": "shutdown", "reason": "t"}

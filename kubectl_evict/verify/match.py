@@ -44,6 +44,9 @@ from kubectl_evict.rules.replacements import find_owner
 from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now
 
 SLACK = 60.0        # seconds an effect may come after its planned time and still be as planned
+# An Event naming a remover more than this after the pod was seen to go found it already gone:
+# object times are whole seconds and each component stamps Events with its own clock.
+REMOVER_TOLERANCE = 5.0
 GENERATED = ("ReplicaSet", "Job", "ReplicationController")   # controllers that name pods OWNER-xxxxx
 PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 MAX_EVIDENCE = 6    # per entry: the latest few events of each kind are enough to tell the story
@@ -59,7 +62,7 @@ class _Fate:
         self.pod = pod                  # the planned pod while the cluster still shows it
         self.state = state              # running | terminating | finished | gone
         self.removed_at: Optional[float] = None
-        self.by: Optional[str] = None   # the component an Event names as remover
+        self.removers: List[Tuple[float, str]] = []   # (Event time, component) of Events naming a remover
         self.evidence: List[Evidence] = []
         self.owner: Optional[Owner] = None
         self.owner_missing = ""         # why no owner could be found
@@ -68,6 +71,17 @@ class _Fate:
     @property
     def went(self) -> bool:
         return self.state != "running"
+
+    @property
+    def by(self) -> Optional[str]:
+        """The component an Event names as the pod's remover: the first that acted by the time the
+        pod was seen to go. One that came later found it gone already: the taint-eviction
+        controller also deletes pods the kubelet stopped (phase Failed: terminal pods get no special
+        treatment, pkg/controller/tainteviction), minutes after a graceful shutdown killed them."""
+        for t, actor in self.removers:
+            if self.removed_at is None or t <= self.removed_at + REMOVER_TOLERANCE:
+                return actor
+        return None
 
 
 class _Matcher:
@@ -148,8 +162,8 @@ class _Matcher:
             times.append(ev.first)
             f.evidence.append(_ev(ev))
             actor = REMOVAL_REASONS[ev.reason]
-            if actor is not None and f.by is None:
-                f.by = actor
+            if actor is not None:
+                f.removers.append((ev.first, actor))
         if f.pod is not None and f.state == "terminating":
             g = grace if grace is not None else f.pod.termination_grace_period
             t = f.pod.deletion_timestamp - (g or 0)
