@@ -285,3 +285,43 @@ def test_pods_of_a_node_whose_edit_did_not_happen_are_not_run(env, edit, fault, 
         env.srv.faults.clear()
         code, doc, _ = run(env, plan)
         assert code == 0 and results(doc) == [(edit["type"], "done"), ("web-1", "done"), ("other", "already done")]
+
+
+def _terminate_namespace(env: Env, ns: str = "default") -> None:
+    o = env.srv.state.get("namespaces", ns)
+    o["metadata"]["deletionTimestamp"] = "2026-11-21T12:00:00Z"
+    o["status"] = {"phase": "Terminating"}
+    env.srv.state.put(o)
+
+
+# (the pod when apply runs, outcome, evictions sent, reason). An eviction in a namespace being
+# deleted is refused by the NamespaceLifecycle admission plugin (403, cause NamespaceTerminating);
+# kubectl drain retries it every 5s unless the pod is already deleting, and counts a 404 as success
+# (shared/spec/semantics.md F.6, staging/src/k8s.io/kubectl/pkg/drain/drain.go).
+NS_TERMINATING = [
+    ("deleting", "done", 1, "its namespace is being deleted and the pod with it (deletionTimestamp "
+                            "2026-11-21T12:00:30Z): kubectl drain counts it evicted"),
+    ("gone", "already done", 1, "the pod no longer exists"),
+    ("running", "failed", None, ""),     # nothing deletes it before --timeout: the refusal is the answer
+]
+
+
+@pytest.mark.parametrize("state, outcome, posted, reason", NS_TERMINATING, ids=[c[0] for c in NS_TERMINATING])
+def test_eviction_in_a_namespace_being_deleted(env, state, outcome, posted, reason):
+    if state == "deleting":
+        p = env.srv.state.get("pods", "web-1")
+        p["metadata"]["deletionTimestamp"] = "2026-11-21T12:00:30Z"
+        env.srv.state.put(p)
+    elif state == "gone":
+        env.srv.state.delete("pods", "web-1", "default")
+    _terminate_namespace(env)
+    code, doc, err = run(env, env.plan([podact("evict", "web-1", "n1")]), timeout=1.0)
+    r = doc["results"][0]
+    assert r["outcome"] == outcome, r
+    if posted is not None:
+        assert posted == posts(env, "web-1") and r["outcomeReason"] == reason and code == 0
+    else:
+        assert code == 1 and r["httpStatus"] == 403
+        assert r["message"].startswith('pods "web-1" is forbidden: unable to create new content in namespace default '
+                                       'because it is being terminated')
+        assert "until the pod is deleting)" in err and posts(env, "web-1") == 2    # retried at the deadline

@@ -1,7 +1,8 @@
 """Carry out a plan against the live cluster: the imperative shell of `apply` (all its I/O).
 
 Models the client side of `kubectl cordon`, `kubectl taint`, `kubectl drain` (policy/v1
-Eviction, 429 retried until --timeout, 404 counted as success; staging/src/k8s.io/kubectl/pkg/drain,
+Eviction, 429 retried until --timeout, 404 counted as success, a 403 NamespaceTerminating retried
+until the pod is deleting; staging/src/k8s.io/kubectl/pkg/drain,
 v1.32) and `kubectl delete --grace-period` (DELETE with DeleteOptions), with two deliberate
 differences that make a reviewed plan safe to execute:
 
@@ -49,6 +50,8 @@ MAX_BACKOFF = 5.0            # kubectl drain retries a refused eviction every 5s
 MAX_CONFLICTS = 10           # node patch: re-read and merge again on 409
 LIST_THRESHOLD = 10          # more pods than this: re-read them with one list per node
 RETRYABLE_5XX = (500, 502, 503, 504)
+NAMESPACE_RETRY = 5.0        # kubectl drain retries an eviction refused in a terminating namespace every 5s
+NAMESPACE_TERMINATING = "NamespaceTerminating"   # metav1.StatusCause reason (v1.NamespaceTerminatingCause)
 
 
 class Stop:
@@ -459,6 +462,29 @@ class Executor:
         path = "/api/v1/namespaces/%s/pods/%s/eviction" % (quote(a.namespace, safe=""), quote(a.pod, safe=""))
         # Under a dry run nothing changes while we wait: a refusal now is the answer.
         resp = self.call(ctx, "POST", path, body=body, retry_429=not self.s.dry_run)
+        while _namespace_terminating(resp):
+            # kubectl drain retries a 403 NamespaceTerminating every 5s, unless the pod is already
+            # deleting (the namespace's deletion removes it; shared/spec/semantics.md F.6,
+            # staging/src/k8s.io/kubectl/pkg/drain/drain.go evictPods)
+            got = self.call(ctx, "GET", path[:-len("/eviction")])
+            if got.status == 404:
+                return self._pod_outcome(i, a, ctx, got, "evicted")
+            md = (got.body.get("metadata") or {}) if got.ok and isinstance(got.body, dict) else {}
+            if md.get("uid") not in (None, a.uid):
+                return Result(i, a, SKIPPED, "the pod was replaced (its uid is no longer %s): the replacement is not "
+                                             "touched" % a.uid, attempts=ctx.attempts)
+            if md.get("deletionTimestamp"):
+                return self._done(i, a, ctx, "its namespace is being deleted and the pod with it (deletionTimestamp "
+                                             "%s): kubectl drain counts it evicted" % md["deletionTimestamp"])
+            remaining = ctx.remaining()
+            if self.s.dry_run or (remaining is not None and remaining <= 0.05):
+                break
+            wait = NAMESPACE_RETRY if remaining is None else min(NAMESPACE_RETRY, remaining)
+            self.progress.event(ctx.n, ctx.what, "%s (retrying in %s until the pod is deleting)"
+                                % (resp.summary(), format_seconds(wait)))
+            if self.stop.wait(wait):
+                raise _Interrupted(resp)
+            resp = self.call(ctx, "POST", path, body=body, retry_429=not self.s.dry_run)
         return self._pod_outcome(i, a, ctx, resp, "evicted")
 
     def _delete(self, i: int, a: Action, ctx: _Ctx) -> Result:
@@ -544,6 +570,15 @@ def read_objects(ex: Executor, plan: Plan, done: Set[int]) -> Tuple[Dict[str, Op
             pods[(ns, name)] = get("/api/v1/namespaces/%s/pods/%s" % (quote(ns, safe=""), quote(name, safe="")),
                                    "pod %s/%s" % (ns, name))
     return nodes, pods
+
+
+def _namespace_terminating(resp: Response) -> bool:
+    """A 403 from the NamespaceLifecycle admission plugin: the pod's namespace is being deleted."""
+    if resp.status != 403 or not isinstance(resp.body, dict):
+        return False
+    details = resp.body.get("details")
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return any(isinstance(c, dict) and c.get("reason") == NAMESPACE_TERMINATING for c in causes or ())
 
 
 def _held(r: Result) -> str:
