@@ -383,6 +383,47 @@ def test_a_removal_event_after_the_pod_had_gone_does_not_name_its_remover(events
     assert any(e.reason == "TaintManagerEviction" for e in c.evidence)      # still shown as evidence
 
 
+def down(name: str, since: float) -> dict:
+    n = node(name, ready="Unknown")
+    n["status"]["conditions"][0].update(reason="NodeStatusUnknown", message="Kubelet stopped posting node status.",
+                                        lastTransitionTime=ts(since))
+    return n
+
+
+# (the node now, the pod now, its Events, the kill's status and what it says). A node shut down
+# without graceful shutdown stops its containers with it and updates nothing: the pod object stays
+# Running until the taint-eviction controller deletes it (the plan's own later `delete`), and the
+# node turns Ready=Unknown after --node-monitor-grace-period (pkg/controller/nodelifecycle). The
+# plan's reason says so ("the pod object stays Running until the controllers act"). A graceful
+# shutdown or an eviction leaves the pod Failed (pkg/kubelet/nodeshutdown, pkg/kubelet/eviction).
+TME = ("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, 350, "taint-eviction-controller")
+KILL_ON_A_DOWN_NODE = [
+    (down("n1", 50), dict(), [], AS_PLANNED,
+     "stopped with node n1, down since +50s (%s) (Ready=Unknown): a node that is down updates none of its pods' "
+     "objects" % ts(50)),
+    (down("n1", 50), dict(deleted=380), [TME], AS_PLANNED,
+     "stopped with node n1, down since +50s (%s) (Ready=Unknown): a node that is down updates none of its pods' "
+     "objects" % ts(50)),
+    (node("n1"), dict(), [], DIFFERS, "not killed: still Running on n1"),
+    (down("n1", 50), dict(phase="Failed", ready=False), [], AS_PLANNED, "finished (Failed) (no event says when)"),
+]
+
+
+@pytest.mark.parametrize("n1, state, events, status, observed", KILL_ON_A_DOWN_NODE,
+                         ids=["running", "deleted-later", "node-up", "failed"])
+def test_a_kill_on_a_node_that_went_down_is_told_by_the_node(n1, state, events, status, observed):
+    kill = dict(evict(RS + "-old", at=0, typ="kill", by="kubelet", target=None), gracePeriodSeconds=0)
+    delete = evict(RS + "-old", at=350, typ="delete", by="taint-eviction-controller", target="n2")
+    f = Freezer()
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": ts(600), "context": "test", "server": "https://test.invalid:6443"}
+    f.add(("test", "", o) for o in [info, n1, *BASE[1:], member(RS + "-old", "n1", **state)])
+    v = run(plan([kill, delete], command="shutdown"), f.build(), [event(RS + "-old", *e[:3], by=e[3]) for e in events],
+            since=0)
+    c = v.checks[0]
+    assert (c.status, c.observed) == (status, observed)
+
+
 def test_a_detach_is_done_once_the_volume_attachment_is_gone_or_elsewhere():
     detach = {"type": "detach", "volumeAttachment": "csi-1", "node": "n1", "at": 360,
               "by": "attach-detach-controller", "rule": "shutdown", "reason": "t"}

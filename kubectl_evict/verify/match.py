@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from kubectl_evict.model import Node, Owner, Pod, Snapshot, VolumeAttachment
-from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload
+from kubectl_evict.model import Condition, Node, Owner, Pod, Snapshot, VolumeAttachment
+from kubectl_evict.plan import KUBELET, POD_ACTIONS, Action, Entry, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex
@@ -438,9 +438,27 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
 PAST = {"evict": "evicted", "delete": "deleted", "kill": "killed"}
 
 
+def _stopped_with_node(m: _Matcher, a: Action, f: _Fate) -> Optional[Condition]:
+    """The node's Ready condition, when a kubelet `kill` is told by the node being down rather than
+    by the pod object. A node that shuts down without graceful shutdown (or powers off before the
+    kubelet posts the pods' status) stops their containers with it and updates nothing: the pod
+    objects stay Running until the controllers delete them (the taint-eviction controller, the
+    plan's own later `delete`), and the node turns Ready=Unknown (pkg/controller/nodelifecycle).
+    None: the pod object tells (Failed, from the kubelet, or removed by the kubelet)."""
+    if a.type != "kill" or a.by != KUBELET or f.state == "finished" or f.by == KUBELET:
+        return None
+    node = m.snapshot.nodes.get(a.node)
+    ready = node.conditions.get("Ready") if node is not None else None
+    return ready if ready is not None and ready.status != "True" else None
+
+
 def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]:
     out: List[Tuple[str, str]] = []
     at, done = float(a.at), PAST[a.type]
+    down = _stopped_with_node(m, a, f)
+    if down is not None:
+        return [(AS_PLANNED, "stopped with node %s, down since %s (Ready=%s): a node that is down updates none of "
+                 "its pods' objects" % (a.node, m.when(down.last_transition), down.status))]
     if not f.went:
         where = f.pod.node_name if f.pod is not None else a.node
         still = "still %s on %s" % (f.pod.phase if f.pod else "there", where)
@@ -478,6 +496,12 @@ def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Ent
     findings = _removal_findings(m, a, f)
     evidence = list(f.evidence)
     facts: Dict[str, object] = {"state": f.state}
+    down = _stopped_with_node(m, a, f)
+    if down is not None:
+        evidence.append(Evidence(down.last_transition, "Node " + a.node, "condition Ready", "", "Ready=%s: %s" % (
+            down.status, down.message or down.reason or "no reason given")))
+        if down.last_transition is not None:
+            facts["nodeDownSince"] = format_time(down.last_transition)
     if f.removed_at is not None:
         facts["removedAt"] = format_time(f.removed_at)
         if m.anchor is not None:
@@ -696,7 +720,7 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     for a in plan.actions:
         if a.type in POD_ACTIONS:
             f = m.fates[(a.namespace, a.pod)]
-            if f.went:
+            if f.went and _stopped_with_node(m, a, f) is None:
                 m.align(a.at, f.removed_at, "%s %s" % (a.type, _ref(a.namespace, a.pod)))
         elif a.type == "taint":
             node = snapshot.nodes.get(a.node)
