@@ -253,6 +253,33 @@ def test_taints_are_compared_with_the_node_and_their_time_added(taints, since, s
     assert (c.status, c.differences) == (status, diff)
 
 
+# (planned taint key and time, the node's Ready now and since when, its taints, status, difference).
+# The node lifecycle controller's taints follow Ready: False gives not-ready, Unknown unreachable
+# (swapped atomically), True removes both (shared/spec/semantics.md C.3-C.4,
+# pkg/controller/nodelifecycle). A taint absent because Ready changed after its time cannot be told
+# from the cluster now (a graceful shutdown powers the node off: not-ready becomes unreachable; a
+# failed node that came back loses both); one absent while Ready still calls for it differs.
+READY_TAINTS = [
+    (UNREACHABLE, 50, "True", 200, [], UNKNOWN,
+     "not present now: node n2 is Ready=True since +3m20s (%s); the node lifecycle controller then removes it"
+     % ts(200)),
+    ("node.kubernetes.io/not-ready", 5, "Unknown", 80, [{"key": UNREACHABLE, "effect": "NoExecute", "timeAdded": ts(85)}],
+     UNKNOWN, "not present now: node n2 is Ready=Unknown since +1m20s (%s); the node lifecycle controller then swaps "
+     "it for %s:NoExecute" % (ts(80), UNREACHABLE)),
+    (UNREACHABLE, 50, "Unknown", 45, [], DIFFERS, "not present"),       # Ready still calls for it
+    (UNREACHABLE, 50, "True", 30, [], DIFFERS, "not present"),          # back before the taint was due
+]
+
+
+@pytest.mark.parametrize("key, at, ready, since, taints, status, diff", READY_TAINTS,
+                         ids=["back", "swapped", "still-unknown", "back-before"])
+def test_a_ready_taint_gone_with_a_later_ready_change_is_unknown(key, at, ready, since, taints, status, diff):
+    n2 = node("n2", taints=taints, ready=ready)
+    n2["status"]["conditions"][0]["lastTransitionTime"] = ts(since)
+    c = only(run(plan([taint(key, at=at)]), snapshot(n2), since=0))
+    assert (c.status, c.differences) == (status, (diff,))
+
+
 def test_a_cordon_seen_by_its_event_stays_as_planned_after_the_uncordon():
     cordon = {"type": "cordon", "node": "n2", "at": 0, "by": "user", "rule": "drain", "reason": "t"}
     p = plan([cordon])

@@ -34,8 +34,9 @@ from __future__ import annotations
 from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Condition, Node, Owner, Pod, Snapshot, VolumeAttachment
-from kubectl_evict.plan import KUBELET, POD_ACTIONS, Action, Entry, Plan, Workload
+from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, POD_ACTIONS, Action, Entry, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
@@ -569,8 +570,16 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
                 findings.append((DIFFERS, "%s instead" % ", ".join(str(t) for t in same)))
             else:
                 instead = [str(t) for t in node.taints if t.effect == a.effect]
-                findings.append(_not_yet(m, a.at, "not present%s" % (
-                    " (the node has %s)" % ", ".join(instead) if instead else "")))
+                gone = _ready_taint_gone(m, a, node)
+                if gone is not None:
+                    ready, text = gone
+                    evidence.append(Evidence(ready.last_transition, "Node " + a.node, "condition Ready", "",
+                                             "Ready=%s: %s" % (ready.status, ready.message or ready.reason or
+                                                               "no reason given")))
+                    findings.append((UNKNOWN, text))
+                else:
+                    findings.append(_not_yet(m, a.at, "not present%s" % (
+                        " (the node has %s)" % ", ".join(instead) if instead else "")))
         else:
             findings.append((AS_PLANNED, "absent") if not same else
                             _not_yet(m, a.at, "still present: %s" % ", ".join(str(t) for t in same)))
@@ -583,6 +592,29 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
             findings.append((AS_PLANNED, "%s not set" % a.key) if have is None else
                             _not_yet(m, a.at, "%s is still %r" % (a.key, have)))
     return _check("actions[%d]" % i, "actions", planned, findings, evidence, a, facts)
+
+
+# The node lifecycle controller's taints follow the Ready condition: False gives not-ready, Unknown
+# gives unreachable (swapped atomically), True removes both (pkg/controller/nodelifecycle
+# doNoScheduleTaintingPass, doNoExecuteTaintingPass).
+READY_TAINTS = {NOT_READY: "False", UNREACHABLE: "Unknown"}
+
+
+def _ready_taint_gone(m: _Matcher, a: Action, node: Node) -> Optional[Tuple[Condition, str]]:
+    """(the Ready condition, why) when a planned not-ready/unreachable taint is absent because the
+    node's Ready condition changed after the taint's time: the controller then swapped it for the
+    other or removed it, and the cluster no longer shows whether it was there (a graceful shutdown
+    that powers the node off turns not-ready into unreachable; a node that comes back loses both)."""
+    if a.by != NODE_LIFECYCLE or a.key not in READY_TAINTS or m.anchor is None:
+        return None
+    ready = node.conditions.get("Ready")
+    if ready is None or ready.last_transition is None or ready.status == READY_TAINTS[a.key] or \
+            ready.last_transition < m.anchor + float(a.at):
+        return None
+    other = {v: k for k, v in READY_TAINTS.items()}.get(ready.status)
+    return ready, "not present now: node %s is Ready=%s since %s; the node lifecycle controller then %s" % (
+        a.node, ready.status, m.when(ready.last_transition),
+        "swaps it for %s:%s" % (other, a.effect) if other else "removes it")
 
 
 def _not_yet(m: _Matcher, at: float, text: str) -> Tuple[str, str]:
