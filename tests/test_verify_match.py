@@ -170,6 +170,29 @@ def test_a_statefulset_replacement_keeps_the_name_with_a_new_uid():
     assert c.status == AS_PLANNED and dict(c.facts)["replacement"]["uid"] == "uid-db-0-new"
 
 
+# (owner kind, the replacement's creation, status, differences), with no Event left (events.k8s.io
+# keeps them an hour by default, --event-ttl): the replacement's creation is all that dates the
+# eviction. A ReplicaSet replaces a pod as soon as it is marked for deletion; a StatefulSet recreates
+# the name only once the old pod finished terminating, up to its grace period (120s here) after
+# the eviction (pkg/controller/replicaset, pkg/controller/statefulset).
+LATE_BY_REPLACEMENT = [
+    ("StatefulSet", 121, AS_PLANNED, ()),
+    ("StatefulSet", 421, DIFFERS, ("evicted later: at +5m1s, planned +0s (5m1s later)",)),
+    ("ReplicaSet", 121, DIFFERS, ("evicted later: at +2m1s, planned +0s (2m1s later)",)),
+]
+
+
+@pytest.mark.parametrize("kind, created, status, diff", LATE_BY_REPLACEMENT, ids=["sts-grace", "sts-late", "rs-late"])
+def test_a_statefulset_replacement_dates_the_eviction_up_to_the_grace_period(kind, created, status, diff):
+    name, of = ("db-0", "db") if kind == "StatefulSet" else (RS + "-new", RS)
+    new = member(name, "n2", kind=kind, of=of, uid="uid-new", created=created)
+    new["spec"]["terminationGracePeriodSeconds"] = 120
+    act = dict(evict("db-0" if kind == "StatefulSet" else RS + "-old", uid="uid-old"),
+               owner={"kind": kind, "name": of, "uid": "uid-" + of})
+    c = only(run(plan([act]), snapshot(new), since=0))
+    assert (c.status, c.differences) == (status, diff)
+
+
 def test_a_terminating_pod_has_gone_and_its_replacement_is_matched():
     snap = snapshot(member(RS + "-old", "n1", deleted=40), member(RS + "-new", "n2", created=11))
     c = only(run(plan([evict(RS + "-old")]), snap))

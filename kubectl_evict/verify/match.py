@@ -63,6 +63,8 @@ class _Fate:
         self.pod = pod                  # the planned pod while the cluster still shows it
         self.state = state              # running | terminating | finished | gone
         self.removed_at: Optional[float] = None
+        self.settle = 0.0               # seconds the removal may precede removed_at (see _bound)
+        self.grace: Optional[float] = None   # the plan's grace period for the pod (None: its own)
         self.removers: List[Tuple[float, str]] = []   # (Event time, component) of Events naming a remover
         self.evidence: List[Evidence] = []
         self.owner: Optional[Owner] = None
@@ -176,6 +178,7 @@ class _Matcher:
             f.evidence.append(Evidence(None, "Pod " + _ref(namespace, name), "status.phase", "",
                                        "phase %s on %s" % (f.pod.phase, f.pod.node_name or "no node")))
         self._owner(f, namespace, name, pod if not same else None, owner)
+        f.grace = grace
         if times:
             f.removed_at = min(times)
         self.fates[key] = f
@@ -224,7 +227,7 @@ class _Matcher:
             if f.owner.kind == "StatefulSet":
                 if same_name is not None and same_name is not f.pod and self._is_new(same_name):
                     f.replacement = same_name
-                    _bound(f, same_name)
+                    _bound(f, same_name, gone=True)
                 continue
             by_owner.setdefault(f.owner.uid, []).append(f)
         for uid, fates in by_owner.items():
@@ -330,12 +333,16 @@ def _placed(fates: Sequence[_Fate], fresh: Sequence[Pod], wants: Dict[PodKey, Tu
     return out
 
 
-def _bound(f: _Fate, replacement: Pod) -> None:
+def _bound(f: _Fate, replacement: Pod, gone: bool = False) -> None:
     """A replacement exists only once its pod was marked for deletion (ReplicaSet, Job, RC) or
-    fully gone (StatefulSet): the pod was gone by the replacement's creation."""
+    fully gone (`gone`: StatefulSet): the pod was removed by the replacement's creation. A
+    StatefulSet recreates the name only after the old pod finished terminating, up to its grace
+    period after the eviction (pkg/controller/statefulset): that much earlier it may have gone
+    (`settle`), and a removal is late only if it was late even then."""
     t = replacement.creation_timestamp
     if t is not None and (f.removed_at is None or t < f.removed_at):
         f.removed_at = t
+        f.settle = float(f.grace if f.grace is not None else replacement.termination_grace_period) if gone else 0.0
 
 
 def _node_name(m: _Matcher, name: str) -> str:
@@ -468,7 +475,7 @@ def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]
         return out
     word = {"gone": "gone", "terminating": "terminating", "finished": "finished (%s)"
             % (f.pod.phase if f.pod else "")}[f.state]
-    late = m.late(at, f.removed_at)
+    late = m.late(at, f.removed_at - f.settle if f.removed_at is not None else None)
     if late:
         out.append((DIFFERS, "%s later: %s" % (done, late)))
     else:
