@@ -77,6 +77,17 @@ def test_bad_plan_documents_are_located(data, message):
     assert str(e.value).startswith(message), str(e.value)
 
 
+def test_a_second_eviction_may_name_no_uid():
+    # drain --one-at-a-time and upgrade evict a replacement again under the first pod's name, with
+    # no uid (it did not exist when the plan was made): the plan reads; apply refuses it later
+    doc = doc_with(podact("evict", "p", "n1"), dict(podact("evict", "p", "n2"), uid=""))
+    assert [a.uid for a in parse_plan(json.dumps(doc).encode(), "plan.json").actions] == ["uid-default-p", ""]
+    with pytest.raises(InputError) as e:
+        parse_plan(json.dumps(doc_with(dict(podact("evict", "q", "n2"), uid=""), podact("evict", "p", "n1"))).encode(),
+                   "plan.json")
+    assert str(e.value) == "plan.json: actions[0].uid: must not be empty"
+
+
 def test_contract_document_round_trips(write_snapshot, tmp_path):
     snap = write_snapshot(node("n1"), node("n2"), pod("web-1", "n1", tolerations=[]), pod("web-2", "n1", tolerations=[]))
     res = run_cli("-f", snap, "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute")

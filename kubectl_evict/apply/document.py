@@ -125,7 +125,7 @@ def _action(d: Any, i: int, source: str) -> Action:
     if typ in POD_ACTIONS:
         kw["namespace"] = _str(d, "namespace", where, source)
         kw["pod"] = _str(d, "pod", where, source)
-        kw["uid"] = _str(d, "uid", where, source)
+        kw["uid"] = _str(d, "uid", where, source, nonempty=False)   # "": see _second_evictions
         kw["node"] = _str(d, "node", where, source, required=False)
         kw["grace_period_seconds"] = _number(d, "gracePeriodSeconds", where, source, nullable=True)
         if "target" in d:
@@ -216,6 +216,20 @@ def _workloads(doc: Dict[str, Any], source: str) -> List[Workload]:
     return out
 
 
+def _second_evictions(actions: List[Action], source: str) -> None:
+    """A pod action's uid may be empty only where an earlier pod action names the same pod: the
+    replacement a drain --one-at-a-time or upgrade plan evicts again did not exist when the plan
+    was made, and goes by the first pod's name (apply refuses such plans; verify follows them)."""
+    seen = set()
+    for i, a in enumerate(actions):
+        if a.type not in POD_ACTIONS:
+            continue
+        key = (a.namespace, a.pod)
+        if not a.uid and key not in seen:
+            raise InputError("must not be empty", source=source, field="actions[%d].uid" % i)
+        seen.add(key)
+
+
 def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Plan:
     """Validate a parsed EvictionPlan and freeze it into the same `Plan` the rules build."""
     if not isinstance(doc, dict):
@@ -229,6 +243,7 @@ def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Pla
         raise InputError("must be a list" if actions is not None else "required field is missing",
                          source=source, field="actions")
     parsed = [_action(a, i, source) for i, a in enumerate(actions)]
+    _second_evictions(parsed, source)
     now = 0.0
     if doc.get("now") is not None:
         try:

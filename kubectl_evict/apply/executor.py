@@ -651,6 +651,14 @@ def apply_plan(plan: Plan, *, source: str, opts: Any, settings: ApplySettings, f
         # A node-pool upgrade is the provider's to carry out (new nodes, batches, its timeouts).
         raise EvictPlanError("this plan is a node-pool upgrade: the provider (or Cluster API) carries it out, "
                              "not apply; the plan is for review")
+    unnamed = [i for i, a in enumerate(plan.actions) if a.by == USER and a.type in POD_ACTIONS and not a.uid]
+    if unnamed:
+        # a second eviction (drain --one-at-a-time) names a replacement that did not exist when the
+        # plan was made: no uid to guard the request with, and the name is the first pod's
+        raise EvictPlanError("actions[%d] evicts again the replacement of an earlier eviction, a pod that did not "
+                             "exist when the plan was made (no uid to name it): apply cannot carry out this plan; "
+                             "cordon all the nodes first (kubectl cordon NODE...), then plan and apply again"
+                             % unnamed[0])
     conn = connect(opts)
     from kubectl_evict.apply.document import plan_digest
     journal = Journal.open(journal_path, plan, digest or plan_digest(plan), conn.server)

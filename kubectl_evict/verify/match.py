@@ -105,6 +105,7 @@ class _Matcher:
         self._vas: Optional[Dict[str, VolumeAttachment]] = None
         self._last_at: Optional[Dict[str, float]] = None
         self.new_nodes = frozenset(str(n["node"]) for n in plan.extra.get("newNodes", ()))
+        self.chained: AbstractSet[PodKey] = frozenset()   # pods whose replacement the plan evicts again
 
     def lands(self, node_name: str, want: Tuple[str, ...]) -> bool:
         """Is a pod on `node_name` where the plan wants it (`want`: target and candidates)? The
@@ -227,7 +228,8 @@ class _Matcher:
             if f.owner.kind == "StatefulSet":
                 if same_name is not None and same_name is not f.pod and self._is_new(same_name):
                     f.replacement = same_name
-                    _bound(f, same_name, gone=True)
+                    if key not in self.chained:
+                        _bound(f, same_name, gone=True)
                 continue
             by_owner.setdefault(f.owner.uid, []).append(f)
         for uid, fates in by_owner.items():
@@ -238,7 +240,8 @@ class _Matcher:
                 fates.sort(key=lambda f: f.removed_at)
             fresh = fresh[:len(fates)]
             for f, p in zip(fates, fresh):
-                _bound(f, p)
+                if f.key not in self.chained:   # its first replacement is gone: a later one dates nothing
+                    _bound(f, p)
             for f, p in _placed(fates, fresh, wants, self.lands, self.new_nodes).items():
                 f.replacement = p
 
@@ -499,9 +502,18 @@ def _check(ref: str, section: str, planned: str, findings: List[Tuple[str, str]]
                  facts=tuple(sorted((facts or {}).items())))
 
 
-def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Entry]) -> Check:
+def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Entry],
+                chain: Optional[Tuple[int, int]] = None) -> Check:
+    """`chain`: (the action before, the action after) when this action or the next on the same pod
+    is a second eviction: the replacement evicted again, named by the first pod (no uid). The
+    replacements in between are gone by design: only the last one is compared with its target."""
     f = m.fates[(a.namespace, a.pod)]
-    findings = _removal_findings(m, a, f)
+    before, again = chain if chain is not None else (i, i)
+    if again == i and before != i and f.went:
+        findings = [(AS_PLANNED, "evicts again the replacement of actions[%d], which the plan cannot name (no "
+                                 "uid): told by where the last replacement runs" % before)]
+    else:
+        findings = _removal_findings(m, a, f)
     evidence = list(f.evidence)
     facts: Dict[str, object] = {"state": f.state}
     down = _stopped_with_node(m, a, f)
@@ -517,7 +529,9 @@ def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Ent
     if f.by:
         facts["removedBy"] = f.by
     short = (a.namespace, a.pod) in shortfall_keys
-    if f.went and a.target is not None and not short:
+    if f.went and again != i:
+        findings.append((AS_PLANNED, "its replacement is evicted again by actions[%d]" % again))
+    elif f.went and a.target is not None and not short:
         more, ev, fx = _replacement_findings(m, a, f, shortfall=False)
         findings += more
         evidence += ev
@@ -739,18 +753,29 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     m = _Matcher(plan, snapshot, events, read_at, since, slack)
     order: List[Tuple[PodKey, float]] = []
     action_by_pod: Dict[PodKey, Action] = {}
-    for a in plan.actions:
+    last_by_pod: Dict[PodKey, Action] = {}      # where the pod's last replacement is planned
+    last_index: Dict[PodKey, int] = {}
+    chain: Dict[int, Tuple[int, int]] = {}      # a second eviction and the action before it: (before, again)
+    for i, a in enumerate(plan.actions):
         if a.type in POD_ACTIONS:
+            key = (a.namespace, a.pod)
             m.fate(a.namespace, a.pod, a.uid, a.grace_period_seconds, a.owner)
-            order.append(((a.namespace, a.pod), float(a.at)))
-            action_by_pod.setdefault((a.namespace, a.pod), a)
+            order.append((key, float(a.at)))
+            action_by_pod.setdefault(key, a)
+            if not a.uid and key in last_index:
+                # drain --one-at-a-time and upgrade evict a replacement again under the first pod's name
+                chain[i] = (last_index[key], i)
+                chain[last_index[key]] = (last_index[key], i)
+            last_by_pod[key] = a
+            last_index[key] = i
     for e in list(plan.blocked) + list(plan.shortfall):
         if e.pod:
             m.fate(e.namespace, e.pod, e.uid)
             order.append(((e.namespace, e.pod), 0.0))
+    m.chained = frozenset((plan.actions[i].namespace, plan.actions[i].pod) for i in chain)
     shortfall_keys = {(e.namespace, e.pod): e for e in plan.shortfall if e.pod}
     wants: Dict[PodKey, Tuple[str, ...]] = {key: () for key in shortfall_keys}
-    for key, a in action_by_pod.items():
+    for key, a in last_by_pod.items():
         if a.target is not None and key not in wants:
             wants[key] = (a.target,) + tuple(a.candidates)
     m.pair_replacements(order, wants)
@@ -773,7 +798,7 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     checks: List[Check] = []
     for i, a in enumerate(plan.actions):
         if a.type in POD_ACTIONS:
-            checks.append(_pod_action(m, i, a, shortfall_keys))
+            checks.append(_pod_action(m, i, a, shortfall_keys, chain.get(i)))
         else:
             checks.append(_node_action(m, i, a, snapshot.nodes.get(a.node)))
     checks += [_blocked(m, i, e) for i, e in enumerate(plan.blocked)]
