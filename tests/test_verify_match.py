@@ -193,6 +193,28 @@ def test_a_statefulset_replacement_dates_the_eviction_up_to_the_grace_period(kin
     assert (c.status, c.differences) == (status, diff)
 
 
+# (when verify reads, status, the difference). A pod's name is unique while its object exists: the
+# StatefulSet recreates db-0 only once the old pod finished terminating, at the latest at its
+# deletionTimestamp (the end of its grace period, 600s here; pkg/controller/statefulset). Before
+# then its missing replacement is pending; long after, it differs.
+STS_TERMINATING = [
+    (150, PENDING, "no replacement yet: default/db-0 is still terminating (deletionTimestamp +10m (%s)), and the "
+                   "StatefulSet recreates it only once it is gone" % ts(600)),
+    (700, DIFFERS, "no replacement: StatefulSet default/db created no new pod: default/db-0 is still terminating "
+                   "(deletionTimestamp +10m (%s)), and the StatefulSet recreates it only once it is gone" % ts(600)),
+]
+
+
+@pytest.mark.parametrize("read, status, diff", STS_TERMINATING, ids=["in-grace", "overdue"])
+def test_a_statefulset_replacement_waits_for_the_old_pod_to_finish_terminating(read, status, diff):
+    old = member("db-0", "n1", kind="StatefulSet", of="db", uid="uid-db-0", deleted=600)
+    old["spec"]["terminationGracePeriodSeconds"] = 600
+    act = dict(evict("db-0", target="n3", uid="uid-db-0"), owner={"kind": "StatefulSet", "name": "db", "uid": "uid-db"})
+    killing = event("db-0", "Killing", "Stopping container db", 0, uid="uid-db-0", by="kubelet")
+    c = only(run(plan([act]), snapshot(old, read=read), [killing], since=0, read=read))
+    assert (c.status, c.differences) == (status, (diff,))
+
+
 def test_a_terminating_pod_has_gone_and_its_replacement_is_matched():
     snap = snapshot(member(RS + "-old", "n1", deleted=40), member(RS + "-new", "n2", created=11))
     c = only(run(plan([evict(RS + "-old")]), snap))

@@ -402,14 +402,22 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
         return out, evidence, facts
     if r is None:
         at = float(a.at) + DEFAULT_STARTUP
+        waits = ""
+        if f.owner.kind == "StatefulSet" and f.pod is not None and f.pod.deletion_timestamp is not None:
+            # the same name cannot be created while the old pod object exists: the StatefulSet
+            # recreates it once the pod finished terminating (its grace period ends at deletionTimestamp)
+            waits = ": %s is still terminating (deletionTimestamp %s), and the StatefulSet recreates it only " \
+                    "once it is gone" % (f.pod.ref, m.when(f.pod.deletion_timestamp))
+            if m.anchor is not None:
+                at = max(at, f.pod.deletion_timestamp - m.anchor)
         if shortfall:
             out.append((AS_PLANNED, "no replacement running (%s %s)" % (f.owner.kind, _ref(f.owner.namespace,
                                                                                             f.owner.name))))
         elif m.due(at):
-            out.append((DIFFERS, "no replacement: %s %s created no new pod" % (
-                f.owner.kind, _ref(f.owner.namespace, f.owner.name))))
+            out.append((DIFFERS, "no replacement: %s %s created no new pod%s" % (
+                f.owner.kind, _ref(f.owner.namespace, f.owner.name), waits)))
         else:
-            out.append((PENDING, "no replacement yet"))
+            out.append((PENDING, "no replacement yet%s" % waits))
         return out, evidence, facts
     facts["replacement"] = {"namespace": r.namespace, "pod": r.name, "uid": r.uid, "node": r.node_name or None,
                             "phase": r.phase, "ready": r.ready,
