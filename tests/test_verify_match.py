@@ -196,7 +196,8 @@ def test_a_statefulset_replacement_dates_the_eviction_up_to_the_grace_period(kin
 # (when verify reads, status, the difference). A pod's name is unique while its object exists: the
 # StatefulSet recreates db-0 only once the old pod finished terminating, at the latest at its
 # deletionTimestamp (the end of its grace period, 600s here; pkg/controller/statefulset). Before
-# then its missing replacement is pending; long after, it differs.
+# then its missing replacement is pending, and so is the StatefulSet's ready count; long after,
+# both differ.
 STS_TERMINATING = [
     (150, PENDING, "no replacement yet: default/db-0 is still terminating (deletionTimestamp +10m (%s)), and the "
                    "StatefulSet recreates it only once it is gone" % ts(600)),
@@ -211,8 +212,11 @@ def test_a_statefulset_replacement_waits_for_the_old_pod_to_finish_terminating(r
     old["spec"]["terminationGracePeriodSeconds"] = 600
     act = dict(evict("db-0", target="n3", uid="uid-db-0"), owner={"kind": "StatefulSet", "name": "db", "uid": "uid-db"})
     killing = event("db-0", "Killing", "Stopping container db", 0, uid="uid-db-0", by="kubelet")
-    c = only(run(plan([act]), snapshot(old, read=read), [killing], since=0, read=read))
+    wl = {"kind": "StatefulSet", "namespace": "default", "name": "db", "ready": 1, "readyMin": 0, "readyMinAt": 0,
+          "readyAfter": 1}
+    c, w = run(plan([act], workloads=[wl]), snapshot(old, read=read), [killing], since=0, read=read).checks
     assert (c.status, c.differences) == (status, (diff,))
+    assert w.status == status
 
 
 def test_a_terminating_pod_has_gone_and_its_replacement_is_matched():

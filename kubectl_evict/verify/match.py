@@ -41,7 +41,7 @@ from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
                                         Verification, worst)
-from kubectl_evict.rules.replacements import find_owner
+from kubectl_evict.rules.replacements import find_owner, workload_of
 from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now
 
 SLACK = 60.0        # seconds an effect may come after its planned time and still be as planned
@@ -813,7 +813,16 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     checks += [_shortfall(m, i, e, action_by_pod) for i, e in enumerate(plan.shortfall)]
     end = max((float(a.at) for a in plan.actions if a.type in POD_ACTIONS), default=0.0) + DEFAULT_STARTUP
     ready = ready_now(snapshot, [(w.kind, w.namespace, w.name) for w in plan.workloads])
-    checks += [_workload(m, i, w, end, ready) for i, w in enumerate(plan.workloads)]
+    # a StatefulSet pod still terminating holds its name: its replacement starts only once it is gone
+    waits: Dict[Tuple[str, str, str], float] = {}
+    for f in m.fates.values():
+        if f.pod is not None and f.pod.deletion_timestamp is not None and m.anchor is not None and \
+                f.owner is not None and f.owner.kind == "StatefulSet":
+            key = workload_of(snapshot, f.pod)
+            if key is not None:
+                waits[key] = max(waits.get(key, 0.0), f.pod.deletion_timestamp - m.anchor + DEFAULT_STARTUP)
+    checks += [_workload(m, i, w, max(end, waits.get((w.kind, w.namespace, w.name), 0.0)), ready)
+               for i, w in enumerate(plan.workloads)]
     warnings: List[str] = ["the plan was made without %s (%s): a difference may come from what its input lacked"
                            % (e.kind, e.effect) for e in plan.incomplete]
     if m.anchor is None and any(c.status == PENDING for c in checks):
