@@ -274,8 +274,8 @@ class Executor:
                                           "nodes stay cordoned)" % format_seconds(self.s.total_timeout))
             elif self.stop.is_set():
                 r = Result(i, a, NOT_RUN, "interrupted before this action")
-            elif a.type in POD_ACTIONS and a.node in held:
-                r = Result(i, a, NOT_RUN, held[a.node])
+            elif a.type in POD_ACTIONS and (a.node in held or ALL in held):
+                r = Result(i, a, NOT_RUN, held.get(a.node) or held[ALL])
             else:
                 r = None
                 if self.s.follow_timeline and float(a.at) > 0:
@@ -300,6 +300,9 @@ class Executor:
             why = _held(r)
             if why and a.node not in held:
                 held[a.node] = why
+                if a.type == "cordon" and plan.command == "drain":
+                    # kubectl drain cordons every node first and evicts nothing if any cordon failed
+                    held.setdefault(ALL, why)
             self.progress.finish(n, what, r.outcome, r.reason if r.outcome not in (DONE, ALREADY) else "")
             if journal is not None and not self.s.dry_run and r.outcome in (DONE, ALREADY) and i not in already:
                 warning = journal.record(i, r.outcome, format_time(int(self.wall())))
@@ -581,17 +584,22 @@ def _namespace_terminating(resp: Response) -> bool:
     return any(isinstance(c, dict) and c.get("reason") == NAMESPACE_TERMINATING for c in causes or ())
 
 
+ALL = ""    # `held` key: every node's pods (a drain whose cordon of some node failed)
+
+
 def _held(r: Result) -> str:
     """Why the pods of a node must wait, when `r` is a user's edit of that node that did not happen
     (failed, or skipped): the plan removes them because of it. kubectl drain evicts nothing from a
     node it could not cordon (RunDrain returns on RunCordonOrUncordon's error, staging/src/k8s.io/
     kubectl/pkg/cmd/drain/drain.go), or its replacements land back on it; an affinity plan's
-    evictions are justified only by the label or taint it sets. Empty: the pods may go."""
+    evictions are justified only by the label or taint it sets. A drain's failed cordon holds the
+    pods of every node: RunCordonOrUncordon cordons them all and returns the error before any
+    eviction. Empty: the pods may go."""
     a = r.action
     if a.type in POD_ACTIONS or a.by != USER or r.outcome not in (FAILED, SKIPPED, BLOCKED):
         return ""
     if a.type == "cordon":
-        return "the cordon of node %s %s; kubectl drain evicts nothing from a node it could not cordon" % (
+        return "the cordon of node %s %s; kubectl drain evicts nothing when it could not cordon every node" % (
             a.node, r.outcome)
     return "%s %s; the plan removes this pod because of that change" % (describe(a), r.outcome)
 
