@@ -51,6 +51,11 @@ def doc_with(*actions: dict, **top: Any) -> dict:
     (json.dumps(doc_with(dict(podact("delete", "p", "n1"), force="yes"))).encode(),
      "plan.json: actions[0].force: must be true or false, not string 'yes'"),
     (json.dumps(doc_with(dict(cordon("n1"), at=-1))).encode(), "plan.json: actions[0].at: must be a number >= 0"),
+    # past any plan and past the dates RFC 3339 prints (verify failed with 'internal error: OSError')
+    (json.dumps(doc_with(dict(cordon("n1"), at=1e18))).encode(),
+     "plan.json: actions[0].at: 1e+18 is more than a century of seconds: refused as an edit slip"),
+    (json.dumps(doc_with(dict(podact("kill", "p", "n1"), gracePeriodSeconds=10**12))).encode(),
+     "plan.json: actions[0].gracePeriodSeconds: 1000000000000 is more than a century of seconds"),
     (json.dumps(doc_with(dict(taint("n1", "k", "v", "NoExecute"), effect="Evict"))).encode(),
      "plan.json: actions[0].effect: unsupported taint effect 'Evict'"),
     # the API server's own syntax checks (ValidateLabels, validateNodeTaints): refused while reading

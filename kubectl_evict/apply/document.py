@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from pyrsistent import pmap, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError, json_type
+from kubectl_evict.flags import MAX_DURATION
 from kubectl_evict.source.files import read_bytes
 from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan, Workload
 from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
@@ -79,6 +80,11 @@ def _previous(d: Dict[str, Any], where: str, source: str) -> Optional[str]:
     return prev
 
 
+# Every number of a plan is seconds after its `now` or a count: a century is past any plan (and
+# past the dates RFC 3339 can print); larger is an edit slip, refused like a duration flag's
+MAX_NUMBER = 100 * MAX_DURATION
+
+
 def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: bool, minimum: float = 0) -> Any:
     v = d.get(key)
     if v is None:
@@ -89,6 +95,9 @@ def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: b
         raise InputError("must be a number, not %s" % json_type(v), source=source, field="%s.%s" % (where, key))
     if v < minimum or v != v or v in (float("inf"), float("-inf")):
         raise InputError("must be a number >= %s, not %r" % (minimum, v), source=source,
+                         field="%s.%s" % (where, key))
+    if v > MAX_NUMBER:
+        raise InputError("%r is more than a century of seconds: refused as an edit slip" % v, source=source,
                          field="%s.%s" % (where, key))
     return v
 
