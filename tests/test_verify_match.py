@@ -482,18 +482,23 @@ KILL_ON_A_DOWN_NODE = [
      "objects" % ts(50)),
     (node("n1"), dict(), [], DIFFERS, "not killed: still Running on n1"),
     (down("n1", 50), dict(phase="Failed", ready=False), [], AS_PLANNED, "finished (Failed) (no event says when)"),
+    # a graceful shutdown: the kubelet stopped it (Killing) before the node went down; the object
+    # was deleted later: the pod object tells, as for any removal
+    (down("n1", 80), None, [("Killing", "Stopping container app", 0, "kubelet"), TME], AS_PLANNED,
+     "gone +0s (%s)" % ts(0)),
 ]
 
 
 @pytest.mark.parametrize("n1, state, events, status, observed", KILL_ON_A_DOWN_NODE,
-                         ids=["running", "deleted-later", "node-up", "failed"])
+                         ids=["running", "deleted-later", "node-up", "failed", "stopped-before"])
 def test_a_kill_on_a_node_that_went_down_is_told_by_the_node(n1, state, events, status, observed):
     kill = dict(evict(RS + "-old", at=0, typ="kill", by="kubelet", target=None), gracePeriodSeconds=0)
     delete = evict(RS + "-old", at=350, typ="delete", by="taint-eviction-controller", target="n2")
     f = Freezer()
     info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
             "takenAt": ts(600), "context": "test", "server": "https://test.invalid:6443"}
-    f.add(("test", "", o) for o in [info, n1, *BASE[1:], member(RS + "-old", "n1", **state)])
+    f.add(("test", "", o) for o in [info, n1, *BASE[1:]] + ([member(RS + "-old", "n1", **state)] if state is not None
+                                                             else []))
     v = run(plan([kill, delete], command="shutdown"), f.build(), [event(RS + "-old", *e[:3], by=e[3]) for e in events],
             since=0)
     c = v.checks[0]

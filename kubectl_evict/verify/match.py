@@ -468,7 +468,11 @@ def _stopped_with_node(m: _Matcher, a: Action, f: _Fate) -> Optional[Condition]:
         return None
     node = m.snapshot.nodes.get(a.node)
     ready = node.conditions.get("Ready") if node is not None else None
-    return ready if ready is not None and ready.status != "True" else None
+    if ready is None or ready.status == "True":
+        return None
+    if f.removed_at is not None and ready.last_transition is not None and f.removed_at <= ready.last_transition:
+        return None     # seen to go before the node went down: the pod object tells
+    return ready
 
 
 def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]:
