@@ -1883,6 +1883,16 @@ class ApiServer:
         pre = opts.get("preconditions") or {}
         ok = (201, status_dict(201, "", success=True), "application/json", None)
         with self.state.lock:
+            # the NamespaceLifecycle admission plugin refuses every create in a namespace being
+            # deleted, an Eviction included, before the handler runs
+            # (staging/src/k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go)
+            nse = self.state.store["namespaces"].get(ns)
+            if nse is not None and (json.loads(nse.data).get("status") or {}).get("phase") == "Terminating":
+                raise ApiError(403, f'pods "{name}" is forbidden: unable to create new content in namespace {ns} '
+                                    f'because it is being terminated', "Forbidden",
+                               details={"name": name, "kind": "pods", "causes": [
+                                   {"reason": "NamespaceTerminating", "message": f"namespace {ns} is being terminated",
+                                    "field": "metadata.namespace"}]})
             pod = self._entry(pods, ns, name).obj(pods)
             phase = (pod.get("status") or {}).get("phase")
             if phase in ("Succeeded", "Failed", "Pending") or pod["metadata"].get("deletionTimestamp"):

@@ -247,3 +247,83 @@ def test_ctrl_c_stops_before_the_next_action_and_a_rerun_finishes(env):
                                     ("PATCH", "/api/v1/nodes/n1")]
     assert web_budget(env) == 1
     untouched_except(env, before, {"default/web-1", "default/solo", "default/web-2", "default/batch-1"})
+
+
+def label(n: str, key: str, value: str, previous: Any) -> Dict[str, Any]:
+    return {"type": "label", "node": n, "key": key, "value": value, "previous": previous, "uid": "uid-" + n, "at": 0,
+            "by": "user", "rule": "affinity", "reason": "test"}
+
+
+# (the node edit that does not happen, the fault behind it, its outcome, whether the other node's
+# pod is held too, the reason). kubectl drain cordons every node first and evicts nothing if a
+# cordon failed: RunDrain returns on RunCordonOrUncordon's error
+# (staging/src/k8s.io/kubectl/pkg/cmd/drain/drain.go). An affinity plan evicts because of the label
+# or taint it sets: without it, that node's evictions have no reason.
+HELD = [
+    (cordon("n1"), dict(method="PATCH", path_regex=r"/nodes/n1$", status=403, times=None), "failed", True,
+     "the cordon of node n1 failed; kubectl drain evicts nothing when it could not cordon every node"),
+    (taint("n1", "maint", "true", "NoSchedule"), dict(method="PATCH", path_regex=r"/nodes/n1$", status=500, times=None),
+     "failed", False, "taint node n1 maint=true:NoSchedule failed; the plan removes this pod because of that change"),
+    # the label's value is no longer the one the plan saw (no fault: the precondition fails)
+    (label("n1", "disk", "hdd", previous="ssd"), None, "failed", False,
+     "label node n1 disk=hdd failed; the plan removes this pod because of that change"),
+]
+
+
+@pytest.mark.parametrize("edit, fault, outcome, all_held, why", HELD, ids=["cordon", "taint", "label"])
+def test_pods_of_a_node_whose_edit_did_not_happen_are_not_run(env, edit, fault, outcome, all_held, why):
+    before = env.state()
+    if fault:
+        env.srv.faults.add(**fault)
+    plan = env.plan([edit, podact("evict", "web-1", "n1"), podact("kill", "other", "n2", grace=3)])
+    code, doc, _ = run(env, plan)
+    assert code == 1
+    assert results(doc) == [(edit["type"], outcome), ("web-1", "not run"), ("other", "not run" if all_held else "done")]
+    assert doc["results"][1]["outcomeReason"] == why
+    assert posts(env, "web-1") == 0 and env.srv.state.get("pods", "web-1") is not None
+    untouched_except(env, before, set() if all_held else {"default/other"})
+    if fault:   # the fault is gone: a second run does the edit, then the pods it held back
+        env.srv.faults.clear()
+        code, doc, _ = run(env, plan)
+        assert code == 0 and results(doc) == [(edit["type"], "done"), ("web-1", "done"),
+                                              ("other", "done" if all_held else "already done")]
+
+
+def _terminate_namespace(env: Env, ns: str = "default") -> None:
+    o = env.srv.state.get("namespaces", ns)
+    o["metadata"]["deletionTimestamp"] = "2026-11-21T12:00:00Z"
+    o["status"] = {"phase": "Terminating"}
+    env.srv.state.put(o)
+
+
+# (the pod when apply runs, outcome, evictions sent, reason). An eviction in a namespace being
+# deleted is refused by the NamespaceLifecycle admission plugin (403, cause NamespaceTerminating);
+# kubectl drain retries it every 5s unless the pod is already deleting, and counts a 404 as success
+# (shared/spec/semantics.md F.6, staging/src/k8s.io/kubectl/pkg/drain/drain.go).
+NS_TERMINATING = [
+    ("deleting", "done", 1, "its namespace is being deleted and the pod with it (deletionTimestamp "
+                            "2026-11-21T12:00:30Z): kubectl drain counts it evicted"),
+    ("gone", "already done", 1, "the pod no longer exists"),
+    ("running", "failed", None, ""),     # nothing deletes it before --timeout: the refusal is the answer
+]
+
+
+@pytest.mark.parametrize("state, outcome, posted, reason", NS_TERMINATING, ids=[c[0] for c in NS_TERMINATING])
+def test_eviction_in_a_namespace_being_deleted(env, state, outcome, posted, reason):
+    if state == "deleting":
+        p = env.srv.state.get("pods", "web-1")
+        p["metadata"]["deletionTimestamp"] = "2026-11-21T12:00:30Z"
+        env.srv.state.put(p)
+    elif state == "gone":
+        env.srv.state.delete("pods", "web-1", "default")
+    _terminate_namespace(env)
+    code, doc, err = run(env, env.plan([podact("evict", "web-1", "n1")]), timeout=1.0)
+    r = doc["results"][0]
+    assert r["outcome"] == outcome, r
+    if posted is not None:
+        assert posted == posts(env, "web-1") and r["outcomeReason"] == reason and code == 0
+    else:
+        assert code == 1 and r["httpStatus"] == 403
+        assert r["message"].startswith('pods "web-1" is forbidden: unable to create new content in namespace default '
+                                       'because it is being terminated')
+        assert "until the pod is deleting)" in err and posts(env, "web-1") == 2    # retried at the deadline

@@ -51,6 +51,11 @@ def doc_with(*actions: dict, **top: Any) -> dict:
     (json.dumps(doc_with(dict(podact("delete", "p", "n1"), force="yes"))).encode(),
      "plan.json: actions[0].force: must be true or false, not string 'yes'"),
     (json.dumps(doc_with(dict(cordon("n1"), at=-1))).encode(), "plan.json: actions[0].at: must be a number >= 0"),
+    # past any plan and past the dates RFC 3339 prints (verify failed with 'internal error: OSError')
+    (json.dumps(doc_with(dict(cordon("n1"), at=1e18))).encode(),
+     "plan.json: actions[0].at: 1e+18 is more than a century of seconds: refused as an edit slip"),
+    (json.dumps(doc_with(dict(podact("kill", "p", "n1"), gracePeriodSeconds=10**12))).encode(),
+     "plan.json: actions[0].gracePeriodSeconds: 1000000000000 is more than a century of seconds"),
     (json.dumps(doc_with(dict(taint("n1", "k", "v", "NoExecute"), effect="Evict"))).encode(),
      "plan.json: actions[0].effect: unsupported taint effect 'Evict'"),
     # the API server's own syntax checks (ValidateLabels, validateNodeTaints): refused while reading
@@ -75,6 +80,17 @@ def test_bad_plan_documents_are_located(data, message):
     with pytest.raises(InputError) as e:
         parse_plan(data, "plan.json")
     assert str(e.value).startswith(message), str(e.value)
+
+
+def test_a_second_eviction_may_name_no_uid():
+    # drain --one-at-a-time and upgrade evict a replacement again under the first pod's name, with
+    # no uid (it did not exist when the plan was made): the plan reads; apply refuses it later
+    doc = doc_with(podact("evict", "p", "n1"), dict(podact("evict", "p", "n2"), uid=""))
+    assert [a.uid for a in parse_plan(json.dumps(doc).encode(), "plan.json").actions] == ["uid-default-p", ""]
+    with pytest.raises(InputError) as e:
+        parse_plan(json.dumps(doc_with(dict(podact("evict", "q", "n2"), uid=""), podact("evict", "p", "n1"))).encode(),
+                   "plan.json")
+    assert str(e.value) == "plan.json: actions[0].uid: must not be empty"
 
 
 def test_contract_document_round_trips(write_snapshot, tmp_path):

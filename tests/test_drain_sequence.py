@@ -115,4 +115,7 @@ def test_apply_of_a_saved_plan_with_second_evictions_sends_nothing(tmp_path):
     saved.write_text(run_cli("-f", path, "-o", "json", "drain", "n1", "n2", "--one-at-a-time").stdout)
     res = run_cli("apply", str(saved), "--yes", env={"KUBECONFIG": str(tmp_path / "none")})
     assert res.returncode == 1
-    assert res.stderr.startswith("error: ") and "actions[4].uid: must not be empty" in res.stderr
+    assert res.stderr.splitlines() == [
+        "error: actions[4] evicts again the replacement of an earlier eviction, a pod that did not exist when the "
+        "plan was made (no uid to name it): apply cannot carry out this plan; cordon all the nodes first (kubectl "
+        "cordon NODE...), then plan and apply again"]

@@ -436,3 +436,38 @@ def test_a_non_graceful_shutdown_as_upstream_carries_it_out(tmp_path):
         pods = [e for e in doc["entries"] if e["section"] == "actions" and e["plan"]["type"] == "delete"]
         assert [e["status"] for e in pods] == ["as-planned", "as-planned"]
         assert {e["facts"]["removedBy"] for e in pods} == {"taint-eviction-controller"}
+
+
+def test_a_one_at_a_time_drain_that_moves_a_pod_twice(env):
+    # drain n1 then n2: db-0 (StatefulSet) lands on n2 and is evicted again from there. The plan
+    # names the second eviction by the first pod's name with no uid (the replacement did not exist
+    # yet): apply refuses it before sending anything; verify reads it and follows the pod to its
+    # last node. The StatefulSet recreates db-0 under its name each time; the one on n2 is gone.
+    plan = env.plan("drain", "n1", "n2", "--one-at-a-time")
+    db = [(a["uid"], a["node"], a["target"]) for a in plan["actions"] if a.get("pod") == "db-0"]
+    assert db == [("uid-default-db-0", "n1", "n2"), ("", "n2", "n3")]
+    env.srv.requests.clear()
+    res = env.cli("apply", str(env.tmp / "plan.json"), "--yes")
+    assert res.returncode == 1 and res.stderr.startswith("error: actions[") and "no uid to name it" in res.stderr
+    assert env.srv.requests == []
+    t = time.time()
+    for n in ("n1", "n2"):
+        obj = env.srv.state.get("nodes", n)
+        obj["spec"]["unschedulable"] = True
+        env.put(obj)
+    targets = {a["pod"]: a["target"] for a in plan["actions"] if a["type"] == "evict" and a["uid"]}
+    for name in (RS + "-aaaaa", RS + "-bbbbb", "db-0"):
+        env.srv.state.delete("pods", name, "default")
+    env.put(owned(RS + "-ccccc", targets[RS + "-aaaaa"], "ReplicaSet", RS, uid="uid-c", created=t, labels={"app": "web"}),
+            owned(RS + "-ddddd", targets[RS + "-bbbbb"], "ReplicaSet", RS, uid="uid-d", created=t + 30,
+                  labels={"app": "web"}),
+            owned("db-0", "n3", "StatefulSet", "db", uid="uid-db-3", created=t + 32, labels={"app": "db"}),
+            event("default", "Pod", "db-0", "Killing", "Stopping container app", t, uid="uid-default-db-0",
+                  by="kubelet"))
+    res = env.verify("--since", format_time(t))
+    assert res.returncode == 0, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    first, again = [e for e in doc["entries"] if e.get("pod") == "db-0"]
+    assert first["status"] == again["status"] == "as-planned"
+    assert first["observed"].endswith("its replacement is evicted again by %s" % again["ref"])
+    assert again["facts"]["replacement"]["uid"] == "uid-db-3"

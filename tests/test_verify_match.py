@@ -170,6 +170,55 @@ def test_a_statefulset_replacement_keeps_the_name_with_a_new_uid():
     assert c.status == AS_PLANNED and dict(c.facts)["replacement"]["uid"] == "uid-db-0-new"
 
 
+# (owner kind, the replacement's creation, status, differences), with no Event left (events.k8s.io
+# keeps them an hour by default, --event-ttl): the replacement's creation is all that dates the
+# eviction. A ReplicaSet replaces a pod as soon as it is marked for deletion; a StatefulSet recreates
+# the name only once the old pod finished terminating, up to its grace period (120s here) after
+# the eviction (pkg/controller/replicaset, pkg/controller/statefulset).
+LATE_BY_REPLACEMENT = [
+    ("StatefulSet", 121, AS_PLANNED, ()),
+    ("StatefulSet", 421, DIFFERS, ("evicted later: at +5m1s, planned +0s (5m1s later)",)),
+    ("ReplicaSet", 121, DIFFERS, ("evicted later: at +2m1s, planned +0s (2m1s later)",)),
+]
+
+
+@pytest.mark.parametrize("kind, created, status, diff", LATE_BY_REPLACEMENT, ids=["sts-grace", "sts-late", "rs-late"])
+def test_a_statefulset_replacement_dates_the_eviction_up_to_the_grace_period(kind, created, status, diff):
+    name, of = ("db-0", "db") if kind == "StatefulSet" else (RS + "-new", RS)
+    new = member(name, "n2", kind=kind, of=of, uid="uid-new", created=created)
+    new["spec"]["terminationGracePeriodSeconds"] = 120
+    act = dict(evict("db-0" if kind == "StatefulSet" else RS + "-old", uid="uid-old"),
+               owner={"kind": kind, "name": of, "uid": "uid-" + of})
+    c = only(run(plan([act]), snapshot(new), since=0))
+    assert (c.status, c.differences) == (status, diff)
+
+
+# (when verify reads, status, the difference). A pod's name is unique while its object exists: the
+# StatefulSet recreates db-0 only once the old pod finished terminating, at the latest at its
+# deletionTimestamp (the end of its grace period, 600s here; pkg/controller/statefulset). Before
+# then its missing replacement is pending, and so is the StatefulSet's ready count; long after,
+# both differ.
+STS_TERMINATING = [
+    (150, PENDING, "no replacement yet: default/db-0 is still terminating (deletionTimestamp +10m (%s)), and the "
+                   "StatefulSet recreates it only once it is gone" % ts(600)),
+    (700, DIFFERS, "no replacement: StatefulSet default/db created no new pod: default/db-0 is still terminating "
+                   "(deletionTimestamp +10m (%s)), and the StatefulSet recreates it only once it is gone" % ts(600)),
+]
+
+
+@pytest.mark.parametrize("read, status, diff", STS_TERMINATING, ids=["in-grace", "overdue"])
+def test_a_statefulset_replacement_waits_for_the_old_pod_to_finish_terminating(read, status, diff):
+    old = member("db-0", "n1", kind="StatefulSet", of="db", uid="uid-db-0", deleted=600)
+    old["spec"]["terminationGracePeriodSeconds"] = 600
+    act = dict(evict("db-0", target="n3", uid="uid-db-0"), owner={"kind": "StatefulSet", "name": "db", "uid": "uid-db"})
+    killing = event("db-0", "Killing", "Stopping container db", 0, uid="uid-db-0", by="kubelet")
+    wl = {"kind": "StatefulSet", "namespace": "default", "name": "db", "ready": 1, "readyMin": 0, "readyMinAt": 0,
+          "readyAfter": 1}
+    c, w = run(plan([act], workloads=[wl]), snapshot(old, read=read), [killing], since=0, read=read).checks
+    assert (c.status, c.differences) == (status, (diff,))
+    assert w.status == status
+
+
 def test_a_terminating_pod_has_gone_and_its_replacement_is_matched():
     snap = snapshot(member(RS + "-old", "n1", deleted=40), member(RS + "-new", "n2", created=11))
     c = only(run(plan([evict(RS + "-old")]), snap))
@@ -251,6 +300,33 @@ def test_taints_are_compared_with_the_node_and_their_time_added(taints, since, s
     snap = snapshot(n2)
     c = only(run(plan([taint(UNREACHABLE)]), snap, since=since))
     assert (c.status, c.differences) == (status, diff)
+
+
+# (planned taint key and time, the node's Ready now and since when, its taints, status, difference).
+# The node lifecycle controller's taints follow Ready: False gives not-ready, Unknown unreachable
+# (swapped atomically), True removes both (shared/spec/semantics.md C.3-C.4,
+# pkg/controller/nodelifecycle). A taint absent because Ready changed after its time cannot be told
+# from the cluster now (a graceful shutdown powers the node off: not-ready becomes unreachable; a
+# failed node that came back loses both); one absent while Ready still calls for it differs.
+READY_TAINTS = [
+    (UNREACHABLE, 50, "True", 200, [], UNKNOWN,
+     "not present now: node n2 is Ready=True since +3m20s (%s); the node lifecycle controller then removes it"
+     % ts(200)),
+    ("node.kubernetes.io/not-ready", 5, "Unknown", 80, [{"key": UNREACHABLE, "effect": "NoExecute", "timeAdded": ts(85)}],
+     UNKNOWN, "not present now: node n2 is Ready=Unknown since +1m20s (%s); the node lifecycle controller then swaps "
+     "it for %s:NoExecute" % (ts(80), UNREACHABLE)),
+    (UNREACHABLE, 50, "Unknown", 45, [], DIFFERS, "not present"),       # Ready still calls for it
+    (UNREACHABLE, 50, "True", 30, [], DIFFERS, "not present"),          # back before the taint was due
+]
+
+
+@pytest.mark.parametrize("key, at, ready, since, taints, status, diff", READY_TAINTS,
+                         ids=["back", "swapped", "still-unknown", "back-before"])
+def test_a_ready_taint_gone_with_a_later_ready_change_is_unknown(key, at, ready, since, taints, status, diff):
+    n2 = node("n2", taints=taints, ready=ready)
+    n2["status"]["conditions"][0]["lastTransitionTime"] = ts(since)
+    c = only(run(plan([taint(key, at=at)]), snapshot(n2), since=0))
+    assert (c.status, c.differences) == (status, (diff,))
 
 
 def test_a_cordon_seen_by_its_event_stays_as_planned_after_the_uncordon():
@@ -355,6 +431,78 @@ def test_a_pressure_forecast_kill_the_kubelet_really_did():
     assert c.status == AS_PLANNED
     assert dict(c.facts)["state"] == "finished" and dict(c.facts)["removedBy"] == "kubelet"
     assert dict(c.facts)["removedAfter"] == 12
+
+
+# (the pod's Events after the plan's +0s, the replacement's creation, status, differences, removedBy).
+# A graceful shutdown's kubelet stops the pod (phase Failed, reason Terminated; pkg/kubelet/nodeshutdown)
+# and its ReplicaSet replaces it at once; minutes later the taint-eviction controller, which gives
+# terminal pods no special treatment (pkg/controller/tainteviction), deletes the stopped pod's object
+# with a TaintManagerEviction Event. That deletion is cleanup, not the kill: the kubelet's Killing and
+# the replacement came first. A TaintManagerEviction that came first is the removal.
+SHUTDOWN_KILL = [
+    ([("Killing", "Stopping container app", 0, "kubelet"),
+      ("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, 305, "taint-eviction-controller")],
+     20, AS_PLANNED, (), None),
+    ([("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, 2, "taint-eviction-controller")],
+     3, DIFFERS, ("killed by taint-eviction-controller, not by kubelet as planned",), "taint-eviction-controller"),
+]
+
+
+@pytest.mark.parametrize("events, created, status, diff, removed_by", SHUTDOWN_KILL, ids=["cleanup-later", "first"])
+def test_a_removal_event_after_the_pod_had_gone_does_not_name_its_remover(events, created, status, diff,
+                                                                          removed_by):
+    kill = dict(evict(RS + "-old", at=0, typ="kill", by="kubelet", target="n2"), gracePeriodSeconds=20)
+    snap = snapshot(member(RS + "-new", "n2", created=created))
+    evs = [event(RS + "-old", reason, note, t, by=by) for reason, note, t, by in events]
+    c = only(run(plan([kill], command="shutdown"), snap, evs, read=600, since=0))
+    assert (c.status, c.differences, dict(c.facts).get("removedBy")) == (status, diff, removed_by)
+    assert any(e.reason == "TaintManagerEviction" for e in c.evidence)      # still shown as evidence
+
+
+def down(name: str, since: float) -> dict:
+    n = node(name, ready="Unknown")
+    n["status"]["conditions"][0].update(reason="NodeStatusUnknown", message="Kubelet stopped posting node status.",
+                                        lastTransitionTime=ts(since))
+    return n
+
+
+# (the node now, the pod now, its Events, the kill's status and what it says). A node shut down
+# without graceful shutdown stops its containers with it and updates nothing: the pod object stays
+# Running until the taint-eviction controller deletes it (the plan's own later `delete`), and the
+# node turns Ready=Unknown after --node-monitor-grace-period (pkg/controller/nodelifecycle). The
+# plan's reason says so ("the pod object stays Running until the controllers act"). A graceful
+# shutdown or an eviction leaves the pod Failed (pkg/kubelet/nodeshutdown, pkg/kubelet/eviction).
+TME = ("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, 350, "taint-eviction-controller")
+KILL_ON_A_DOWN_NODE = [
+    (down("n1", 50), dict(), [], AS_PLANNED,
+     "stopped with node n1, down since +50s (%s) (Ready=Unknown): a node that is down updates none of its pods' "
+     "objects" % ts(50)),
+    (down("n1", 50), dict(deleted=380), [TME], AS_PLANNED,
+     "stopped with node n1, down since +50s (%s) (Ready=Unknown): a node that is down updates none of its pods' "
+     "objects" % ts(50)),
+    (node("n1"), dict(), [], DIFFERS, "not killed: still Running on n1"),
+    (down("n1", 50), dict(phase="Failed", ready=False), [], AS_PLANNED, "finished (Failed) (no event says when)"),
+    # a graceful shutdown: the kubelet stopped it (Killing) before the node went down; the object
+    # was deleted later: the pod object tells, as for any removal
+    (down("n1", 80), None, [("Killing", "Stopping container app", 0, "kubelet"), TME], AS_PLANNED,
+     "gone +0s (%s)" % ts(0)),
+]
+
+
+@pytest.mark.parametrize("n1, state, events, status, observed", KILL_ON_A_DOWN_NODE,
+                         ids=["running", "deleted-later", "node-up", "failed", "stopped-before"])
+def test_a_kill_on_a_node_that_went_down_is_told_by_the_node(n1, state, events, status, observed):
+    kill = dict(evict(RS + "-old", at=0, typ="kill", by="kubelet", target=None), gracePeriodSeconds=0)
+    delete = evict(RS + "-old", at=350, typ="delete", by="taint-eviction-controller", target="n2")
+    f = Freezer()
+    info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
+            "takenAt": ts(600), "context": "test", "server": "https://test.invalid:6443"}
+    f.add(("test", "", o) for o in [info, n1, *BASE[1:]] + ([member(RS + "-old", "n1", **state)] if state is not None
+                                                             else []))
+    v = run(plan([kill, delete], command="shutdown"), f.build(), [event(RS + "-old", *e[:3], by=e[3]) for e in events],
+            since=0)
+    c = v.checks[0]
+    assert (c.status, c.observed) == (status, observed)
 
 
 def test_a_detach_is_done_once_the_volume_attachment_is_gone_or_elsewhere():

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from pyrsistent import pmap, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError, json_type
+from kubectl_evict.flags import MAX_DURATION
 from kubectl_evict.source.files import read_bytes
 from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan, Workload
 from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
@@ -79,6 +80,11 @@ def _previous(d: Dict[str, Any], where: str, source: str) -> Optional[str]:
     return prev
 
 
+# Every number of a plan is seconds after its `now` or a count: a century is past any plan (and
+# past the dates RFC 3339 can print); larger is an edit slip, refused like a duration flag's
+MAX_NUMBER = 100 * MAX_DURATION
+
+
 def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: bool, minimum: float = 0) -> Any:
     v = d.get(key)
     if v is None:
@@ -89,6 +95,9 @@ def _number(d: Dict[str, Any], key: str, where: str, source: str, *, nullable: b
         raise InputError("must be a number, not %s" % json_type(v), source=source, field="%s.%s" % (where, key))
     if v < minimum or v != v or v in (float("inf"), float("-inf")):
         raise InputError("must be a number >= %s, not %r" % (minimum, v), source=source,
+                         field="%s.%s" % (where, key))
+    if v > MAX_NUMBER:
+        raise InputError("%r is more than a century of seconds: refused as an edit slip" % v, source=source,
                          field="%s.%s" % (where, key))
     return v
 
@@ -125,7 +134,7 @@ def _action(d: Any, i: int, source: str) -> Action:
     if typ in POD_ACTIONS:
         kw["namespace"] = _str(d, "namespace", where, source)
         kw["pod"] = _str(d, "pod", where, source)
-        kw["uid"] = _str(d, "uid", where, source)
+        kw["uid"] = _str(d, "uid", where, source, nonempty=False)   # "": see _second_evictions
         kw["node"] = _str(d, "node", where, source, required=False)
         kw["grace_period_seconds"] = _number(d, "gracePeriodSeconds", where, source, nullable=True)
         if "target" in d:
@@ -216,6 +225,20 @@ def _workloads(doc: Dict[str, Any], source: str) -> List[Workload]:
     return out
 
 
+def _second_evictions(actions: List[Action], source: str) -> None:
+    """A pod action's uid may be empty only where an earlier pod action names the same pod: the
+    replacement a drain --one-at-a-time or upgrade plan evicts again did not exist when the plan
+    was made, and goes by the first pod's name (apply refuses such plans; verify follows them)."""
+    seen = set()
+    for i, a in enumerate(actions):
+        if a.type not in POD_ACTIONS:
+            continue
+        key = (a.namespace, a.pod)
+        if not a.uid and key not in seen:
+            raise InputError("must not be empty", source=source, field="actions[%d].uid" % i)
+        seen.add(key)
+
+
 def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Plan:
     """Validate a parsed EvictionPlan and freeze it into the same `Plan` the rules build."""
     if not isinstance(doc, dict):
@@ -229,6 +252,7 @@ def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Pla
         raise InputError("must be a list" if actions is not None else "required field is missing",
                          source=source, field="actions")
     parsed = [_action(a, i, source) for i, a in enumerate(actions)]
+    _second_evictions(parsed, source)
     now = 0.0
     if doc.get("now") is not None:
         try:

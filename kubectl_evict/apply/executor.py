@@ -1,7 +1,8 @@
 """Carry out a plan against the live cluster: the imperative shell of `apply` (all its I/O).
 
 Models the client side of `kubectl cordon`, `kubectl taint`, `kubectl drain` (policy/v1
-Eviction, 429 retried until --timeout, 404 counted as success; staging/src/k8s.io/kubectl/pkg/drain,
+Eviction, 429 retried until --timeout, 404 counted as success, a 403 NamespaceTerminating retried
+until the pod is deleting; staging/src/k8s.io/kubectl/pkg/drain,
 v1.32) and `kubectl delete --grace-period` (DELETE with DeleteOptions), with two deliberate
 differences that make a reviewed plan safe to execute:
 
@@ -49,6 +50,8 @@ MAX_BACKOFF = 5.0            # kubectl drain retries a refused eviction every 5s
 MAX_CONFLICTS = 10           # node patch: re-read and merge again on 409
 LIST_THRESHOLD = 10          # more pods than this: re-read them with one list per node
 RETRYABLE_5XX = (500, 502, 503, 504)
+NAMESPACE_RETRY = 5.0        # kubectl drain retries an eviction refused in a terminating namespace every 5s
+NAMESPACE_TERMINATING = "NamespaceTerminating"   # metav1.StatusCause reason (v1.NamespaceTerminatingCause)
 
 
 class Stop:
@@ -257,6 +260,7 @@ class Executor:
         """Execute every action in order; returns the results and whether Ctrl-C cut the run short."""
         start = self.clock()
         results: List[Result] = []
+        held: Dict[str, str] = {}    # node -> its own edit that did not happen (see _held)
         for i, a in enumerate(plan.actions):
             n, what = i + 1, describe(a)
             if i in already:
@@ -270,6 +274,8 @@ class Executor:
                                           "nodes stay cordoned)" % format_seconds(self.s.total_timeout))
             elif self.stop.is_set():
                 r = Result(i, a, NOT_RUN, "interrupted before this action")
+            elif a.type in POD_ACTIONS and (a.node in held or ALL in held):
+                r = Result(i, a, NOT_RUN, held.get(a.node) or held[ALL])
             else:
                 r = None
                 if self.s.follow_timeline and float(a.at) > 0:
@@ -291,6 +297,12 @@ class Executor:
                         last = " (last answer: %s)" % e.last.summary() if e.last is not None else ""
                         r = Result(i, a, NOT_RUN, "interrupted while waiting to retry%s" % last, attempts=ctx.attempts)
             results.append(r)
+            why = _held(r)
+            if why and a.node not in held:
+                held[a.node] = why
+                if a.type == "cordon" and plan.command == "drain":
+                    # kubectl drain cordons every node first and evicts nothing if any cordon failed
+                    held.setdefault(ALL, why)
             self.progress.finish(n, what, r.outcome, r.reason if r.outcome not in (DONE, ALREADY) else "")
             if journal is not None and not self.s.dry_run and r.outcome in (DONE, ALREADY) and i not in already:
                 warning = journal.record(i, r.outcome, format_time(int(self.wall())))
@@ -453,6 +465,29 @@ class Executor:
         path = "/api/v1/namespaces/%s/pods/%s/eviction" % (quote(a.namespace, safe=""), quote(a.pod, safe=""))
         # Under a dry run nothing changes while we wait: a refusal now is the answer.
         resp = self.call(ctx, "POST", path, body=body, retry_429=not self.s.dry_run)
+        while _namespace_terminating(resp):
+            # kubectl drain retries a 403 NamespaceTerminating every 5s, unless the pod is already
+            # deleting (the namespace's deletion removes it; shared/spec/semantics.md F.6,
+            # staging/src/k8s.io/kubectl/pkg/drain/drain.go evictPods)
+            got = self.call(ctx, "GET", path[:-len("/eviction")])
+            if got.status == 404:
+                return self._pod_outcome(i, a, ctx, got, "evicted")
+            md = (got.body.get("metadata") or {}) if got.ok and isinstance(got.body, dict) else {}
+            if md.get("uid") not in (None, a.uid):
+                return Result(i, a, SKIPPED, "the pod was replaced (its uid is no longer %s): the replacement is not "
+                                             "touched" % a.uid, attempts=ctx.attempts)
+            if md.get("deletionTimestamp"):
+                return self._done(i, a, ctx, "its namespace is being deleted and the pod with it (deletionTimestamp "
+                                             "%s): kubectl drain counts it evicted" % md["deletionTimestamp"])
+            remaining = ctx.remaining()
+            if self.s.dry_run or (remaining is not None and remaining <= 0.05):
+                break
+            wait = NAMESPACE_RETRY if remaining is None else min(NAMESPACE_RETRY, remaining)
+            self.progress.event(ctx.n, ctx.what, "%s (retrying in %s until the pod is deleting)"
+                                % (resp.summary(), format_seconds(wait)))
+            if self.stop.wait(wait):
+                raise _Interrupted(resp)
+            resp = self.call(ctx, "POST", path, body=body, retry_429=not self.s.dry_run)
         return self._pod_outcome(i, a, ctx, resp, "evicted")
 
     def _delete(self, i: int, a: Action, ctx: _Ctx) -> Result:
@@ -540,6 +575,35 @@ def read_objects(ex: Executor, plan: Plan, done: Set[int]) -> Tuple[Dict[str, Op
     return nodes, pods
 
 
+def _namespace_terminating(resp: Response) -> bool:
+    """A 403 from the NamespaceLifecycle admission plugin: the pod's namespace is being deleted."""
+    if resp.status != 403 or not isinstance(resp.body, dict):
+        return False
+    details = resp.body.get("details")
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return any(isinstance(c, dict) and c.get("reason") == NAMESPACE_TERMINATING for c in causes or ())
+
+
+ALL = ""    # `held` key: every node's pods (a drain whose cordon of some node failed)
+
+
+def _held(r: Result) -> str:
+    """Why the pods of a node must wait, when `r` is a user's edit of that node that did not happen
+    (failed, or skipped): the plan removes them because of it. kubectl drain evicts nothing from a
+    node it could not cordon (RunDrain returns on RunCordonOrUncordon's error, staging/src/k8s.io/
+    kubectl/pkg/cmd/drain/drain.go), or its replacements land back on it; an affinity plan's
+    evictions are justified only by the label or taint it sets. A drain's failed cordon holds the
+    pods of every node: RunCordonOrUncordon cordons them all and returns the error before any
+    eviction. Empty: the pods may go."""
+    a = r.action
+    if a.type in POD_ACTIONS or a.by != USER or r.outcome not in (FAILED, SKIPPED, BLOCKED):
+        return ""
+    if a.type == "cordon":
+        return "the cordon of node %s %s; kubectl drain evicts nothing when it could not cordon every node" % (
+            a.node, r.outcome)
+    return "%s %s; the plan removes this pod because of that change" % (describe(a), r.outcome)
+
+
 def _label_text(v: Optional[str]) -> str:
     return "not set" if v is None else repr(v)
 
@@ -595,6 +659,14 @@ def apply_plan(plan: Plan, *, source: str, opts: Any, settings: ApplySettings, f
         # A node-pool upgrade is the provider's to carry out (new nodes, batches, its timeouts).
         raise EvictPlanError("this plan is a node-pool upgrade: the provider (or Cluster API) carries it out, "
                              "not apply; the plan is for review")
+    unnamed = [i for i, a in enumerate(plan.actions) if a.by == USER and a.type in POD_ACTIONS and not a.uid]
+    if unnamed:
+        # a second eviction (drain --one-at-a-time) names a replacement that did not exist when the
+        # plan was made: no uid to guard the request with, and the name is the first pod's
+        raise EvictPlanError("actions[%d] evicts again the replacement of an earlier eviction, a pod that did not "
+                             "exist when the plan was made (no uid to name it): apply cannot carry out this plan; "
+                             "cordon all the nodes first (kubectl cordon NODE...), then plan and apply again"
+                             % unnamed[0])
     conn = connect(opts)
     from kubectl_evict.apply.document import plan_digest
     journal = Journal.open(journal_path, plan, digest or plan_digest(plan), conn.server)

@@ -33,17 +33,21 @@ from __future__ import annotations
 
 from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from kubectl_evict.model import Node, Owner, Pod, Snapshot, VolumeAttachment
-from kubectl_evict.plan import POD_ACTIONS, Action, Entry, Plan, Workload
+from kubectl_evict.model import Condition, Node, Owner, Pod, Snapshot, VolumeAttachment
+from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, POD_ACTIONS, Action, Entry, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
                                         Verification, worst)
-from kubectl_evict.rules.replacements import find_owner
+from kubectl_evict.rules.replacements import find_owner, workload_of
 from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now
 
 SLACK = 60.0        # seconds an effect may come after its planned time and still be as planned
+# An Event naming a remover more than this after the pod was seen to go found it already gone:
+# object times are whole seconds and each component stamps Events with its own clock.
+REMOVER_TOLERANCE = 5.0
 GENERATED = ("ReplicaSet", "Job", "ReplicationController")   # controllers that name pods OWNER-xxxxx
 PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 MAX_EVIDENCE = 6    # per entry: the latest few events of each kind are enough to tell the story
@@ -59,7 +63,9 @@ class _Fate:
         self.pod = pod                  # the planned pod while the cluster still shows it
         self.state = state              # running | terminating | finished | gone
         self.removed_at: Optional[float] = None
-        self.by: Optional[str] = None   # the component an Event names as remover
+        self.settle = 0.0               # seconds the removal may precede removed_at (see _bound)
+        self.grace: Optional[float] = None   # the plan's grace period for the pod (None: its own)
+        self.removers: List[Tuple[float, str]] = []   # (Event time, component) of Events naming a remover
         self.evidence: List[Evidence] = []
         self.owner: Optional[Owner] = None
         self.owner_missing = ""         # why no owner could be found
@@ -68,6 +74,17 @@ class _Fate:
     @property
     def went(self) -> bool:
         return self.state != "running"
+
+    @property
+    def by(self) -> Optional[str]:
+        """The component an Event names as the pod's remover: the first that acted by the time the
+        pod was seen to go. One that came later found it gone already: the taint-eviction
+        controller also deletes pods the kubelet stopped (phase Failed: terminal pods get no special
+        treatment, pkg/controller/tainteviction), minutes after a graceful shutdown killed them."""
+        for t, actor in self.removers:
+            if self.removed_at is None or t <= self.removed_at + REMOVER_TOLERANCE:
+                return actor
+        return None
 
 
 class _Matcher:
@@ -88,6 +105,7 @@ class _Matcher:
         self._vas: Optional[Dict[str, VolumeAttachment]] = None
         self._last_at: Optional[Dict[str, float]] = None
         self.new_nodes = frozenset(str(n["node"]) for n in plan.extra.get("newNodes", ()))
+        self.chained: AbstractSet[PodKey] = frozenset()   # pods whose replacement the plan evicts again
 
     def lands(self, node_name: str, want: Tuple[str, ...]) -> bool:
         """Is a pod on `node_name` where the plan wants it (`want`: target and candidates)? The
@@ -148,8 +166,8 @@ class _Matcher:
             times.append(ev.first)
             f.evidence.append(_ev(ev))
             actor = REMOVAL_REASONS[ev.reason]
-            if actor is not None and f.by is None:
-                f.by = actor
+            if actor is not None:
+                f.removers.append((ev.first, actor))
         if f.pod is not None and f.state == "terminating":
             g = grace if grace is not None else f.pod.termination_grace_period
             t = f.pod.deletion_timestamp - (g or 0)
@@ -161,6 +179,7 @@ class _Matcher:
             f.evidence.append(Evidence(None, "Pod " + _ref(namespace, name), "status.phase", "",
                                        "phase %s on %s" % (f.pod.phase, f.pod.node_name or "no node")))
         self._owner(f, namespace, name, pod if not same else None, owner)
+        f.grace = grace
         if times:
             f.removed_at = min(times)
         self.fates[key] = f
@@ -209,7 +228,8 @@ class _Matcher:
             if f.owner.kind == "StatefulSet":
                 if same_name is not None and same_name is not f.pod and self._is_new(same_name):
                     f.replacement = same_name
-                    _bound(f, same_name)
+                    if key not in self.chained:
+                        _bound(f, same_name, gone=True)
                 continue
             by_owner.setdefault(f.owner.uid, []).append(f)
         for uid, fates in by_owner.items():
@@ -220,7 +240,8 @@ class _Matcher:
                 fates.sort(key=lambda f: f.removed_at)
             fresh = fresh[:len(fates)]
             for f, p in zip(fates, fresh):
-                _bound(f, p)
+                if f.key not in self.chained:   # its first replacement is gone: a later one dates nothing
+                    _bound(f, p)
             for f, p in _placed(fates, fresh, wants, self.lands, self.new_nodes).items():
                 f.replacement = p
 
@@ -315,12 +336,16 @@ def _placed(fates: Sequence[_Fate], fresh: Sequence[Pod], wants: Dict[PodKey, Tu
     return out
 
 
-def _bound(f: _Fate, replacement: Pod) -> None:
+def _bound(f: _Fate, replacement: Pod, gone: bool = False) -> None:
     """A replacement exists only once its pod was marked for deletion (ReplicaSet, Job, RC) or
-    fully gone (StatefulSet): the pod was gone by the replacement's creation."""
+    fully gone (`gone`: StatefulSet): the pod was removed by the replacement's creation. A
+    StatefulSet recreates the name only after the old pod finished terminating, up to its grace
+    period after the eviction (pkg/controller/statefulset): that much earlier it may have gone
+    (`settle`), and a removal is late only if it was late even then."""
     t = replacement.creation_timestamp
     if t is not None and (f.removed_at is None or t < f.removed_at):
         f.removed_at = t
+        f.settle = float(f.grace if f.grace is not None else replacement.termination_grace_period) if gone else 0.0
 
 
 def _node_name(m: _Matcher, name: str) -> str:
@@ -377,14 +402,22 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
         return out, evidence, facts
     if r is None:
         at = float(a.at) + DEFAULT_STARTUP
+        waits = ""
+        if f.owner.kind == "StatefulSet" and f.pod is not None and f.pod.deletion_timestamp is not None:
+            # the same name cannot be created while the old pod object exists: the StatefulSet
+            # recreates it once the pod finished terminating (its grace period ends at deletionTimestamp)
+            waits = ": %s is still terminating (deletionTimestamp %s), and the StatefulSet recreates it only " \
+                    "once it is gone" % (f.pod.ref, m.when(f.pod.deletion_timestamp))
+            if m.anchor is not None:
+                at = max(at, f.pod.deletion_timestamp - m.anchor)
         if shortfall:
             out.append((AS_PLANNED, "no replacement running (%s %s)" % (f.owner.kind, _ref(f.owner.namespace,
                                                                                             f.owner.name))))
         elif m.due(at):
-            out.append((DIFFERS, "no replacement: %s %s created no new pod" % (
-                f.owner.kind, _ref(f.owner.namespace, f.owner.name))))
+            out.append((DIFFERS, "no replacement: %s %s created no new pod%s" % (
+                f.owner.kind, _ref(f.owner.namespace, f.owner.name), waits)))
         else:
-            out.append((PENDING, "no replacement yet"))
+            out.append((PENDING, "no replacement yet%s" % waits))
         return out, evidence, facts
     facts["replacement"] = {"namespace": r.namespace, "pod": r.name, "uid": r.uid, "node": r.node_name or None,
                             "phase": r.phase, "ready": r.ready,
@@ -424,9 +457,31 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
 PAST = {"evict": "evicted", "delete": "deleted", "kill": "killed"}
 
 
+def _stopped_with_node(m: _Matcher, a: Action, f: _Fate) -> Optional[Condition]:
+    """The node's Ready condition, when a kubelet `kill` is told by the node being down rather than
+    by the pod object. A node that shuts down without graceful shutdown (or powers off before the
+    kubelet posts the pods' status) stops their containers with it and updates nothing: the pod
+    objects stay Running until the controllers delete them (the taint-eviction controller, the
+    plan's own later `delete`), and the node turns Ready=Unknown (pkg/controller/nodelifecycle).
+    None: the pod object tells (Failed, from the kubelet, or removed by the kubelet)."""
+    if a.type != "kill" or a.by != KUBELET or f.state == "finished" or f.by == KUBELET:
+        return None
+    node = m.snapshot.nodes.get(a.node)
+    ready = node.conditions.get("Ready") if node is not None else None
+    if ready is None or ready.status == "True":
+        return None
+    if f.removed_at is not None and ready.last_transition is not None and f.removed_at <= ready.last_transition:
+        return None     # seen to go before the node went down: the pod object tells
+    return ready
+
+
 def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]:
     out: List[Tuple[str, str]] = []
     at, done = float(a.at), PAST[a.type]
+    down = _stopped_with_node(m, a, f)
+    if down is not None:
+        return [(AS_PLANNED, "stopped with node %s, down since %s (Ready=%s): a node that is down updates none of "
+                 "its pods' objects" % (a.node, m.when(down.last_transition), down.status))]
     if not f.went:
         where = f.pod.node_name if f.pod is not None else a.node
         still = "still %s on %s" % (f.pod.phase if f.pod else "there", where)
@@ -435,7 +490,7 @@ def _removal_findings(m: _Matcher, a: Action, f: _Fate) -> List[Tuple[str, str]]
         return out
     word = {"gone": "gone", "terminating": "terminating", "finished": "finished (%s)"
             % (f.pod.phase if f.pod else "")}[f.state]
-    late = m.late(at, f.removed_at)
+    late = m.late(at, f.removed_at - f.settle if f.removed_at is not None else None)
     if late:
         out.append((DIFFERS, "%s later: %s" % (done, late)))
     else:
@@ -459,11 +514,26 @@ def _check(ref: str, section: str, planned: str, findings: List[Tuple[str, str]]
                  facts=tuple(sorted((facts or {}).items())))
 
 
-def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Entry]) -> Check:
+def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Entry],
+                chain: Optional[Tuple[int, int]] = None) -> Check:
+    """`chain`: (the action before, the action after) when this action or the next on the same pod
+    is a second eviction: the replacement evicted again, named by the first pod (no uid). The
+    replacements in between are gone by design: only the last one is compared with its target."""
     f = m.fates[(a.namespace, a.pod)]
-    findings = _removal_findings(m, a, f)
+    before, again = chain if chain is not None else (i, i)
+    if again == i and before != i and f.went:
+        findings = [(AS_PLANNED, "evicts again the replacement of actions[%d], which the plan cannot name (no "
+                                 "uid): told by where the last replacement runs" % before)]
+    else:
+        findings = _removal_findings(m, a, f)
     evidence = list(f.evidence)
     facts: Dict[str, object] = {"state": f.state}
+    down = _stopped_with_node(m, a, f)
+    if down is not None:
+        evidence.append(Evidence(down.last_transition, "Node " + a.node, "condition Ready", "", "Ready=%s: %s" % (
+            down.status, down.message or down.reason or "no reason given")))
+        if down.last_transition is not None:
+            facts["nodeDownSince"] = format_time(down.last_transition)
     if f.removed_at is not None:
         facts["removedAt"] = format_time(f.removed_at)
         if m.anchor is not None:
@@ -471,7 +541,9 @@ def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Ent
     if f.by:
         facts["removedBy"] = f.by
     short = (a.namespace, a.pod) in shortfall_keys
-    if f.went and a.target is not None and not short:
+    if f.went and again != i:
+        findings.append((AS_PLANNED, "its replacement is evicted again by actions[%d]" % again))
+    elif f.went and a.target is not None and not short:
         more, ev, fx = _replacement_findings(m, a, f, shortfall=False)
         findings += more
         evidence += ev
@@ -531,8 +603,16 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
                 findings.append((DIFFERS, "%s instead" % ", ".join(str(t) for t in same)))
             else:
                 instead = [str(t) for t in node.taints if t.effect == a.effect]
-                findings.append(_not_yet(m, a.at, "not present%s" % (
-                    " (the node has %s)" % ", ".join(instead) if instead else "")))
+                gone = _ready_taint_gone(m, a, node)
+                if gone is not None:
+                    ready, text = gone
+                    evidence.append(Evidence(ready.last_transition, "Node " + a.node, "condition Ready", "",
+                                             "Ready=%s: %s" % (ready.status, ready.message or ready.reason or
+                                                               "no reason given")))
+                    findings.append((UNKNOWN, text))
+                else:
+                    findings.append(_not_yet(m, a.at, "not present%s" % (
+                        " (the node has %s)" % ", ".join(instead) if instead else "")))
         else:
             findings.append((AS_PLANNED, "absent") if not same else
                             _not_yet(m, a.at, "still present: %s" % ", ".join(str(t) for t in same)))
@@ -545,6 +625,29 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
             findings.append((AS_PLANNED, "%s not set" % a.key) if have is None else
                             _not_yet(m, a.at, "%s is still %r" % (a.key, have)))
     return _check("actions[%d]" % i, "actions", planned, findings, evidence, a, facts)
+
+
+# The node lifecycle controller's taints follow the Ready condition: False gives not-ready, Unknown
+# gives unreachable (swapped atomically), True removes both (pkg/controller/nodelifecycle
+# doNoScheduleTaintingPass, doNoExecuteTaintingPass).
+READY_TAINTS = {NOT_READY: "False", UNREACHABLE: "Unknown"}
+
+
+def _ready_taint_gone(m: _Matcher, a: Action, node: Node) -> Optional[Tuple[Condition, str]]:
+    """(the Ready condition, why) when a planned not-ready/unreachable taint is absent because the
+    node's Ready condition changed after the taint's time: the controller then swapped it for the
+    other or removed it, and the cluster no longer shows whether it was there (a graceful shutdown
+    that powers the node off turns not-ready into unreachable; a node that comes back loses both)."""
+    if a.by != NODE_LIFECYCLE or a.key not in READY_TAINTS or m.anchor is None:
+        return None
+    ready = node.conditions.get("Ready")
+    if ready is None or ready.last_transition is None or ready.status == READY_TAINTS[a.key] or \
+            ready.last_transition < m.anchor + float(a.at):
+        return None
+    other = {v: k for k, v in READY_TAINTS.items()}.get(ready.status)
+    return ready, "not present now: node %s is Ready=%s since %s; the node lifecycle controller then %s" % (
+        a.node, ready.status, m.when(ready.last_transition),
+        "swaps it for %s:%s" % (other, a.effect) if other else "removes it")
 
 
 def _not_yet(m: _Matcher, at: float, text: str) -> Tuple[str, str]:
@@ -662,18 +765,29 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     m = _Matcher(plan, snapshot, events, read_at, since, slack)
     order: List[Tuple[PodKey, float]] = []
     action_by_pod: Dict[PodKey, Action] = {}
-    for a in plan.actions:
+    last_by_pod: Dict[PodKey, Action] = {}      # where the pod's last replacement is planned
+    last_index: Dict[PodKey, int] = {}
+    chain: Dict[int, Tuple[int, int]] = {}      # a second eviction and the action before it: (before, again)
+    for i, a in enumerate(plan.actions):
         if a.type in POD_ACTIONS:
+            key = (a.namespace, a.pod)
             m.fate(a.namespace, a.pod, a.uid, a.grace_period_seconds, a.owner)
-            order.append(((a.namespace, a.pod), float(a.at)))
-            action_by_pod.setdefault((a.namespace, a.pod), a)
+            order.append((key, float(a.at)))
+            action_by_pod.setdefault(key, a)
+            if not a.uid and key in last_index:
+                # drain --one-at-a-time and upgrade evict a replacement again under the first pod's name
+                chain[i] = (last_index[key], i)
+                chain[last_index[key]] = (last_index[key], i)
+            last_by_pod[key] = a
+            last_index[key] = i
     for e in list(plan.blocked) + list(plan.shortfall):
         if e.pod:
             m.fate(e.namespace, e.pod, e.uid)
             order.append(((e.namespace, e.pod), 0.0))
+    m.chained = frozenset((plan.actions[i].namespace, plan.actions[i].pod) for i in chain)
     shortfall_keys = {(e.namespace, e.pod): e for e in plan.shortfall if e.pod}
     wants: Dict[PodKey, Tuple[str, ...]] = {key: () for key in shortfall_keys}
-    for key, a in action_by_pod.items():
+    for key, a in last_by_pod.items():
         if a.target is not None and key not in wants:
             wants[key] = (a.target,) + tuple(a.candidates)
     m.pair_replacements(order, wants)
@@ -682,7 +796,7 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     for a in plan.actions:
         if a.type in POD_ACTIONS:
             f = m.fates[(a.namespace, a.pod)]
-            if f.went:
+            if f.went and _stopped_with_node(m, a, f) is None:
                 m.align(a.at, f.removed_at, "%s %s" % (a.type, _ref(a.namespace, a.pod)))
         elif a.type == "taint":
             node = snapshot.nodes.get(a.node)
@@ -696,14 +810,23 @@ def verify(plan: Plan, snapshot: Snapshot, events: Sequence[Event], *, read_at: 
     checks: List[Check] = []
     for i, a in enumerate(plan.actions):
         if a.type in POD_ACTIONS:
-            checks.append(_pod_action(m, i, a, shortfall_keys))
+            checks.append(_pod_action(m, i, a, shortfall_keys, chain.get(i)))
         else:
             checks.append(_node_action(m, i, a, snapshot.nodes.get(a.node)))
     checks += [_blocked(m, i, e) for i, e in enumerate(plan.blocked)]
     checks += [_shortfall(m, i, e, action_by_pod) for i, e in enumerate(plan.shortfall)]
     end = max((float(a.at) for a in plan.actions if a.type in POD_ACTIONS), default=0.0) + DEFAULT_STARTUP
     ready = ready_now(snapshot, [(w.kind, w.namespace, w.name) for w in plan.workloads])
-    checks += [_workload(m, i, w, end, ready) for i, w in enumerate(plan.workloads)]
+    # a StatefulSet pod still terminating holds its name: its replacement starts only once it is gone
+    waits: Dict[Tuple[str, str, str], float] = {}
+    for f in m.fates.values():
+        if f.pod is not None and f.pod.deletion_timestamp is not None and m.anchor is not None and \
+                f.owner is not None and f.owner.kind == "StatefulSet":
+            key = workload_of(snapshot, f.pod)
+            if key is not None:
+                waits[key] = max(waits.get(key, 0.0), f.pod.deletion_timestamp - m.anchor + DEFAULT_STARTUP)
+    checks += [_workload(m, i, w, max(end, waits.get((w.kind, w.namespace, w.name), 0.0)), ready)
+               for i, w in enumerate(plan.workloads)]
     warnings: List[str] = ["the plan was made without %s (%s): a difference may come from what its input lacked"
                            % (e.kind, e.effect) for e in plan.incomplete]
     if m.anchor is None and any(c.status == PENDING for c in checks):
