@@ -245,3 +245,53 @@ def test_default_scores_pick(case: str, x_taints: list, x_pods: int, pod_spec: d
                     deployment("idle", x_pods), pod("busy-1", "y", cpu="1", memory="1Gi"),
                     [pod("idle-%d" % i, "x", requests={}) for i in range(x_pods)], pod("web-1", "src", spec=pod_spec))
     assert evictions(drain(snap, "src"))["web-1"] == (0, want), case
+
+
+def _labelled(name: str, on: str, spec: dict, **labels: str) -> dict:
+    p = pod(name, on, spec=spec)
+    p["metadata"]["labels"].update(labels)
+    return p
+
+
+def _anti_hostname(**keys: list) -> dict:
+    term = dict({"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}, **keys)
+    return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+
+
+# The API server folds a pod (anti-)affinity term's matchLabelKeys / mismatchLabelKeys into its
+# labelSelector at creation, from the pod's own labels: `key In (value)` / `key NotIn (value)`
+# (scheduler.md S0.2; `pkg/registry/core/pod/strategy.go`, MatchLabelKeysInPodAffinity GA in
+# v1.33). web-0 (on src) has hostname anti-affinity against app=web; x runs web-1, y runs web-2.
+@pytest.mark.parametrize("case,keys,own,x_labels,y_labels,want", [
+    # without the keys every web pod counts: x and y both fail own anti-affinity
+    ("no keys: every app=web pod counts", {}, {"pod-template-hash": "h2"},
+     {"pod-template-hash": "h1"}, {"pod-template-hash": "h2"}, None),
+    # pod-template-hash In (h2): the old ReplicaSet's pod on x is not counted
+    ("matchLabelKeys: only pods of its own ReplicaSet count", {"matchLabelKeys": ["pod-template-hash"]},
+     {"pod-template-hash": "h2"}, {"pod-template-hash": "h1"}, {"pod-template-hash": "h2"}, "x"),
+    # tenant NotIn (t1): only the other tenant's pod (on x) counts
+    ("mismatchLabelKeys: only other tenants' pods count", {"mismatchLabelKeys": ["tenant"]},
+     {"tenant": "t1"}, {"tenant": "t2"}, {"tenant": "t1"}, "y"),
+    # a key the pod lacks is ignored (no requirement added)
+    ("a key the pod lacks adds nothing", {"matchLabelKeys": ["pod-template-hash"]}, {},
+     {"pod-template-hash": "h1"}, {"pod-template-hash": "h2"}, None),
+])
+def test_affinity_match_label_keys_are_folded(case: str, keys: dict, own: dict, x_labels: dict, y_labels: dict,
+                                              want: Any) -> None:
+    spec = _anti_hostname(**keys)
+    snap = snapshot(node("src"), node("x"), node("y"), deployment("web", 3), _labelled("web-0", "src", spec, **own),
+                    _labelled("web-1", "x", spec, **x_labels), _labelled("web-2", "y", spec, **y_labels))
+    assert evictions(drain(snap, "src"))["web-0"] == (0, want), case
+
+
+def test_a_stored_pods_folded_selector_is_not_folded_twice() -> None:
+    """A pod read back from the API server already carries the folded requirement: reading it
+    keeps the selector as stored (one `pod-template-hash In (h2)`), so it matches as before."""
+    term = {"labelSelector": {"matchLabels": {"app": "web"}, "matchExpressions": [
+        {"key": "pod-template-hash", "operator": "In", "values": ["h2"]}]},
+        "topologyKey": "kubernetes.io/hostname", "matchLabelKeys": ["pod-template-hash"]}
+    spec = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+    snap = snapshot(node("a"), deployment("web", 1), _labelled("web-0", "a", spec, **{"pod-template-hash": "h2"}))
+    [t] = snap.pods[0].anti_affinity_required
+    assert [(r.key, r.operator, r.values) for r in t.selector.match_expressions] == [
+        ("pod-template-hash", "In", ("h2",))]
