@@ -370,6 +370,21 @@ def test_pods_the_api_lets_through_do_not_spend_budget(phase: str, deleting: boo
     assert ev["web-0"][0] == 0 and ev["web-1"][0] == 0    # web-1 still finds the one disruption
 
 
+# A pod already being deleted is no longer active (`pkg/controller/controller_utils.go`
+# IsPodActive: no deletionTimestamp), so a ReplicaSet or ReplicationController created its
+# replacement when the deletion began: evicting it again creates none, and the plan places none.
+# A StatefulSet recreates the pod (same name) only once it is gone: that one is placed.
+@pytest.mark.parametrize("kind,target", [("ReplicaSet", None), ("ReplicationController", None),
+                                         ("StatefulSet", "a")])
+def test_an_already_terminating_pod_is_not_replaced_again(kind: str, target: Optional[str]) -> None:
+    p = pod("web-0", "src")
+    p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:50Z"
+    p["metadata"]["ownerReferences"][0].update(kind=kind, apiVersion="v1" if kind == "ReplicationController" else "apps/v1")
+    plan = drain(snapshot(node("src"), node("a"), p), "src")
+    assert evictions(plan) == {"web-0": (0, target)}
+    assert not plan.shortfall and not plan.blocked
+
+
 def test_stale_status_is_recomputed_with_a_warning() -> None:
     stale = pdb("web", "web", status={"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
                                       "observedGeneration": 1}, maxUnavailable=1)
