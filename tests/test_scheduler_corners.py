@@ -295,3 +295,41 @@ def test_a_stored_pods_folded_selector_is_not_folded_twice() -> None:
     [t] = snap.pods[0].anti_affinity_required
     assert [(r.key, r.operator, r.values) for r in t.selector.match_expressions] == [
         ("pod-template-hash", "In", ("h2",))]
+
+
+def _spread(key: str, policy: str) -> dict:
+    return {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
+                                           "labelSelector": {"matchLabels": {"app": "web"}},
+                                           "nodeTaintsPolicy": policy}]}
+
+
+_TOLERATE_CORDON = [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}]
+ZONE_KEY = "topology.kubernetes.io/zone"
+
+
+# A cordoned node carries node.kubernetes.io/unschedulable:NoSchedule (the node lifecycle
+# controller adds it to every node with spec.unschedulable: semantics.md F2), and under
+# nodeTaintsPolicy Honor a node with a taint the pod does not tolerate is no domain, so its
+# (terminating, uncounted) pods do not pull the global minimum to 0 (scheduler.md S2.4, S2.6;
+# `podtopologyspread/common.go` matchNodeInclusionPolicies). web-0 is on src, which is drained.
+@pytest.mark.parametrize("case,key,policy,others,tolerations,want", [
+    # one zone per node: src's zone keeps 0 under Ignore -> min 0 -> skew 2 on x and y
+    ("zone, Ignore: the drained node's empty zone sets the minimum", ZONE_KEY, "Ignore", {}, [], None),
+    ("zone, Honor: the cordoned node is no domain", ZONE_KEY, "Honor", {}, [], "x"),
+    # per-node spread, one replica a node: the classic drain that leaves the pod Pending
+    ("hostname, Ignore", "kubernetes.io/hostname", "Ignore", {}, [], None),
+    ("hostname, Honor", "kubernetes.io/hostname", "Honor", {}, [], "x"),
+    # tolerating the cordon taint, src is a domain (count 0) and NodeUnschedulable lets it back there
+    ("Honor, tolerating the cordon taint", ZONE_KEY, "Honor", {}, _TOLERATE_CORDON, "src"),
+    # z, cordoned in the snapshot (its own zone d, no web pod), is no domain under Honor either
+    ("Honor, a node cordoned before the drain", ZONE_KEY, "Honor", {"z": "d"}, [], "x"),
+    ("Ignore, a node cordoned before the drain", ZONE_KEY, "Ignore", {"z": "d"}, [], None),
+])
+def test_spread_honor_leaves_cordoned_nodes_out(case: str, key: str, policy: str, others: dict, tolerations: list,
+                                                want: Any) -> None:
+    spec = dict(_spread(key, policy), tolerations=tolerations)
+    zones = dict({"src": "a", "x": "b", "y": "c"}, **others)
+    nodes = [node(n, labels={ZONE_KEY: z}, unschedulable=n in others) for n, z in zones.items()]
+    snap = snapshot(*nodes, deployment("web", 3), pod("web-0", "src", spec=spec), pod("web-1", "x", spec=spec),
+                    pod("web-2", "y", spec=spec))
+    assert evictions(drain(snap, "src"))["web-0"] == (0, want), case
