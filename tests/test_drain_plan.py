@@ -385,6 +385,36 @@ def test_an_already_terminating_pod_is_not_replaced_again(kind: str, target: Opt
     assert not plan.shortfall and not plan.blocked
 
 
+# kube-scheduler's preemption deletes victims directly (no Eviction API: scheduler.md S6.7), yet
+# the disruption controller counts a deleted pod as unhealthy all the same (semantics.md G5:
+# currentHealthy counts Ready pods without a deletionTimestamp), so the victim's budget drops.
+# PDB fa: 4 replicas, maxUnavailable 1 (desired 3, allowed 1). web-0 (priority 1000) fits only
+# by preempting a fa pod; fa-0 takes the one disruption in the first wave. With the victim's
+# replacement landing (room on x), fa-1 goes once both replacements are Ready; with no room
+# anywhere, currentHealthy stays 3 = desired and fa-1's eviction is refused for good. (x has
+# room for a fa pod, not for web-0's memory.)
+@pytest.mark.parametrize("case,extra,fa1", [
+    ("the victim's replacement lands: fa-1 goes in wave 2", [node("x", cpu="1", memory="1Gi")], 30),
+    ("the victim's replacement fits nowhere: fa-1 is held", [], None),
+])
+def test_a_preemption_victim_takes_its_budget_down(case: str, extra: list, fa1: Any) -> None:
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "hi"}, "value": 1000}
+    web = pod("web-0", "src", cpu="500m", memory="2Gi", spec={"priorityClassName": "hi", "priority": 1000})
+    full = [node("a", cpu="1"), node("b", cpu="1")]
+    snap = snapshot(node("src"), *full, *extra, pc, deployment("web", 1), deployment("fa", 4), web,
+                    pod("fa-0", "src", cpu="100m"), pod("fa-1", "src", cpu="100m"),
+                    pod("fa-2", "a", cpu="800m"), pod("fa-3", "b", cpu="800m"),
+                    pdb("fa", "fa", maxUnavailable=1, status={"disruptionsAllowed": 1, "currentHealthy": 4,
+                                                              "desiredHealthy": 3, "expectedPods": 4}))
+    plan = drain(snap, "src")
+    assert [a.pod for a in plan.actions if a.type == "delete"] == ["fa-2"], case
+    if fa1 is None:
+        assert "fa-1" not in evictions(plan) and "fa-1" in blocked(plan), case
+        assert "the replacement of default/fa-2 (preempted at +0s) has nowhere to go" in blocked(plan)["fa-1"]
+    else:
+        assert evictions(plan)["fa-1"][0] == fa1 and not plan.blocked, case
+
+
 def test_stale_status_is_recomputed_with_a_warning() -> None:
     stale = pdb("web", "web", status={"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
                                       "observedGeneration": 1}, maxUnavailable=1)

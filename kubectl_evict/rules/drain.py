@@ -150,6 +150,8 @@ class DrainRun:
         self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
         self.candidates: Dict[Tuple[str, str], Tuple[str, ...]] = {}   # nodes tied with the target
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
+        self.wave = 0                  # the wave of the eviction being planned (preemption victims' budgets)
+        self.victims: List[Tuple[Pod, Optional[str], str, float, int]] = []    # preempted this wave
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
         self.unchecked_daemonsets = 0  # DaemonSet pods whose DaemonSet's existence the input cannot tell
 
@@ -294,7 +296,7 @@ class DrainRun:
         back = self.cordoned if self.cordoned and tolerates_unschedulable(pod.tolerations) else ()
         if back:
             self.placer.include(back)
-        placed = place(self.b, self.placer, pod, at, RULE)
+        placed = place(self.b, self.placer, pod, at, RULE, on_victim=lambda v, t, why: self.victim(v, t, why, at))
         if back:
             self.placer.exclude(back)
             if placed.node in back:
@@ -308,11 +310,28 @@ class DrainRun:
             return None, placed.reason
         return placed.node, ""
 
+    def victim(self, pod: Pod, target: Optional[str], why_not: str, at: float) -> None:
+        """A pod kube-scheduler preempts (for a replacement of this drain) is gone from its
+        PodDisruptionBudget's healthy pods. The wave's evictions reach the API server before
+        the scheduler has placed their replacements, so the loss counts from the wave's end
+        (`settle_victims`): for the pods a budget holds back, and for later waves."""
+        self.victims.append((pod, target, why_not, at, self.wave))
+
+    def settle_victims(self) -> None:
+        for pod, target, why_not, at, wave in self.victims:
+            pdbs = pdbs_for_pod(self.s, pod)
+            if len(pdbs) == 1:
+                state = self.budget(pdbs[0])
+                if not state.budget.unknown:
+                    state.preempted(pod, wave, at, target is not None, why_not)
+        self.victims = []
+
     def remove(self, pod: Pod, wave: int, reason: str, state: Optional[BudgetState], spent: bool = True) -> None:
         """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget: `state`
         is the PDB whose budget the eviction `spent`, or (not spent) whose currentHealthy the Ready
         replacement of a pod that was not healthy raises."""
         at = self.at(wave)
+        self.wave = wave
         if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
             target, problem = None, ""      # its replacement waits for the old pod to be gone
         else:
@@ -473,6 +492,7 @@ class DrainRun:
                     self.block(pod, "%s (PDBs: %s)" % (decision.message, ", ".join(p.ref for p in pdbs)), "multiple-pdbs")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            self.settle_victims()
             # A held pod waits for budget that comes back later, whichever pod of the wave gives it
             # (a not-Ready pod evicted after it raises currentHealthy once its replacement is Ready).
             for pod, state, decision in held:
