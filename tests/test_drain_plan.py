@@ -415,6 +415,38 @@ def test_a_preemption_victim_takes_its_budget_down(case: str, extra: list, fa1: 
         assert evictions(plan)["fa-1"][0] == fa1 and not plan.blocked, case
 
 
+_NEEDS_CACHE = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
+
+
+# A replacement that fits nowhere when it arrives stays in kube-scheduler's queue and is tried
+# again when a pod it may now fit next to is added (queueing hints; at the latest after 5 minutes
+# in the unschedulable queue: pkg/scheduler/backend/queue/scheduling_queue.go). web-* need a cache
+# pod on their node (scheduler.md S3.5.1); kubectl evicts the node's last pod first (web-1), so
+# web's replacements arrive before cache's and land next to it on the retry. PDB web allows 1:
+# web-1's budget comes back once its replacement is Ready, so web-0 goes in the second wave.
+@pytest.mark.parametrize("case,with_cache,one_at_a_time,want", [
+    ("the cache's replacement lands: web's follow it", True, False,
+     {"cache-0": (0, "x"), "web-1": (0, "x"), "web-0": (30, "x")}),
+    ("the same, one node at a time", True, True, {"cache-0": (0, "x"), "web-1": (0, "x"), "web-0": (30, "x")}),
+    ("no cache anywhere: the retry changes nothing", False, False, {"web-1": (0, None)}),
+])
+def test_a_pending_replacement_is_retried_after_the_wave(case: str, with_cache: bool, one_at_a_time: bool,
+                                                         want: dict) -> None:
+    objs = [node("src"), node("x"), deployment("web", 2), deployment("cache", 1),
+            pod("web-0", "src", spec=_NEEDS_CACHE), pod("web-1", "src", spec=_NEEDS_CACHE),
+            pdb("web", "web", maxUnavailable=1, status={"disruptionsAllowed": 1, "currentHealthy": 2,
+                                                        "desiredHealthy": 1, "expectedPods": 2})]
+    if with_cache:
+        objs.append(pod("cache-0", "src"))
+    plan = drain(snapshot(*objs), "src", one_at_a_time=one_at_a_time)
+    assert evictions(plan) == want, case
+    if with_cache:
+        assert not plan.shortfall and not plan.blocked, case
+    else:
+        assert set(shortfall(plan)) == {"web-1"} and set(blocked(plan)) == {"web-0"}, case
+
+
 def test_stale_status_is_recomputed_with_a_warning() -> None:
     stale = pdb("web", "web", status={"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
                                       "observedGeneration": 1}, maxUnavailable=1)

@@ -125,6 +125,11 @@ class DrainRun:
     `rules/upgrade.py` drives batch by batch: cordon and filters (`filter_node`), evictions in PDB
     waves with placement (`run`), budgets shared across every call."""
 
+    #: Retry, at the end of each wave, the replacements of that wave that fit nowhere when they
+    #: arrived (`retry_unplaced`). An upgrade keeps its own queue of Pending replacements, tried
+    #: again as new nodes join (`UpgradeRun.retry_pending`).
+    RETRY_IN_WAVE = True
+
     def __init__(self, snapshot: Snapshot, settings: DrainSettings, now: float, command: str = "drain",
                  excluded: Optional[Sequence[str]] = None) -> None:
         self.s = snapshot
@@ -152,6 +157,8 @@ class DrainRun:
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
         self.wave = 0                  # the wave of the eviction being planned (preemption victims' budgets)
         self.victims: List[Tuple[Pod, Optional[str], str, float, int]] = []    # preempted this wave
+        # replacements of this wave that fit nowhere yet: pod key -> (pod, at, budget, spent)
+        self.unplaced: Dict[Tuple[str, str], Tuple[Pod, float, Optional[BudgetState], bool]] = {}
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
         self.unchecked_daemonsets = 0  # DaemonSet pods whose DaemonSet's existence the input cannot tell
 
@@ -368,8 +375,60 @@ class DrainRun:
             self.short(pod, "ordered-ready", "evicted, but its replacement is never created: %s" % problem)
         elif problem:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
+            if pod.controller_kind != "StatefulSet":    # (a StatefulSet's order decides what follows it)
+                self.unplaced[pod.key] = (pod, at, state, spent)
         if state is not None:
             state.replaced(pod, wave, at, spent, target is not None, "has nowhere to go" if problem else "is never created")
+
+    def retry_unplaced(self, wave: int) -> None:
+        """The wave's replacements that fit nowhere when they arrived, tried again once the rest of
+        the wave has landed, as kube-scheduler does: a Pending pod goes back to the active queue
+        when a pod it may now fit next to is added (a pod its required affinity needs, a new
+        domain count for its topology spread), in queue order (priority, then creation), and
+        at the latest after 5 minutes in the unschedulable queue
+        (`pkg/scheduler/backend/queue/scheduling_queue.go`: queueing hints,
+        podMaxInUnschedulablePodsDuration). Until nothing more lands."""
+        cs = self.placer.cs
+        tried: Dict[Tuple[str, str], int] = {}    # pod key -> the cluster state it last failed in
+        landed = True
+        while landed and self.unplaced:
+            landed = False
+            queue = sorted(enumerate(self.unplaced.values()), key=lambda t: (-t[1][0].priority, t[0]))
+            for _, (pod, at, state, spent) in queue:
+                if tried.get(pod.key) == cs.version:
+                    continue     # nothing moved since it last failed
+                if not self.placer.fits_any(pod, self.placer.names):
+                    tried[pod.key] = cs.version
+                    continue
+                target, _ = self.land(pod, at)
+                candidates = self.candidates.pop(pod.key, ())
+                if target is None:
+                    continue
+                landed = True
+                del self.unplaced[pod.key]
+                self.landed_on_retry(pod, at, target, candidates)
+                if state is not None:
+                    if spent:
+                        state.landed_later(pod, at, wave + 1)
+                    elif not pod.ready:
+                        state.gains[wave + 1] = state.gains.get(wave + 1, 0) + 1
+
+    def landed_on_retry(self, pod: Pod, at: float, target: str, candidates: tuple) -> None:
+        """Record that the replacement of `pod` (evicted at `at`) lands on `target` after all:
+        its action gets the target, its `no-node-fits` shortfall goes."""
+        for i, a in enumerate(self.b.actions):
+            if a.type in ("evict", "delete") and a.target is None and a.uid == pod.uid and a.pod == pod.name \
+                    and a.namespace == pod.namespace and a.at == at:
+                reason = a.reason.replace("; its replacement fits no node", "")
+                self.b.actions[i] = a.set(target=target, candidates=candidates, reason=(
+                    "%s; its replacement is Pending at first, and kube-scheduler places it on node/%s when it "
+                    "retries it, once other replacements of the wave have landed" % (reason, target)))
+                break
+        before = len(self.b.shortfalls)
+        self.b.shortfalls = [e for e in self.b.shortfalls if not (
+            e.code == "no-node-fits" and e.namespace == pod.namespace and e.pod == pod.name and e.uid == pod.uid)]
+        if len(self.b.shortfalls) < before:
+            self.node_stats[pod.node_name]["short"] -= 1
 
     def unreachable_reason(self, pod: Pod, target: Optional[str]) -> str:
         node = self.s.nodes[pod.node_name]
@@ -493,6 +552,9 @@ class DrainRun:
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
             self.settle_victims()
+            if self.RETRY_IN_WAVE:
+                self.retry_unplaced(wave)
+            self.unplaced.clear()
             # A held pod waits for budget that comes back later, whichever pod of the wave gives it
             # (a not-Ready pod evicted after it raises currentHealthy once its replacement is Ready).
             for pod, state, decision in held:
