@@ -551,10 +551,10 @@ class DrainRun:
                     self.block(pod, "%s (PDBs: %s)" % (decision.message, ", ".join(p.ref for p in pdbs)), "multiple-pdbs")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
-            self.settle_victims()
             if self.RETRY_IN_WAVE:
                 self.retry_unplaced(wave)
             self.unplaced.clear()
+            self.settle_victims()
             # A held pod waits for budget that comes back later, whichever pod of the wave gives it
             # (a not-Ready pod evicted after it raises currentHealthy once its replacement is Ready).
             for pod, state, decision in held:
