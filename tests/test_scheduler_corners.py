@@ -333,3 +333,20 @@ def test_spread_honor_leaves_cordoned_nodes_out(case: str, key: str, policy: str
     snap = snapshot(*nodes, deployment("web", 3), pod("web-0", "src", spec=spec), pod("web-1", "x", spec=spec),
                     pod("web-2", "y", spec=spec))
     assert evictions(drain(snap, "src"))["web-0"] == (0, want), case
+
+
+def test_preferred_terms_fold_match_label_keys_too() -> None:
+    """The fold covers preferred terms as well (strategy.go applies it to every pod (anti-)affinity
+    term). web-0 prefers hosts without web pods of its own ReplicaSet (weight 100): x runs an
+    old-ReplicaSet pod and a busy one, y a pod of its own ReplicaSet. Folded, only y is penalised:
+    InterPodAffinity gives x 100 x 2 = 200 against y's 0, more than y's resource lead; unfolded
+    both would be penalised alike and the less loaded y would win."""
+    term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname",
+            "matchLabelKeys": ["pod-template-hash"]}
+    spec = {"affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "podAffinityTerm": term}]}}}
+    snap = snapshot(node("src"), node("x"), node("y"), deployment("web", 3), deployment("big", 1),
+                    _labelled("web-0", "src", spec, **{"pod-template-hash": "h2"}),
+                    _labelled("web-1", "x", spec, **{"pod-template-hash": "h1"}),
+                    _labelled("web-2", "y", spec, **{"pod-template-hash": "h2"}), pod("big-0", "x", cpu="1", memory="1Gi"))
+    assert evictions(drain(snap, "src"))["web-0"] == (0, "x")
