@@ -81,6 +81,10 @@ class PodAffinityTerm(NamedTuple):
     topology_key: str
     namespaces: Tuple[str, ...]
     namespace_selector: Optional[LabelSelector] = None   # None: unset (only `namespaces`/own ns)
+    # matchLabelKeys / mismatchLabelKeys, until the freezer folds them into `selector` with the
+    # pod's own labels (as the API server does at creation); () once folded
+    match_label_keys: Tuple[str, ...] = ()
+    mismatch_label_keys: Tuple[str, ...] = ()
 
 
 class WeightedPodAffinityTerm(NamedTuple):

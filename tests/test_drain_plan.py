@@ -370,6 +370,83 @@ def test_pods_the_api_lets_through_do_not_spend_budget(phase: str, deleting: boo
     assert ev["web-0"][0] == 0 and ev["web-1"][0] == 0    # web-1 still finds the one disruption
 
 
+# A pod already being deleted is no longer active (`pkg/controller/controller_utils.go`
+# IsPodActive: no deletionTimestamp), so a ReplicaSet or ReplicationController created its
+# replacement when the deletion began: evicting it again creates none, and the plan places none.
+# A StatefulSet recreates the pod (same name) only once it is gone: that one is placed.
+@pytest.mark.parametrize("kind,target", [("ReplicaSet", None), ("ReplicationController", None),
+                                         ("StatefulSet", "a")])
+def test_an_already_terminating_pod_is_not_replaced_again(kind: str, target: Optional[str]) -> None:
+    p = pod("web-0", "src")
+    p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:50Z"
+    p["metadata"]["ownerReferences"][0].update(kind=kind, apiVersion="v1" if kind == "ReplicationController" else "apps/v1")
+    plan = drain(snapshot(node("src"), node("a"), p), "src")
+    assert evictions(plan) == {"web-0": (0, target)}
+    assert not plan.shortfall and not plan.blocked
+
+
+# kube-scheduler's preemption deletes victims directly (no Eviction API: scheduler.md S6.7), yet
+# the disruption controller counts a deleted pod as unhealthy all the same (semantics.md G5:
+# currentHealthy counts Ready pods without a deletionTimestamp), so the victim's budget drops.
+# PDB fa: 4 replicas, maxUnavailable 1 (desired 3, allowed 1). web-0 (priority 1000) fits only
+# by preempting a fa pod; fa-0 takes the one disruption in the first wave. With the victim's
+# replacement landing (room on x), fa-1 goes once both replacements are Ready; with no room
+# anywhere, currentHealthy stays 3 = desired and fa-1's eviction is refused for good. (x has
+# room for a fa pod, not for web-0's memory.)
+@pytest.mark.parametrize("case,extra,fa1", [
+    ("the victim's replacement lands: fa-1 goes in wave 2", [node("x", cpu="1", memory="1Gi")], 30),
+    ("the victim's replacement fits nowhere: fa-1 is held", [], None),
+])
+def test_a_preemption_victim_takes_its_budget_down(case: str, extra: list, fa1: Any) -> None:
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "hi"}, "value": 1000}
+    web = pod("web-0", "src", cpu="500m", memory="2Gi", spec={"priorityClassName": "hi", "priority": 1000})
+    full = [node("a", cpu="1"), node("b", cpu="1")]
+    snap = snapshot(node("src"), *full, *extra, pc, deployment("web", 1), deployment("fa", 4), web,
+                    pod("fa-0", "src", cpu="100m"), pod("fa-1", "src", cpu="100m"),
+                    pod("fa-2", "a", cpu="800m"), pod("fa-3", "b", cpu="800m"),
+                    pdb("fa", "fa", maxUnavailable=1, status={"disruptionsAllowed": 1, "currentHealthy": 4,
+                                                              "desiredHealthy": 3, "expectedPods": 4}))
+    plan = drain(snap, "src")
+    assert [a.pod for a in plan.actions if a.type == "delete"] == ["fa-2"], case
+    if fa1 is None:
+        assert "fa-1" not in evictions(plan) and "fa-1" in blocked(plan), case
+        assert "the replacement of default/fa-2 (preempted at +0s) has nowhere to go" in blocked(plan)["fa-1"]
+    else:
+        assert evictions(plan)["fa-1"][0] == fa1 and not plan.blocked, case
+
+
+_NEEDS_CACHE = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
+
+
+# A replacement that fits nowhere when it arrives stays in kube-scheduler's queue and is tried
+# again when a pod it may now fit next to is added (queueing hints; at the latest after 5 minutes
+# in the unschedulable queue: pkg/scheduler/backend/queue/scheduling_queue.go). web-* need a cache
+# pod on their node (scheduler.md S3.5.1); kubectl evicts the node's last pod first (web-1), so
+# web's replacements arrive before cache's and land next to it on the retry. PDB web allows 1:
+# web-1's budget comes back once its replacement is Ready, so web-0 goes in the second wave.
+@pytest.mark.parametrize("case,with_cache,one_at_a_time,want", [
+    ("the cache's replacement lands: web's follow it", True, False,
+     {"cache-0": (0, "x"), "web-1": (0, "x"), "web-0": (30, "x")}),
+    ("the same, one node at a time", True, True, {"cache-0": (0, "x"), "web-1": (0, "x"), "web-0": (30, "x")}),
+    ("no cache anywhere: the retry changes nothing", False, False, {"web-1": (0, None)}),
+])
+def test_a_pending_replacement_is_retried_after_the_wave(case: str, with_cache: bool, one_at_a_time: bool,
+                                                         want: dict) -> None:
+    objs = [node("src"), node("x"), deployment("web", 2), deployment("cache", 1),
+            pod("web-0", "src", spec=_NEEDS_CACHE), pod("web-1", "src", spec=_NEEDS_CACHE),
+            pdb("web", "web", maxUnavailable=1, status={"disruptionsAllowed": 1, "currentHealthy": 2,
+                                                        "desiredHealthy": 1, "expectedPods": 2})]
+    if with_cache:
+        objs.append(pod("cache-0", "src"))
+    plan = drain(snapshot(*objs), "src", one_at_a_time=one_at_a_time)
+    assert evictions(plan) == want, case
+    if with_cache:
+        assert not plan.shortfall and not plan.blocked, case
+    else:
+        assert set(shortfall(plan)) == {"web-1"} and set(blocked(plan)) == {"web-0"}, case
+
+
 def test_stale_status_is_recomputed_with_a_warning() -> None:
     stale = pdb("web", "web", status={"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
                                       "observedGeneration": 1}, maxUnavailable=1)

@@ -100,9 +100,14 @@ def test_drain_of_an_unreachable_node_never_finishes() -> None:
     assert {e["code"] for e in doc["blocked"]} == {"node-unreachable"}
     assert len(doc["blocked"]) == len([a for a in doc["actions"] if a["type"] == "evict"]) == 4
     evicts = {a["pod"]: a for a in doc["actions"] if a["type"] == "evict"}
-    # the StatefulSet's replacement waits for the old pod; a ReplicaSet's starts at once
+    # the StatefulSet's replacement waits for the old pod; a ReplicaSet's starts at once, and for
+    # the pods the taint-eviction controller is already deleting it exists already (a ReplicaSet
+    # replaces a pod once its deletion begins: controller_utils.go IsPodActive; the demo holds
+    # frontend's and catalog's), so their evictions place none
     assert evicts["postgres-2"]["target"] is None
-    assert all(a["target"] for p, a in evicts.items() if p != "postgres-2")
+    terminating = {p for p in evicts if p.startswith(("frontend-", "catalog-"))}
+    assert len(terminating) == 2 and all(evicts[p]["target"] is None for p in terminating)
+    assert all(a["target"] for p, a in evicts.items() if p != "postgres-2" and p not in terminating)
     assert "only once the old pod is gone" in [e for e in doc["blocked"] if e["pod"] == "postgres-2"][0]["reason"]
     assert blocked
     [verdict] = [n for n in doc["nodes"]]

@@ -245,3 +245,108 @@ def test_default_scores_pick(case: str, x_taints: list, x_pods: int, pod_spec: d
                     deployment("idle", x_pods), pod("busy-1", "y", cpu="1", memory="1Gi"),
                     [pod("idle-%d" % i, "x", requests={}) for i in range(x_pods)], pod("web-1", "src", spec=pod_spec))
     assert evictions(drain(snap, "src"))["web-1"] == (0, want), case
+
+
+def _labelled(name: str, on: str, spec: dict, **labels: str) -> dict:
+    p = pod(name, on, spec=spec)
+    p["metadata"]["labels"].update(labels)
+    return p
+
+
+def _anti_hostname(**keys: list) -> dict:
+    term = dict({"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}, **keys)
+    return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+
+
+# The API server folds a pod (anti-)affinity term's matchLabelKeys / mismatchLabelKeys into its
+# labelSelector at creation, from the pod's own labels: `key In (value)` / `key NotIn (value)`
+# (scheduler.md S0.2; `pkg/registry/core/pod/strategy.go`, MatchLabelKeysInPodAffinity GA in
+# v1.33). web-0 (on src) has hostname anti-affinity against app=web; x runs web-1, y runs web-2.
+@pytest.mark.parametrize("case,keys,own,x_labels,y_labels,want", [
+    # without the keys every web pod counts: x and y both fail own anti-affinity
+    ("no keys: every app=web pod counts", {}, {"pod-template-hash": "h2"},
+     {"pod-template-hash": "h1"}, {"pod-template-hash": "h2"}, None),
+    # pod-template-hash In (h2): the old ReplicaSet's pod on x is not counted
+    ("matchLabelKeys: only pods of its own ReplicaSet count", {"matchLabelKeys": ["pod-template-hash"]},
+     {"pod-template-hash": "h2"}, {"pod-template-hash": "h1"}, {"pod-template-hash": "h2"}, "x"),
+    # tenant NotIn (t1): only the other tenant's pod (on x) counts
+    ("mismatchLabelKeys: only other tenants' pods count", {"mismatchLabelKeys": ["tenant"]},
+     {"tenant": "t1"}, {"tenant": "t2"}, {"tenant": "t1"}, "y"),
+    # a key the pod lacks is ignored (no requirement added)
+    ("a key the pod lacks adds nothing", {"matchLabelKeys": ["pod-template-hash"]}, {},
+     {"pod-template-hash": "h1"}, {"pod-template-hash": "h2"}, None),
+])
+def test_affinity_match_label_keys_are_folded(case: str, keys: dict, own: dict, x_labels: dict, y_labels: dict,
+                                              want: Any) -> None:
+    spec = _anti_hostname(**keys)
+    snap = snapshot(node("src"), node("x"), node("y"), deployment("web", 3), _labelled("web-0", "src", spec, **own),
+                    _labelled("web-1", "x", spec, **x_labels), _labelled("web-2", "y", spec, **y_labels))
+    assert evictions(drain(snap, "src"))["web-0"] == (0, want), case
+
+
+def test_a_stored_pods_folded_selector_is_not_folded_twice() -> None:
+    """A pod read back from the API server already carries the folded requirement: reading it
+    keeps the selector as stored (one `pod-template-hash In (h2)`), so it matches as before."""
+    term = {"labelSelector": {"matchLabels": {"app": "web"}, "matchExpressions": [
+        {"key": "pod-template-hash", "operator": "In", "values": ["h2"]}]},
+        "topologyKey": "kubernetes.io/hostname", "matchLabelKeys": ["pod-template-hash"]}
+    spec = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+    snap = snapshot(node("a"), deployment("web", 1), _labelled("web-0", "a", spec, **{"pod-template-hash": "h2"}))
+    [t] = snap.pods[0].anti_affinity_required
+    assert [(r.key, r.operator, r.values) for r in t.selector.match_expressions] == [
+        ("pod-template-hash", "In", ("h2",))]
+
+
+def _spread(key: str, policy: str) -> dict:
+    return {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
+                                           "labelSelector": {"matchLabels": {"app": "web"}},
+                                           "nodeTaintsPolicy": policy}]}
+
+
+_TOLERATE_CORDON = [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}]
+ZONE_KEY = "topology.kubernetes.io/zone"
+
+
+# A cordoned node carries node.kubernetes.io/unschedulable:NoSchedule (the node lifecycle
+# controller adds it to every node with spec.unschedulable: semantics.md F2), and under
+# nodeTaintsPolicy Honor a node with a taint the pod does not tolerate is no domain, so its
+# (terminating, uncounted) pods do not pull the global minimum to 0 (scheduler.md S2.4, S2.6;
+# `podtopologyspread/common.go` matchNodeInclusionPolicies). web-0 is on src, which is drained.
+@pytest.mark.parametrize("case,key,policy,others,tolerations,want", [
+    # one zone per node: src's zone keeps 0 under Ignore -> min 0 -> skew 2 on x and y
+    ("zone, Ignore: the drained node's empty zone sets the minimum", ZONE_KEY, "Ignore", {}, [], None),
+    ("zone, Honor: the cordoned node is no domain", ZONE_KEY, "Honor", {}, [], "x"),
+    # per-node spread, one replica a node: the classic drain that leaves the pod Pending
+    ("hostname, Ignore", "kubernetes.io/hostname", "Ignore", {}, [], None),
+    ("hostname, Honor", "kubernetes.io/hostname", "Honor", {}, [], "x"),
+    # tolerating the cordon taint, src is a domain (count 0) and NodeUnschedulable lets it back there
+    ("Honor, tolerating the cordon taint", ZONE_KEY, "Honor", {}, _TOLERATE_CORDON, "src"),
+    # z, cordoned in the snapshot (its own zone d, no web pod), is no domain under Honor either
+    ("Honor, a node cordoned before the drain", ZONE_KEY, "Honor", {"z": "d"}, [], "x"),
+    ("Ignore, a node cordoned before the drain", ZONE_KEY, "Ignore", {"z": "d"}, [], None),
+])
+def test_spread_honor_leaves_cordoned_nodes_out(case: str, key: str, policy: str, others: dict, tolerations: list,
+                                                want: Any) -> None:
+    spec = dict(_spread(key, policy), tolerations=tolerations)
+    zones = dict({"src": "a", "x": "b", "y": "c"}, **others)
+    nodes = [node(n, labels={ZONE_KEY: z}, unschedulable=n in others) for n, z in zones.items()]
+    snap = snapshot(*nodes, deployment("web", 3), pod("web-0", "src", spec=spec), pod("web-1", "x", spec=spec),
+                    pod("web-2", "y", spec=spec))
+    assert evictions(drain(snap, "src"))["web-0"] == (0, want), case
+
+
+def test_preferred_terms_fold_match_label_keys_too() -> None:
+    """The fold covers preferred terms as well (strategy.go applies it to every pod (anti-)affinity
+    term). web-0 prefers hosts without web pods of its own ReplicaSet (weight 100): x runs an
+    old-ReplicaSet pod and a busy one, y a pod of its own ReplicaSet. Folded, only y is penalised:
+    InterPodAffinity gives x 100 x 2 = 200 against y's 0, more than y's resource lead; unfolded
+    both would be penalised alike and the less loaded y would win."""
+    term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname",
+            "matchLabelKeys": ["pod-template-hash"]}
+    spec = {"affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "podAffinityTerm": term}]}}}
+    snap = snapshot(node("src"), node("x"), node("y"), deployment("web", 3), deployment("big", 1),
+                    _labelled("web-0", "src", spec, **{"pod-template-hash": "h2"}),
+                    _labelled("web-1", "x", spec, **{"pod-template-hash": "h1"}),
+                    _labelled("web-2", "y", spec, **{"pod-template-hash": "h2"}), pod("big-0", "x", cpu="1", memory="1Gi"))
+    assert evictions(drain(snap, "src"))["web-0"] == (0, "x")

@@ -125,6 +125,11 @@ class DrainRun:
     `rules/upgrade.py` drives batch by batch: cordon and filters (`filter_node`), evictions in PDB
     waves with placement (`run`), budgets shared across every call."""
 
+    #: Retry, at the end of each wave, the replacements of that wave that fit nowhere when they
+    #: arrived (`retry_unplaced`). An upgrade keeps its own queue of Pending replacements, tried
+    #: again as new nodes join (`UpgradeRun.retry_pending`).
+    RETRY_IN_WAVE = True
+
     def __init__(self, snapshot: Snapshot, settings: DrainSettings, now: float, command: str = "drain",
                  excluded: Optional[Sequence[str]] = None) -> None:
         self.s = snapshot
@@ -150,6 +155,10 @@ class DrainRun:
         self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
         self.candidates: Dict[Tuple[str, str], Tuple[str, ...]] = {}   # nodes tied with the target
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
+        self.wave = 0                  # the wave of the eviction being planned (preemption victims' budgets)
+        self.victims: List[Tuple[Pod, Optional[str], str, float, int]] = []    # preempted this wave
+        # replacements of this wave that fit nowhere yet: pod key -> (pod, at, budget, spent)
+        self.unplaced: Dict[Tuple[str, str], Tuple[Pod, float, Optional[BudgetState], bool]] = {}
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
         self.unchecked_daemonsets = 0  # DaemonSet pods whose DaemonSet's existence the input cannot tell
 
@@ -294,7 +303,7 @@ class DrainRun:
         back = self.cordoned if self.cordoned and tolerates_unschedulable(pod.tolerations) else ()
         if back:
             self.placer.include(back)
-        placed = place(self.b, self.placer, pod, at, RULE)
+        placed = place(self.b, self.placer, pod, at, RULE, on_victim=lambda v, t, why: self.victim(v, t, why, at))
         if back:
             self.placer.exclude(back)
             if placed.node in back:
@@ -308,11 +317,28 @@ class DrainRun:
             return None, placed.reason
         return placed.node, ""
 
+    def victim(self, pod: Pod, target: Optional[str], why_not: str, at: float) -> None:
+        """A pod kube-scheduler preempts (for a replacement of this drain) is gone from its
+        PodDisruptionBudget's healthy pods. The wave's evictions reach the API server before
+        the scheduler has placed their replacements, so the loss counts from the wave's end
+        (`settle_victims`): for the pods a budget holds back, and for later waves."""
+        self.victims.append((pod, target, why_not, at, self.wave))
+
+    def settle_victims(self) -> None:
+        for pod, target, why_not, at, wave in self.victims:
+            pdbs = pdbs_for_pod(self.s, pod)
+            if len(pdbs) == 1:
+                state = self.budget(pdbs[0])
+                if not state.budget.unknown:
+                    state.preempted(pod, wave, at, target is not None, why_not)
+        self.victims = []
+
     def remove(self, pod: Pod, wave: int, reason: str, state: Optional[BudgetState], spent: bool = True) -> None:
         """Evict (or delete) `pod` in `wave`, place its replacement, account for the budget: `state`
         is the PDB whose budget the eviction `spent`, or (not spent) whose currentHealthy the Ready
         replacement of a pod that was not healthy raises."""
         at = self.at(wave)
+        self.wave = wave
         if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
             target, problem = None, ""      # its replacement waits for the old pod to be gone
         else:
@@ -349,8 +375,60 @@ class DrainRun:
             self.short(pod, "ordered-ready", "evicted, but its replacement is never created: %s" % problem)
         elif problem:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
+            if pod.controller_kind != "StatefulSet":    # (a StatefulSet's order decides what follows it)
+                self.unplaced[pod.key] = (pod, at, state, spent)
         if state is not None:
             state.replaced(pod, wave, at, spent, target is not None, "has nowhere to go" if problem else "is never created")
+
+    def retry_unplaced(self, wave: int) -> None:
+        """The wave's replacements that fit nowhere when they arrived, tried again once the rest of
+        the wave has landed, as kube-scheduler does: a Pending pod goes back to the active queue
+        when a pod it may now fit next to is added (a pod its required affinity needs, a new
+        domain count for its topology spread), in queue order (priority, then creation), and
+        at the latest after 5 minutes in the unschedulable queue
+        (`pkg/scheduler/backend/queue/scheduling_queue.go`: queueing hints,
+        podMaxInUnschedulablePodsDuration). Until nothing more lands."""
+        cs = self.placer.cs
+        tried: Dict[Tuple[str, str], int] = {}    # pod key -> the cluster state it last failed in
+        landed = True
+        while landed and self.unplaced:
+            landed = False
+            queue = sorted(enumerate(self.unplaced.values()), key=lambda t: (-t[1][0].priority, t[0]))
+            for _, (pod, at, state, spent) in queue:
+                if tried.get(pod.key) == cs.version:
+                    continue     # nothing moved since it last failed
+                if not self.placer.fits_any(pod, self.placer.names):
+                    tried[pod.key] = cs.version
+                    continue
+                target, _ = self.land(pod, at)
+                candidates = self.candidates.pop(pod.key, ())
+                if target is None:
+                    continue
+                landed = True
+                del self.unplaced[pod.key]
+                self.landed_on_retry(pod, at, target, candidates)
+                if state is not None:
+                    if spent:
+                        state.landed_later(pod, at, wave + 1)
+                    elif not pod.ready:
+                        state.gains[wave + 1] = state.gains.get(wave + 1, 0) + 1
+
+    def landed_on_retry(self, pod: Pod, at: float, target: str, candidates: tuple) -> None:
+        """Record that the replacement of `pod` (evicted at `at`) lands on `target` after all:
+        its action gets the target, its `no-node-fits` shortfall goes."""
+        for i, a in enumerate(self.b.actions):
+            if a.type in ("evict", "delete") and a.target is None and a.uid == pod.uid and a.pod == pod.name \
+                    and a.namespace == pod.namespace and a.at == at:
+                reason = a.reason.replace("; its replacement fits no node", "")
+                self.b.actions[i] = a.set(target=target, candidates=candidates, reason=(
+                    "%s; its replacement is Pending at first, and kube-scheduler places it on node/%s when it "
+                    "retries it, once other replacements of the wave have landed" % (reason, target)))
+                break
+        before = len(self.b.shortfalls)
+        self.b.shortfalls = [e for e in self.b.shortfalls if not (
+            e.code == "no-node-fits" and e.namespace == pod.namespace and e.pod == pod.name and e.uid == pod.uid)]
+        if len(self.b.shortfalls) < before:
+            self.node_stats[pod.node_name]["short"] -= 1
 
     def unreachable_reason(self, pod: Pod, target: Optional[str]) -> str:
         node = self.s.nodes[pod.node_name]
@@ -473,6 +551,10 @@ class DrainRun:
                     self.block(pod, "%s (PDBs: %s)" % (decision.message, ", ".join(p.ref for p in pdbs)), "multiple-pdbs")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            if self.RETRY_IN_WAVE:
+                self.retry_unplaced(wave)
+            self.unplaced.clear()
+            self.settle_victims()
             # A held pod waits for budget that comes back later, whichever pod of the wave gives it
             # (a not-Ready pod evicted after it raises currentHealthy once its replacement is Ready).
             for pod, state, decision in held:

@@ -12,7 +12,7 @@ is `rules/drain.py`'s.
 
 from __future__ import annotations
 
-from kubectl_evict.model import Snapshot
+from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.plan import Plan
 from kubectl_evict.rules.drain import DrainSettings
 from kubectl_evict.rules.upgrade import UpgradeSettings, UpgradeRun
@@ -24,6 +24,12 @@ MOVED_ADVICE = ("their replacements landed on nodes drained later; to avoid it, 
 
 class _InOrder(UpgradeRun):
     """Upgrade's engine, one node a batch, no node joining or leaving."""
+
+    RETRY_IN_WAVE = True     # no node joins: a Pending replacement is retried within its wave, as drain does
+
+    def landed_on_retry(self, pod: Pod, at: float, target: str, candidates: tuple) -> None:
+        self.pending.pop(pod.key, None)
+        super().landed_on_retry(pod, at, target, candidates)
 
     def __init__(self, snapshot: Snapshot, settings: DrainSettings, now: float) -> None:
         up = UpgradeSettings(drain=settings, provider="generic", max_surge=0, max_unavailable=1)

@@ -181,7 +181,18 @@ def recreation(pod: Pod) -> Recreation:
         if not pod.controller_kind:    # upstream's own test objects name owners by uid alone
             return Recreation(False, "its controller reference names no kind: %s elsewhere" % NOTHING_RECREATES)
         return Recreation(False, "%s pod: %s elsewhere" % (pod.controller_kind, NOTHING_RECREATES))
+    if pod.deletion_timestamp is not None and pod.controller_kind in _REPLACED_WHEN_TERMINATING:
+        return Recreation(False, "its %s replaced it when its deletion began (a pod being deleted no longer counts "
+                                 "as active): %s again" % (pod.controller_kind, NOTHING_RECREATES))
     return _RECREATED
+
+
+#: Controllers that count only active pods (`controller_utils.go` IsPodActive: not Succeeded or
+#: Failed, no deletionTimestamp) and so replace a pod as soon as its deletion begins: the
+#: replacement of a pod that is already terminating exists already (it is in the input). A
+#: StatefulSet waits for the old pod to be gone (same name); a Job depends on its
+#: podReplacementPolicy.
+_REPLACED_WHEN_TERMINATING = ("ReplicaSet", "ReplicationController")
 
 
 def replace_removed(b: PlanBuilder, placer: Optional[Placer], pod: Pod, at: float, rule: str, gone: str,

@@ -10,7 +10,7 @@ cascade is followed for `MAX_CASCADE` levels, and a warning says where it stops.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from kubectl_evict.model import Pod
 from kubectl_evict.plan import SCHEDULER, PlanBuilder
@@ -27,7 +27,14 @@ PREEMPTION_WITHOUT_PDBS = ("preemption victims and their node chosen without bud
                            "the fewest violations)")
 
 
-def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth: int = 0) -> Placement:
+#: Told of each preemption victim (at any depth of the cascade): (victim, the node its own
+#: replacement lands on or None, why not when None), so a rule can account for what the
+#: deletion takes (drain: the victim's PodDisruptionBudget loses a healthy pod).
+VictimHook = Callable[[Pod, Optional[str], str], None]
+
+
+def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth: int = 0,
+          on_victim: Optional[VictimHook] = None) -> Placement:
     """Place the replacement of `pod` (removed at `at`); emit the preemptions it causes."""
     placed = placer.place(pod)
     unchecked(b, placer, pod)
@@ -38,12 +45,12 @@ def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth:
         for p in [pod] + [victim for victim, _ in placed.preemptions]:
             b.incomplete_for("PodDisruptionBudget", PREEMPTION_WITHOUT_PDBS, p.ref)
     for victim, node in placed.preemptions:
-        preempted(b, placer, victim, node, pod, placed, at, rule, depth + 1)
+        preempted(b, placer, victim, node, pod, placed, at, rule, depth + 1, on_victim)
     return placed
 
 
 def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor: Pod, placed: Placement,
-              at: float, rule: str, depth: int) -> None:
+              at: float, rule: str, depth: int, on_victim: Optional[VictimHook] = None) -> None:
     """The `delete` of one preemption victim, and where its own replacement goes."""
     reason = ("preempted by kube-scheduler to make room for %s (priority %d > %d); the scheduler deletes it "
               "directly (no Eviction API)" % (preemptor.ref, preemptor.priority, victim.priority))
@@ -55,13 +62,18 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
     target: Optional[str] = None
     candidates: tuple = ()
     problem = ""
+    why_not = "is never created"
     if victim.recreated_elsewhere:
         if depth > MAX_CASCADE:
             b.warn("preemption cascade stops after %d levels: where the replacement of %s (preempted for %s) "
                    "lands is not followed" % (MAX_CASCADE, victim.ref, preemptor.ref))
+            why_not = "is not followed (preemption cascade)"
         else:
-            again = place(b, placer, victim, at, rule, depth)
+            again = place(b, placer, victim, at, rule, depth, on_victim)
             target, candidates, problem = again.node, again.candidates, again.reason
+            why_not = "has nowhere to go"
+    if on_victim is not None:
+        on_victim(victim, target, why_not)
     # util.DeletePod sends DeleteOptions{}: the victim's own grace period applies (null in the plan)
     b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=node, at=at,
              grace_period_seconds=None, target=target, candidates=candidates,

@@ -220,6 +220,8 @@ class _Batch:
 class UpgradeRun(DrainRun):
     """The drain, driven batch by batch over a snapshot that also holds the new nodes."""
 
+    RETRY_IN_WAVE = False    # Pending replacements are retried as new nodes join (retry_pending)
+
     def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float, command: str = "upgrade",
                  surge: bool = True) -> None:
         """`surge` False: no node joins and none is excluded up front (drain --one-at-a-time)."""

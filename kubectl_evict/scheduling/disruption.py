@@ -342,6 +342,25 @@ class BudgetState:
         else:
             self.lost[(pod.key, at)] = "the replacement of %s (evicted at %s) %s" % (pod.ref, format_offset(at), why_not)
 
+    def preempted(self, pod: Pod, wave: int, at: float, landed: bool, why_not: str) -> None:
+        """`pod`, covered by this budget, is deleted by kube-scheduler's preemption in `wave` (a
+        plain DELETE: no Eviction API, nothing spent). If it was healthy, the disruption
+        controller counts one healthy pod less, so disruptionsAllowed (currentHealthy -
+        desiredHealthy, clamped at 0) drops; its replacement, once Ready in the next wave, counts
+        again, or (`why_not`) never does."""
+        if not pod.ready or pod.deletion_timestamp is not None or pod.is_terminal:
+            return
+        self.at_wave(wave)
+        # like an eviction the budget allowed, but without asking it: below 0 is a debt the
+        # Eviction API sees as 0 (`as_pdb`), paid back by Ready replacements first
+        self.healthy -= 1
+        self.allowed -= 1
+        if landed:
+            self.restores[wave + 1] = self.restores.get(wave + 1, 0) + 1
+        else:
+            self.lost[(pod.key, at)] = "the replacement of %s (preempted at %s) %s" % (pod.ref, format_offset(at),
+                                                                                     why_not)
+
     def landed_later(self, pod: Pod, at: float, wave: int) -> None:
         """The replacement of `pod` (evicted at `at`), which had nowhere to go, lands after all
         (upgrade: a new node joined): the disruption it spent comes back in `wave`."""
@@ -352,7 +371,8 @@ class BudgetState:
         """The PDB as the Eviction API would read it now. A stale status has been replaced by the
         computed one, so it counts as observed."""
         pdb = self.pdb
-        return pdb.set(disruptions_allowed=self.allowed, current_healthy=self.healthy,
+        allowed = self.allowed if self.allowed >= 0 or self.budget.disruptions_allowed < 0 else 0
+        return pdb.set(disruptions_allowed=allowed, current_healthy=self.healthy,
                        desired_healthy=self.budget.desired_healthy,
                        observed_generation=max(pdb.observed_generation, pdb.generation))
 

@@ -238,6 +238,10 @@ class ClusterState:
         self._volumes: Dict[str, Any] = {}
         self._vas: Optional[Dict[str, Dict[str, Set[str]]]] = None
         self.cache: Dict[Any, Any] = {}                              # plugins' per-plan memo
+        # nodes the plan has cordoned (or that are not there yet): the node lifecycle controller
+        # gives a cordoned node the node.kubernetes.io/unschedulable:NoSchedule taint, which
+        # PodTopologySpread's nodeTaintsPolicy: Honor reads (the Placer keeps this up to date)
+        self.cordoned: FrozenSet[str] = frozenset()
         self._nz: Dict[str, Tuple[int, int]] = {}                    # node -> non-zero (cpu, memory) requested
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
         self.term_groups: Optional[Dict[Any, DomainCounter]] = None

@@ -144,6 +144,7 @@ class Placer:
         self.nodes: Dict[str, Node] = self.cs.nodes
         self.names = self.cs.names
         self.excluded: Set[str] = set(excluded)
+        self.cs.cordoned = frozenset(self.excluded)
         self.snapshot = snapshot
         self.preempt = preempt
         self.free = self.cs.free
@@ -227,6 +228,7 @@ class Placer:
                 self._live_count[cls.id] -= 1
                 if cls.order is not None:
                     del cls.live[bisect_left(cls.live, self._key[n])]
+        self.cs.cordoned = frozenset(self.excluded)
         self._static.clear()
         self._live.clear()
 
@@ -240,6 +242,7 @@ class Placer:
                 self._live_count[cls.id] += 1
                 if cls.order is not None:
                     insort(cls.live, self._key[n])
+        self.cs.cordoned = frozenset(self.excluded)
         self._static.clear()
         self._live.clear()
         self._nofit.clear()

@@ -827,9 +827,13 @@ def _project_pod(loc: _Loc, obj: dict, ns: str, name: str, pcs: Dict[str, Priori
     if nominated.__class__ is not str:
         nominated = _str(loc, status, "nominatedNodeName", "status.nominatedNodeName")
     time = it.time
+    labels = it.strmap(loc, meta, "labels", "metadata.labels", "label")
+    if anti_req or anti_pref or aff_req or aff_pref:   # matchLabelKeys/mismatchLabelKeys take the pod's labels
+        anti_req, anti_pref, aff_req, aff_pref = (fold_label_keys(t, labels)
+                                                  for t in (anti_req, anti_pref, aff_req, aff_pref))
     return Pod.trusted(namespace=_intern(ns), name=name, uid=uid, node_name=_intern(node_name),
                        phase=_intern(phase), priority=priority, priority_class_name=pcname,
-                       labels=it.strmap(loc, meta, "labels", "metadata.labels", "label"),
+                       labels=labels,
                        annotations=ann, controller=controller, owner_refs=refs, qos=qos, qos_v136=qos_v136,
                        pod_level=pod_level,
                        containers=containers, init_containers=inits, overhead=overhead,
@@ -993,7 +997,8 @@ def _project_volume_attachment(loc: _Loc, obj: dict, name: str) -> VolumeAttachm
                             attached=_bool(loc, status, "attached", "status.attached"))
 
 
-from kubectl_evict.source.freeze_storage import STORAGE_KINDS, pod_scheduling_fields, project_storage  # noqa: E402
+from kubectl_evict.source.freeze_storage import (STORAGE_KINDS, fold_label_keys, pod_scheduling_fields,  # noqa: E402
+                                                   project_storage)
 from kubectl_evict.source.freeze_dra import DRA_KINDS, pod_resource_claims, project_dra  # noqa: E402
 
 

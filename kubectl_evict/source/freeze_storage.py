@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, Iterable, Optional, Tuple
 
 
 from kubectl_evict.errors import ValueParseError
-from kubectl_evict.model import (CSIDriver, CSINode, Namespace, NodeSelector, NodeSelectorTerm,
+from kubectl_evict.model import (CSIDriver, CSINode, LabelSelector, Namespace, NodeSelector, NodeSelectorTerm,
                                  PersistentVolume, PersistentVolumeClaim, PodAffinityTerm, PriorityClass,
                                  Requirement, SpreadConstraint, StorageClass, WeightedPodAffinityTerm, frozen_map)
 from kubectl_evict.quantity import parse_quantity, to_units
@@ -211,7 +211,39 @@ def _affinity_term(loc: Any, t: Any, p: str, it: Any) -> PodAffinityTerm:
     return it.leaf(PodAffinityTerm(fz.label_selector(loc, t, "labelSelector", p + ".labelSelector", it),
                                    fz._str(loc, t, "topologyKey", p + ".topologyKey"),
                                    _strings(loc, t, "namespaces", p + ".namespaces"),
-                                   fz.label_selector(loc, t, "namespaceSelector", p + ".namespaceSelector", it)))
+                                   fz.label_selector(loc, t, "namespaceSelector", p + ".namespaceSelector", it),
+                                   _strings(loc, t, "matchLabelKeys", p + ".matchLabelKeys"),
+                                   _strings(loc, t, "mismatchLabelKeys", p + ".mismatchLabelKeys")))
+
+
+def _fold_term(term: PodAffinityTerm, labels: Any) -> PodAffinityTerm:
+    """One term with its matchLabelKeys / mismatchLabelKeys folded into its labelSelector."""
+    if not term.match_label_keys and not term.mismatch_label_keys:
+        return term
+    sel = term.selector
+    if sel is not None:   # a nil selector matches nothing: the API server leaves it alone
+        exprs = list(sel.match_expressions)
+        for keys, op in ((term.match_label_keys, "In"), (term.mismatch_label_keys, "NotIn")):
+            for key in keys:
+                if key in labels:
+                    req = Requirement(key, op, (labels[key],))
+                    if req not in exprs:   # a stored pod holds it already (folded at its creation)
+                        exprs.append(req)
+        sel = LabelSelector(sel.match_labels, tuple(exprs))
+    return term._replace(selector=sel, match_label_keys=(), mismatch_label_keys=())
+
+
+def fold_label_keys(terms: Tuple[Any, ...], labels: Any) -> Tuple[Any, ...]:
+    """Pod (anti-)affinity terms (required, or weighted preferred) as the API server stores them:
+    at creation it appends `key In (value)` for each matchLabelKeys key and `key NotIn (value)`
+    for each mismatchLabelKeys key the pod's own labels hold, to terms with a labelSelector
+    (`pkg/registry/core/pod/strategy.go` `applyMatchLabelKeysAndMismatchLabelKeys`; GA in v1.33,
+    scheduler.md S0.2). A replacement made from the same template gets the same fold."""
+    if not any((t.term if isinstance(t, WeightedPodAffinityTerm) else t).match_label_keys
+               or (t.term if isinstance(t, WeightedPodAffinityTerm) else t).mismatch_label_keys for t in terms):
+        return terms
+    return tuple(t._replace(term=_fold_term(t.term, labels)) if isinstance(t, WeightedPodAffinityTerm)
+                 else _fold_term(t, labels) for t in terms)
 
 
 def _terms(loc: Any, aff: dict, kind: str, it: Any) -> Tuple[Tuple[PodAffinityTerm, ...], Tuple[WeightedPodAffinityTerm, ...]]:

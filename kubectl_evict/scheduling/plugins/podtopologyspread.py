@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple
 
-from kubectl_evict.model import LabelSelector, Node, Pod, SpreadConstraint
+from kubectl_evict.model import LabelSelector, Node, Pod, SpreadConstraint, Taint
 from kubectl_evict.scheduling.framework import (OK, PER_NODE, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
                                                 effective_taints, unresolvable, unschedulable)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod
 from kubectl_evict.scheduling.plugins.tainttoleration import first_untolerated
+from kubectl_evict.scheduling.tolerations import UNSCHEDULABLE
 
 MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 SKEW = "node(s) didn't match pod topology spread constraints"
@@ -43,12 +44,22 @@ class _Item(NamedTuple):
 
 
 def node_passes_policies(cs: ClusterState, pod: Pod, c: SpreadConstraint, node: Node) -> bool:
-    """`matchNodeInclusionPolicies`."""
+    """`matchNodeInclusionPolicies`. A cordoned node (in the snapshot, or by the plan) carries
+    node.kubernetes.io/unschedulable:NoSchedule, which the node lifecycle controller adds to every
+    node with spec.unschedulable (semantics.md F2): under nodeTaintsPolicy Honor it is no domain
+    unless the pod tolerates that taint."""
     if c.node_affinity_policy == "Honor" and not node_matches_pod(pod, node).match:
         return False
-    if c.node_taints_policy == "Honor" and first_untolerated(effective_taints(node), pod.tolerations) is not None:
-        return False
+    if c.node_taints_policy == "Honor":
+        taints = effective_taints(node)
+        if node.unschedulable or node.name in cs.cordoned:
+            taints += (_CORDON_TAINT,)
+        if first_untolerated(taints, pod.tolerations) is not None:
+            return False
     return True
+
+
+_CORDON_TAINT = Taint(UNSCHEDULABLE, "", "NoSchedule")
 
 
 def counted_items(cs: ClusterState, pod: Pod, constraints: Tuple[SpreadConstraint, ...],
@@ -61,7 +72,7 @@ def counted_items(cs: ClusterState, pod: Pod, constraints: Tuple[SpreadConstrain
                      c.node_affinity_policy, c.node_taints_policy,
                      (tuple(sorted(pod.node_selector.items())), pod.required_affinity)
                      if c.node_affinity_policy == "Honor" else None,
-                     pod.tolerations if c.node_taints_policy == "Honor" else None)
+                     (pod.tolerations, cs.cordoned) if c.node_taints_policy == "Honor" else None)
         memo = cs.cache.get(cache_key)
         if memo is None:
             need = keys if require_all_keys else (c.topology_key,)
