@@ -384,16 +384,38 @@ def test_apply_refuses_an_upgrade_plan(tmp_path):
     assert got.returncode == 1 and "node-pool upgrade" in got.stderr and got.stderr.startswith("error: ")
 
 
-@pytest.mark.parametrize("provider,args,code,words", [
-    ("eks", [], 3, "stalls 15m on unreachable node/p1 then EKS fails the update"),
-    ("gke", [], 0, "batch 1 stalls 1h on unreachable node/p1 then GKE deletes the pods"),
+@pytest.mark.parametrize("provider,args,ready,code,words", [
+    ("eks", [], "Unknown", 3, "stalls 15m on unreachable node/p1 then EKS fails the update"),
+    ("gke", [], "Unknown", 0, "batch 1 stalls 1h on unreachable node/p1 then GKE deletes the pods"),
+    ("generic", [], "Unknown", 3, "never finishes: batch 1 of 4 stalls on unreachable node/p1"),
+    # Cluster API waits on a NotReady (Ready=False) node's pods like kubectl drain: only Unknown
+    # is "unreachable" to it (util/noderefutil IsNodeUnreachable)
+    ("capi", [], "False", 3, "never finishes: batch 1 of 4 stalls on unreachable node/p1"),
 ])
-def test_an_unreachable_node_stalls_its_batch(tmp_path, provider, args, code, words):
+def test_an_unreachable_node_stalls_its_batch(tmp_path, provider, args, ready, code, words):
     """The Eviction API accepts, but no kubelet confirms the deletion: the drain never finishes."""
     items = pool_cluster()
-    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready=ready)
     got, plan = upgrade(write(tmp_path, items), "--provider", provider, *args)
     assert got == code and words in plan["verdict"], plan["verdict"]
+
+
+@pytest.mark.parametrize("args", [[], ["--drain-timeout", "10m"]])
+def test_cluster_api_does_not_wait_on_an_unreachable_nodes_pods(tmp_path, args):
+    """cluster-api `internal/controllers/machine/machine_controller.go` drainNode: when the Node's
+    Ready condition is Unknown ("Kubelet is unreachable, pods will never disappear") the drainer
+    gets GracePeriodSeconds 1 and SkipWaitForDeleteTimeoutSeconds 1: web-1 is still evicted through
+    the Eviction API, with a 1 s grace period, and the drain completes instead of stalling (with no
+    nodeDrainTimeout: forever) or running into the timeout."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    got, plan = upgrade(write(tmp_path, items), "--provider", "capi", *args)
+    assert got == 0, plan["verdict"]
+    assert plan["blocked"] == [] and {n["outcome"] for n in plan["nodes"]} == {"upgraded"}
+    evicts = {a["pod"]: a for a in plan["actions"] if a["type"] == "evict"}
+    assert evicts["web-1"]["gracePeriodSeconds"] == 1 and evicts["web-1"]["at"] == 0
+    assert [evicts["web-%d" % i]["gracePeriodSeconds"] for i in (2, 3, 4)] == [None, None, None]
+    assert not [a for a in plan["actions"] if a["type"] == "delete"]
 
 
 def test_a_forced_drain_leaves_daemonset_pods_to_their_node(tmp_path):

@@ -163,6 +163,11 @@ class DrainRun:
         """The pods on node `name` when its drain starts (upgrade adds replacements that landed there)."""
         return self.s.pods_on(name)
 
+    def node_settings(self, name: str) -> DrainSettings:
+        """The drain settings for node `name`: the user's flags here; upgrade overrides them where
+        the provider's drainer changes them for one node (Cluster API on an unreachable node)."""
+        return self.cfg
+
     def block(self, pod: Pod, reason: str, kind: str) -> None:
         self.b.block(pod, _BLOCK_CODES[kind], reason)
         cats = self.node_stats[pod.node_name]["blocked"]
@@ -229,7 +234,7 @@ class DrainRun:
         errors: List[Tuple[str, Pod]] = []
         warnings: List[Tuple[str, Pod]] = []
         deletable: List[Pod] = []
-        flags = self.cfg.filters
+        flags = self.node_settings(name).filters
         for pod in self.pods_of(name):
             if self.cfg.pod_selector is not None and not label_selector_matches(self.cfg.pod_selector, pod.labels):
                 self.b.skip(pod, "not-selected", "not selected by --pod-selector: kubectl drain leaves it running")
@@ -330,7 +335,8 @@ class DrainRun:
             reason += "; its replacement is never created"     # a lower ordinal's never runs: nothing to place
         elif problem:
             reason += "; its replacement fits no node"
-        grace = None if self.cfg.grace_period < 0 else self.cfg.grace_period
+        cfg = self.node_settings(pod.node_name)
+        grace = None if cfg.grace_period < 0 else cfg.grace_period
         common = dict(namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name, at=at,
                       grace_period_seconds=grace, target=target, candidates=self.candidates.pop(pod.key, ()),
                       rule=RULE, reason=reason)
@@ -338,7 +344,7 @@ class DrainRun:
             self.b.action("delete", by=USER, force=grace == 0, **common)
         else:
             self.b.action("evict", by=USER, **common)
-        skip_wait = self.cfg.filters.skip_wait_for_delete_timeout
+        skip_wait = cfg.filters.skip_wait_for_delete_timeout
         if self.unreachable(pod.node_name) and skip_wait <= 0:
             self.block(pod, self.unreachable_reason(pod, target), "unreachable")
         elif self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":

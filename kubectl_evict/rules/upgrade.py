@@ -14,10 +14,10 @@ Models the rolling replacement of a node pool by
   Schedule, the default; with Cordon the node is quarantined and the rest upgraded),
 - Cluster API MachineDeployment RollingUpdate (maxSurge 1 rounded up, maxUnavailable 0 rounded down;
   the Machine controller drains without a time limit unless nodeDrainTimeout is set, after which it
-  deletes the Machine anyway),
+  deletes the Machine anyway; an unreachable node's terminating pods are not waited for),
 - `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
   `kubectl drain --timeout` does).
-The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C2) are in the README's `upgrade`
+The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C3) are in the README's `upgrade`
 section (provider documentation as read in 2026-11); `tests/test_upgrade.py::PROVIDER_FACTS` pins
 them. Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
 kube-scheduler releases that module names, chosen by the cluster's version as there.
@@ -52,6 +52,8 @@ HOSTNAME = "kubernetes.io/hostname"
 EKS_TAINT = "eks.amazonaws.com/nodegroup"
 AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
 EKS_MAX_UNAVAILABLE = 100     # updateConfig's quota (E1)
+# Cluster API's drain of an unreachable node (Ready Unknown): grace period and skip-wait, seconds (C3)
+CAPI_UNREACHABLE_SECONDS = 1
 # Taints a component puts on one existing node for its state, which a node newly created from
 # the pool's template does not carry: cloud-provider `api/well_known_taints.go` (uninitialized,
 # removed once the cloud controller has initialized the node; shutdown), cluster-autoscaler
@@ -255,6 +257,18 @@ class UpgradeRun(DrainRun):
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
+    def node_settings(self, name: str) -> DrainSettings:
+        """Cluster API's Machine controller drains a node whose Ready condition is Unknown with a
+        grace period of 1 s and stops waiting for pods deleted more than 1 s ago
+        (`internal/controllers/machine/machine_controller.go` drainNode: IsNodeUnreachable ->
+        GracePeriodSeconds 1, SkipWaitForDeleteTimeoutSeconds 1; "Kubelet is unreachable, pods
+        will never disappear"), so its evictions still go through the Eviction API (PDBs apply)
+        but its drain does not wait on pods that never finish terminating."""
+        if self.up.provider == "capi" and self.s.nodes[name].ready_status == "Unknown":
+            return self.cfg.set(grace_period=CAPI_UNREACHABLE_SECONDS, filters=self.cfg.filters.set(
+                skip_wait_for_delete_timeout=CAPI_UNREACHABLE_SECONDS))
+        return self.cfg
+
     def pods_of(self, name: str) -> Sequence[Pod]:
         """The node's own pods plus the replacements that landed on it in earlier batches."""
         own = list(self.s.pods_on(name))
@@ -295,6 +309,10 @@ class UpgradeRun(DrainRun):
         pods: List[Pod] = []
         for name in nodes:
             self.node_stats[name]["start"] = wave
+            if self.node_settings(name) is not self.cfg:
+                self.b.note("node/%s is unreachable (Ready=Unknown): Cluster API drains it with a grace period of "
+                            "%ds and stops waiting for pods deleted more than %ds ago (PDBs still apply to the "
+                            "evictions)" % (name, CAPI_UNREACHABLE_SECONDS, CAPI_UNREACHABLE_SECONDS))
             pods.extend(self.filter_node(name, drain_start))
         for name in nodes:
             self.waiting.discard(name)    # a replacement let back onto it is not evicted again
