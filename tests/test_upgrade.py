@@ -570,3 +570,23 @@ def test_new_nodes_do_not_copy_the_templates_own_state_taints(tmp_path, taint):
     items.append(pod("plain", "p2", owner=("ReplicaSet", "plain"), labels={"app": "plain"}))
     code, plan = upgrade(write(tmp_path, items), "--surge-like", "p1")
     assert code == 4 and [e["pod"] for e in plan["shortfall"]] == ["plain"]
+
+
+@pytest.mark.parametrize("provider,args", [
+    ("generic", []),
+    # the upgrade fails in batch 1: the nodes never reached still get their row
+    ("eks", []),
+])
+def test_timeline_has_one_row_per_node(tmp_path, provider, args):
+    """Issue 26: `-o timeline` has one row per node, old and new (README: old nodes until they are
+    removed, new ones from when they join). p1 is already cordoned and runs no pod, so no action
+    names it; it is still upgraded (removed)."""
+    items = pool_cluster(stall=provider == "eks")
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", unschedulable=True)
+    items = [i for i in items if not (i["kind"] == "Pod" and i["spec"]["nodeName"] == "p1" and provider != "eks")]
+    path = write(tmp_path, items)
+    _, plan = upgrade(path, "--provider", provider, *args)
+    res = run_cli("-f", path, "-o", "timeline", "upgrade", "-l", "pool=a", "--provider", provider, *args)
+    rows = [line.split()[0] for line in res.stdout.splitlines() if line.startswith("node/")]
+    want = [n["node"] for n in plan["nodes"]] + [n["node"] for n in plan["newNodes"]]
+    assert sorted(rows) == sorted("node/" + n for n in want), res.stdout
