@@ -213,6 +213,19 @@ def test_aks_undrainable_node_behavior(tmp_path, args, nodes, verdict):
         assert labels == []
 
 
+@pytest.mark.parametrize("args,end", [
+    # A2 (UndrainableNodeBehavior Cordon): "A surge node will be retained for each blocked node ...
+    # If there are enough surge nodes to replace blocked nodes, then the upgrade operation and the
+    # managed cluster will be in failed state. Otherwise, ... in canceled state."
+    (["--max-surge", "1"], "the upgrade ends Failed after"),
+    (["--max-surge", "0", "--max-unavailable", "1"], "the upgrade ends Canceled (1 node quarantined, max surge 0"),
+])
+def test_aks_cordon_ends_canceled_without_a_surge_node_to_keep(tmp_path, args, end):
+    code, plan = upgrade(write(tmp_path, pool_cluster(stall=True)), "--provider", "aks",
+                         "--undrainable-node-behavior", "cordon", *args)
+    assert code == 3 and end in plan["verdict"], plan["verdict"]
+
+
 def test_undrainable_node_behavior_is_aks_only(tmp_path):
     res = run_cli("-f", write(tmp_path, pool_cluster()), "upgrade", "-l", "pool=a", "--provider", "gke",
                   "--undrainable-node-behavior", "cordon")

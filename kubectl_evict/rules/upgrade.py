@@ -612,11 +612,15 @@ class UpgradeRun(DrainRun):
         if stopped is None and quarantined:
             names = [x for b in quarantined for x in b.quarantined]
             b = quarantined[0]
+            # A2: a surge node is retained for each blocked node; "if there are enough surge nodes to
+            # replace blocked nodes" the upgrade ends failed, "otherwise" canceled
+            state = "Failed" if len(names) <= up.max_surge else "Canceled (%s, max surge %d: too few surge nodes to " \
+                "replace them)" % (_plural(len(names), "node quarantined", "nodes quarantined"), up.max_surge)
             text = ("fails: AKS quarantines %s (batch %d stalls %s on %s; undrainableNodeBehavior Cordon: cordoned, "
-                    "labelled %s=Quarantined, not upgraded) and upgrades the rest; the upgrade ends Failed after ~%s "
+                    "labelled %s=Quarantined, not upgraded) and upgrades the rest; the upgrade ends %s after ~%s "
                     "(%d of %d nodes upgraded)" % (
                         ", ".join("node/%s" % x for x in names[:5]) + (", ..." if len(names) > 5 else ""), b.number,
-                        format_seconds(up.drain_timeout or 0), b.stall, AKS_QUARANTINE,
+                        format_seconds(up.drain_timeout or 0), b.stall, AKS_QUARANTINE, state,
                         format_seconds(batches[-1].end or 0), upgraded, total))
         elif stopped is None:
             end = batches[-1].end if batches else 0.0
