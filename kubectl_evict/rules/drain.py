@@ -152,6 +152,10 @@ class DrainRun:
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
         self.unchecked_daemonsets = 0  # DaemonSet pods whose DaemonSet's existence the input cannot tell
+        # upgrade: when the provider gives up on the drain (plan time); the pods whose PDB wave would
+        # come at or after it are never evicted, and go to `cut_off` with when they would have been
+        self.deadline: Optional[float] = None
+        self.cut_off: List[Tuple[Pod, float]] = []
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -491,6 +495,9 @@ class DrainRun:
                 break
             nxt = [self.budget(pdb_cache[p.key][0]).pending_after(wave) for p in deferred]
             wave = min(w for w in nxt if w is not None)
+            if self.deadline is not None and self.at(wave) >= self.deadline:
+                self.cut_off.extend((p, self.at(w if w is not None else wave)) for p, w in zip(deferred, nxt))
+                break
             pending = deferred
         return last
 

@@ -414,16 +414,20 @@ class UpgradeRun(DrainRun):
             self.offset = drain_start - wave * ps
             self.retry_pending(new, drain_start, wave, batch.nodes)
             first_block = len(self.b.blocked)
+            limit = up.drain_timeout
+            # a provider that fails the upgrade (or quarantines the node) at its timeout stops the
+            # drain there: the PDB waves after it never come (a forcing one deletes those pods, below)
+            self.deadline = drain_start + limit if limit is not None and up.on_timeout != "force" else None
+            del self.cut_off[:]
             last = self.drain_batch(batch.nodes, drain_start, wave)
             batch.evicted = sum(self.node_stats[n]["evicted"] for n in batch.nodes)
             batch.waves = last - wave + 1 if last >= wave else 0
             end = self.at(last) + ps if last >= wave else drain_start
             held = [e for e in self.b.blocked[first_block:] if e.node in batch.nodes]
-            limit = up.drain_timeout
-            late = []
+            late = list(self.cut_off)
             if limit is not None:
-                late = [(p, at) for n in batch.nodes for p, at in self.node_stats[n].get("evictions", ())
-                        if at - drain_start >= limit]
+                late += [(p, at) for n in batch.nodes for p, at in self.node_stats[n].get("evictions", ())
+                         if at - drain_start >= limit]
             if held or late:
                 batch.blockers = self._blockers(held, late)
                 batch.stall = ", ".join(batch.blockers)
