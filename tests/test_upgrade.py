@@ -361,6 +361,9 @@ def test_every_real_capture_upgrades_without_an_error(capture, provider):
     # EKS updateConfig: "The maximum number is 100" (a quota of 100 nodes, E1)
     (["-l", "pool=a", "--provider", "eks", "--max-unavailable", "101"], 1, "at most 100 nodes"),
     (["-l", "pool=a", "--surge-label", "no-equals"], 1, "--surge-label"),
+    # the kubelet sets kubernetes.io/hostname to each node's own name (well-known label)
+    (["-l", "pool=a", "--surge-label", "kubernetes.io/hostname=same"], 1,
+     "error: --surge-label: 'kubernetes.io/hostname=same': kubernetes.io/hostname is each node's own"),
     (["-l", "pool=a", "--apply"], 2, "carried out by the provider"),
     (["-l", "pool=a", "--provider", "openstack"], 2, "--provider"),
     (["-l", "pool=a", "--drain-timeout", "soon"], 1, "--drain-timeout"),
