@@ -629,3 +629,20 @@ def test_timeline_has_one_row_per_node(tmp_path, provider, args):
     rows = [line.split()[0] for line in res.stdout.splitlines() if line.startswith("node/")]
     want = [n["node"] for n in plan["nodes"]] + [n["node"] for n in plan["newNodes"]]
     assert sorted(rows) == sorted("node/" + n for n in want), res.stdout
+
+
+@pytest.mark.parametrize("startup,verdict", [
+    # batches end at +30s, +60s, +1m30s (each removal 30 s after its eviction); p1-surge-3 joins
+    # once p3 is gone (+1m30s) and big-3's Pending replacement is Ready 30 s (--pod-startup) later
+    ("0s", "finishes in ~2m in 3 batches"),
+    # with a 2 m boot: batches end at +30s, +3m, +5m30s; p1-surge-3 Ready at +7m30s, big-3 at +8m
+    ("2m", "finishes in ~8m in 3 batches"),
+])
+def test_the_upgrade_finishes_when_the_last_new_node_and_its_pods_are_ready(tmp_path, startup, verdict):
+    """With no surge left the last removed node's replacement joins after the last batch (README,
+    `upgrade`): the rollout is not done until that node is Ready (Cluster API: the MachineSet's new
+    Machine available, C1) and the replacement Pending for it runs there; before, the verdict's
+    time stopped at the last node's removal (+1m30s, +5m30s)."""
+    code, plan = upgrade(write(tmp_path, full_pool(3, False)), "--provider", "capi", "--max-surge", "0",
+                         "--max-unavailable", "1", "--node-startup", startup)
+    assert code == 0 and plan["verdict"].startswith(verdict), plan["verdict"]

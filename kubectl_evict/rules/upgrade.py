@@ -470,14 +470,20 @@ class UpgradeRun(DrainRun):
             wave = max(wave, last + 1)
             t = end
         self.b.batch = None
+        self.finish = batches[-1].end if batches else 0.0
         if stopped is None and batches and joined < len(self.pool):
             # no surge left for the last removals (max surge 0, EKS's minimal strategy): their
-            # replacements join once they are gone, so the pool ends with one new node per old one
+            # replacements join once they are gone, so the pool ends with one new node per old one;
+            # the upgrade is done once they are Ready (a MachineDeployment's rollout once its new
+            # Machines are available) and the replacements waiting for them are Ready too
             batches[-1].after = self.new_names[joined:len(self.pool)]
             self.placer.settle()
             self.placer.include(batches[-1].after)
             self.b.batch = batches[-1].number
-            self.retry_pending(batches[-1].after, (batches[-1].end or 0.0) + up.node_startup, wave)
+            ready_at = (batches[-1].end or 0.0) + up.node_startup
+            before = len(self.landed_later)
+            self.retry_pending(batches[-1].after, ready_at, wave)
+            self.finish = ready_at + (ps if len(self.landed_later) > before else 0.0)
             self.b.batch = None
         self.record_landed_later()
         self.inputs_missing()
@@ -625,9 +631,9 @@ class UpgradeRun(DrainRun):
                     "(%d of %d nodes upgraded)" % (
                         ", ".join("node/%s" % x for x in names[:5]) + (", ..." if len(names) > 5 else ""), b.number,
                         format_seconds(up.drain_timeout or 0), b.stall, AKS_QUARANTINE, state,
-                        format_seconds(batches[-1].end or 0), upgraded, total))
+                        format_seconds(self.finish or 0), upgraded, total))
         elif stopped is None:
-            end = batches[-1].end if batches else 0.0
+            end = self.finish
             text = "finishes in ~%s in %s" % (format_seconds(end or 0), _plural(n, "batch", "batches"))
             if forced:
                 b = forced[0]
