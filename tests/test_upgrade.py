@@ -416,6 +416,25 @@ def test_an_unreachable_node_stalls_its_batch(tmp_path, provider, args, ready, c
     assert got == code and words in plan["verdict"], plan["verdict"]
 
 
+@pytest.mark.parametrize("provider,args", [("gke", []), ("eks", ["--force-upgrade"]), ("aks", ["--force-upgrade"])])
+def test_a_forced_unreachable_pod_is_replaced_once(tmp_path, provider, args):
+    """web-1 on the unreachable p1 is evicted at +0s: it gets a deletionTimestamp and its
+    ReplicaSet replaces it at once (a terminating pod is not active: kubernetes
+    `pkg/controller/controller_utils.go` IsPodActive). When the provider's timeout runs out the
+    node goes and the object with it, but nothing is created again: one replacement, on the node
+    the eviction placed it, and web-1 moved once (before: a second replacement, and web-1 listed
+    as moved twice, from p1 and p1)."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    code, plan = upgrade(write(tmp_path, items), "--provider", provider, *args)
+    assert code == 0, plan["verdict"]
+    web1 = [(a["type"], a["target"]) for a in plan["actions"] if a.get("pod") == "web-1"]
+    assert [t for t, _ in web1] == ["evict", "delete"] and web1[0][1] == web1[1][1] is not None
+    assert plan["movedMoreThanOnce"] == []
+    targets = [a["target"] for a in plan["actions"] if a["type"] == "evict"]
+    assert len(targets) == len(set(targets)) == 4     # one new node each: none took two replacements
+
+
 @pytest.mark.parametrize("args", [[], ["--drain-timeout", "10m"]])
 def test_cluster_api_does_not_wait_on_an_unreachable_nodes_pods(tmp_path, args):
     """cluster-api `internal/controllers/machine/machine_controller.go` drainNode: when the Node's

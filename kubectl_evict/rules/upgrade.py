@@ -595,11 +595,20 @@ class UpgradeRun(DrainRun):
                                 pod.node_name, prov.title, "; the DaemonSet controller starts its pod on each new "
                                 "node" if pod.controller_kind == "DaemonSet" else ""))
                 continue
-            self.placer.terminate([pod])
-            target, problem = self.land(pod, at)
-            path = self.evictions.setdefault(pod.key, [])
-            path.append(pod.node_name)
             reason = how
+            evicted = e.code == "node-unreachable"   # the Eviction API accepted it; it stays Terminating
+            if evicted and pod.controller_kind != "StatefulSet":
+                # its controller replaced it when it was evicted (a terminating pod no longer
+                # counts): the node's removal deletes the object, nothing is created again
+                target, problem = self._evicted_target(pod), ""
+                reason += "; it was evicted at the drain's start and stays Terminating on the unreachable node, " \
+                          "whose removal deletes it: its replacement was created then"
+            else:
+                # a StatefulSet creates the same-named pod only once the old one is gone
+                self.placer.terminate([pod])
+                target, problem = self.land(pod, at)
+            if not evicted:
+                self.evictions.setdefault(pod.key, []).append(pod.node_name)
             if problem:
                 reason += "; its replacement fits no node"
                 self.short(pod, "no-node-fits", "deleted, but its replacement has nowhere to go: %s" % problem)
@@ -607,6 +616,14 @@ class UpgradeRun(DrainRun):
                           at=at, grace_period_seconds=None, target=target, force=False, rule=RULE, reason=reason)
             deleted += 1
         return at + float(self.cfg.pod_startup), deleted
+
+    def _evicted_target(self, pod: Pod) -> Optional[str]:
+        """Where the replacement of `pod`, evicted earlier in this batch, was placed."""
+        for a in self.b.actions:
+            if a.type == "evict" and a.batch == self.b.batch and (a.namespace, a.pod, a.node, a.uid) == (
+                    pod.namespace, pod.name, pod.node_name, pod.uid):
+                return a.target
+        return None
 
     # -- the report --------------------------------------------------------------------------------
 
