@@ -511,17 +511,17 @@ def test_pdb_waves_past_a_forcing_timeout_are_deleted_at_the_timeout(tmp_path, p
     assert {n["end"] for n in plan["nodes"]} == {last + 30}
 
 
-@pytest.mark.parametrize("provider,args,outcomes", [
+@pytest.mark.parametrize("provider,args,outcome", [
     # EKS (E1): pods that do not leave within the timeout fail the update: the drain stops there
-    ("eks", ["--max-unavailable", "3"], {"failed"}),
+    ("eks", ["--max-unavailable", "3"], "failed"),
     # AKS (A1, A2): past drainTimeoutInMinutes the upgrade fails (Schedule) or the node is
     # quarantined, "cordoned" with the pods it still runs (Cordon)
-    ("aks", ["--max-surge", "3"], {"failed"}),
-    ("aks", ["--max-surge", "3", "--undrainable-node-behavior", "cordon"], {"upgraded", "quarantined"}),
+    ("aks", ["--max-surge", "3"], "failed"),
+    ("aks", ["--max-surge", "3", "--undrainable-node-behavior", "cordon"], "quarantined"),
     # kubectl drain --timeout: "global timeout reached", kubectl gives up on the node
-    ("generic", ["--max-surge", "3"], {"failed"}),
+    ("generic", ["--max-surge", "3"], "failed"),
 ])
-def test_pdb_waves_past_a_failing_timeout_are_never_evicted(tmp_path, provider, args, outcomes):
+def test_pdb_waves_past_a_failing_timeout_are_never_evicted(tmp_path, provider, args, outcome):
     """The third PDB wave (web-3, +60s) comes after the 45 s timeout: a provider that gives up at
     the timeout never evicts web-3 (before: its eviction was planned at +60s, after the upgrade had
     failed or the node was quarantined with its pods, and counted in the workload's lowest point)."""
@@ -530,7 +530,7 @@ def test_pdb_waves_past_a_failing_timeout_are_never_evicted(tmp_path, provider, 
     assert [(a["pod"], a["at"]) for a in plan["actions"] if a["type"] in ("evict", "delete")] == [
         ("web-1", 0), ("web-2", 30)]
     assert [(e["pod"], e["code"]) for e in plan["blocked"]] == [("web-3", "drain-timeout")]
-    assert {n["outcome"] for n in plan["nodes"]} == outcomes
+    assert [n["outcome"] for n in plan["nodes"] if n["node"] == "p3"] == [outcome]
     assert all(a["at"] <= 45 for a in plan["actions"])
 
 
