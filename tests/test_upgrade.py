@@ -213,6 +213,19 @@ def test_aks_undrainable_node_behavior(tmp_path, args, nodes, verdict):
         assert labels == []
 
 
+@pytest.mark.parametrize("args,end", [
+    # A2 (UndrainableNodeBehavior Cordon): "A surge node will be retained for each blocked node ...
+    # If there are enough surge nodes to replace blocked nodes, then the upgrade operation and the
+    # managed cluster will be in failed state. Otherwise, ... in canceled state."
+    (["--max-surge", "1"], "the upgrade ends Failed after"),
+    (["--max-surge", "0", "--max-unavailable", "1"], "the upgrade ends Canceled (1 node quarantined, max surge 0"),
+])
+def test_aks_cordon_ends_canceled_without_a_surge_node_to_keep(tmp_path, args, end):
+    code, plan = upgrade(write(tmp_path, pool_cluster(stall=True)), "--provider", "aks",
+                         "--undrainable-node-behavior", "cordon", *args)
+    assert code == 3 and end in plan["verdict"], plan["verdict"]
+
+
 def test_undrainable_node_behavior_is_aks_only(tmp_path):
     res = run_cli("-f", write(tmp_path, pool_cluster()), "upgrade", "-l", "pool=a", "--provider", "gke",
                   "--undrainable-node-behavior", "cordon")
@@ -348,6 +361,9 @@ def test_every_real_capture_upgrades_without_an_error(capture, provider):
     # EKS updateConfig: "The maximum number is 100" (a quota of 100 nodes, E1)
     (["-l", "pool=a", "--provider", "eks", "--max-unavailable", "101"], 1, "at most 100 nodes"),
     (["-l", "pool=a", "--surge-label", "no-equals"], 1, "--surge-label"),
+    # the kubelet sets kubernetes.io/hostname to each node's own name (well-known label)
+    (["-l", "pool=a", "--surge-label", "kubernetes.io/hostname=same"], 1,
+     "error: --surge-label: 'kubernetes.io/hostname=same': kubernetes.io/hostname is each node's own"),
     (["-l", "pool=a", "--apply"], 2, "carried out by the provider"),
     (["-l", "pool=a", "--provider", "openstack"], 2, "--provider"),
     (["-l", "pool=a", "--drain-timeout", "soon"], 1, "--drain-timeout"),
@@ -384,16 +400,57 @@ def test_apply_refuses_an_upgrade_plan(tmp_path):
     assert got.returncode == 1 and "node-pool upgrade" in got.stderr and got.stderr.startswith("error: ")
 
 
-@pytest.mark.parametrize("provider,args,code,words", [
-    ("eks", [], 3, "stalls 15m on unreachable node/p1 then EKS fails the update"),
-    ("gke", [], 0, "batch 1 stalls 1h on unreachable node/p1 then GKE deletes the pods"),
+@pytest.mark.parametrize("provider,args,ready,code,words", [
+    ("eks", [], "Unknown", 3, "stalls 15m on unreachable node/p1 then EKS fails the update"),
+    ("gke", [], "Unknown", 0, "batch 1 stalls 1h on unreachable node/p1 then GKE deletes the pods"),
+    ("generic", [], "Unknown", 3, "never finishes: batch 1 of 4 stalls on unreachable node/p1"),
+    # Cluster API waits on a NotReady (Ready=False) node's pods like kubectl drain: only Unknown
+    # is "unreachable" to it (util/noderefutil IsNodeUnreachable)
+    ("capi", [], "False", 3, "never finishes: batch 1 of 4 stalls on unreachable node/p1"),
 ])
-def test_an_unreachable_node_stalls_its_batch(tmp_path, provider, args, code, words):
+def test_an_unreachable_node_stalls_its_batch(tmp_path, provider, args, ready, code, words):
     """The Eviction API accepts, but no kubelet confirms the deletion: the drain never finishes."""
     items = pool_cluster()
-    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready=ready)
     got, plan = upgrade(write(tmp_path, items), "--provider", provider, *args)
     assert got == code and words in plan["verdict"], plan["verdict"]
+
+
+@pytest.mark.parametrize("provider,args", [("gke", []), ("eks", ["--force-upgrade"]), ("aks", ["--force-upgrade"])])
+def test_a_forced_unreachable_pod_is_replaced_once(tmp_path, provider, args):
+    """web-1 on the unreachable p1 is evicted at +0s: it gets a deletionTimestamp and its
+    ReplicaSet replaces it at once (a terminating pod is not active: kubernetes
+    `pkg/controller/controller_utils.go` IsPodActive). When the provider's timeout runs out the
+    node goes and the object with it, but nothing is created again: one replacement, on the node
+    the eviction placed it, and web-1 moved once (before: a second replacement, and web-1 listed
+    as moved twice, from p1 and p1)."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    code, plan = upgrade(write(tmp_path, items), "--provider", provider, *args)
+    assert code == 0, plan["verdict"]
+    web1 = [(a["type"], a["target"]) for a in plan["actions"] if a.get("pod") == "web-1"]
+    assert [t for t, _ in web1] == ["evict", "delete"] and web1[0][1] == web1[1][1] is not None
+    assert plan["movedMoreThanOnce"] == []
+    targets = [a["target"] for a in plan["actions"] if a["type"] == "evict"]
+    assert len(targets) == len(set(targets)) == 4     # one new node each: none took two replacements
+
+
+@pytest.mark.parametrize("args", [[], ["--drain-timeout", "10m"]])
+def test_cluster_api_does_not_wait_on_an_unreachable_nodes_pods(tmp_path, args):
+    """cluster-api `internal/controllers/machine/machine_controller.go` drainNode: when the Node's
+    Ready condition is Unknown ("Kubelet is unreachable, pods will never disappear") the drainer
+    gets GracePeriodSeconds 1 and SkipWaitForDeleteTimeoutSeconds 1: web-1 is still evicted through
+    the Eviction API, with a 1 s grace period, and the drain completes instead of stalling (with no
+    nodeDrainTimeout: forever) or running into the timeout."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    got, plan = upgrade(write(tmp_path, items), "--provider", "capi", *args)
+    assert got == 0, plan["verdict"]
+    assert plan["blocked"] == [] and {n["outcome"] for n in plan["nodes"]} == {"upgraded"}
+    evicts = {a["pod"]: a for a in plan["actions"] if a["type"] == "evict"}
+    assert evicts["web-1"]["gracePeriodSeconds"] == 1 and evicts["web-1"]["at"] == 0
+    assert [evicts["web-%d" % i]["gracePeriodSeconds"] for i in (2, 3, 4)] == [None, None, None]
+    assert not [a for a in plan["actions"] if a["type"] == "delete"]
 
 
 def test_a_forced_drain_leaves_daemonset_pods_to_their_node(tmp_path):
@@ -452,6 +509,29 @@ def test_pdb_waves_past_a_forcing_timeout_are_deleted_at_the_timeout(tmp_path, p
     # the batch ends once the last replacement (evicted or deleted) is Ready, 30 s later
     last = max(at for _, _, at in pods)
     assert {n["end"] for n in plan["nodes"]} == {last + 30}
+
+
+@pytest.mark.parametrize("provider,args,outcome", [
+    # EKS (E1): pods that do not leave within the timeout fail the update: the drain stops there
+    ("eks", ["--max-unavailable", "3"], "failed"),
+    # AKS (A1, A2): past drainTimeoutInMinutes the upgrade fails (Schedule) or the node is
+    # quarantined, "cordoned" with the pods it still runs (Cordon)
+    ("aks", ["--max-surge", "3"], "failed"),
+    ("aks", ["--max-surge", "3", "--undrainable-node-behavior", "cordon"], "quarantined"),
+    # kubectl drain --timeout: "global timeout reached", kubectl gives up on the node
+    ("generic", ["--max-surge", "3"], "failed"),
+])
+def test_pdb_waves_past_a_failing_timeout_are_never_evicted(tmp_path, provider, args, outcome):
+    """The third PDB wave (web-3, +60s) comes after the 45 s timeout: a provider that gives up at
+    the timeout never evicts web-3 (before: its eviction was planned at +60s, after the upgrade had
+    failed or the node was quarantined with its pods, and counted in the workload's lowest point)."""
+    code, plan = upgrade(write(tmp_path, waves_cluster()), "--provider", provider, "--drain-timeout", "45s", *args)
+    assert code == 3, plan["verdict"]
+    assert [(a["pod"], a["at"]) for a in plan["actions"] if a["type"] in ("evict", "delete")] == [
+        ("web-1", 0), ("web-2", 30)]
+    assert [(e["pod"], e["code"]) for e in plan["blocked"]] == [("web-3", "drain-timeout")]
+    assert [n["outcome"] for n in plan["nodes"] if n["node"] == "p3"] == [outcome]
+    assert all(a["at"] <= 45 for a in plan["actions"])
 
 
 @pytest.mark.parametrize("provider,args,late", [
@@ -548,3 +628,40 @@ def test_new_nodes_do_not_copy_the_templates_own_state_taints(tmp_path, taint):
     items.append(pod("plain", "p2", owner=("ReplicaSet", "plain"), labels={"app": "plain"}))
     code, plan = upgrade(write(tmp_path, items), "--surge-like", "p1")
     assert code == 4 and [e["pod"] for e in plan["shortfall"]] == ["plain"]
+
+
+@pytest.mark.parametrize("provider,args", [
+    ("generic", []),
+    # the upgrade fails in batch 1: the nodes never reached still get their row
+    ("eks", []),
+])
+def test_timeline_has_one_row_per_node(tmp_path, provider, args):
+    """Issue 26: `-o timeline` has one row per node, old and new (README: old nodes until they are
+    removed, new ones from when they join). p1 is already cordoned and runs no pod, so no action
+    names it; it is still upgraded (removed)."""
+    items = pool_cluster(stall=provider == "eks")
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", unschedulable=True)
+    items = [i for i in items if not (i["kind"] == "Pod" and i["spec"]["nodeName"] == "p1" and provider != "eks")]
+    path = write(tmp_path, items)
+    _, plan = upgrade(path, "--provider", provider, *args)
+    res = run_cli("-f", path, "-o", "timeline", "upgrade", "-l", "pool=a", "--provider", provider, *args)
+    rows = [line.split()[0] for line in res.stdout.splitlines() if line.startswith("node/")]
+    want = [n["node"] for n in plan["nodes"]] + [n["node"] for n in plan["newNodes"]]
+    assert sorted(rows) == sorted("node/" + n for n in want), res.stdout
+
+
+@pytest.mark.parametrize("startup,verdict", [
+    # batches end at +30s, +60s, +1m30s (each removal 30 s after its eviction); p1-surge-3 joins
+    # once p3 is gone (+1m30s) and big-3's Pending replacement is Ready 30 s (--pod-startup) later
+    ("0s", "finishes in ~2m in 3 batches"),
+    # with a 2 m boot: batches end at +30s, +3m, +5m30s; p1-surge-3 Ready at +7m30s, big-3 at +8m
+    ("2m", "finishes in ~8m in 3 batches"),
+])
+def test_the_upgrade_finishes_when_the_last_new_node_and_its_pods_are_ready(tmp_path, startup, verdict):
+    """With no surge left the last removed node's replacement joins after the last batch (README,
+    `upgrade`): the rollout is not done until that node is Ready (Cluster API: the MachineSet's new
+    Machine available, C1) and the replacement Pending for it runs there; before, the verdict's
+    time stopped at the last node's removal (+1m30s, +5m30s)."""
+    code, plan = upgrade(write(tmp_path, full_pool(3, False)), "--provider", "capi", "--max-surge", "0",
+                         "--max-unavailable", "1", "--node-startup", startup)
+    assert code == 0 and plan["verdict"].startswith(verdict), plan["verdict"]

@@ -12,7 +12,7 @@ from kubectl_evict.errors import InputError
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import global_options, pop_global
 from kubectl_evict.plan import Plan
-from kubectl_evict.rules.upgrade import PROVIDERS, parse_count, plan_upgrade, resolve_settings
+from kubectl_evict.rules.upgrade import HOSTNAME, PROVIDERS, parse_count, plan_upgrade, resolve_settings
 from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
 
 
@@ -26,6 +26,11 @@ def _labels(values: Tuple[str, ...]) -> List[Tuple[str, str]]:
         errs = qualified_name_errors(key) + label_value_errors(value)
         if errs:
             raise InputError("%r: %s" % (text, errs[0]), field="--surge-label")
+        if key == HOSTNAME:
+            # the kubelet labels each node with its own hostname: one value for every new node would
+            # make them one topology domain for hostname-keyed spread and (anti-)affinity
+            raise InputError("%r: %s is each node's own (new nodes get their names)" % (text, HOSTNAME),
+                             field="--surge-label")
         out.append((key, value))
     return out
 

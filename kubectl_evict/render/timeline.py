@@ -153,9 +153,12 @@ def to_timeline(plan: Plan, width: int = 120, source: str = "", ascii: bool = Fa
     joins = {str(n["node"]): float(n["joins"]) for n in plan.extra.get("newNodes", ()) or ()}
     removed = {str(n["node"]): float(n["end"]) for n in plan.extra.get("nodes", ()) or ()
                if n.get("outcome") in ("upgraded", "forced") and n.get("end") is not None}
-    for name in joins:
+    # one row per node of an upgrade, an old node with no action of its own (already cordoned,
+    # no pods) included: it is still removed
+    for name in list(joins) + [str(n["node"]) for n in plan.extra.get("nodes", ()) or ()]:
         by_node.setdefault(name, [])
-    nodes = sorted(by_node, key=lambda n: (min([float(a.at) for a in by_node[n]] + [joins.get(n, math.inf)]), n))
+    nodes = sorted(by_node, key=lambda n: (min([float(a.at) for a in by_node[n]] + [joins.get(n, math.inf),
+                                                                                   removed.get(n, math.inf)]), n))
     zones = [dict(z) for z in plan.extra.get("zones", ()) or ()]
     risky = T.at_risk(plan)
     times = [float(a.at) for a in plan.actions]

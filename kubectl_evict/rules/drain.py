@@ -161,6 +161,10 @@ class DrainRun:
         self.unplaced: Dict[Tuple[str, str], Tuple[Pod, float, Optional[BudgetState], bool]] = {}
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
         self.unchecked_daemonsets = 0  # DaemonSet pods whose DaemonSet's existence the input cannot tell
+        # upgrade: when the provider gives up on the drain (plan time); the pods whose PDB wave would
+        # come at or after it are never evicted, and go to `cut_off` with when they would have been
+        self.deadline: Optional[float] = None
+        self.cut_off: List[Tuple[Pod, float]] = []
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -171,6 +175,11 @@ class DrainRun:
     def pods_of(self, name: str) -> Sequence[Pod]:
         """The pods on node `name` when its drain starts (upgrade adds replacements that landed there)."""
         return self.s.pods_on(name)
+
+    def node_settings(self, name: str) -> DrainSettings:
+        """The drain settings for node `name`: the user's flags here; upgrade overrides them where
+        the provider's drainer changes them for one node (Cluster API on an unreachable node)."""
+        return self.cfg
 
     def block(self, pod: Pod, reason: str, kind: str) -> None:
         self.b.block(pod, _BLOCK_CODES[kind], reason)
@@ -238,7 +247,7 @@ class DrainRun:
         errors: List[Tuple[str, Pod]] = []
         warnings: List[Tuple[str, Pod]] = []
         deletable: List[Pod] = []
-        flags = self.cfg.filters
+        flags = self.node_settings(name).filters
         for pod in self.pods_of(name):
             if self.cfg.pod_selector is not None and not label_selector_matches(self.cfg.pod_selector, pod.labels):
                 self.b.skip(pod, "not-selected", "not selected by --pod-selector: kubectl drain leaves it running")
@@ -356,7 +365,8 @@ class DrainRun:
             reason += "; its replacement is never created"     # a lower ordinal's never runs: nothing to place
         elif problem:
             reason += "; its replacement fits no node"
-        grace = None if self.cfg.grace_period < 0 else self.cfg.grace_period
+        cfg = self.node_settings(pod.node_name)
+        grace = None if cfg.grace_period < 0 else cfg.grace_period
         common = dict(namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name, at=at,
                       grace_period_seconds=grace, target=target, candidates=self.candidates.pop(pod.key, ()),
                       rule=RULE, reason=reason)
@@ -364,7 +374,7 @@ class DrainRun:
             self.b.action("delete", by=USER, force=grace == 0, **common)
         else:
             self.b.action("evict", by=USER, **common)
-        skip_wait = self.cfg.filters.skip_wait_for_delete_timeout
+        skip_wait = cfg.filters.skip_wait_for_delete_timeout
         if self.unreachable(pod.node_name) and skip_wait <= 0:
             self.block(pod, self.unreachable_reason(pod, target), "unreachable")
         elif self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
@@ -567,6 +577,9 @@ class DrainRun:
                 break
             nxt = [self.budget(pdb_cache[p.key][0]).pending_after(wave) for p in deferred]
             wave = min(w for w in nxt if w is not None)
+            if self.deadline is not None and self.at(wave) >= self.deadline:
+                self.cut_off.extend((p, self.at(w if w is not None else wave)) for p, w in zip(deferred, nxt))
+                break
             pending = deferred
         return last
 

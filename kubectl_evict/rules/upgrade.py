@@ -14,10 +14,10 @@ Models the rolling replacement of a node pool by
   Schedule, the default; with Cordon the node is quarantined and the rest upgraded),
 - Cluster API MachineDeployment RollingUpdate (maxSurge 1 rounded up, maxUnavailable 0 rounded down;
   the Machine controller drains without a time limit unless nodeDrainTimeout is set, after which it
-  deletes the Machine anyway),
+  deletes the Machine anyway; an unreachable node's terminating pods are not waited for),
 - `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
   `kubectl drain --timeout` does).
-The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C2) are in the README's `upgrade`
+The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C3) are in the README's `upgrade`
 section (provider documentation as read in 2026-11); `tests/test_upgrade.py::PROVIDER_FACTS` pins
 them. Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
 kube-scheduler releases that module names, chosen by the cluster's version as there.
@@ -52,6 +52,8 @@ HOSTNAME = "kubernetes.io/hostname"
 EKS_TAINT = "eks.amazonaws.com/nodegroup"
 AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
 EKS_MAX_UNAVAILABLE = 100     # updateConfig's quota (E1)
+# Cluster API's drain of an unreachable node (Ready Unknown): grace period and skip-wait, seconds (C3)
+CAPI_UNREACHABLE_SECONDS = 1
 # Taints a component puts on one existing node for its state, which a node newly created from
 # the pool's template does not carry: cloud-provider `api/well_known_taints.go` (uninitialized,
 # removed once the cloud controller has initialized the node; shutdown), cluster-autoscaler
@@ -257,6 +259,18 @@ class UpgradeRun(DrainRun):
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
+    def node_settings(self, name: str) -> DrainSettings:
+        """Cluster API's Machine controller drains a node whose Ready condition is Unknown with a
+        grace period of 1 s and stops waiting for pods deleted more than 1 s ago
+        (`internal/controllers/machine/machine_controller.go` drainNode: IsNodeUnreachable ->
+        GracePeriodSeconds 1, SkipWaitForDeleteTimeoutSeconds 1; "Kubelet is unreachable, pods
+        will never disappear"), so its evictions still go through the Eviction API (PDBs apply)
+        but its drain does not wait on pods that never finish terminating."""
+        if self.up.provider == "capi" and self.s.nodes[name].ready_status == "Unknown":
+            return self.cfg.set(grace_period=CAPI_UNREACHABLE_SECONDS, filters=self.cfg.filters.set(
+                skip_wait_for_delete_timeout=CAPI_UNREACHABLE_SECONDS))
+        return self.cfg
+
     def pods_of(self, name: str) -> Sequence[Pod]:
         """The node's own pods plus the replacements that landed on it in earlier batches."""
         own = list(self.s.pods_on(name))
@@ -297,6 +311,10 @@ class UpgradeRun(DrainRun):
         pods: List[Pod] = []
         for name in nodes:
             self.node_stats[name]["start"] = wave
+            if self.node_settings(name) is not self.cfg:
+                self.b.note("node/%s is unreachable (Ready=Unknown): Cluster API drains it with a grace period of "
+                            "%ds and stops waiting for pods deleted more than %ds ago (PDBs still apply to the "
+                            "evictions)" % (name, CAPI_UNREACHABLE_SECONDS, CAPI_UNREACHABLE_SECONDS))
             pods.extend(self.filter_node(name, drain_start))
         for name in nodes:
             self.waiting.discard(name)    # a replacement let back onto it is not evicted again
@@ -398,16 +416,20 @@ class UpgradeRun(DrainRun):
             self.offset = drain_start - wave * ps
             self.retry_pending(new, drain_start, wave, batch.nodes)
             first_block = len(self.b.blocked)
+            limit = up.drain_timeout
+            # a provider that fails the upgrade (or quarantines the node) at its timeout stops the
+            # drain there: the PDB waves after it never come (a forcing one deletes those pods, below)
+            self.deadline = drain_start + limit if limit is not None and up.on_timeout != "force" else None
+            del self.cut_off[:]
             last = self.drain_batch(batch.nodes, drain_start, wave)
             batch.evicted = sum(self.node_stats[n]["evicted"] for n in batch.nodes)
             batch.waves = last - wave + 1 if last >= wave else 0
             end = self.at(last) + ps if last >= wave else drain_start
             held = [e for e in self.b.blocked[first_block:] if e.node in batch.nodes]
-            limit = up.drain_timeout
-            late = []
+            late = list(self.cut_off)
             if limit is not None:
-                late = [(p, at) for n in batch.nodes for p, at in self.node_stats[n].get("evictions", ())
-                        if at - drain_start >= limit]
+                late += [(p, at) for n in batch.nodes for p, at in self.node_stats[n].get("evictions", ())
+                         if at - drain_start >= limit]
             if held or late:
                 batch.blockers = self._blockers(held, late)
                 batch.stall = ", ".join(batch.blockers)
@@ -450,14 +472,20 @@ class UpgradeRun(DrainRun):
             wave = max(wave, last + 1)
             t = end
         self.b.batch = None
+        self.finish = batches[-1].end if batches else 0.0
         if stopped is None and batches and joined < len(self.pool):
             # no surge left for the last removals (max surge 0, EKS's minimal strategy): their
-            # replacements join once they are gone, so the pool ends with one new node per old one
+            # replacements join once they are gone, so the pool ends with one new node per old one;
+            # the upgrade is done once they are Ready (a MachineDeployment's rollout once its new
+            # Machines are available) and the replacements waiting for them are Ready too
             batches[-1].after = self.new_names[joined:len(self.pool)]
             self.placer.settle()
             self.placer.include(batches[-1].after)
             self.b.batch = batches[-1].number
-            self.retry_pending(batches[-1].after, (batches[-1].end or 0.0) + up.node_startup, wave)
+            ready_at = (batches[-1].end or 0.0) + up.node_startup
+            before = len(self.landed_later)
+            self.retry_pending(batches[-1].after, ready_at, wave)
+            self.finish = ready_at + (ps if len(self.landed_later) > before else 0.0)
             self.b.batch = None
         self.record_landed_later()
         self.inputs_missing()
@@ -569,11 +597,20 @@ class UpgradeRun(DrainRun):
                                 pod.node_name, prov.title, "; the DaemonSet controller starts its pod on each new "
                                 "node" if pod.controller_kind == "DaemonSet" else ""))
                 continue
-            self.placer.terminate([pod])
-            target, problem = self.land(pod, at)
-            path = self.evictions.setdefault(pod.key, [])
-            path.append(pod.node_name)
             reason = how
+            evicted = e.code == "node-unreachable"   # the Eviction API accepted it; it stays Terminating
+            if evicted and pod.controller_kind != "StatefulSet":
+                # its controller replaced it when it was evicted (a terminating pod no longer
+                # counts): the node's removal deletes the object, nothing is created again
+                target, problem = self._evicted_target(pod), ""
+                reason += "; it was evicted at the drain's start and stays Terminating on the unreachable node, " \
+                          "whose removal deletes it: its replacement was created then"
+            else:
+                # a StatefulSet creates the same-named pod only once the old one is gone
+                self.placer.terminate([pod])
+                target, problem = self.land(pod, at)
+            if not evicted:
+                self.evictions.setdefault(pod.key, []).append(pod.node_name)
             if problem:
                 reason += "; its replacement fits no node"
                 self.short(pod, "no-node-fits", "deleted, but its replacement has nowhere to go: %s" % problem)
@@ -581,6 +618,14 @@ class UpgradeRun(DrainRun):
                           at=at, grace_period_seconds=None, target=target, force=False, rule=RULE, reason=reason)
             deleted += 1
         return at + float(self.cfg.pod_startup), deleted
+
+    def _evicted_target(self, pod: Pod) -> Optional[str]:
+        """Where the replacement of `pod`, evicted earlier in this batch, was placed."""
+        for a in self.b.actions:
+            if a.type == "evict" and a.batch == self.b.batch and (a.namespace, a.pod, a.node, a.uid) == (
+                    pod.namespace, pod.name, pod.node_name, pod.uid):
+                return a.target
+        return None
 
     # -- the report --------------------------------------------------------------------------------
 
@@ -596,14 +641,18 @@ class UpgradeRun(DrainRun):
         if stopped is None and quarantined:
             names = [x for b in quarantined for x in b.quarantined]
             b = quarantined[0]
+            # A2: a surge node is retained for each blocked node; "if there are enough surge nodes to
+            # replace blocked nodes" the upgrade ends failed, "otherwise" canceled
+            state = "Failed" if len(names) <= up.max_surge else "Canceled (%s, max surge %d: too few surge nodes to " \
+                "replace them)" % (_plural(len(names), "node quarantined", "nodes quarantined"), up.max_surge)
             text = ("fails: AKS quarantines %s (batch %d stalls %s on %s; undrainableNodeBehavior Cordon: cordoned, "
-                    "labelled %s=Quarantined, not upgraded) and upgrades the rest; the upgrade ends Failed after ~%s "
+                    "labelled %s=Quarantined, not upgraded) and upgrades the rest; the upgrade ends %s after ~%s "
                     "(%d of %d nodes upgraded)" % (
                         ", ".join("node/%s" % x for x in names[:5]) + (", ..." if len(names) > 5 else ""), b.number,
-                        format_seconds(up.drain_timeout or 0), b.stall, AKS_QUARANTINE,
-                        format_seconds(batches[-1].end or 0), upgraded, total))
+                        format_seconds(up.drain_timeout or 0), b.stall, AKS_QUARANTINE, state,
+                        format_seconds(self.finish or 0), upgraded, total))
         elif stopped is None:
-            end = batches[-1].end if batches else 0.0
+            end = self.finish
             text = "finishes in ~%s in %s" % (format_seconds(end or 0), _plural(n, "batch", "batches"))
             if forced:
                 b = forced[0]
