@@ -189,7 +189,7 @@ def test_time_from_a_drained_node_to_its_removal(tmp_path, provider, after):
 @pytest.mark.parametrize("args,nodes,verdict", [
     # Schedule (the default): the upgrade fails at the first undrainable node
     ([], [("p1", "failed")] + [("p%d" % i, "not-reached") for i in (2, 3, 4)],
-     "fails: batch 1 of 4 stalls 30m on PDB default/db then AKS fails the upgrade (undrainableNodeBehavior Schedule"),
+     "fails: batch 1 stalls 30m on PDB default/db then AKS fails the upgrade (undrainableNodeBehavior Schedule"),
     # Cordon: the node is quarantined, the others are upgraded, the upgrade ends Failed
     (["--undrainable-node-behavior", "cordon"], [("p1", "quarantined")] + [("p%d" % i, "upgraded") for i in (2, 3, 4)],
      "fails: AKS quarantines node/p1 (batch 1 stalls 30m on PDB default/db; undrainableNodeBehavior Cordon"),
@@ -245,10 +245,10 @@ def test_eks_taints_every_old_node_first_so_nothing_moves_twice(tmp_path):
 
 @pytest.mark.parametrize("provider,args,code,outcome,at,words", [
     # generic and Cluster API wait forever on a drain that never finishes
-    ("generic", [], 3, "stalled", None, "never finishes: batch 1 of 4 stalls on PDB default/db"),
+    ("generic", [], 3, "stalled", None, "never finishes: batch 1 stalls on PDB default/db"),
     ("capi", [], 3, "stalled", None, "Cluster API waits forever"),
     # generic with a drain timeout gives up, as kubectl drain --timeout does
-    ("generic", ["--drain-timeout", "10m"], 3, "failed", 600, "fails: batch 1 of 4 stalls 10m on PDB default/db"),
+    ("generic", ["--drain-timeout", "10m"], 3, "failed", 600, "fails: batch 1 stalls 10m on PDB default/db"),
     # EKS: 15 minutes, then the update fails, unless forced
     ("eks", [], 3, "failed", 900, "stalls 15m on PDB default/db then EKS fails the update"),
     ("eks", ["--force-upgrade"], 0, "forced", 900, "EKS deletes the pods"),
@@ -403,10 +403,10 @@ def test_apply_refuses_an_upgrade_plan(tmp_path):
 @pytest.mark.parametrize("provider,args,ready,code,words", [
     ("eks", [], "Unknown", 3, "stalls 15m on unreachable node/p1 then EKS fails the update"),
     ("gke", [], "Unknown", 0, "batch 1 stalls 1h on unreachable node/p1 then GKE deletes the pods"),
-    ("generic", [], "Unknown", 3, "never finishes: batch 1 of 4 stalls on unreachable node/p1"),
+    ("generic", [], "Unknown", 3, "never finishes: batch 1 stalls on unreachable node/p1"),
     # Cluster API waits on a NotReady (Ready=False) node's pods like kubectl drain: only Unknown
     # is "unreachable" to it (util/noderefutil IsNodeUnreachable)
-    ("capi", [], "False", 3, "never finishes: batch 1 of 4 stalls on unreachable node/p1"),
+    ("capi", [], "False", 3, "never finishes: batch 1 stalls on unreachable node/p1"),
 ])
 def test_an_unreachable_node_stalls_its_batch(tmp_path, provider, args, ready, code, words):
     """The Eviction API accepts, but no kubelet confirms the deletion: the drain never finishes."""

@@ -665,9 +665,10 @@ class UpgradeRun(DrainRun):
                     text += "; so do %s (%s%s)" % (_plural(len(forced) - 1, "more batch", "more batches"),
                                                    ", ".join(rest[:5]), ", ..." if len(rest) > 5 else "")
         elif stopped.outcome == "stalled":
-            text = ("never finishes: batch %d of %d stalls on %s and %s waits forever (%d of %d nodes upgraded)"
-                    % (stopped.number, n, stopped.stall, "the upgrade" if up.provider == "generic" else prov.title,
-                       upgraded, total))
+            # the wording: "batch 3 stalls 15m on PDB shop/db then EKS fails the update"
+            text = ("never finishes: batch %d stalls on %s and %s waits forever (batch %d of %d; %d of %d nodes "
+                    "upgraded)" % (stopped.number, stopped.stall, "the upgrade" if up.provider == "generic"
+                                   else prov.title, stopped.number, n, upgraded, total))
             if up.provider in ("capi", "generic"):
                 text += "; --drain-timeout %s" % ("bounds the wait" if up.provider == "generic"
                                                    else "(nodeDrainTimeout) makes it delete the Machine anyway")
@@ -677,8 +678,9 @@ class UpgradeRun(DrainRun):
                               "schedulable again, not upgraded)",
                        "generic": "the upgrade gives up (as kubectl drain --timeout does)",
                        "gke": "GKE fails the upgrade"}.get(up.provider, "%s fails the upgrade" % prov.title)
-            text = "fails: batch %d of %d stalls %s on %s then %s (%d of %d nodes upgraded)" % (
-                stopped.number, n, format_seconds(up.drain_timeout or 0), stopped.stall, failure, upgraded, total)
+            text = "fails: batch %d stalls %s on %s then %s (batch %d of %d; %d of %d nodes upgraded)" % (
+                stopped.number, format_seconds(up.drain_timeout or 0), stopped.stall, failure, stopped.number, n,
+                upgraded, total)
             if up.provider == "eks":
                 text += "; update-nodegroup-version --force deletes the pods instead (--force-upgrade plans that)"
         self.b.extra["verdict"] = text
