@@ -196,7 +196,7 @@ class _Matcher:
             kind, owner_name, uid = ref
             f.owner = find_owner(self.snapshot, kind, namespace, owner_name, uid)
             if f.owner is None:
-                f.owner_missing = "its %s %s is not in the cluster" % (kind, _ref(namespace, owner_name))
+                f.owner_missing = "its %s %s %s" % (kind, _ref(namespace, owner_name), _absent(self.snapshot, kind))
             return
         if f.pod is not None:
             f.owner_missing = "it has no controller"
@@ -209,6 +209,9 @@ class _Matcher:
                 return
         f.owner_missing = "no ReplicaSet, Job or ReplicationController named %s and no StatefulSet pod %s" % (
             _ref(namespace, prefix or name), _ref(namespace, name))
+        unread = [k for k in GENERATED if not self.snapshot.holds(k)]
+        if unread:
+            f.owner_missing += " among what was read (not read: %s)" % ", ".join(unread)
 
     def pair_replacements(self, order: Sequence[Tuple[PodKey, float]],
                           wants: Dict[PodKey, Tuple[str, ...]]) -> None:
@@ -735,13 +738,22 @@ def _shortfall(m: _Matcher, i: int, e: Entry, actions: Dict[PodKey, Action]) -> 
                   facts)
 
 
+def _absent(snapshot: Snapshot, kind: str, qualifier: str = "") -> str:
+    """What an object of `kind` that was not found is: gone from the cluster only when the read
+    listed every object of its kind (a role that may not list it, or a kind never read, says
+    nothing about it: DESIGN.md, a plan never asserts the absence of what its input does not hold)."""
+    if snapshot.holds(kind):
+        return "is %sin the cluster" % (qualifier + " " if qualifier else "not ")
+    return "was not read (the read holds no %s: the role may not list them)" % kind
+
+
 def _workload(m: _Matcher, i: int, w: Workload, end: float, ready: Dict[Tuple[str, str, str], int]) -> Check:
     ref = "workloads[%d]" % i
     planned = "%d ready after (%d now, lowest %d at %s)" % (w.ready_after, w.ready, w.ready_min,
                                                            format_offset(w.ready_min_at))
     now = ready.get((w.kind, w.namespace, w.name))
     if now is None:
-        return _check(ref, "workloads", planned, [(UNKNOWN, "%s is no longer in the cluster" % w.ref)],
+        return _check(ref, "workloads", planned, [(UNKNOWN, "%s %s" % (w.ref, _absent(m.snapshot, w.kind, "no longer")))],
                       (), w)
     facts = {"readyNow": now}
     if now == w.ready_after:
