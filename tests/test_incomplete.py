@@ -583,3 +583,40 @@ def test_upgrade_batches_of_nodes_whose_pods_are_not_in_the_input(tmp_path: Path
     res = _plan(path, "upgrade", "n1", fmt="table")
     assert res.returncode == code, res.stdout + res.stderr
     assert text in res.stdout
+
+
+# A Job pod the taint-eviction controller deletes, then pod GC force-deletes (non-graceful
+# shutdown), or deletes on a node that went down without graceful shutdown: the Job controller
+# counts it failed (`isPodFailed`: a terminating pod, under podReplacementPolicy
+# TerminatingOrFailed; gc_controller.go markFailedAndDeletePod) and replaces it only within
+# backoffLimit (spec/semantics.md, replacements). j's backoffLimit 0 fails the Job; without the Job
+# in the input the replacement is assumed, and `incomplete` says so for the pod, as `controller`
+# does for the same deletion.
+def _job_cluster() -> List[dict]:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default", "uid": "uid-j"},
+           "spec": {"completions": 1, "parallelism": 1, "backoffLimit": 0,
+                    "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}, "status": {"active": 1}}
+    return [node("n1"), node("n2"), pod("j-1", "n1", owner=("Job", "j"), labels={"app": "j"}), job]
+
+
+@pytest.mark.parametrize("args", [("controller", "--fail", "n1"), ("shutdown", "n1", "--non-graceful"),
+                                  ("shutdown", "n1")])
+@pytest.mark.parametrize("without,code,target", [
+    (("NodeKubeletConfig",), 4, None),               # backoffLimit 0: the Job fails (job-failed)
+    (("NodeKubeletConfig", "Job"), 5, "n2"),         # not in the input: replacement assumed, said so
+])
+def test_a_deleted_job_pod_without_its_job_says_the_replacement_is_assumed(
+        tmp_path: Path, args: tuple, without: tuple, code: int, target: Optional[str]) -> None:
+    res = _plan(_write(tmp_path, _job_cluster(), without=without), *args)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    [delete] = [a for a in doc["actions"] if a["type"] == "delete" and a["pod"] == "j-1"]
+    assert delete["target"] == target
+    effects = {e["kind"]: e["effect"] for e in doc["incomplete"]}
+    if target is None:
+        assert "Job" not in effects and [e["code"] for e in doc["shortfall"]] == ["job-failed"]
+    else:
+        assert effects["Job"].startswith("podReplacementPolicy, backoffLimit and podFailurePolicy not checked: "
+                                         "assumed TerminatingOrFailed with backoffLimit 6 (replaced when deleted) "
+                                         "for 1 pod (default/j-1)")
+        assert "not in the input" in delete["reason"]

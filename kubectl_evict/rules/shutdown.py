@@ -47,7 +47,7 @@ from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, 
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_after_deletion,
                                               job_failed_pod, ordered_ready_wait, replace_killed, replace_removed,
-                                              waits_for_old_pod)
+                                              unknown_job, waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -689,6 +689,7 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
                 kw["target"] = None
             elif pod.controller_kind == "Job" and snapshot is not None:
                 # the node is down (Unknown): MarkPodsNotReady set the pod Ready=False then
+                unknown_job(b, snapshot, pod)
                 job = job_after_deletion(snapshot, pod, at, "Unknown", side.no_schedule_at, job_counted)
                 tail += "; " + job.why
                 if job.kind != "schedule" or job.at is None:
@@ -858,6 +859,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 # the Job counts the pod failed (terminating, or marked Failed by pod GC before its force
                 # delete: gc_controller.go markFailedAndDeletePod): backoffLimit, podFailurePolicy and
                 # the pod-failure backoff apply, as for a pod the kubelet stops
+                unknown_job(b, snapshot, pod)
                 job = job_failed_pod(snapshot, pod, at, job_counted)
                 why += "; " + job.why
                 if job.kind == "job-failed":
