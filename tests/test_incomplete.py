@@ -620,3 +620,42 @@ def test_a_deleted_job_pod_without_its_job_says_the_replacement_is_assumed(
                                          "assumed TerminatingOrFailed with backoffLimit 6 (replaced when deleted) "
                                          "for 1 pod (default/j-1)")
         assert "not in the input" in delete["reason"]
+
+
+# InterPodAffinity's Score weighs the incoming pod's preferred terms and the existing pods' terms
+# (`scoring.go` processExistingPod) over the namespaces they cover; a namespaceSelector selects
+# them by Namespace labels (`AffinityTerm.Matches`; spec/scheduler.md InterPodAffinity). x-1 (on
+# n2, namespace "other", team=a) repels w-1's replacement: upstream picks n3. Without Namespaces
+# the term matches nothing, n2 and n3 tie: the pick is not known, and the plan says so (exit 5).
+def _ns(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": {"team": "a"}}}
+
+
+def _preferred(app: str) -> dict:
+    return {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "podAffinityTerm": {
+        "labelSelector": {"matchLabels": {"app": app}}, "namespaceSelector": {"matchLabels": {"team": "a"}},
+        "topologyKey": "kubernetes.io/hostname"}}]}}
+
+
+@pytest.mark.parametrize("whose", ["incoming", "existing"])
+@pytest.mark.parametrize("without,code,target,incomplete", [
+    ((), 0, "n3", []),
+    (("Namespace",), 5, "n2", ["Namespace"]),
+])
+def test_preferred_terms_with_a_namespace_selector_need_the_namespaces(
+        tmp_path: Path, whose: str, without: tuple, code: int, target: str, incomplete: List[str]) -> None:
+    w = pod("w-1", "n1", labels={"app": "w"}, affinity=_preferred("x") if whose == "incoming" else None)
+    x = pod("x-1", "n2", ns="other", labels={"app": "x"}, affinity=_preferred("w") if whose == "existing" else None)
+    y = pod("y-1", "n3", ns="other", labels={"app": "y"})        # n2 and n3 equally full
+    path = _write(tmp_path, [node("n1"), node("n2"), node("n3"), _ns("default"), _ns("other"), w, x, y],
+                  without=without)
+    res = _drain(path)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    [evict] = [a for a in doc["actions"] if a["type"] == "evict"]
+    assert evict["target"] == target
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    if incomplete:
+        assert doc["incomplete"][0]["effect"].startswith("InterPodAffinity's score: preferred pod (anti-)affinity "
+                                                         "terms with a namespaceSelector were not weighed")
+        assert "not in the input: Namespace" in evict["reason"]
