@@ -659,3 +659,21 @@ def test_preferred_terms_with_a_namespace_selector_need_the_namespaces(
         assert doc["incomplete"][0]["effect"].startswith("InterPodAffinity's score: preferred pod (anti-)affinity "
                                                          "terms with a namespaceSelector were not weighed")
         assert "not in the input: Namespace" in evict["reason"]
+
+
+# Without the node's kubelet configuration, flags settle only what they give: --grace-period alone
+# leaves shutdownGracePeriodCriticalPods at its upstream default, 0s (KubeletConfiguration
+# defaults; spec/semantics.md B), so the plan has one phase of 30s, and `incomplete` says that the
+# critical pods' period was defaulted, not that graceful shutdown is off.
+@pytest.mark.parametrize("flags,effect", [
+    ((), "shutdownGracePeriod and shutdownGracePeriodByPodPriority taken from upstream defaults (graceful shutdown off)"),
+    (("--grace-period", "30s"), "shutdownGracePeriodCriticalPods taken from the upstream default (0s: no phase for "
+                                "critical pods)"),
+    (("--critical-grace-period", "0s"), "shutdownGracePeriod taken from the upstream default (0s)"),
+])
+def test_shutdown_flags_that_settle_part_of_the_configuration(tmp_path: Path, flags: tuple, effect: str) -> None:
+    path = _write(tmp_path, [node("n1"), node("n2"), pod("w-1", "n1")], without=("NodeKubeletConfig",))
+    res = _plan(path, "shutdown", "n1", *flags)
+    assert res.returncode == 5, res.stdout + res.stderr
+    [entry] = json.loads(res.stdout)["incomplete"]
+    assert entry["kind"] == "NodeKubeletConfig" and entry["effect"].startswith(effect + " as the kubelet's configuration")

@@ -328,6 +328,17 @@ def _resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) -
     return cfg
 
 
+def _defaulted(settings: ShutdownSettings) -> str:
+    """Which shutdown settings `config_unknown` leaves to upstream's defaults: all of them
+    (graceful shutdown off), or, with one of --grace-period / --critical-grace-period, the other."""
+    flags = settings.flags
+    if flags.grace is not None:
+        return "shutdownGracePeriodCriticalPods taken from the upstream default (0s: no phase for critical pods)"
+    if flags.critical is not None:
+        return "shutdownGracePeriod taken from the upstream default (0s)"
+    return "shutdownGracePeriod and shutdownGracePeriodByPodPriority taken from upstream defaults (graceful shutdown off)"
+
+
 def config_unknown(snapshot: Snapshot, settings: ShutdownSettings, node: str) -> bool:
     """Does the node's shutdown configuration rest on defaults only because the input lacks the
     node's kubelet configuration (no flags or --kubelet-config settle it either)?"""
@@ -474,8 +485,7 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         node = snapshot.nodes[name]
         cfg = resolve_config(snapshot, settings, name)
         if config_unknown(snapshot, settings, name):
-            b.incomplete_for("NodeKubeletConfig", "shutdownGracePeriod and shutdownGracePeriodByPodPriority taken "
-                             "from upstream defaults (graceful shutdown off) as the kubelet's configuration was not "
+            b.incomplete_for("NodeKubeletConfig", _defaulted(settings) + " as the kubelet's configuration was not "
                              "read (--kubelet-config, or --grace-period with --critical-grace-period, give it)",
                              name, noun="node")
         groups = effective_groups(cfg)
