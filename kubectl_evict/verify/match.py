@@ -41,7 +41,7 @@ from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
                                         Verification, worst)
-from kubectl_evict.rules.replacements import find_owner, workload_of
+from kubectl_evict.rules.replacements import WORKLOAD_KINDS, find_owner, workload_of
 from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now
 
 SLACK = 60.0        # seconds an effect may come after its planned time and still be as planned
@@ -744,6 +744,8 @@ def _absent(snapshot: Snapshot, kind: str, qualifier: str = "") -> str:
     nothing about it: DESIGN.md, a plan never asserts the absence of what its input does not hold)."""
     if snapshot.holds(kind):
         return "is %sin the cluster" % (qualifier + " " if qualifier else "not ")
+    if kind not in WORKLOAD_KINDS:
+        return "was not read (%s is not a kind verify reads)" % kind
     return "was not read (the read holds no %s: the role may not list them)" % kind
 
 
