@@ -677,3 +677,28 @@ def test_shutdown_flags_that_settle_part_of_the_configuration(tmp_path: Path, fl
     assert res.returncode == 5, res.stdout + res.stderr
     [entry] = json.loads(res.stdout)["incomplete"]
     assert entry["kind"] == "NodeKubeletConfig" and entry["effect"].startswith(effect + " as the kubelet's configuration")
+
+
+# SnapshotInfo.kinds holds kind names (DESIGN.md: "kinds": ["Node", "Pod", "PodDisruptionBudget", ...]).
+# A resource or short name written by hand after the README recipe (`pdb`, `replicasets`) names no
+# kind: it claims nothing (the plan still lists the kind in `incomplete`), and one warning says so
+# with the kind meant, as for objects of a kind in the wrong case.
+@pytest.mark.parametrize("listed,code,incomplete,warning", [
+    (["PodDisruptionBudget", "ReplicaSet"], 0, [], None),
+    (["pdb", "ReplicaSets"], 5, ["PodDisruptionBudget", "ReplicaSet"],
+     "SnapshotInfo.kinds names kinds the planner does not read, so they claim nothing: pdb (PodDisruptionBudget?), "
+     "ReplicaSets (ReplicaSet?); kinds are singular, case-sensitive kind names"),
+    (["poddisruptionbudgets", "ReplicaSet"], 5, ["PodDisruptionBudget"],
+     "SnapshotInfo.kinds names a kind the planner does not read, so it claims nothing: poddisruptionbudgets "
+     "(PodDisruptionBudget?); kinds are singular, case-sensitive kind names"),
+])
+def test_kind_names_in_snapshot_info_that_name_no_kind(tmp_path: Path, listed: List[str], code: int,
+                                                       incomplete: List[str], warning: Optional[str]) -> None:
+    path = _write(tmp_path, [node("n1"), node("n2"), pod("web-1", "n1", owner=("ReplicaSet", "web"))],
+                  kinds=["Node", "Pod"] + listed)
+    res = _drain(path)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    said = [w for w in doc["warnings"] if "SnapshotInfo.kinds" in w]
+    assert said == ([] if warning is None else ["%s: %s" % (path, warning)])
