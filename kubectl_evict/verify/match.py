@@ -561,7 +561,10 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
     facts: Dict[str, object] = {}
     if a.type == "detach":
         va = m.volume_attachment(a.volume_attachment)
-        if va is None or va.node_name != a.node or not va.attached:
+        if not m.snapshot.holds("VolumeAttachment"):   # none read is not none there (a 403 on the kind)
+            findings.append((UNKNOWN, "VolumeAttachment %s %s" % (a.volume_attachment,
+                                                                    _absent(m.snapshot, "VolumeAttachment"))))
+        elif va is None or va.node_name != a.node or not va.attached:
             findings.append((AS_PLANNED, "detached" if va is None or not va.attached else "attached to %s now"
                              % va.node_name))
         else:
@@ -744,7 +747,7 @@ def _absent(snapshot: Snapshot, kind: str, qualifier: str = "") -> str:
     nothing about it: DESIGN.md, a plan never asserts the absence of what its input does not hold)."""
     if snapshot.holds(kind):
         return "is %sin the cluster" % (qualifier + " " if qualifier else "not ")
-    if kind not in WORKLOAD_KINDS:
+    if kind not in WORKLOAD_KINDS and kind != "VolumeAttachment":
         return "was not read (%s is not a kind verify reads)" % kind
     return "was not read (the read holds no %s: the role may not list them)" % kind
 
