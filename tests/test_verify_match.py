@@ -741,3 +741,19 @@ def test_a_workload_the_read_could_not_list_is_not_said_to_be_gone(kinds: List[s
     c = only(run(plan([], workloads=[WEB]), _read(kinds)))
     assert c.status == UNKNOWN
     assert c.differences[0].startswith(text), c.differences
+
+
+# A pod the plan held back by its PDB that went after all: verify says what the budget is now
+# (the PDB controller's status). With the PDBs read and none selecting the pod, that is a fact;
+# with none read (a 403 on poddisruptionbudgets), "no PodDisruptionBudget covers its pods" is not.
+@pytest.mark.parametrize("kinds, text", [
+    (["Node", "Pod", "StatefulSet", "PodDisruptionBudget"], "no PodDisruptionBudget covers its pods now"),
+    (["Node", "Pod", "StatefulSet"], "PodDisruptionBudgets were not read (the read holds none: the role may not "
+                                     "list them)"),
+])
+def test_a_budget_the_read_could_not_list_is_not_said_to_be_absent(kinds: List[str], text: str) -> None:
+    later = _read(kinds, owner("StatefulSet", "db", replicas=1),
+                  member("db-0", "n2", kind="StatefulSet", of="db", uid="uid-db-0-new", created=400))
+    c = only(run(plan([], blocked=[blocked("db-0")]), later))
+    assert c.status == DIFFERS
+    assert text in c.differences, c.differences

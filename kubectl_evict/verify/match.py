@@ -712,6 +712,8 @@ def _what_freed(m: _Matcher, e: Entry, f: _Fate) -> str:
     probe = f.pod or f.replacement
     if probe is None:
         return ""
+    if not m.snapshot.holds("PodDisruptionBudget"):   # none read is not none there (a 403 on the kind)
+        return "PodDisruptionBudgets were not read (the read holds none: the role may not list them)"
     pdbs = pdbs_for_pod(m.snapshot, probe)
     if not pdbs:
         return "no PodDisruptionBudget covers its pods now"
