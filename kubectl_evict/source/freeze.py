@@ -389,7 +389,7 @@ def unread_kinds_warning(src: str, listed: Sequence[str]) -> Optional[str]:
     known = {k.lower(): k for k in _PROJECTORS if k != "SnapshotInfo"}
     bad = []
     for k in listed:
-        if k in known.values():
+        if k in _PROJECTORS:
             continue
         low = k.lower()
         meant = _KIND_ALIASES.get(low) or next((known[c] for c in (low, low[:-1], low[:-2]) if c in known), None)
