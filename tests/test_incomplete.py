@@ -583,3 +583,122 @@ def test_upgrade_batches_of_nodes_whose_pods_are_not_in_the_input(tmp_path: Path
     res = _plan(path, "upgrade", "n1", fmt="table")
     assert res.returncode == code, res.stdout + res.stderr
     assert text in res.stdout
+
+
+# A Job pod the taint-eviction controller deletes, then pod GC force-deletes (non-graceful
+# shutdown), or deletes on a node that went down without graceful shutdown: the Job controller
+# counts it failed (`isPodFailed`: a terminating pod, under podReplacementPolicy
+# TerminatingOrFailed; gc_controller.go markFailedAndDeletePod) and replaces it only within
+# backoffLimit (spec/semantics.md, replacements). j's backoffLimit 0 fails the Job; without the Job
+# in the input the replacement is assumed, and `incomplete` says so for the pod, as `controller`
+# does for the same deletion.
+def _job_cluster() -> List[dict]:
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default", "uid": "uid-j"},
+           "spec": {"completions": 1, "parallelism": 1, "backoffLimit": 0,
+                    "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}, "status": {"active": 1}}
+    return [node("n1"), node("n2"), pod("j-1", "n1", owner=("Job", "j"), labels={"app": "j"}), job]
+
+
+@pytest.mark.parametrize("args", [("controller", "--fail", "n1"), ("shutdown", "n1", "--non-graceful"),
+                                  ("shutdown", "n1")])
+@pytest.mark.parametrize("without,code,target", [
+    (("NodeKubeletConfig",), 4, None),               # backoffLimit 0: the Job fails (job-failed)
+    (("NodeKubeletConfig", "Job"), 5, "n2"),         # not in the input: replacement assumed, said so
+])
+def test_a_deleted_job_pod_without_its_job_says_the_replacement_is_assumed(
+        tmp_path: Path, args: tuple, without: tuple, code: int, target: Optional[str]) -> None:
+    res = _plan(_write(tmp_path, _job_cluster(), without=without), *args)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    [delete] = [a for a in doc["actions"] if a["type"] == "delete" and a["pod"] == "j-1"]
+    assert delete["target"] == target
+    effects = {e["kind"]: e["effect"] for e in doc["incomplete"]}
+    if target is None:
+        assert "Job" not in effects and [e["code"] for e in doc["shortfall"]] == ["job-failed"]
+    else:
+        assert effects["Job"].startswith("podReplacementPolicy, backoffLimit and podFailurePolicy not checked: "
+                                         "assumed TerminatingOrFailed with backoffLimit 6 (replaced when deleted) "
+                                         "for 1 pod (default/j-1)")
+        assert "not in the input" in delete["reason"]
+
+
+# InterPodAffinity's Score weighs the incoming pod's preferred terms and the existing pods' terms
+# (`scoring.go` processExistingPod) over the namespaces they cover; a namespaceSelector selects
+# them by Namespace labels (`AffinityTerm.Matches`; spec/scheduler.md InterPodAffinity). x-1 (on
+# n2, namespace "other", team=a) repels w-1's replacement: upstream picks n3. Without Namespaces
+# the term matches nothing, n2 and n3 tie: the pick is not known, and the plan says so (exit 5).
+def _ns(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": {"team": "a"}}}
+
+
+def _preferred(app: str) -> dict:
+    return {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "podAffinityTerm": {
+        "labelSelector": {"matchLabels": {"app": app}}, "namespaceSelector": {"matchLabels": {"team": "a"}},
+        "topologyKey": "kubernetes.io/hostname"}}]}}
+
+
+@pytest.mark.parametrize("whose", ["incoming", "existing"])
+@pytest.mark.parametrize("without,code,target,incomplete", [
+    ((), 0, "n3", []),
+    (("Namespace",), 5, "n2", ["Namespace"]),
+])
+def test_preferred_terms_with_a_namespace_selector_need_the_namespaces(
+        tmp_path: Path, whose: str, without: tuple, code: int, target: str, incomplete: List[str]) -> None:
+    w = pod("w-1", "n1", labels={"app": "w"}, affinity=_preferred("x") if whose == "incoming" else None)
+    x = pod("x-1", "n2", ns="other", labels={"app": "x"}, affinity=_preferred("w") if whose == "existing" else None)
+    y = pod("y-1", "n3", ns="other", labels={"app": "y"})        # n2 and n3 equally full
+    path = _write(tmp_path, [node("n1"), node("n2"), node("n3"), _ns("default"), _ns("other"), w, x, y],
+                  without=without)
+    res = _drain(path)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    [evict] = [a for a in doc["actions"] if a["type"] == "evict"]
+    assert evict["target"] == target
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    if incomplete:
+        assert doc["incomplete"][0]["effect"].startswith("InterPodAffinity's score: preferred pod (anti-)affinity "
+                                                         "terms with a namespaceSelector were not weighed")
+        assert "not in the input: Namespace" in evict["reason"]
+
+
+# Without the node's kubelet configuration, flags settle only what they give: --grace-period alone
+# leaves shutdownGracePeriodCriticalPods at its upstream default, 0s (KubeletConfiguration
+# defaults; spec/semantics.md B), so the plan has one phase of 30s, and `incomplete` says that the
+# critical pods' period was defaulted, not that graceful shutdown is off.
+@pytest.mark.parametrize("flags,effect", [
+    ((), "shutdownGracePeriod and shutdownGracePeriodByPodPriority taken from upstream defaults (graceful shutdown off)"),
+    (("--grace-period", "30s"), "shutdownGracePeriodCriticalPods taken from the upstream default (0s: no phase for "
+                                "critical pods)"),
+    (("--critical-grace-period", "0s"), "shutdownGracePeriod taken from the upstream default (0s)"),
+])
+def test_shutdown_flags_that_settle_part_of_the_configuration(tmp_path: Path, flags: tuple, effect: str) -> None:
+    path = _write(tmp_path, [node("n1"), node("n2"), pod("w-1", "n1")], without=("NodeKubeletConfig",))
+    res = _plan(path, "shutdown", "n1", *flags)
+    assert res.returncode == 5, res.stdout + res.stderr
+    [entry] = json.loads(res.stdout)["incomplete"]
+    assert entry["kind"] == "NodeKubeletConfig" and entry["effect"].startswith(effect + " as the kubelet's configuration")
+
+
+# SnapshotInfo.kinds holds kind names (DESIGN.md: "kinds": ["Node", "Pod", "PodDisruptionBudget", ...]).
+# A resource or short name written by hand after the README recipe (`pdb`, `replicasets`) names no
+# kind: it claims nothing (the plan still lists the kind in `incomplete`), and one warning says so
+# with the kind meant, as for objects of a kind in the wrong case.
+@pytest.mark.parametrize("listed,code,incomplete,warning", [
+    (["PodDisruptionBudget", "ReplicaSet"], 0, [], None),
+    (["pdb", "ReplicaSets"], 5, ["PodDisruptionBudget", "ReplicaSet"],
+     "SnapshotInfo.kinds names kinds the planner does not read, so they claim nothing: pdb (PodDisruptionBudget?), "
+     "ReplicaSets (ReplicaSet?); kinds are singular, case-sensitive kind names"),
+    (["poddisruptionbudgets", "ReplicaSet"], 5, ["PodDisruptionBudget"],
+     "SnapshotInfo.kinds names a kind the planner does not read, so it claims nothing: poddisruptionbudgets "
+     "(PodDisruptionBudget?); kinds are singular, case-sensitive kind names"),
+])
+def test_kind_names_in_snapshot_info_that_name_no_kind(tmp_path: Path, listed: List[str], code: int,
+                                                       incomplete: List[str], warning: Optional[str]) -> None:
+    path = _write(tmp_path, [node("n1"), node("n2"), pod("web-1", "n1", owner=("ReplicaSet", "web"))],
+                  kinds=["Node", "Pod"] + listed)
+    res = _drain(path)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    said = [w for w in doc["warnings"] if "SnapshotInfo.kinds" in w]
+    assert said == ([] if warning is None else ["%s: %s" % (path, warning)])

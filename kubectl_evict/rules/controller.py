@@ -30,8 +30,8 @@ from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_tai
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, controller_owner, job_after_deletion, recreation,
-                                               replace_removed, waits_for_old_pod)
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, job_after_deletion, recreation,
+                                              replace_removed, unknown_job, waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
@@ -231,9 +231,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             continue
         replaced_at = None
         if p.controller_kind == "Job" and not p.is_terminal:
-            if not snapshot.holds("Job") and controller_owner(snapshot, p) is None:
-                b.incomplete_for("Job", "podReplacementPolicy, backoffLimit and podFailurePolicy not checked: assumed "
-                                 "TerminatingOrFailed with backoffLimit 6 (replaced when deleted)", p.ref)
+            unknown_job(b, snapshot, p)
             job = job_after_deletion(snapshot, p, f.at, status_at(tl.nodes[f.node].statuses, f.at),
                                    not_ready.get((p.namespace, p.name)), job_counted)
             if job.kind != "schedule":

@@ -459,6 +459,17 @@ def job_failed_pod(snapshot: Snapshot, pod: Pod, failed_at: float, job_counted: 
     return decision
 
 
+ASSUMED_JOB_AFTER_DELETION = ("podReplacementPolicy, backoffLimit and podFailurePolicy not checked: assumed "
+                              "TerminatingOrFailed with backoffLimit 6 (replaced when deleted)")
+
+
+def unknown_job(b: PlanBuilder, snapshot: Snapshot, pod: Pod) -> None:
+    """A deleted Job pod whose Job the input does not hold: its replacement is assumed (`job_decision`
+    with no owner), and the plan says so in `incomplete` for the pod."""
+    if pod.controller_kind == "Job" and not snapshot.holds("Job") and controller_owner(snapshot, pod) is None:
+        b.incomplete_for("Job", ASSUMED_JOB_AFTER_DELETION, pod.ref)
+
+
 def job_after_deletion(snapshot: Snapshot, pod: Pod, deleted_at: float, node_status: str,
                        not_ready_at: Optional[float], counted: Dict[str, int]) -> Decision:
     """The Job controller's answer for a Job pod the taint-eviction controller deletes (`controller`,

@@ -16,6 +16,7 @@ from kubectl_evict.model import Pod
 from kubectl_evict.plan import SCHEDULER, PlanBuilder
 from kubectl_evict.scheduling.placement import Placement, Placer
 from kubectl_evict.scheduling.plugins.dynamicresources import unknown_kinds
+from kubectl_evict.scheduling.scoring import SCORE_WITHOUT_NAMESPACES
 
 MAX_CASCADE = 3
 
@@ -83,11 +84,19 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
 
 
 def unchecked(b: PlanBuilder, placer: Placer, pod: Pod) -> None:
-    """Say which Filter plugins placing `pod` skipped because the input lacks what they read."""
+    """Say which Filter plugins placing `pod` skipped because the input lacks what they read (and
+    when InterPodAffinity's Score weighed its terms without the Namespaces they select)."""
     for kind, plugins in placer.unchecked.get(pod.key, {}).items():
         if kind == "Namespace":
-            what = ("%s skipped: required pod (anti-)affinity terms with a namespaceSelector were not "
-                    "evaluated for the replacement" % ", ".join(plugins))
+            filters = [p for p in plugins if p != SCORE_WITHOUT_NAMESPACES]
+            if filters:
+                b.incomplete_for(kind, "%s skipped: required pod (anti-)affinity terms with a namespaceSelector "
+                                 "were not evaluated for the replacement" % ", ".join(filters), pod.ref)
+            if SCORE_WITHOUT_NAMESPACES in plugins:
+                b.incomplete_for(kind, "InterPodAffinity's score: preferred pod (anti-)affinity terms with a "
+                                 "namespaceSelector were not weighed, so which of the nodes that fit the "
+                                 "replacement goes to was not checked", pod.ref)
+            continue
         elif kind == "VolumeAttachment":
             what = ("%s counted only the pods' volumes (a node's VolumeAttachments count too): whether the "
                     "replacement stays under the CSI attach limits was not checked" % ", ".join(plugins))

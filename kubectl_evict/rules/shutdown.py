@@ -47,7 +47,7 @@ from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, 
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_after_deletion,
                                               job_failed_pod, ordered_ready_wait, replace_killed, replace_removed,
-                                              waits_for_old_pod)
+                                              unknown_job, waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -328,6 +328,17 @@ def _resolve_config(snapshot: Snapshot, settings: ShutdownSettings, node: str) -
     return cfg
 
 
+def _defaulted(settings: ShutdownSettings) -> str:
+    """Which shutdown settings `config_unknown` leaves to upstream's defaults: all of them
+    (graceful shutdown off), or, with one of --grace-period / --critical-grace-period, the other."""
+    flags = settings.flags
+    if flags.grace is not None:
+        return "shutdownGracePeriodCriticalPods taken from the upstream default (0s: no phase for critical pods)"
+    if flags.critical is not None:
+        return "shutdownGracePeriod taken from the upstream default (0s)"
+    return "shutdownGracePeriod and shutdownGracePeriodByPodPriority taken from upstream defaults (graceful shutdown off)"
+
+
 def config_unknown(snapshot: Snapshot, settings: ShutdownSettings, node: str) -> bool:
     """Does the node's shutdown configuration rest on defaults only because the input lacks the
     node's kubelet configuration (no flags or --kubelet-config settle it either)?"""
@@ -474,8 +485,7 @@ def _plan_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
         node = snapshot.nodes[name]
         cfg = resolve_config(snapshot, settings, name)
         if config_unknown(snapshot, settings, name):
-            b.incomplete_for("NodeKubeletConfig", "shutdownGracePeriod and shutdownGracePeriodByPodPriority taken "
-                             "from upstream defaults (graceful shutdown off) as the kubelet's configuration was not "
+            b.incomplete_for("NodeKubeletConfig", _defaulted(settings) + " as the kubelet's configuration was not "
                              "read (--kubelet-config, or --grace-period with --critical-grace-period, give it)",
                              name, noun="node")
         groups = effective_groups(cfg)
@@ -689,6 +699,7 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
                 kw["target"] = None
             elif pod.controller_kind == "Job" and snapshot is not None:
                 # the node is down (Unknown): MarkPodsNotReady set the pod Ready=False then
+                unknown_job(b, snapshot, pod)
                 job = job_after_deletion(snapshot, pod, at, "Unknown", side.no_schedule_at, job_counted)
                 tail += "; " + job.why
                 if job.kind != "schedule" or job.at is None:
@@ -858,6 +869,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 # the Job counts the pod failed (terminating, or marked Failed by pod GC before its force
                 # delete: gc_controller.go markFailedAndDeletePod): backoffLimit, podFailurePolicy and
                 # the pod-failure backoff apply, as for a pod the kubelet stops
+                unknown_job(b, snapshot, pod)
                 job = job_failed_pod(snapshot, pod, at, job_counted)
                 why += "; " + job.why
                 if job.kind == "job-failed":

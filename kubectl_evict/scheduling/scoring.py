@@ -24,7 +24,8 @@ from kubectl_evict.model import LabelSelector, Pod, SpreadConstraint
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
 from kubectl_evict.scheduling.plugins import tainttoleration
-from kubectl_evict.scheduling.plugins.interpodaffinity import affinity_counter, existing_term_matches
+from kubectl_evict.scheduling.plugins.interpodaffinity import (affinity_counter, existing_term_matches,
+                                                               score_needs_namespaces)
 from kubectl_evict.scheduling.plugins.noderesources import (DEFAULT_RESOURCES, balanced_allocation, least_allocated,
                                                             non_zero_requests)
 from kubectl_evict.scheduling.plugins.podtopologyspread import counted_items
@@ -142,9 +143,17 @@ def spread_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]
     return out
 
 
+# the name `Placer.unchecked` records for InterPodAffinity's Score (its Filter is "InterPodAffinity")
+SCORE_WITHOUT_NAMESPACES = "InterPodAffinity Score"
+
+
 def _interpod_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, int]:
     """InterPodAffinity's Score (`scoring.go`): weights summed per topology domain, min-max normalised."""
     cs = placer.cs
+    if score_needs_namespaces(cs, pod):   # said per pod, as the Filter plugins' unknown kinds are
+        plugins = placer.unchecked.setdefault(pod.key, {}).setdefault("Namespace", [])
+        if SCORE_WITHOUT_NAMESPACES not in plugins:
+            plugins.append(SCORE_WITHOUT_NAMESPACES)
     topo: Dict[Tuple[str, str], int] = {}
 
     def add(counter: Any, w: int) -> None:

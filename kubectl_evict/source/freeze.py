@@ -19,7 +19,7 @@ import json
 import sys
 import threading
 from operator import attrgetter, itemgetter
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from pyrsistent import pvector
 
@@ -302,7 +302,11 @@ class Freezer:
         held = self.kinds_seen - {"SnapshotInfo"}
         for ns, name, src, obj in each("SnapshotInfo"):
             loc = _Loc(src, "SnapshotInfo " + name)
-            held.update(_kinds(loc, obj))
+            listed = _kinds(loc, obj)
+            held.update(listed)
+            unread = unread_kinds_warning(src, listed)
+            if unread and unread not in self.warnings:
+                self.warnings.append(unread)
             info = SnapshotInfo(taken_at=_time(loc, obj, "takenAt", "takenAt"),
                                 context=_str(loc, obj, "context", "context"),
                                 server=_str(loc, obj, "server", "server"),
@@ -370,6 +374,31 @@ def _kinds(loc: _Loc, obj: dict) -> List[str]:
             raise loc.error("kinds[%d]" % i, "expected a kind name, found %s" % _type_name(k))
         out.append(k)
     return out
+
+
+# what kubectl users type for the kinds the planner reads: resource names and short names
+_KIND_ALIASES = {"po": "Pod", "no": "Node", "pdb": "PodDisruptionBudget", "pc": "PriorityClass", "ds": "DaemonSet",
+                 "rs": "ReplicaSet", "sts": "StatefulSet", "deploy": "Deployment", "rc": "ReplicationController",
+                 "pvc": "PersistentVolumeClaim", "pv": "PersistentVolume", "sc": "StorageClass", "ns": "Namespace"}
+
+
+def unread_kinds_warning(src: str, listed: Sequence[str]) -> Optional[str]:
+    """SnapshotInfo.kinds entries that name no kind the planner reads (a resource name, a short
+    name, the wrong case: written by hand after the README recipe): they claim nothing, so the
+    plan still lists those kinds in `incomplete`; one warning names them, with the kind meant."""
+    known = {k.lower(): k for k in _PROJECTORS if k != "SnapshotInfo"}
+    bad = []
+    for k in listed:
+        if k in _PROJECTORS:
+            continue
+        low = k.lower()
+        meant = _KIND_ALIASES.get(low) or next((known[c] for c in (low, low[:-1], low[:-2]) if c in known), None)
+        bad.append("%s (%s?)" % (k, meant) if meant else k)
+    if not bad:
+        return None
+    return ("%s: SnapshotInfo.kinds names %s the planner does not read, so %s nothing: %s; kinds are "
+            "singular, case-sensitive kind names" % (src, "a kind" if len(bad) == 1 else "kinds",
+                                                     "it claims" if len(bad) == 1 else "they claim", ", ".join(bad)))
 
 
 def _read_warnings(loc: _Loc, obj: dict) -> Tuple[str, ...]:

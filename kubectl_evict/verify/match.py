@@ -41,7 +41,7 @@ from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
                                         Verification, worst)
-from kubectl_evict.rules.replacements import find_owner, workload_of
+from kubectl_evict.rules.replacements import WORKLOAD_KINDS, find_owner, workload_of
 from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now
 
 SLACK = 60.0        # seconds an effect may come after its planned time and still be as planned
@@ -196,7 +196,7 @@ class _Matcher:
             kind, owner_name, uid = ref
             f.owner = find_owner(self.snapshot, kind, namespace, owner_name, uid)
             if f.owner is None:
-                f.owner_missing = "its %s %s is not in the cluster" % (kind, _ref(namespace, owner_name))
+                f.owner_missing = "its %s %s %s" % (kind, _ref(namespace, owner_name), _absent(self.snapshot, kind))
             return
         if f.pod is not None:
             f.owner_missing = "it has no controller"
@@ -209,6 +209,9 @@ class _Matcher:
                 return
         f.owner_missing = "no ReplicaSet, Job or ReplicationController named %s and no StatefulSet pod %s" % (
             _ref(namespace, prefix or name), _ref(namespace, name))
+        unread = [k for k in GENERATED if not self.snapshot.holds(k)]
+        if unread:
+            f.owner_missing += " among what was read (not read: %s)" % ", ".join(unread)
 
     def pair_replacements(self, order: Sequence[Tuple[PodKey, float]],
                           wants: Dict[PodKey, Tuple[str, ...]]) -> None:
@@ -558,7 +561,10 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
     facts: Dict[str, object] = {}
     if a.type == "detach":
         va = m.volume_attachment(a.volume_attachment)
-        if va is None or va.node_name != a.node or not va.attached:
+        if not m.snapshot.holds("VolumeAttachment"):   # none read is not none there (a 403 on the kind)
+            findings.append((UNKNOWN, "VolumeAttachment %s %s" % (a.volume_attachment,
+                                                                    _absent(m.snapshot, "VolumeAttachment"))))
+        elif va is None or va.node_name != a.node or not va.attached:
             findings.append((AS_PLANNED, "detached" if va is None or not va.attached else "attached to %s now"
                              % va.node_name))
         else:
@@ -706,6 +712,8 @@ def _what_freed(m: _Matcher, e: Entry, f: _Fate) -> str:
     probe = f.pod or f.replacement
     if probe is None:
         return ""
+    if not m.snapshot.holds("PodDisruptionBudget"):   # none read is not none there (a 403 on the kind)
+        return "PodDisruptionBudgets were not read (the read holds none: the role may not list them)"
     pdbs = pdbs_for_pod(m.snapshot, probe)
     if not pdbs:
         return "no PodDisruptionBudget covers its pods now"
@@ -735,13 +743,24 @@ def _shortfall(m: _Matcher, i: int, e: Entry, actions: Dict[PodKey, Action]) -> 
                   facts)
 
 
+def _absent(snapshot: Snapshot, kind: str, qualifier: str = "") -> str:
+    """What an object of `kind` that was not found is: gone from the cluster only when the read
+    listed every object of its kind (a role that may not list it, or a kind never read, says
+    nothing about it: DESIGN.md, a plan never asserts the absence of what its input does not hold)."""
+    if snapshot.holds(kind):
+        return "is %sin the cluster" % (qualifier + " " if qualifier else "not ")
+    if kind not in WORKLOAD_KINDS and kind != "VolumeAttachment":
+        return "was not read (%s is not a kind verify reads)" % kind
+    return "was not read (the read holds no %s: the role may not list them)" % kind
+
+
 def _workload(m: _Matcher, i: int, w: Workload, end: float, ready: Dict[Tuple[str, str, str], int]) -> Check:
     ref = "workloads[%d]" % i
     planned = "%d ready after (%d now, lowest %d at %s)" % (w.ready_after, w.ready, w.ready_min,
                                                            format_offset(w.ready_min_at))
     now = ready.get((w.kind, w.namespace, w.name))
     if now is None:
-        return _check(ref, "workloads", planned, [(UNKNOWN, "%s is no longer in the cluster" % w.ref)],
+        return _check(ref, "workloads", planned, [(UNKNOWN, "%s %s" % (w.ref, _absent(m.snapshot, w.kind, "no longer")))],
                       (), w)
     facts = {"readyNow": now}
     if now == w.ready_after:

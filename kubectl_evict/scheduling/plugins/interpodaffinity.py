@@ -127,6 +127,25 @@ def _groups_select_namespaces(cs: ClusterState) -> bool:
     return memo[1]
 
 
+def _selects_namespaces(term: PodAffinityTerm) -> bool:
+    """Does the term's namespaceSelector read Namespace labels? (`{}` selects every namespace.)"""
+    sel = term.namespace_selector
+    return sel is not None and bool(sel.match_labels or sel.match_expressions)
+
+
+def score_needs_namespaces(cs: ClusterState, pod: Pod) -> bool:
+    """Would InterPodAffinity's Score read Namespace labels the input does not hold? The pod's
+    preferred terms, or an existing pod's term (required affinity, preferred affinity and
+    anti-affinity: `processExistingPod`) with a namespaceSelector: without the Namespaces such a
+    term matches nothing, and the node picked among those that fit is not known."""
+    if cs.snapshot is None or cs.snapshot.holds("Namespace"):
+        return False
+    if any(_selects_namespaces(wt.term) for wt in pod.affinity_preferred + pod.anti_affinity_preferred):
+        return True
+    return any(counter.counts and _selects_namespaces(term) and label_selector_matches(term.selector, pod.labels)
+               for (_ns, _kind, term, _w), counter in cs.scoring_term_groups().items())
+
+
 class InterPodAffinity(Plugin):
     name = "InterPodAffinity"
 
