@@ -49,8 +49,11 @@ _RAW_NULL = _Raw(b"null") if decode_raw is not None else None
 OWNER_KINDS = ("DaemonSet", "ReplicaSet", "StatefulSet", "Deployment", "Job", "ReplicationController")
 EVICTPLAN_API = "evictplan/v1alpha1"
 # Our own outputs, which are no snapshot: what each is and the command that reads it.
-_OUTPUT_KINDS = {"EvictionPlan": ("a plan printed with -o json/yaml", "apply"),
-                 "PlanVerification": ("the output of verify -o json/yaml", "verify")}
+# our own outputs given as a snapshot: (article, what it is, what reads it)
+_OUTPUT_KINDS = {"EvictionPlan": ("an", "a plan printed with -o json/yaml",
+                                  "`kubectl evictplan apply FILE` and `kubectl evictplan verify FILE` read it"),
+                 "PlanVerification": ("a", "the output of verify -o json/yaml",
+                                      "it is a report that no command reads (verify reads the plan it checked)")}
 NODE_LEASE_NAMESPACE = "kube-node-lease"   # node heartbeats; the freezer reads no other Lease
 # Our own per-node kubelet documents. A source that lists them in SnapshotInfo.kinds read every
 # kubelet it targets (a node whose kubelet did not answer is a warning, not a gap in the kind;
@@ -146,9 +149,9 @@ class Freezer:
                 self._listed_none_of(obj.get("of"))
                 return None
             if kind in _OUTPUT_KINDS:
-                raise InputError("this is an %s (%s), not a snapshot: `kubectl evictplan %s FILE` reads it"
-                                 % (kind, _OUTPUT_KINDS[kind][0], _OUTPUT_KINDS[kind][1]), source=source,
-                                 obj=where or None)
+                article, what, reader = _OUTPUT_KINDS[kind]
+                raise InputError("this is %s %s (%s), not a snapshot: %s" % (article, kind, what, reader),
+                                 source=source, obj=where or None)
             self.ignored[kind] = self.ignored.get(kind, 0) + 1
             return None
         meta = obj.get("metadata")
