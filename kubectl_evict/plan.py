@@ -69,6 +69,7 @@ CODES = {
                          "every DaemonSet pod does: its controller adds those tolerations)",
     "not-selected": "skipped: not matched by drain --pod-selector",
     "already-terminating": "skipped: already being deleted",
+    "drain-label": "skipped: labelled cluster.x-k8s.io/drain=skip, which Cluster API's drain leaves (upgrade --provider capi)",
     "critical-pod": "skipped: a static or mirror critical pod the kubelet never evicts",
     "eviction-cancelled": "skipped: a scheduled taint-based deletion is cancelled because the taint goes away "
                           "before tolerationSeconds run out",

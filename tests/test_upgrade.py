@@ -665,3 +665,45 @@ def test_the_upgrade_finishes_when_the_last_new_node_and_its_pods_are_ready(tmp_
     code, plan = upgrade(write(tmp_path, full_pool(3, False)), "--provider", "capi", "--max-surge", "0",
                          "--max-unavailable", "1", "--node-startup", startup)
     assert code == 0 and plan["verdict"].startswith(verdict), plan["verdict"]
+
+
+def _capi_filter_cluster() -> List[dict]:
+    items = pool_cluster()
+    items += [pod("agent-x", "p1", owner=("DaemonSet", "agent"), labels={"app": "agent"}),
+              pod("scratch-1", "p1", owner=("ReplicaSet", "scratch"), labels={"app": "scratch"},
+                  volumes=[{"name": "tmp", "emptyDir": {}}]),
+              pod("debug", "p1", owner=None, labels={"run": "debug"}),
+              pod("keep-1", "p1", owner=("ReplicaSet", "keep"), labels={"app": "keep", "cluster.x-k8s.io/drain": "skip"})]
+    return items
+
+
+# Cluster API's drainer (cluster-api internal/controllers/machine/drain/filters.go): DaemonSet pods
+# are skipped with "ignoring DaemonSet-managed Pod", pods with emptyDir or without a controller are
+# drained with a warning (never an error), and pods labelled cluster.x-k8s.io/drain=skip are left
+# (drainLabelFilter). kubectl drain without flags refuses the first three (semantics.md F).
+CAPI_FILTERS = [
+    # provider, pod, what happens to it on p1
+    ("capi", "agent-x", "skipped:daemonset"),
+    ("capi", "scratch-1", "evicted"),
+    ("capi", "debug", "evicted"),
+    ("capi", "keep-1", "skipped:drain-label"),
+    ("generic", "agent-x", "blocked:drain-filter"),
+    ("generic", "scratch-1", "blocked:drain-filter"),
+    ("generic", "debug", "blocked:drain-filter"),
+    ("generic", "keep-1", "blocked:drain-filter"),   # not evicted: kubectl stops at the node's errors
+]
+
+
+@pytest.mark.parametrize("provider,name,fate", CAPI_FILTERS)
+def test_cluster_api_drains_past_kubectls_filters(tmp_path, provider, name, fate):
+    code, plan = upgrade(write(tmp_path, _capi_filter_cluster()), "--provider", provider)
+    evicted = {a["pod"] for a in plan["actions"] if a["type"] == "evict"}
+    skipped = {s["pod"]: s["code"] for s in plan["skipped"]}
+    blocked = {b["pod"]: b["code"] for b in plan["blocked"]}
+    seen = ("evicted" if name in evicted else "skipped:" + skipped[name] if name in skipped
+            else "blocked:" + blocked[name] if name in blocked else "nothing")
+    assert seen == fate
+    if provider == "capi":
+        assert [n["outcome"] for n in plan["nodes"]] == ["upgraded"] * 4
+    else:
+        assert plan["nodes"][0]["outcome"] == "stalled" and code == 3

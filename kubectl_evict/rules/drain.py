@@ -28,7 +28,7 @@ from pyrsistent import PClass, field
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import LabelSelector, Pod, PodDisruptionBudget, Snapshot
 from kubectl_evict.plan import USER, Plan, PlanBuilder
-from kubectl_evict.rules.drain_filters import (ERROR, SKIP, WARNING, FilterFlags, aggregate, drain_filter,
+from kubectl_evict.rules.drain_filters import (DRAIN_LABEL, ERROR, SKIP, WARNING, FilterFlags, aggregate, drain_filter,
                                                error_text, warning_text)
 from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
                                                  ledger_decision, pdbs_for_pod, selected_pods, status_is_current,
@@ -268,6 +268,9 @@ class DrainRun:
                 stats["skipped"] += 1
                 if pod.is_mirror:
                     self.b.skip(pod, "mirror-pod", "mirror pod (a static pod the kubelet runs): kubectl drain skips it")
+                elif res.message == DRAIN_LABEL:
+                    self.b.skip(pod, "drain-label", "labelled %s=%s: Cluster API's drain leaves it; it goes with "
+                                "its node" % flags.skip_label)
                 elif pod.controller_kind == "StatefulSet" and self.unreachable(name):
                     self.short(pod, "waits-for-old-pod", "terminating for more than %ds: kubectl drain skips it "
                                "(--skip-wait-for-delete-timeout), but it stays Terminating on the unreachable node, "

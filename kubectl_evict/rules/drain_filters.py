@@ -25,6 +25,7 @@ LOCAL_STORAGE_ERROR = "Pods with local storage (use --delete-emptydir-data to ov
 LOCAL_STORAGE_WARNING = "deleting Pods with local storage"
 UNMANAGED_ERROR = "cannot delete Pods that declare no controller (use --force to override)"
 UNMANAGED_WARNING = "deleting Pods that declare no controller"
+DRAIN_LABEL = "drain-label"   # the message of a Skip for FilterFlags.skip_label
 
 
 class FilterFlags(PClass):
@@ -33,6 +34,9 @@ class FilterFlags(PClass):
     ignore_daemonsets = field(type=bool, initial=False)
     delete_emptydir_data = field(type=bool, initial=False)
     skip_wait_for_delete_timeout = field(type=int, initial=0)   # seconds; 0 = off
+    # (key, value): a pod labelled so is left on the node (Cluster API's drainLabelFilter,
+    # `cluster.x-k8s.io/drain: skip`); (): no such filter (kubectl drain has none)
+    skip_label = field(type=tuple, initial=())
 
 
 class FilterResult(NamedTuple):
@@ -69,6 +73,10 @@ def drain_filter(snapshot: Snapshot, pod: Pod, flags: FilterFlags, now: float) -
     # 3. mirrorPodFilter
     if pod.is_mirror:
         return FilterResult(False, SKIP)
+    # Cluster API only: its drainLabelFilter runs after these (phase 2), on pods they let through;
+    # with its flags (every one on) the two below let every pod through
+    if flags.skip_label and pod.labels.get(flags.skip_label[0]) == flags.skip_label[1]:
+        return FilterResult(False, SKIP, DRAIN_LABEL)
     # 4. localStorageFilter: emptyDir volumes only, any medium; its Warning is overwritten below
     if any(v.kind == "emptyDir" for v in pod.volumes) and not pod.is_terminal and not flags.delete_emptydir_data:
         return FilterResult(False, ERROR, LOCAL_STORAGE_ERROR)

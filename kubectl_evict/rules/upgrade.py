@@ -54,6 +54,7 @@ AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
 EKS_MAX_UNAVAILABLE = 100     # updateConfig's quota (E1)
 # Cluster API's drain of an unreachable node (Ready Unknown): grace period and skip-wait, seconds (C3)
 CAPI_UNREACHABLE_SECONDS = 1
+CAPI_DRAIN_LABEL = ("cluster.x-k8s.io/drain", "skip")   # PodDrainLabel: the drain leaves such a pod
 # Taints a component puts on one existing node for its state, which a node newly created from
 # the pool's template does not carry: cloud-provider `api/well_known_taints.go` (uninitialized,
 # removed once the cloud controller has initialized the node; shutdown), cluster-autoscaler
@@ -176,6 +177,12 @@ def resolve_settings(snapshot: Snapshot, drain: DrainSettings, provider: str = "
         on_timeout = "quarantine"
     if force or (provider == "capi"):
         on_timeout = "force"
+    if provider == "capi":
+        # Cluster API's drainer (internal/controllers/machine/drain/filters.go) skips DaemonSet and
+        # static pods and evicts every other pod, with local storage or without a controller too
+        # (warnings, never errors); it leaves pods labelled cluster.x-k8s.io/drain=skip
+        drain = drain.set(filters=drain.filters.set(force=True, ignore_daemonsets=True, delete_emptydir_data=True,
+                                                    skip_label=CAPI_DRAIN_LABEL))
     return UpgradeSettings(drain=drain, provider=provider, max_surge=ms, max_unavailable=mu, surge_like=surge_like,
                            surge_labels=tuple(surge_labels), drain_timeout=timeout, on_timeout=on_timeout,
                            node_startup=float(node_startup), taints_pool_first=prov.taints_pool_first)
