@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 import yaml
@@ -494,6 +494,18 @@ def _attached_volume_cluster(limit: Optional[int]) -> List[dict]:
             csinode, va]
 
 
+def _one_eviction(path: str, code: int, target: Optional[str], incomplete: List[str]) -> Tuple[dict, dict]:
+    """Drain the input's one pod: the exit code, its eviction's target and the kinds listed
+    incomplete; the plan and the eviction."""
+    res = _drain(path)
+    assert res.returncode == code, res.stdout + res.stderr
+    doc = json.loads(res.stdout)
+    [evict] = [a for a in doc["actions"] if a["type"] == "evict"]
+    assert evict["target"] == target
+    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    return doc, evict
+
+
 @pytest.mark.parametrize("limit,without,code,target,incomplete", [
     (1, (), 4, None, []),                                         # 1 attached + 1 new > 1
     (1, ("VolumeAttachment",), 5, "n2", ["VolumeAttachment"]),    # the attached one is not known
@@ -502,12 +514,7 @@ def _attached_volume_cluster(limit: Optional[int]) -> List[dict]:
 def test_volume_limits_without_volume_attachments(tmp_path: Path, limit: Optional[int], without: tuple, code: int,
                                                   target: Optional[str], incomplete: List[str]) -> None:
     path = _write(tmp_path, _attached_volume_cluster(limit), without=without)
-    res = _drain(path)
-    assert res.returncode == code, res.stdout + res.stderr
-    doc = json.loads(res.stdout)
-    [evict] = [a for a in doc["actions"] if a["type"] == "evict"]
-    assert evict["target"] == target
-    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    doc, evict = _one_eviction(path, code, target, incomplete)
     if code == 4:
         assert "node(s) exceed max volume count" in doc["shortfall"][0]["reason"]
     if incomplete:
@@ -649,12 +656,7 @@ def test_preferred_terms_with_a_namespace_selector_need_the_namespaces(
     y = pod("y-1", "n3", ns="other", labels={"app": "y"})        # n2 and n3 equally full
     path = _write(tmp_path, [node("n1"), node("n2"), node("n3"), _ns("default"), _ns("other"), w, x, y],
                   without=without)
-    res = _drain(path)
-    assert res.returncode == code, res.stdout + res.stderr
-    doc = json.loads(res.stdout)
-    [evict] = [a for a in doc["actions"] if a["type"] == "evict"]
-    assert evict["target"] == target
-    assert [e["kind"] for e in doc["incomplete"]] == incomplete
+    doc, evict = _one_eviction(path, code, target, incomplete)
     if incomplete:
         assert doc["incomplete"][0]["effect"].startswith("InterPodAffinity's score: preferred pod (anti-)affinity "
                                                          "terms with a namespaceSelector were not weighed")
