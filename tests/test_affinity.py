@@ -61,6 +61,10 @@ CASES = [
     ("--enforce-ignored-during-execution leaves it when no other node fits",
      [pod("db-1", "n1", affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype"), parse_unlabel("n2:disktype")], True,
      [], ["db-1"], []),
+    # RemovePodsViolatingNodeAffinity's filter requires PodHasNodeAffinity(pod, required...):
+    # a pod held by its nodeSelector alone is not a candidate (descheduler node_affinity.go)
+    ("--enforce-ignored-during-execution leaves a pod with only a nodeSelector",
+     [pod("db-1", "n1", node_selector={"disktype": "ssd"})], [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
     # the descheduler's DefaultEvictor at its defaults leaves bare, local-storage and
     # system-critical pods, unless annotated descheduler.alpha.kubernetes.io/evict
     ("--enforce-ignored-during-execution leaves a bare pod",

@@ -8,8 +8,8 @@ Models, for the nodes an edit changes (or, with no edits, for every node):
   matches the DaemonSet's node selector/affinity is deleted;
 - node affinity (`component-helpers/scheduling/corev1/nodeaffinity`): `IgnoredDuringExecution`
   violators keep running (listed as skipped) unless `--enforce-ignored-during-execution`, which
-  evicts them as the descheduler's RemovePodsViolatingNodeAffinity does (only when another node
-  fits, and not the pods its DefaultEvictor protects at its defaults: bare, local-storage,
+  evicts them as the descheduler's RemovePodsViolatingNodeAffinity does (only pods with required
+  node affinity, only when another node fits, and not the pods its DefaultEvictor protects at its defaults: bare, local-storage,
   system-critical);
 - `requiredDuringSchedulingRequiredDuringExecution` from the original node-affinity design
   (also the pod annotation `evictplan.io/node-affinity: RequiredDuringExecution`, KEP-4328's
@@ -185,7 +185,14 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
     what = "the pod's nodeSelector/required node affinity (IgnoredDuringExecution)"
     state = "does not match" if already else "no longer matches"
     protected = _descheduler_protection(pod) if settings.enforce_ignored_during_execution else ""
-    if protected:
+    if settings.enforce_ignored_during_execution and pod.required_affinity is None:
+        # RemovePodsViolatingNodeAffinity's filter starts with PodHasNodeAffinity(pod,
+        # requiredDuringSchedulingIgnoredDuringExecution): a pod held only by its nodeSelector
+        # is never its candidate (descheduler node_affinity.go, utils/predicates.go).
+        b.skip(pod, "stays-running", "node %s the pod's nodeSelector (IgnoredDuringExecution): the descheduler's "
+               "RemovePodsViolatingNodeAffinity evicts only pods with required node affinity, so it keeps running"
+               % state)
+    elif protected:
         b.skip(pod, "stays-running", "node %s %s: the descheduler's DefaultEvictor leaves it (%s)" % (state, what, protected))
     elif settings.enforce_ignored_during_execution:
         evictions.add(pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would"
