@@ -202,3 +202,28 @@ def test_added_noexecute_taint_keeps_an_earlier_scheduled_deletion(tolerations, 
     nodes = [node("n1", taints=[{"key": "maint", "effect": "NoExecute", "timeAdded": added}]), node("n2")]
     plan = _plan(nodes + [pod("web-1", "n1", tolerations=tolerations)], [parse_taint("n1:other=x:NoExecute")])
     assert _actions(plan) == actions
+
+
+def _daemonset(name, node_selector=None):
+    spec = {"containers": [{"name": "c", "image": "x"}]}
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": "default", "uid": "uid-" + name},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}}
+
+
+@pytest.mark.parametrize("title,on,edits,actions", [
+    # NodeShouldRunDaemonPod (pkg/controller/daemon/daemon_controller.go): a node the template's
+    # nodeSelector does not match gives shouldContinueRunning false, and podsShouldBeOnNode deletes
+    # the pod whatever put it there
+    ("relabel: node no longer matches", "n1", [parse_unlabel("n1:disktype")], [("delete", "agent-x", 0, None)]),
+    ("no edits: a pod on a node the template does not match now", "n3", [], [("delete", "agent-x", 0, None)]),
+    ("no edits: a pod on a matching node stays", "n1", [], []),
+    # an untolerated NoSchedule taint: shouldRun false but shouldContinueRunning true
+    ("NoSchedule taint leaves it", "n1", [parse_taint("n1:maint=true:NoSchedule")], []),
+])
+def test_daemonset_controller_deletes_pods_on_nodes_its_template_does_not_match(title, on, edits, actions):
+    plan = _plan(CLUSTER + [_daemonset("agent", {"disktype": "ssd"}),
+                            pod("agent-x", on, owner=("DaemonSet", "agent"), labels={"app": "agent"})], edits)
+    assert _actions(plan) == actions
+    assert all(a.by == "daemonset-controller" for a in plan.actions if a.type == "delete")

@@ -169,10 +169,14 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
     if pod.is_mirror:
         return
     if pod.controller_kind == "DaemonSet":
-        if old is not new and old.labels != new.labels and not _daemon_fits(b, placing.snapshot, pod, new) \
-                and _daemon_fits(b, placing.snapshot, pod, old):
-            _delete(b, placing, pod, new.name, 0, "DaemonSet controller deletes it: node no longer matches the DaemonSet's "
-                    "node selector/affinity", DAEMONSET_CONTROLLER)
+        # NodeShouldRunDaemonPod: shouldContinueRunning is false once the node does not match the
+        # template, and podsShouldBeOnNode deletes the pod then, however it came to be there (an
+        # edit, or a template changed before the snapshot: the no-edit check of every node).
+        if (old is new or old.labels != new.labels) and not _daemon_fits(b, placing.snapshot, pod, new):
+            state = "no longer matches" if old is not new and _daemon_fits(b, placing.snapshot, pod, old) \
+                else "does not match"
+            _delete(b, placing, pod, new.name, 0, "DaemonSet controller deletes it: node %s the DaemonSet's "
+                    "node selector/affinity" % state, DAEMONSET_CONTROLLER)
         return
     rde = pod.required_during_execution
     if rde is not None and not node_selector_matches(rde, new.labels, new.name).match:
