@@ -227,3 +227,27 @@ def test_daemonset_controller_deletes_pods_on_nodes_its_template_does_not_match(
                             pod("agent-x", on, owner=("DaemonSet", "agent"), labels={"app": "agent"})], edits)
     assert _actions(plan) == actions
     assert all(a.by == "daemonset-controller" for a in plan.actions if a.type == "delete")
+
+
+_TOLERATES_60S = [{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}]
+
+
+@pytest.mark.parametrize("title,affinity,more_edits,enforce,pdbs,actions", [
+    # the plan's own eviction (RequiredDuringExecution, the descheduler) is at once; the
+    # taint-eviction controller would delete the pod only 60s later (semantics.md D.4)
+    ("RequiredDuringExecution evicts before the tolerated taint deletes", SSD_REQUIRED_EXEC, [], False, [],
+     [("evict", "db-1", 0, "n2")]),
+    ("--enforce-ignored-during-execution evicts before the tolerated taint deletes", SSD_REQUIRED, [], True, [],
+     [("evict", "db-1", 0, "n2")]),
+    # the Eviction API refuses (429, nothing gives budget back): the controller's plain DELETE at 60s
+    ("a refused eviction leaves the controller's deletion", SSD_REQUIRED_EXEC, [], False, [_pdb("db", minAvailable=1)],
+     [("delete", "db-1", 60, "n2")]),
+    # the descheduler does not evict when no other node fits: the controller still deletes at 60s
+    ("no node for the descheduler: the controller's deletion", SSD_REQUIRED, [parse_unlabel("n2:disktype")], True, [],
+     [("delete", "db-1", 60, None)]),
+])
+def test_affinity_eviction_before_a_later_taint_deletion(title, affinity, more_edits, enforce, pdbs, actions):
+    plan = _plan(CLUSTER + [pod("db-1", "n1", labels={"app": "db"}, affinity=affinity, tolerations=_TOLERATES_60S)] + pdbs,
+                 [parse_unlabel("n1:disktype"), parse_taint("n1:maint=true:NoExecute")] + more_edits, enforce)
+    assert _actions(plan) == actions
+    assert plan.blocked == () or list(plan.blocked) == []

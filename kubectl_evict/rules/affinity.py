@@ -157,11 +157,14 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
     # `old is new`: a node no edit touches (every node, with no edits) is asked once.
     will, why = _scheduled_deletion(pod, old, new, now)
     was = will if old is new else _scheduled_deletion(pod, old, old, now)[0]
+    taint_deletion: Optional[Tuple[float, str]] = None
     if will is not None and (was is None or will < was):
-        _delete(b, placing, pod, new.name, will, "taint-eviction controller deletes it: %s (plain DELETE, PDBs not consulted)" % why,
-                TAINT_EVICTION)
-        return
-    if was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
+        taint_deletion = (will, "taint-eviction controller deletes it: %s (plain DELETE, PDBs not consulted)" % why)
+        if will <= 0 or pod.is_mirror or pod.controller_kind == "DaemonSet" or not _evicted_for_affinity(pod, new, settings):
+            _delete(b, placing, pod, new.name, will, taint_deletion[1], TAINT_EVICTION)
+            return
+        # the eviction below comes first; the controller's deletion is what happens if it cannot
+    if taint_deletion is None and was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
             no_execute_decision(new.taints, default_toleration_seconds(pod.tolerations)).action == "forever" and \
             any(t.effect == "NoExecute" and t.time_added == now for t in new.taints):
         b.skip(pod, "tolerates-forever", "tolerates NoExecute taint %s forever" % taints_text(t for t in new.taints if t.effect == "NoExecute"))
@@ -180,7 +183,8 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
         return
     rde = pod.required_during_execution
     if rde is not None and not node_selector_matches(rde, new.labels, new.name).match:
-        evictions.add(pod, new.name, "node no longer matches requiredDuringSchedulingRequiredDuringExecution node affinity")
+        evictions.add(pod, new.name, "node no longer matches requiredDuringSchedulingRequiredDuringExecution node affinity",
+                      fallback=taint_deletion)
         return
     res = node_matches_pod(pod, new)
     if res.match:
@@ -200,9 +204,20 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
         b.skip(pod, "stays-running", "node %s %s: the descheduler's DefaultEvictor leaves it (%s)" % (state, what, protected))
     elif settings.enforce_ignored_during_execution:
         evictions.add(pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would"
-                      % (state, what), need_target=True)
+                      % (state, what), need_target=True, fallback=taint_deletion)
     else:
         b.skip(pod, "stays-running", "node %s %s: Kubernetes leaves it running" % (state, what))
+
+
+def _evicted_for_affinity(pod: Pod, node: Node, settings: AffinitySettings) -> bool:
+    """Whether the plan evicts `pod` at once for its node affinity on `node` (RequiredDuringExecution,
+    or `--enforce-ignored-during-execution` for a pod the descheduler would take), before the
+    taint-eviction controller's later deletion."""
+    rde = pod.required_during_execution
+    if rde is not None:
+        return not node_selector_matches(rde, node.labels, node.name).match
+    return settings.enforce_ignored_during_execution and pod.required_affinity is not None and \
+        not node_matches_pod(pod, node).match and not _descheduler_protection(pod)
 
 
 def _daemon_fits(b: PlanBuilder, snapshot: Snapshot, pod: Pod, node: Node) -> bool:
@@ -259,6 +274,11 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
                  grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
 
 
+#: An eviction to try: pod, node, reason, whether another node must fit, and the taint-eviction
+#: controller's later deletion (at, reason) should the eviction not come first.
+_Item = Tuple[Pod, str, str, bool, Optional[Tuple[float, str]]]
+
+
 class _Evictions:
     """The evictions the plan adds (RequiredDuringExecution, `--enforce-ignored-during-execution`),
     answered as the Eviction API answers drain's (`eviction.go`, `scheduling/disruption.py`): budgets
@@ -271,14 +291,28 @@ class _Evictions:
         self.placing = placing
         self.now = now
         self.budgets: Dict[Tuple[str, str], BudgetState] = {}
-        self.held: List[Tuple[Tuple[Pod, str, str, bool], BudgetState, Eviction]] = []
+        self.held: List[Tuple[_Item, BudgetState, Eviction]] = []
 
-    def add(self, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
-        """Evict `pod` now, if the Eviction API lets it go."""
-        self._try((pod, node, reason, need_target), 0)
+    def add(self, pod: Pod, node: str, reason: str, need_target: bool = False,
+            fallback: Optional[Tuple[float, str]] = None) -> None:
+        """Evict `pod` now, if the Eviction API lets it go. `fallback`: the taint-eviction
+        controller's later deletion (when, why), which happens instead when the eviction is refused
+        or would come no earlier."""
+        self._try((pod, node, reason, need_target, fallback), 0)
 
-    def _try(self, item: Tuple[Pod, str, str, bool], wave: int) -> None:
-        pod, node, reason, need_target = item
+    def _fall_back(self, item: _Item) -> bool:
+        """The taint-eviction controller deletes the pod the eviction did not take in time."""
+        pod, node, _, _, fallback = item
+        if fallback is None:
+            return False
+        _delete(self.b, self.placing, pod, node, fallback[0], fallback[1], TAINT_EVICTION)
+        return True
+
+    def _try(self, item: _Item, wave: int) -> None:
+        pod, node, reason, need_target, fallback = item
+        if fallback is not None and wave * DEFAULT_STARTUP >= fallback[0]:
+            self._fall_back(item)
+            return
         b, snapshot = self.b, self.placing.snapshot
         pdbs = pdbs_for_pod(snapshot, pod)
         state = None
@@ -298,7 +332,10 @@ class _Evictions:
             if wave:
                 reason = "%s; evicted in wave %d, once earlier evicted pods under PDB %s have Ready replacements" % (
                     reason, wave + 1, state.pdb.ref)
-            landed = _evict(b, self.placing, pod, node, reason, wave * DEFAULT_STARTUP, need_target)
+            landed = _evict(b, self.placing, pod, node, reason, wave * DEFAULT_STARTUP, need_target,
+                            fallback is not None)
+            if landed is None and self._fall_back(item):
+                return
             if landed is not None and state is not None and (decision.spends_budget or not pod.ready):
                 if decision.spends_budget:
                     state.spend()
@@ -306,6 +343,8 @@ class _Evictions:
                                "has nowhere to go" if recreation(pod).elsewhere else "is never created")
         elif decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None:
             self.held.append((item, state, decision))
+        elif self._fall_back(item):
+            return
         elif decision.code == 500:
             b.block(pod, "pdb-multiple", "%s; not evicted: %s (PDBs: %s)" % (
                 reason.split(";")[0], decision.message, ", ".join(p.ref for p in pdbs)))
@@ -322,7 +361,7 @@ class _Evictions:
             for item, state, decision in held:
                 if state.pending_after(wave) is not None:
                     retry.append(item)
-                else:
+                elif not self._fall_back(item):
                     why = ": budget spent and never given back: %s" % "; ".join(state.lost.values()) if state.lost else ""
                     self.b.block(item[0], "pdb-budget", "%s; not evicted: %s (PDB %s)%s" % (
                         item[2].split(";")[0], decision.text, state.pdb.ref, why))
@@ -334,9 +373,10 @@ class _Evictions:
 
 
 def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, at: float,
-           need_target: bool = False) -> Optional[bool]:
+           need_target: bool = False, quiet: bool = False) -> Optional[bool]:
     """The `evict` action of a pod the Eviction API lets go at `at`: whether its replacement lands
-    (None: not evicted, `need_target` and no other node fits)."""
+    (None: not evicted, `need_target` and no other node fits; blocked unless `quiet`, when the
+    caller has another fate for it)."""
     if not placing.snapshot.holds("PodDisruptionBudget"):
         b.incomplete_for("PodDisruptionBudget", "budgets not checked (the Eviction API refuses an eviction a "
                          "PodDisruptionBudget does not allow)", pod.ref)
@@ -344,6 +384,8 @@ def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, 
         placed = place(b, placing.placer(), pod, at, RULE)
         if placed.node is None:
             if need_target:
+                if quiet:
+                    return None
                 b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits (%s)"
                         % placed.reason)
                 return None
