@@ -251,3 +251,16 @@ def test_affinity_eviction_before_a_later_taint_deletion(title, affinity, more_e
                  [parse_unlabel("n1:disktype"), parse_taint("n1:maint=true:NoExecute")] + more_edits, enforce)
     assert _actions(plan) == actions
     assert plan.blocked == () or list(plan.blocked) == []
+
+
+@pytest.mark.parametrize("args,expected", [
+    # the same edit twice is one edit: the node gets the label or taint once, so one action
+    (["--label", "n1:a=b", "--label", "n1:a=b"], [("label", "n1", None)]),
+    (["--taint", "n1:k=v:NoSchedule", "--taint", "n1:k=v:NoSchedule"], [("taint", "n1", None)]),
+    # one key with two effects is two taints (a taint is identified by key and effect)
+    (["--taint", "n1:k=v:NoSchedule", "--taint", "n1:k=v:PreferNoSchedule"], [("taint", "n1", None), ("taint", "n1", None)]),
+])
+def test_repeated_edit_is_made_once(write_snapshot, args, expected):
+    res = run_cli("-f", write_snapshot(*CLUSTER), "-o", "json", "affinity", *args)
+    assert res.returncode == 0, res.stderr
+    assert [(a["type"], a["node"], a.get("previous")) for a in json.loads(res.stdout)["actions"]] == expected
