@@ -264,3 +264,21 @@ def test_repeated_edit_is_made_once(write_snapshot, args, expected):
     res = run_cli("-f", write_snapshot(*CLUSTER), "-o", "json", "affinity", *args)
     assert res.returncode == 0, res.stderr
     assert [(a["type"], a["node"], a.get("previous")) for a in json.loads(res.stdout)["actions"]] == expected
+
+
+@pytest.mark.parametrize("title,n2_pods,blocked", [
+    # n2 (the other ssd node, 4 cpu) has room: the descheduler evicts
+    ("room on n2", 3, []),
+    # n2 full of lower-priority pods: kube-scheduler could preempt them, but the descheduler's
+    # PodFitsAnyNode (NodeFit: requests against the pods already there) never preempts, so it
+    # does not evict (descheduler pkg/descheduler/node/node.go)
+    ("room only by preemption", 4, ["db-1"]),
+])
+def test_enforce_needs_room_without_preemption(title, n2_pods, blocked):
+    high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
+    db = pod("db-1", "n1", affinity=SSD_REQUIRED, cpu="1", priority=1000)
+    db["spec"]["priorityClassName"] = "high"
+    fill = [pod("low-%d" % i, "n2", cpu="1", owner=("ReplicaSet", "low")) for i in range(n2_pods)]
+    plan = _plan(CLUSTER + [high, db] + fill, [parse_unlabel("n1:disktype")], enforce=True)
+    assert [e.pod for e in plan.blocked] == blocked
+    assert [a.pod for a in plan.actions if a.type in ("evict", "delete")] == ([] if blocked else ["db-1"])

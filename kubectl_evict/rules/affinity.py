@@ -380,6 +380,15 @@ def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, 
     if not placing.snapshot.holds("PodDisruptionBudget"):
         b.incomplete_for("PodDisruptionBudget", "budgets not checked (the Eviction API refuses an eviction a "
                          "PodDisruptionBudget does not allow)", pod.ref)
+    if need_target and not placing.placer().fits_any(pod, [n for n in placing.snapshot.nodes if n != node]):
+        # the descheduler's PodFitsAnyNode (NodeFit: selector and affinity, taints, requests
+        # against the pods already there, unschedulable) never preempts: room the scheduler
+        # would only make by preempting does not count (descheduler pkg/descheduler/node/node.go)
+        if quiet:
+            return None
+        b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits it without "
+                "preemption (the descheduler's PodFitsAnyNode)")
+        return None
     if recreation(pod).elsewhere:
         placed = place(b, placing.placer(), pod, at, RULE)
         if placed.node is None:
