@@ -245,9 +245,11 @@ def _descheduler_protection(pod: Pod) -> str:
     """Why the descheduler's DefaultEvictor, at its defaults (sigs.k8s.io/descheduler
     `pkg/framework/plugins/defaultevictor`: evictLocalStoragePods, evictSystemCriticalPods and
     evictFailedBarePods false), will not evict `pod`; "" when it will. DaemonSet and mirror pods
-    never reach it here."""
+    never reach it here; a terminating pod fails its IsPodTerminating check."""
     if DESCHEDULER_EVICT in pod.annotations:
         return ""
+    if pod.deletion_timestamp is not None:
+        return "pod is terminating"
     if not pod.owner_refs:
         return "pod does not have any ownerRefs"
     if pod.priority >= SYSTEM_CRITICAL_PRIORITY:
