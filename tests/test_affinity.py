@@ -286,3 +286,14 @@ def test_enforce_needs_room_without_preemption(title, n2_pods, blocked):
     plan = _plan(CLUSTER + [high, db] + fill, [parse_unlabel("n1:disktype")], enforce=True)
     assert [e.pod for e in plan.blocked] == blocked
     assert [a.pod for a in plan.actions if a.type in ("evict", "delete")] == ([] if blocked else ["db-1"])
+
+
+def test_mirror_pod_deleted_by_the_taint_is_recreated_by_the_kubelet():
+    """The taint-eviction controller deletes a mirror pod like any other (semantics.md D.5: no
+    special treatment); the kubelet's SyncPod recreates the mirror of the static pod it keeps
+    running (pkg/kubelet/kubelet.go: `mirrorPod == nil || deleted` -> CreateMirrorPod)."""
+    mirror = pod("etcd-n1", "n1", owner=("Node", "n1"), annotations={"kubernetes.io/config.mirror": "x"})
+    plan = _plan(CLUSTER + [mirror], [parse_taint("n1:maint=true:NoExecute")])
+    assert _actions(plan) == [("delete", "etcd-n1", 0, None)]
+    assert plan.actions[1].reason.endswith("the kubelet keeps its static pod running and recreates the mirror pod")
+    assert "nothing recreates it" not in plan.actions[1].reason

@@ -260,6 +260,13 @@ def _descheduler_protection(pod: Pod) -> str:
 
 
 def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, reason: str, by: str) -> None:
+    if pod.is_mirror:
+        # Deleting a mirror pod stops nothing: the kubelet's SyncPod recreates the mirror of the
+        # static pod it keeps running (`mirrorPod == nil || deleted` -> CreateMirrorPod).
+        b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+                 grace_period_seconds=None, rule=RULE, reason=reason + "; a mirror pod: the kubelet keeps its static "
+                 "pod running and recreates the mirror pod")
+        return
     if pod.controller_kind == "DaemonSet":
         # The DaemonSet controller only creates a pod where the node matches: no replacement here.
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
