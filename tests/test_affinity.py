@@ -297,3 +297,10 @@ def test_mirror_pod_deleted_by_the_taint_is_recreated_by_the_kubelet():
     assert _actions(plan) == [("delete", "etcd-n1", 0, None)]
     assert plan.actions[1].reason.endswith("the kubelet keeps its static pod running and recreates the mirror pod")
     assert "nothing recreates it" not in plan.actions[1].reason
+
+
+def test_no_edit_check_leaves_daemonset_pods_whose_daemonset_is_not_in_the_input():
+    """Without edits and without the DaemonSet, its template is unknown (its pods carry only their
+    node's name): nothing is claimed, and the input is not called incomplete for a check not made."""
+    plan = _plan(CLUSTER + [pod("agent-x", "n3", owner=("DaemonSet", "agent"), node_selector={"disktype": "ssd"})], [])
+    assert _actions(plan) == [] and list(plan.incomplete) == []

@@ -175,7 +175,10 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
         # NodeShouldRunDaemonPod: shouldContinueRunning is false once the node does not match the
         # template, and podsShouldBeOnNode deletes the pod then, however it came to be there (an
         # edit, or a template changed before the snapshot: the no-edit check of every node).
-        if (old is new or old.labels != new.labels) and not _daemon_fits(b, placing.snapshot, pod, new):
+        # Without edits only a DaemonSet in the input is asked: its pods carry only their node's
+        # name, and a plan of no edits does not claim what it cannot check.
+        if (old.labels != new.labels if old is not new else _owner_in_input(placing.snapshot, pod)) \
+                and not _daemon_fits(b, placing.snapshot, pod, new):
             state = "no longer matches" if old is not new and _daemon_fits(b, placing.snapshot, pod, old) \
                 else "does not match"
             _delete(b, placing, pod, new.name, 0, "DaemonSet controller deletes it: node %s the DaemonSet's "
@@ -218,6 +221,12 @@ def _evicted_for_affinity(pod: Pod, node: Node, settings: AffinitySettings) -> b
         return not node_selector_matches(rde, node.labels, node.name).match
     return settings.enforce_ignored_during_execution and pod.required_affinity is not None and \
         not node_matches_pod(pod, node).match and not _descheduler_protection(pod)
+
+
+def _owner_in_input(snapshot: Snapshot, pod: Pod) -> bool:
+    """Is the DaemonSet that owns `pod` in the input (its template's node affinity known)?"""
+    ds = controller_owner(snapshot, pod)
+    return ds is not None and ds.kind == "DaemonSet"
 
 
 def _daemon_fits(b: PlanBuilder, snapshot: Snapshot, pod: Pod, node: Node) -> bool:
