@@ -9,8 +9,8 @@ Models, for the nodes an edit changes (or, with no edits, for every node):
 - node affinity (`component-helpers/scheduling/corev1/nodeaffinity`): `IgnoredDuringExecution`
   violators keep running (listed as skipped) unless `--enforce-ignored-during-execution`, which
   evicts them as the descheduler's RemovePodsViolatingNodeAffinity does (only pods with required
-  node affinity, only when another node fits, and not the pods its DefaultEvictor protects at its defaults: bare, local-storage,
-  system-critical);
+  node affinity, only when another node fits without preemption, and not the pods its
+  DefaultEvictor protects at its defaults: bare, local-storage, terminating, system-critical);
 - `requiredDuringSchedulingRequiredDuringExecution` from the original node-affinity design
   (also the pod annotation `evictplan.io/node-affinity: RequiredDuringExecution`, KEP-4328's
   intent): violators are evicted at once through the Eviction API.
