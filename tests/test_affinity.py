@@ -61,6 +61,10 @@ CASES = [
     ("--enforce-ignored-during-execution leaves it when no other node fits",
      [pod("db-1", "n1", affinity=SSD_REQUIRED)], [parse_unlabel("n1:disktype"), parse_unlabel("n2:disktype")], True,
      [], ["db-1"], []),
+    # RemovePodsViolatingNodeAffinity's filter requires PodHasNodeAffinity(pod, required...):
+    # a pod held by its nodeSelector alone is not a candidate (descheduler node_affinity.go)
+    ("--enforce-ignored-during-execution leaves a pod with only a nodeSelector",
+     [pod("db-1", "n1", node_selector={"disktype": "ssd"})], [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
     # the descheduler's DefaultEvictor at its defaults leaves bare, local-storage and
     # system-critical pods, unless annotated descheduler.alpha.kubernetes.io/evict
     ("--enforce-ignored-during-execution leaves a bare pod",
@@ -70,6 +74,10 @@ CASES = [
      [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
     ("--enforce-ignored-during-execution leaves a system-critical pod",
      [pod("db-1", "n1", affinity=SSD_REQUIRED, priority=2000000000)], [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
+    ("--enforce-ignored-during-execution leaves a terminating pod",
+     [dict(pod("db-1", "n1", affinity=SSD_REQUIRED), metadata=dict(pod("db-1", "n1")["metadata"],
+                                                                    deletionTimestamp="2026-11-21T11:59:50Z"))],
+     [parse_unlabel("n1:disktype")], True, [], [], ["db-1"]),
     ("the descheduler's evict annotation lifts those protections",
      [pod("db-1", "n1", owner=None, affinity=SSD_REQUIRED, annotations={"descheduler.alpha.kubernetes.io/evict": ""})],
      [parse_unlabel("n1:disktype")], True, [("evict", "db-1", 0, None)], [], []),
@@ -198,3 +206,101 @@ def test_added_noexecute_taint_keeps_an_earlier_scheduled_deletion(tolerations, 
     nodes = [node("n1", taints=[{"key": "maint", "effect": "NoExecute", "timeAdded": added}]), node("n2")]
     plan = _plan(nodes + [pod("web-1", "n1", tolerations=tolerations)], [parse_taint("n1:other=x:NoExecute")])
     assert _actions(plan) == actions
+
+
+def _daemonset(name, node_selector=None):
+    spec = {"containers": [{"name": "c", "image": "x"}]}
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": "default", "uid": "uid-" + name},
+            "spec": {"selector": {"matchLabels": {"app": name}}, "template": {"metadata": {"labels": {"app": name}}, "spec": spec}}}
+
+
+@pytest.mark.parametrize("title,on,edits,actions", [
+    # NodeShouldRunDaemonPod (pkg/controller/daemon/daemon_controller.go): a node the template's
+    # nodeSelector does not match gives shouldContinueRunning false, and podsShouldBeOnNode deletes
+    # the pod whatever put it there
+    ("relabel: node no longer matches", "n1", [parse_unlabel("n1:disktype")], [("delete", "agent-x", 0, None)]),
+    ("no edits: a pod on a node the template does not match now", "n3", [], [("delete", "agent-x", 0, None)]),
+    ("no edits: a pod on a matching node stays", "n1", [], []),
+    # an untolerated NoSchedule taint: shouldRun false but shouldContinueRunning true
+    ("NoSchedule taint leaves it", "n1", [parse_taint("n1:maint=true:NoSchedule")], []),
+])
+def test_daemonset_controller_deletes_pods_on_nodes_its_template_does_not_match(title, on, edits, actions):
+    plan = _plan(CLUSTER + [_daemonset("agent", {"disktype": "ssd"}),
+                            pod("agent-x", on, owner=("DaemonSet", "agent"), labels={"app": "agent"})], edits)
+    assert _actions(plan) == actions
+    assert all(a.by == "daemonset-controller" for a in plan.actions if a.type == "delete")
+
+
+_TOLERATES_60S = [{"key": "maint", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}]
+
+
+@pytest.mark.parametrize("title,affinity,more_edits,enforce,pdbs,actions", [
+    # the plan's own eviction (RequiredDuringExecution, the descheduler) is at once; the
+    # taint-eviction controller would delete the pod only 60s later (semantics.md D.4)
+    ("RequiredDuringExecution evicts before the tolerated taint deletes", SSD_REQUIRED_EXEC, [], False, [],
+     [("evict", "db-1", 0, "n2")]),
+    ("--enforce-ignored-during-execution evicts before the tolerated taint deletes", SSD_REQUIRED, [], True, [],
+     [("evict", "db-1", 0, "n2")]),
+    # the Eviction API refuses (429, nothing gives budget back): the controller's plain DELETE at 60s
+    ("a refused eviction leaves the controller's deletion", SSD_REQUIRED_EXEC, [], False, [_pdb("db", minAvailable=1)],
+     [("delete", "db-1", 60, "n2")]),
+    # the descheduler does not evict when no other node fits: the controller still deletes at 60s
+    ("no node for the descheduler: the controller's deletion", SSD_REQUIRED, [parse_unlabel("n2:disktype")], True, [],
+     [("delete", "db-1", 60, None)]),
+])
+def test_affinity_eviction_before_a_later_taint_deletion(title, affinity, more_edits, enforce, pdbs, actions):
+    plan = _plan(CLUSTER + [pod("db-1", "n1", labels={"app": "db"}, affinity=affinity, tolerations=_TOLERATES_60S)] + pdbs,
+                 [parse_unlabel("n1:disktype"), parse_taint("n1:maint=true:NoExecute")] + more_edits, enforce)
+    assert _actions(plan) == actions
+    assert plan.blocked == () or list(plan.blocked) == []
+
+
+@pytest.mark.parametrize("args,expected", [
+    # the same edit twice is one edit: the node gets the label or taint once, so one action
+    (["--label", "n1:a=b", "--label", "n1:a=b"], [("label", "n1", None)]),
+    (["--taint", "n1:k=v:NoSchedule", "--taint", "n1:k=v:NoSchedule"], [("taint", "n1", None)]),
+    # one key with two effects is two taints (a taint is identified by key and effect)
+    (["--taint", "n1:k=v:NoSchedule", "--taint", "n1:k=v:PreferNoSchedule"], [("taint", "n1", None), ("taint", "n1", None)]),
+])
+def test_repeated_edit_is_made_once(write_snapshot, args, expected):
+    res = run_cli("-f", write_snapshot(*CLUSTER), "-o", "json", "affinity", *args)
+    assert res.returncode == 0, res.stderr
+    assert [(a["type"], a["node"], a.get("previous")) for a in json.loads(res.stdout)["actions"]] == expected
+
+
+@pytest.mark.parametrize("title,n2_pods,blocked", [
+    # n2 (the other ssd node, 4 cpu) has room: the descheduler evicts
+    ("room on n2", 3, []),
+    # n2 full of lower-priority pods: kube-scheduler could preempt them, but the descheduler's
+    # PodFitsAnyNode (NodeFit: requests against the pods already there) never preempts, so it
+    # does not evict (descheduler pkg/descheduler/node/node.go)
+    ("room only by preemption", 4, ["db-1"]),
+])
+def test_enforce_needs_room_without_preemption(title, n2_pods, blocked):
+    high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
+    db = pod("db-1", "n1", affinity=SSD_REQUIRED, cpu="1", priority=1000)
+    db["spec"]["priorityClassName"] = "high"
+    fill = [pod("low-%d" % i, "n2", cpu="1", owner=("ReplicaSet", "low")) for i in range(n2_pods)]
+    plan = _plan(CLUSTER + [high, db] + fill, [parse_unlabel("n1:disktype")], enforce=True)
+    assert [e.pod for e in plan.blocked] == blocked
+    assert [a.pod for a in plan.actions if a.type in ("evict", "delete")] == ([] if blocked else ["db-1"])
+
+
+def test_mirror_pod_deleted_by_the_taint_is_recreated_by_the_kubelet():
+    """The taint-eviction controller deletes a mirror pod like any other (semantics.md D.5: no
+    special treatment); the kubelet's SyncPod recreates the mirror of the static pod it keeps
+    running (pkg/kubelet/kubelet.go: `mirrorPod == nil || deleted` -> CreateMirrorPod)."""
+    mirror = pod("etcd-n1", "n1", owner=("Node", "n1"), annotations={"kubernetes.io/config.mirror": "x"})
+    plan = _plan(CLUSTER + [mirror], [parse_taint("n1:maint=true:NoExecute")])
+    assert _actions(plan) == [("delete", "etcd-n1", 0, None)]
+    assert plan.actions[1].reason.endswith("the kubelet keeps its static pod running and recreates the mirror pod")
+    assert "nothing recreates it" not in plan.actions[1].reason
+
+
+def test_no_edit_check_leaves_daemonset_pods_whose_daemonset_is_not_in_the_input():
+    """Without edits and without the DaemonSet, its template is unknown (its pods carry only their
+    node's name): nothing is claimed, and the input is not called incomplete for a check not made."""
+    plan = _plan(CLUSTER + [pod("agent-x", "n3", owner=("DaemonSet", "agent"), node_selector={"disktype": "ssd"})], [])
+    assert _actions(plan) == [] and list(plan.incomplete) == []

@@ -43,6 +43,7 @@ def command(ctx: click.Context, labels: Any, unlabels: Any, taints: Any,
     edits = tuple(parse_label(t) for t in labels) + tuple(parse_unlabel(t) for t in unlabels) + \
         tuple(parse_taint(t) for t in taints)
     _refuse_contradictions(ctx, edits)
+    edits = tuple(dict.fromkeys(edits))   # an edit given twice is made once (one action, one request)
     settings = AffinitySettings(edits=edits, enforce_ignored_during_execution=enforce_ignored_during_execution)
 
     def rule(snap: Snapshot, now: float) -> Plan:

@@ -8,9 +8,9 @@ Models, for the nodes an edit changes (or, with no edits, for every node):
   matches the DaemonSet's node selector/affinity is deleted;
 - node affinity (`component-helpers/scheduling/corev1/nodeaffinity`): `IgnoredDuringExecution`
   violators keep running (listed as skipped) unless `--enforce-ignored-during-execution`, which
-  evicts them as the descheduler's RemovePodsViolatingNodeAffinity does (only when another node
-  fits, and not the pods its DefaultEvictor protects at its defaults: bare, local-storage,
-  system-critical);
+  evicts them as the descheduler's RemovePodsViolatingNodeAffinity does (only pods with required
+  node affinity, only when another node fits without preemption, and not the pods its
+  DefaultEvictor protects at its defaults: bare, local-storage, terminating, system-critical);
 - `requiredDuringSchedulingRequiredDuringExecution` from the original node-affinity design
   (also the pod annotation `evictplan.io/node-affinity: RequiredDuringExecution`, KEP-4328's
   intent): violators are evicted at once through the Eviction API.
@@ -157,11 +157,14 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
     # `old is new`: a node no edit touches (every node, with no edits) is asked once.
     will, why = _scheduled_deletion(pod, old, new, now)
     was = will if old is new else _scheduled_deletion(pod, old, old, now)[0]
+    taint_deletion: Optional[Tuple[float, str]] = None
     if will is not None and (was is None or will < was):
-        _delete(b, placing, pod, new.name, will, "taint-eviction controller deletes it: %s (plain DELETE, PDBs not consulted)" % why,
-                TAINT_EVICTION)
-        return
-    if was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
+        taint_deletion = (will, "taint-eviction controller deletes it: %s (plain DELETE, PDBs not consulted)" % why)
+        if will <= 0 or pod.is_mirror or pod.controller_kind == "DaemonSet" or not _evicted_for_affinity(pod, new, settings):
+            _delete(b, placing, pod, new.name, will, taint_deletion[1], TAINT_EVICTION)
+            return
+        # the eviction below comes first; the controller's deletion is what happens if it cannot
+    if taint_deletion is None and was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
             no_execute_decision(new.taints, default_toleration_seconds(pod.tolerations)).action == "forever" and \
             any(t.effect == "NoExecute" and t.time_added == now for t in new.taints):
         b.skip(pod, "tolerates-forever", "tolerates NoExecute taint %s forever" % taints_text(t for t in new.taints if t.effect == "NoExecute"))
@@ -169,14 +172,22 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
     if pod.is_mirror:
         return
     if pod.controller_kind == "DaemonSet":
-        if old is not new and old.labels != new.labels and not _daemon_fits(b, placing.snapshot, pod, new) \
-                and _daemon_fits(b, placing.snapshot, pod, old):
-            _delete(b, placing, pod, new.name, 0, "DaemonSet controller deletes it: node no longer matches the DaemonSet's "
-                    "node selector/affinity", DAEMONSET_CONTROLLER)
+        # NodeShouldRunDaemonPod: shouldContinueRunning is false once the node does not match the
+        # template, and podsShouldBeOnNode deletes the pod then, however it came to be there (an
+        # edit, or a template changed before the snapshot: the no-edit check of every node).
+        # Without edits only a DaemonSet in the input is asked: its pods carry only their node's
+        # name, and a plan of no edits does not claim what it cannot check.
+        if (old.labels != new.labels if old is not new else _owner_in_input(placing.snapshot, pod)) \
+                and not _daemon_fits(b, placing.snapshot, pod, new):
+            state = "no longer matches" if old is not new and _daemon_fits(b, placing.snapshot, pod, old) \
+                else "does not match"
+            _delete(b, placing, pod, new.name, 0, "DaemonSet controller deletes it: node %s the DaemonSet's "
+                    "node selector/affinity" % state, DAEMONSET_CONTROLLER)
         return
     rde = pod.required_during_execution
     if rde is not None and not node_selector_matches(rde, new.labels, new.name).match:
-        evictions.add(pod, new.name, "node no longer matches requiredDuringSchedulingRequiredDuringExecution node affinity")
+        evictions.add(pod, new.name, "node no longer matches requiredDuringSchedulingRequiredDuringExecution node affinity",
+                      fallback=taint_deletion)
         return
     res = node_matches_pod(pod, new)
     if res.match:
@@ -185,13 +196,37 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
     what = "the pod's nodeSelector/required node affinity (IgnoredDuringExecution)"
     state = "does not match" if already else "no longer matches"
     protected = _descheduler_protection(pod) if settings.enforce_ignored_during_execution else ""
-    if protected:
+    if settings.enforce_ignored_during_execution and pod.required_affinity is None:
+        # RemovePodsViolatingNodeAffinity's filter starts with PodHasNodeAffinity(pod,
+        # requiredDuringSchedulingIgnoredDuringExecution): a pod held only by its nodeSelector
+        # is never its candidate (descheduler node_affinity.go, utils/predicates.go).
+        b.skip(pod, "stays-running", "node %s the pod's nodeSelector (IgnoredDuringExecution): the descheduler's "
+               "RemovePodsViolatingNodeAffinity evicts only pods with required node affinity, so it keeps running"
+               % state)
+    elif protected:
         b.skip(pod, "stays-running", "node %s %s: the descheduler's DefaultEvictor leaves it (%s)" % (state, what, protected))
     elif settings.enforce_ignored_during_execution:
         evictions.add(pod, new.name, "node %s %s; evicted as the descheduler's RemovePodsViolatingNodeAffinity would"
-                      % (state, what), need_target=True)
+                      % (state, what), need_target=True, fallback=taint_deletion)
     else:
         b.skip(pod, "stays-running", "node %s %s: Kubernetes leaves it running" % (state, what))
+
+
+def _evicted_for_affinity(pod: Pod, node: Node, settings: AffinitySettings) -> bool:
+    """Whether the plan evicts `pod` at once for its node affinity on `node` (RequiredDuringExecution,
+    or `--enforce-ignored-during-execution` for a pod the descheduler would take), before the
+    taint-eviction controller's later deletion."""
+    rde = pod.required_during_execution
+    if rde is not None:
+        return not node_selector_matches(rde, node.labels, node.name).match
+    return settings.enforce_ignored_during_execution and pod.required_affinity is not None and \
+        not node_matches_pod(pod, node).match and not _descheduler_protection(pod)
+
+
+def _owner_in_input(snapshot: Snapshot, pod: Pod) -> bool:
+    """Is the DaemonSet that owns `pod` in the input (its template's node affinity known)?"""
+    ds = controller_owner(snapshot, pod)
+    return ds is not None and ds.kind == "DaemonSet"
 
 
 def _daemon_fits(b: PlanBuilder, snapshot: Snapshot, pod: Pod, node: Node) -> bool:
@@ -219,9 +254,11 @@ def _descheduler_protection(pod: Pod) -> str:
     """Why the descheduler's DefaultEvictor, at its defaults (sigs.k8s.io/descheduler
     `pkg/framework/plugins/defaultevictor`: evictLocalStoragePods, evictSystemCriticalPods and
     evictFailedBarePods false), will not evict `pod`; "" when it will. DaemonSet and mirror pods
-    never reach it here."""
+    never reach it here; a terminating pod fails its IsPodTerminating check."""
     if DESCHEDULER_EVICT in pod.annotations:
         return ""
+    if pod.deletion_timestamp is not None:
+        return "pod is terminating"
     if not pod.owner_refs:
         return "pod does not have any ownerRefs"
     if pod.priority >= SYSTEM_CRITICAL_PRIORITY:
@@ -232,6 +269,13 @@ def _descheduler_protection(pod: Pod) -> str:
 
 
 def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, reason: str, by: str) -> None:
+    if pod.is_mirror:
+        # Deleting a mirror pod stops nothing: the kubelet's SyncPod recreates the mirror of the
+        # static pod it keeps running (`mirrorPod == nil || deleted` -> CreateMirrorPod).
+        b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+                 grace_period_seconds=None, rule=RULE, reason=reason + "; a mirror pod: the kubelet keeps its static "
+                 "pod running and recreates the mirror pod")
+        return
     if pod.controller_kind == "DaemonSet":
         # The DaemonSet controller only creates a pod where the node matches: no replacement here.
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
@@ -248,6 +292,11 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
                  grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
 
 
+#: An eviction to try: pod, node, reason, whether another node must fit, and the taint-eviction
+#: controller's later deletion (at, reason) should the eviction not come first.
+_Item = Tuple[Pod, str, str, bool, Optional[Tuple[float, str]]]
+
+
 class _Evictions:
     """The evictions the plan adds (RequiredDuringExecution, `--enforce-ignored-during-execution`),
     answered as the Eviction API answers drain's (`eviction.go`, `scheduling/disruption.py`): budgets
@@ -260,14 +309,28 @@ class _Evictions:
         self.placing = placing
         self.now = now
         self.budgets: Dict[Tuple[str, str], BudgetState] = {}
-        self.held: List[Tuple[Tuple[Pod, str, str, bool], BudgetState, Eviction]] = []
+        self.held: List[Tuple[_Item, BudgetState, Eviction]] = []
 
-    def add(self, pod: Pod, node: str, reason: str, need_target: bool = False) -> None:
-        """Evict `pod` now, if the Eviction API lets it go."""
-        self._try((pod, node, reason, need_target), 0)
+    def add(self, pod: Pod, node: str, reason: str, need_target: bool = False,
+            fallback: Optional[Tuple[float, str]] = None) -> None:
+        """Evict `pod` now, if the Eviction API lets it go. `fallback`: the taint-eviction
+        controller's later deletion (when, why), which happens instead when the eviction is refused
+        or would come no earlier."""
+        self._try((pod, node, reason, need_target, fallback), 0)
 
-    def _try(self, item: Tuple[Pod, str, str, bool], wave: int) -> None:
-        pod, node, reason, need_target = item
+    def _fall_back(self, item: _Item) -> bool:
+        """The taint-eviction controller deletes the pod the eviction did not take in time."""
+        pod, node, _, _, fallback = item
+        if fallback is None:
+            return False
+        _delete(self.b, self.placing, pod, node, fallback[0], fallback[1], TAINT_EVICTION)
+        return True
+
+    def _try(self, item: _Item, wave: int) -> None:
+        pod, node, reason, need_target, fallback = item
+        if fallback is not None and wave * DEFAULT_STARTUP >= fallback[0]:
+            self._fall_back(item)
+            return
         b, snapshot = self.b, self.placing.snapshot
         pdbs = pdbs_for_pod(snapshot, pod)
         state = None
@@ -287,7 +350,10 @@ class _Evictions:
             if wave:
                 reason = "%s; evicted in wave %d, once earlier evicted pods under PDB %s have Ready replacements" % (
                     reason, wave + 1, state.pdb.ref)
-            landed = _evict(b, self.placing, pod, node, reason, wave * DEFAULT_STARTUP, need_target)
+            landed = _evict(b, self.placing, pod, node, reason, wave * DEFAULT_STARTUP, need_target,
+                            fallback is not None)
+            if landed is None and self._fall_back(item):
+                return
             if landed is not None and state is not None and (decision.spends_budget or not pod.ready):
                 if decision.spends_budget:
                     state.spend()
@@ -295,6 +361,8 @@ class _Evictions:
                                "has nowhere to go" if recreation(pod).elsewhere else "is never created")
         elif decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None:
             self.held.append((item, state, decision))
+        elif self._fall_back(item):
+            return
         elif decision.code == 500:
             b.block(pod, "pdb-multiple", "%s; not evicted: %s (PDBs: %s)" % (
                 reason.split(";")[0], decision.message, ", ".join(p.ref for p in pdbs)))
@@ -311,7 +379,7 @@ class _Evictions:
             for item, state, decision in held:
                 if state.pending_after(wave) is not None:
                     retry.append(item)
-                else:
+                elif not self._fall_back(item):
                     why = ": budget spent and never given back: %s" % "; ".join(state.lost.values()) if state.lost else ""
                     self.b.block(item[0], "pdb-budget", "%s; not evicted: %s (PDB %s)%s" % (
                         item[2].split(";")[0], decision.text, state.pdb.ref, why))
@@ -323,16 +391,28 @@ class _Evictions:
 
 
 def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, at: float,
-           need_target: bool = False) -> Optional[bool]:
+           need_target: bool = False, quiet: bool = False) -> Optional[bool]:
     """The `evict` action of a pod the Eviction API lets go at `at`: whether its replacement lands
-    (None: not evicted, `need_target` and no other node fits)."""
+    (None: not evicted, `need_target` and no other node fits; blocked unless `quiet`, when the
+    caller has another fate for it)."""
     if not placing.snapshot.holds("PodDisruptionBudget"):
         b.incomplete_for("PodDisruptionBudget", "budgets not checked (the Eviction API refuses an eviction a "
                          "PodDisruptionBudget does not allow)", pod.ref)
+    if need_target and not placing.placer().fits_any(pod, [n for n in placing.snapshot.nodes if n != node]):
+        # the descheduler's PodFitsAnyNode (NodeFit: selector and affinity, taints, requests
+        # against the pods already there, unschedulable) never preempts: room the scheduler
+        # would only make by preempting does not count (descheduler pkg/descheduler/node/node.go)
+        if quiet:
+            return None
+        b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits it without "
+                "preemption (the descheduler's PodFitsAnyNode)")
+        return None
     if recreation(pod).elsewhere:
         placed = place(b, placing.placer(), pod, at, RULE)
         if placed.node is None:
             if need_target:
+                if quiet:
+                    return None
                 b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits (%s)"
                         % placed.reason)
                 return None
