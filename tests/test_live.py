@@ -323,6 +323,11 @@ BAD_PAGES = [
     ("html-from-a-proxy", lambda page: b"<html><body>502 Bad Gateway</body></html>", "is not JSON"),
     ("items-not-a-list", lambda page: b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":{"a":1}}',
      "is not a Kubernetes list"),
+    # items that are no objects (a proxy's rewrite, a broken server): said as files say it
+    ("an-item-is-a-number", lambda page: b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[{"metadata":{}},7]}',
+     "is a list whose items[1] is not an object (found number 7)"),
+    ("an-item-is-null", lambda page: b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[null]}',
+     "is a list whose items[0] is not an object (found null)"),
 ]
 
 
@@ -335,9 +340,16 @@ def test_a_page_that_is_no_list_is_one_error_line(tmp_path, case):
         kc = str(srv.write_kubeconfig(tmp_path / "kc"))
         srv.faults.add("GET", r"^/api/v1/pods$", skip=1, times=None, body=body)
         res = main("--kubeconfig", kc, "--now", NOW, "drain", "n1")
+        srv.faults.clear()   # snapshot reads items undecoded (JSON) or whole (YAML): the same line
+        srv.faults.add("GET", r"^/api/v1/pods$", skip=1, times=None, body=body)
+        snap = main("--kubeconfig", kc, "snapshot")
+        srv.faults.clear()
+        srv.faults.add("GET", r"^/api/v1/pods$", skip=1, times=None, body=body)
+        snap_yaml = main("--kubeconfig", kc, "snapshot", "-o", "yaml")
         url = srv.url
-    assert_error(res, "error: listing pods: the answer from %s %s" % (url, problem))
-    assert res.stdout == ""
+    for r in (res, snap, snap_yaml):
+        assert_error(r, "error: listing pods: the answer from %s %s" % (url, problem))
+        assert r.stdout == ""
 
 
 # (id, a page's head, the list metadata read off it: None when the page is decoded whole instead)

@@ -41,7 +41,7 @@ from http import HTTPStatus
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from kubectl_evict import collector
-from kubectl_evict.errors import ClusterAccessError, InputError
+from kubectl_evict.errors import ClusterAccessError, InputError, json_type
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
 from kubectl_evict.source.freeze import EVICTPLAN_API, KUBELET_KINDS, NODE_LEASE_NAMESPACE, Freezer
@@ -677,6 +677,7 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
             items = page.items or []
             if mode == "raw":
                 items = [bytes(i) for i in items]
+            _check_items(items)
             return meta, items
     try:
         doc = json.loads(data)
@@ -686,6 +687,7 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
         raise _BadPage("not a Kubernetes list")
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     items = doc.get("items") or []
+    _check_items(items)
     if mode == "raw":
         dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
         items = [dumps(i).encode() for i in items]
@@ -695,6 +697,22 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
                 i["kind"] = spec.kind
                 i["apiVersion"] = spec.api_version
     return meta, items
+
+
+def _check_items(items: list) -> None:
+    """Every item of a page is an object (dict, or its JSON bytes): the freezer and `snapshot`
+    read nothing else, and a page holding a number, a string or null among its items (a proxy or
+    a broken server) is no Kubernetes list. Said as for every bad page, with the first such item,
+    in the words files use (`list item is not an object`)."""
+    for i, item in enumerate(items):
+        if item.__class__ is dict or (item.__class__ is bytes and item.lstrip()[:1] == b"{"):
+            continue
+        if item.__class__ is bytes:
+            try:
+                item = json.loads(item)
+            except ValueError:
+                pass
+        raise _BadPage("a list whose items[%d] is not an object (found %s)" % (i, json_type(item)))
 
 
 # A list page's head as API servers write it (Go's field order: TypeMeta, ListMeta, Items), and the
