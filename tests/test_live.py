@@ -192,6 +192,26 @@ def test_kubeconfig_problems_are_one_line_input_errors(tmp_path, monkeypatch, se
         assert n in msg, msg
 
 
+# A kubeconfig user's `tokenFile` (relative paths from the kubeconfig's directory): client-go's
+# token file source trims the whitespace around the token (strings.TrimSpace), so a file written
+# by `echo` works with kubectl; the real kubectl reads the same kubeconfig alongside.
+@pytest.mark.parametrize("content", ["tok", "tok\n", "  tok \r\n"], ids=["bare", "newline", "spaces-crlf"])
+def test_token_file_is_trimmed_as_kubectl_trims_it(tmp_path, content):
+    assert KUBECTL, "the kubectl binary must be on PATH"
+    with ApiServer(small_cluster(), tokens={"tok": "readonly"}, tls=True) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kc")
+        cfg = json.loads(kc.read_text())
+        cfg["users"][0]["user"] = {"tokenFile": "token"}
+        kc.write_text(json.dumps(cfg))
+        (tmp_path / "token").write_text(content)
+        res = main("--kubeconfig", str(kc), "--now", NOW, "-o", "json", "drain", "n1")
+        got = subprocess.run([KUBECTL, "--kubeconfig", str(kc), "get", "nodes", "-o", "name"], capture_output=True,
+                             text=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)))
+    assert got.returncode == 0 and got.stdout.split() == ["node/n1", "node/n2", "node/n3"], got.stderr
+    assert res.returncode in (0, 5) and "Traceback" not in res.stderr, res.stderr
+    assert json.loads(res.stdout)["command"] == "drain"
+
+
 def test_in_cluster_service_account_over_tls(tmp_path, monkeypatch):
     """In a pod (no kubeconfig, KUBERNETES_SERVICE_HOST set) the service-account token and CA are used."""
     from kubernetes.config import incluster_config

@@ -348,6 +348,7 @@ def _choose_entries(loader: Any, opts: GlobalOptions, where: str) -> None:
 def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Connection:
     """Apply the connection override flags to the loaded Configuration and build the client."""
     _override(cfg, opts)
+    _trim_bearer(cfg.api_key)
     hook = getattr(cfg, "refresh_api_key_hook", None)
     if hook is not None and not opts.token:
         # the kubeconfig loader's hook re-copies host and TLS files from the kubeconfig before each
@@ -360,6 +361,7 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
         def refresh(c: Any, _hook: Any = hook) -> None:
             scratch = _Scratch()
             _hook(scratch)
+            _trim_bearer(scratch.api_key)
             c.api_key.update(scratch.api_key)
             for attr, flag in overridden.items():
                 if not flag and attr in scratch.__dict__:
@@ -383,6 +385,20 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
     if not cfg.verify_ssl:
         _quiet_insecure_warnings()
     return Connection(api, context, cfg.host)
+
+
+def _trim_bearer(api_key: Dict[str, Any]) -> None:
+    """A bearer token read from a file loses the whitespace around it, as client-go's token file
+    source trims it (`strings.TrimSpace`): a kubeconfig `tokenFile` written by `echo` ends in a
+    newline, which the client would otherwise send inside the Authorization header (and
+    http.client refuses such a header). A token that is only whitespace is no token."""
+    for key, value in list(api_key.items()):
+        if isinstance(value, str) and value[:7].lower() == "bearer " and value[7:] != value[7:].strip():
+            token = value[7:].strip()
+            if token:
+                api_key[key] = value[:7] + token
+            else:
+                del api_key[key]
 
 
 class _Scratch:
