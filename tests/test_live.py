@@ -152,15 +152,34 @@ def _kubeconfig(path: Path, contexts: Dict[str, str], current: str = None) -> st
     (["a", "b"], None, "b-ctx", "b"),             # current-context only in the second file
     (["a", "b"], "a-ctx", "a-ctx", "a"),          # --context picks a context from the first file
     (["missing", "b"], None, "b-ctx", "b"),       # files that do not exist are skipped
+    # both files set current-context: the first file's wins (clientcmd merges non-map values
+    # from the last file to the first, each overriding with what it sets)
+    (["a-current", "b"], None, "a-ctx", "a"),
+    (["b", "a-current"], None, "b-ctx", "b"),
+    (["a-unset", "b"], None, "b-ctx", "b"),       # current-context: "" sets nothing
+    # a file with no YAML in it merges as an empty config
+    (["empty", "b"], None, "b-ctx", "b"),
+    (["a-current", "comments-only"], None, "a-ctx", "a"),
 ])
 def test_kubeconfig_files_merge_like_kubectl(tmp_path, monkeypatch, env_files, context, want_context, want_port):
     files = {"a": _kubeconfig(tmp_path / "a", {"a-ctx": "http://127.0.0.1:1111"}),
+             "a-current": _kubeconfig(tmp_path / "ac", {"a-ctx": "http://127.0.0.1:1111"}, current="a-ctx"),
              "b": _kubeconfig(tmp_path / "b", {"b-ctx": "http://127.0.0.1:2222"}, current="b-ctx"),
              "missing": str(tmp_path / "nope")}
-    monkeypatch.setenv("KUBECONFIG", os.pathsep.join(files[f] for f in env_files))
+    files["a-unset"] = files["a"]
+    (tmp_path / "a").write_text((tmp_path / "a").read_text() + "current-context: ''\n")
+    (tmp_path / "empty").write_text("")
+    (tmp_path / "comments").write_text("# nothing here yet\n\n")
+    files.update({"empty": str(tmp_path / "empty"), "comments-only": str(tmp_path / "comments")})
+    kubeconfig = os.pathsep.join(files[f] for f in env_files)
+    monkeypatch.setenv("KUBECONFIG", kubeconfig)
     conn = live.connect(GlobalOptions(context=context))
     assert conn.context == want_context
     assert conn.server == {"a": "http://127.0.0.1:1111", "b": "http://127.0.0.1:2222"}[want_port]
+    if context is None and KUBECTL:   # the real kubectl agrees on the same files
+        got = subprocess.run([KUBECTL, "config", "current-context"], capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, KUBECONFIG=kubeconfig, HOME=str(tmp_path)))
+        assert got.stdout.strip() == want_context, got.stderr
 
 
 @pytest.mark.parametrize("setup, opts, needles", [

@@ -197,6 +197,8 @@ def connect(opts: GlobalOptions) -> Connection:
         pass
     paths = kubeconfig_paths(opts)
     existing = [p for p in paths if os.path.exists(p)]
+    if len(existing) > 1:   # kubectl merges an empty file (or one of comments only) as an empty config
+        existing = [p for p in existing if not _blank_kubeconfig(p)] or existing
     if opts.kubeconfig and not existing:
         raise InputError("no such file", source=opts.kubeconfig, field="--kubeconfig")
     if not existing:
@@ -508,9 +510,10 @@ def _capped(existing: Any, limit: float) -> Any:
 
 def _contexts(kconfig: Any, joined: str, where: str) -> Tuple[List[str], str]:
     """(context names, current-context) of the merged kubeconfig files, as the client merges them
-    (first file wins per name; the last current-context set wins, like the client's merger)."""
+    (first file wins per name, and for current-context, as in kubectl)."""
     try:
-        merged = kconfig.kube_config.KubeConfigMerger(joined).config
+        merger = kconfig.kube_config.KubeConfigMerger(joined)
+        merged = merger.config
     except Exception as e:  # unreadable YAML, wrong types
         raise InputError("cannot read kubeconfig: %s" % _one_line(str(e)), source=where) from None
     if merged is None:
@@ -523,8 +526,26 @@ def _contexts(kconfig: Any, joined: str, where: str) -> Tuple[List[str], str]:
         c = c.value if hasattr(c, "value") else c
         if isinstance(c, dict) and isinstance(c.get("name"), str):
             names.append(c["name"])
+    # kubectl (clientcmd's loading rules) takes the FIRST file's non-empty current-context; the
+    # client's merger would take the last file's, and plan against another cluster than kubectl
+    for path in getattr(merger, "paths", []):
+        doc = merger.config_files.get(path)
+        current = doc.get("current-context") if isinstance(doc, dict) else None
+        if isinstance(current, str) and current:
+            return names, current
     current = value.get("current-context")
     return names, current if isinstance(current, str) else ""
+
+
+def _blank_kubeconfig(path: str) -> bool:
+    """A kubeconfig file with no YAML in it (empty, blank lines, comments): kubectl merges it as an
+    empty config, the client's merger refuses it. Unreadable files are not blank: the merger says why."""
+    try:
+        import yaml
+        with open(path, "rb") as f:
+            return yaml.safe_load(f) is None
+    except Exception:  # noqa: BLE001 - reported by the merger, with the file named
+        return False
 
 
 def _api_client(kclient: Any, cfg: Any) -> Any:
