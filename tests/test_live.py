@@ -472,6 +472,22 @@ def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, token
     assert "SHUTDOWN" in res.stdout.upper() or "kill" in res.stdout.lower()
 
 
+# A connection the API server drops (reset) or cuts (half an answer) while proxying to kubelets:
+# the same failure on several nodes is one warning naming them, in a few words (the client's
+# own text names each request's URL, which kept every node on a line of its own).
+@pytest.mark.parametrize("fault", [{"reset": True}, {"partial": 0.5}], ids=["reset", "cut"])
+def test_kubelet_connection_failures_fold_into_one_warning(tmp_path, fault):
+    with ApiServer(DEMO_PATH) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        srv.faults.add("GET", r"/nodes/(worker-a1|gpu-1)/proxy/", times=None, **fault)
+        res = main("--kubeconfig", kc, "--now", NOW, "shutdown", "worker-a1", "gpu-1")
+    warnings = [line for line in res.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == ["warning: node/worker-a1, node/gpu-1 (2 nodes): kubelet configuration (configz) and stats "
+                        "summary not read (connection lost mid-response); the plan uses upstream kubelet defaults "
+                        "for them"], res.stderr
+    assert res.returncode in (0, 3, 4, 5) and "Traceback" not in res.stderr
+
+
 # What went wrong reading the cluster is said again when planning from the snapshot: `snapshot`
 # records its warnings in SnapshotInfo.warnings, and a plan from the file prints each on stderr,
 # marked with when the snapshot was taken; the plan itself is the live plan's, byte for byte.

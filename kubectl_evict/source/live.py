@@ -607,22 +607,26 @@ def describe_failure(exc: BaseException, conn: Connection) -> Tuple[Optional[int
 
 
 def _transport_text(exc: BaseException, conn: Connection) -> str:
+    return "cannot talk to the API server %s (context %s): %s" % (conn.server, conn.context, _transport_what(exc))
+
+
+def _transport_what(exc: BaseException, detail: bool = True) -> str:
+    """What went wrong with the connection, in a few words; `detail` adds the library's own text
+    (which names the request's URL)."""
     text = _one_line("%s" % exc)
     low = text.lower()
     if "refused" in low:
-        what = "connection refused"
-    elif "reset" in low or "broken" in low or "incompleteread" in low or "protocol" in low \
+        return "connection refused"
+    if "reset" in low or "broken" in low or "incompleteread" in low or "protocol" in low \
             or "remotedisconnected" in low or "aborted" in low:
-        what = "connection lost mid-response (%s)" % text[:200]
-    elif "timed out" in low or "timeout" in low:
-        what = "timed out"
-    elif "name or service not known" in low or "nodename nor servname" in low or "resolution" in low:
-        what = "cannot resolve the host name"
-    elif "certificate" in low or "ssl" in low:
-        what = "TLS failure (%s)" % text[:200]
-    else:
-        what = "%s: %s" % (type(exc).__name__, text[:200])
-    return "cannot talk to the API server %s (context %s): %s" % (conn.server, conn.context, what)
+        return "connection lost mid-response" + (" (%s)" % text[:200] if detail else "")
+    if "timed out" in low or "timeout" in low:
+        return "timed out"
+    if "name or service not known" in low or "nodename nor servname" in low or "resolution" in low:
+        return "cannot resolve the host name"
+    if "certificate" in low or "ssl" in low:
+        return "TLS failure" + (" (%s)" % text[:200] if detail else "")
+    return "%s%s" % (type(exc).__name__, ": %s" % text[:200] if detail else "")
 
 
 def is_transport_error(exc: BaseException) -> bool:
@@ -1070,6 +1074,10 @@ class ClusterReader:
                         why = "unexpected answer: %s" % _one_line(str(e))[:200]
                     elif "timeout" in str(e).lower() or "timed out" in str(e).lower():
                         why = "no answer within %gs" % timeout[1]
+                    elif is_transport_error(e):
+                        # urllib3's text names each request's URL: said without it, so that the
+                        # nodes fold into one warning (`_kubelet_warnings`)
+                        why = _transport_what(e, detail=False)
                     else:
                         why = _one_line(str(e))[:200]
                     with lock:
