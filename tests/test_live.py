@@ -423,6 +423,24 @@ def test_too_many_requests_with_retry_after_is_retried(demo, demo_kc):
     assert len(data.items["Pod"]) == 157
 
 
+# What a Retry-After header on a 429 means (client-go's retryAfterSeconds: a number of seconds is
+# honoured, anything else is no retry and the 429 is the error; a negative wait is no wait, as
+# Go's time.Sleep takes it). Never an internal error.
+@pytest.mark.parametrize("header, retried", [
+    ("1", True), ("0", True), ("-1", True),
+    ("nan", False), ("inf", False), ("Wed, 21 Oct 2026 07:28:00 GMT", False),
+])
+def test_retry_after_values(tmp_path, header, retried):
+    with ApiServer(small_cluster()) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        srv.faults.add("GET", r"^/api/v1/pods$", status=429, retry_after=header, times=1)
+        res = main("--kubeconfig", kc, "--now", NOW, "drain", "n1")
+    if retried:
+        assert res.returncode in (0, 5) and "error" not in res.stderr, res.stderr
+    else:
+        assert_error(res, "error: listing pods: 429 Too Many Requests")
+
+
 # --- kubelets -----------------------------------------------------------------------------------
 
 def test_kubelet_data_becomes_snapshot_data(demo, demo_kc):

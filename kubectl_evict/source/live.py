@@ -28,6 +28,7 @@ SnapshotInfo, because rules follow upstream defaults that changed between releas
 from __future__ import annotations
 
 import json
+import math
 import os
 import queue
 import re
@@ -1203,11 +1204,17 @@ def _kubelet_warnings(names: Sequence[str], problems: Dict[str, Dict[str, str]])
 
 
 def _retry_after(headers: Any) -> Optional[float]:
+    """Seconds a 429/5xx asks the client to wait, or None: not a number of seconds (client-go's
+    `retryAfterSeconds` honours only numbers; an HTTP date, `nan` or `inf` means no retry, and
+    the status is the error). A negative wait is no wait, as Go's time.Sleep takes it."""
     try:
         value = headers.get("Retry-After") if hasattr(headers, "get") else None
-        return float(value) if value is not None else None
+        seconds = float(value) if value is not None else None
     except (TypeError, ValueError):
         return None
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    return max(seconds, 0.0)
 
 
 def _node_list(names: Sequence[str], limit: int = 5) -> str:
