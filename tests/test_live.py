@@ -231,6 +231,102 @@ def test_token_file_is_trimmed_as_kubectl_trims_it(tmp_path, content):
     assert json.loads(res.stdout)["command"] == "drain"
 
 
+class _ConnectProxy:
+    """An HTTP CONNECT proxy on 127.0.0.1 (what kubectl and urllib3 use to reach an https server
+    through an http:// proxy): it records each CONNECT target and relays the bytes."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+        self.targets: List[str] = []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import socket
+        import threading
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(client, socket), daemon=True).start()
+
+    def _one(self, client, socket) -> None:
+        import threading
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = client.recv(4096)
+            if not chunk:
+                client.close()
+                return
+            head += chunk
+        method, target = head.split(b" ", 2)[:2]
+        self.targets.append(target.decode())
+        host, port = target.decode().rsplit(":", 1)
+        upstream = socket.create_connection((host, int(port)))
+        client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+        def pipe(a, b) -> None:
+            try:
+                while True:
+                    data = a.recv(65536)
+                    if not data:
+                        break
+                    b.sendall(data)
+            except OSError:
+                pass
+            finally:
+                for s in (a, b):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+        threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+        pipe(client, upstream)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+# A cluster's `proxy-url` (kubeconfig): kubectl sends every request through it; the client's
+# loader ignores it, which sent plans straight to the server. (case, what happens)
+@pytest.mark.parametrize("case", ["working", "dead", "socks5"])
+def test_kubeconfig_proxy_url_is_used_as_kubectl_uses_it(tmp_path, case):
+    assert KUBECTL, "the kubectl binary must be on PATH"
+    import socket
+    proxy = _ConnectProxy()
+    dead = socket.create_server(("127.0.0.1", 0))   # a port that accepts nothing: closed at once
+    dead_url = "http://127.0.0.1:%d" % dead.getsockname()[1]
+    dead.close()
+    try:
+        with ApiServer(small_cluster(), tokens={"tok": "readonly"}, tls=True) as srv:
+            kc = srv.write_kubeconfig(tmp_path / "kc", token="tok")
+            cfg = json.loads(kc.read_text())
+            cfg["clusters"][0]["cluster"]["proxy-url"] = {"working": proxy.url, "dead": dead_url,
+                                                          "socks5": "socks5://127.0.0.1:1080"}[case]
+            kc.write_text(json.dumps(cfg))
+            res = main("--kubeconfig", str(kc), "--now", NOW, "-o", "json", "drain", "n1")
+            ours = list(proxy.targets)
+            got = subprocess.run([KUBECTL, "--kubeconfig", str(kc), "get", "nodes", "-o", "name"],
+                                 capture_output=True, text=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)))
+            server = srv.url
+    finally:
+        proxy.close()
+    if case == "working":
+        assert res.returncode in (0, 5), res.stderr
+        assert got.returncode == 0, got.stderr
+        hostport = server.split("//", 1)[1]
+        assert ours and set(ours) == set(proxy.targets) == {hostport}, (ours, proxy.targets)
+    elif case == "dead":
+        assert got.returncode == 1 and "proxy" in got.stderr, got.stderr
+        assert_error(res, "cannot talk to the API server %s (context test, through proxy %s): connection refused"
+                     % (server, dead_url))
+    else:
+        assert_error(res, "proxy-url 'socks5://127.0.0.1:1080': only http:// and https:// proxies")
+
+
 def test_in_cluster_service_account_over_tls(tmp_path, monkeypatch):
     """In a pod (no kubeconfig, KUBERNETES_SERVICE_HOST set) the service-account token and CA are used."""
     from kubernetes.config import incluster_config

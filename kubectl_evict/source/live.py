@@ -161,6 +161,7 @@ class Connection:
     api: Any             # kubernetes.client.ApiClient
     context: str
     server: str
+    proxy: str = ""      # the cluster's proxy-url, named when the connection fails
 
 
 def kubeconfig_paths(opts: GlobalOptions) -> List[str]:
@@ -230,6 +231,7 @@ def connect(opts: GlobalOptions) -> Connection:
         _choose_entries(loader, opts, where)
         with _ClientErrors() as errors:
             loader.load_and_set(cfg)
+        _cluster_proxy(loader, cfg, context, where)
         if errors.messages:   # the exec credential plugin failed; the client only logged it
             try:
                 plugin = loader._user["exec"]["command"]
@@ -246,6 +248,27 @@ def connect(opts: GlobalOptions) -> Connection:
         raise InputError("context %s: cannot load credentials: %s: %s" % (context, type(e).__name__,
                          _one_line(str(e))), source=where) from None
     return _with_flags(kclient, cfg, opts, context)
+
+
+def _cluster_proxy(loader: Any, cfg: Any, context: str, where: str) -> None:
+    """The cluster's `proxy-url`, which the client's loader ignores: kubectl sends every request
+    to that cluster through it, in place of HTTPS_PROXY/NO_PROXY (client-go's
+    `rest.Config.Proxy`). Without this a plan would go straight to the server, or another proxy,
+    than kubectl. http:// and https:// proxies go through urllib3's ProxyManager; a socks5
+    proxy is refused here, clearly, rather than bypassed."""
+    try:
+        url = loader._cluster["proxy-url"] if "proxy-url" in loader._cluster else None
+    except Exception:  # noqa: BLE001 - a cluster entry the loader could read has no proxy then
+        url = None
+    if url is None or url == "":
+        return
+    from urllib.parse import urlsplit
+    u = urlsplit(url) if isinstance(url, str) else None
+    if u is None or u.scheme not in ("http", "https") or not u.netloc:
+        raise InputError("context %s: proxy-url %r: only http:// and https:// proxies can be used here (kubectl "
+                         "also takes socks5://)" % (context, url), source=where, field="cluster.proxy-url")
+    cfg.proxy = url
+    cfg.no_proxy = None
 
 
 class _ClientErrors:
@@ -387,7 +410,9 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
         api.rest_client.pool_manager = _Instrumented(api.rest_client.pool_manager, headers, timeout, opts.verbosity)
     if not cfg.verify_ssl:
         _quiet_insecure_warnings()
-    return Connection(api, context, cfg.host)
+    # the proxy the requests really go through (proxy-url, or HTTPS_PROXY unless NO_PROXY skips it)
+    proxy = getattr(api.rest_client.pool_manager, "proxy", None)
+    return Connection(api, context, cfg.host, str(proxy) if proxy else "")
 
 
 def _trim_bearer(api_key: Dict[str, Any]) -> None:
@@ -608,7 +633,8 @@ def describe_failure(exc: BaseException, conn: Connection) -> Tuple[Optional[int
 
 
 def _transport_text(exc: BaseException, conn: Connection) -> str:
-    return "cannot talk to the API server %s (context %s): %s" % (conn.server, conn.context, _transport_what(exc))
+    return "cannot talk to the API server %s (context %s%s): %s" % (
+        conn.server, conn.context, ", through proxy %s" % conn.proxy if conn.proxy else "", _transport_what(exc))
 
 
 def _transport_what(exc: BaseException, detail: bool = True) -> str:
