@@ -327,6 +327,44 @@ def test_kubeconfig_proxy_url_is_used_as_kubectl_uses_it(tmp_path, case):
         assert_error(res, "proxy-url 'socks5://127.0.0.1:1080': only http:// and https:// proxies")
 
 
+# The proxy taken from the environment, as Go's httpproxy.FromEnvironment (client-go) picks it:
+# by the server's scheme, upper case before lower case, never for localhost or loopback
+# addresses, http:// when the value has no scheme.
+@pytest.mark.parametrize("host, env, want", [
+    ("https://10.0.0.1:6443", {"HTTP_PROXY": "http://a:1", "HTTPS_PROXY": "http://b:2"}, "http://b:2"),
+    ("http://10.0.0.1:8080", {"HTTP_PROXY": "http://a:1", "HTTPS_PROXY": "http://b:2"}, "http://a:1"),
+    ("https://10.0.0.1:6443", {"HTTP_PROXY": "http://a:1"}, None),
+    ("https://10.0.0.1:6443", {"https_proxy": "http://c:3"}, "http://c:3"),
+    ("https://10.0.0.1:6443", {"HTTPS_PROXY": "http://b:2", "https_proxy": "http://c:3"}, "http://b:2"),
+    ("https://10.0.0.1:6443", {"HTTPS_PROXY": "proxy.corp:3128"}, "http://proxy.corp:3128"),
+    ("https://127.0.0.1:6443", {"HTTPS_PROXY": "http://b:2"}, None),
+    ("https://127.1.2.3:6443", {"HTTPS_PROXY": "http://b:2"}, None),
+    ("https://[::1]:6443", {"HTTPS_PROXY": "http://b:2"}, None),
+    ("https://LocalHost:6443", {"HTTPS_PROXY": "http://b:2"}, None),
+    ("https://api.example.com", {}, None),
+])
+def test_environment_proxy_is_chosen_as_kubectl_chooses_it(host, env, want):
+    assert live._env_proxy(host, env) == want
+
+
+@pytest.mark.parametrize("var", ["HTTPS_PROXY", "HTTP_PROXY", "http_proxy"])
+def test_a_proxy_in_the_environment_is_not_used_for_a_loopback_server(tmp_path, monkeypatch, var):
+    """kind and minikube clusters listen on 127.0.0.1: kubectl reaches them directly whatever the
+    environment's proxy, and so does evictplan (the client alone went through the proxy)."""
+    import socket
+    dead = socket.create_server(("127.0.0.1", 0))
+    dead_url = "http://127.0.0.1:%d" % dead.getsockname()[1]
+    dead.close()
+    with ApiServer(small_cluster(), tokens={"tok": "readonly"}, tls=True) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok"))
+        monkeypatch.setenv(var, dead_url)
+        res = main("--kubeconfig", kc, "--now", NOW, "-o", "json", "drain", "n1")
+        got = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "nodes", "-o", "name"], capture_output=True,
+                             text=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)))
+    assert got.returncode == 0, got.stderr
+    assert res.returncode in (0, 5), res.stderr
+
+
 def test_in_cluster_service_account_over_tls(tmp_path, monkeypatch):
     """In a pod (no kubeconfig, KUBERNETES_SERVICE_HOST set) the service-account token and CA are used."""
     from kubernetes.config import incluster_config

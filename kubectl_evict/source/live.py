@@ -190,6 +190,7 @@ def connect(opts: GlobalOptions) -> Connection:
                          "(pip install kubernetes); or use -f FILE / --demo") from None
     _check_connection_flags(opts)
     cfg = kclient.Configuration()
+    cfg.proxy = None   # the client's own pick from the environment is not kubectl's: `_env_proxy`
     cfg.connection_pool_maxsize = max(len(LISTS), KUBELET_WORKERS) + 4
     try:  # connect errors: 3 quick retries; a read error (reset before any answer): 1 retry
         from urllib3.util.retry import Retry
@@ -398,6 +399,8 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
     except InputError as e:
         raise InputError(e.problem, source=None if opts.server else "context %s" % context,
                          field="--server" if opts.server else "cluster.server") from None
+    if cfg.proxy is None:   # no proxy-url: the environment's, chosen as kubectl chooses it
+        cfg.proxy = _env_proxy(cfg.host, os.environ)
     if opts.verbosity < 6:   # retries are ours to report (one line, at the end), not urllib3's
         import logging
         logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
@@ -427,6 +430,31 @@ def _trim_bearer(api_key: Dict[str, Any]) -> None:
                 api_key[key] = value[:7] + token
             else:
                 del api_key[key]
+
+
+def _env_proxy(host: str, env: Any) -> Optional[str]:
+    """The proxy kubectl takes from the environment for this server (Go's
+    httpproxy.FromEnvironment, which client-go uses): HTTPS_PROXY (else https_proxy) for an https
+    server, HTTP_PROXY (else http_proxy) for an http one, and none at all for localhost and
+    loopback addresses; a proxy given without a scheme is http://. NO_PROXY is left to the client
+    (`no_proxy`). The client itself would take HTTP_PROXY even for https servers, and proxy
+    127.0.0.1, where kubectl goes direct."""
+    import ipaddress
+    from urllib.parse import urlsplit
+    u = urlsplit(host)
+    hostname = (u.hostname or "").lower()
+    if hostname == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(hostname).is_loopback:
+            return None
+    except ValueError:
+        pass
+    names = ("HTTPS_PROXY", "https_proxy") if u.scheme == "https" else ("HTTP_PROXY", "http_proxy")
+    value = next((env[n] for n in names if env.get(n)), "")
+    if not value:
+        return None
+    return value if "://" in value else "http://" + value
 
 
 class _Scratch:
