@@ -501,6 +501,12 @@ BAD_PAGES = [
      "is a list whose items[1] is not an object (found number 7)"),
     ("an-item-is-null", lambda page: b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[null]}',
      "is a list whose items[0] is not an object (found null)"),
+    # a 200 that is no list at all: read as an empty page, it claimed the cluster had none of the
+    # kind (for PDBs: "no PodDisruptionBudget covers it"); client-go refuses to decode it
+    ("a-status-with-200", lambda page: b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
+                                       b'"message":"upstream connect error","code":503}',
+     "is a Status, not a list (upstream connect error)"),
+    ("an-empty-object", lambda page: b'{}', "is not a Kubernetes list"),
 ]
 
 

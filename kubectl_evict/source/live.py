@@ -755,7 +755,31 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
     "pruned" items of `spec`'s kind carry its kind and apiVersion.
 
     A page msgspec's pruned schema rejects (a wrong type somewhere) is re-read with the stdlib so
-    that the freezer can name the object and field."""
+    that the freezer can name the object and field. A page with no items is looked at whole: a
+    200 answer holding a metav1.Status (a proxy's or an aggregated server's failure) or an object
+    without `items` is no list, and read as an empty one it would claim the cluster has none of
+    the kind (`no PodDisruptionBudget covers it`); client-go refuses to decode it into a list."""
+    meta, items = _decode_page(data, mode, spec)
+    if not items:
+        _check_empty_page(data)
+    return meta, items
+
+
+def _check_empty_page(data: bytes) -> None:
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError) as e:
+        raise _BadPage("not JSON: %s" % _one_line(str(e))[:200]) from None
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    if kind == "Status":
+        message = doc.get("message")
+        raise _BadPage("a Status, not a list%s" % (
+            " (%s)" % _one_line(message)[:300] if isinstance(message, str) and message.strip() else ""))
+    if not isinstance(doc, dict) or ("items" not in doc and not (isinstance(kind, str) and kind.endswith("List"))):
+        raise _BadPage("not a Kubernetes list")
+
+
+def _decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tuple[dict, list]:
     if msgspec is not None and mode == "pruned":
         try:
             return fastjson.loads_page(data, spec.kind if spec else None, spec.api_version if spec else None)
