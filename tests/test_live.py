@@ -710,6 +710,30 @@ def test_api_and_connection_errors_are_clean(tmp_path):
     assert_error(reset, "error: listing deployments.apps: cannot talk to the API server %s" % broken_url)
 
 
+# A server whose certificate the client cannot verify: the error line ends with OpenSSL's reason
+# (urllib3's text is long and the reason sat past the cut), as kubectl ends with x509's.
+@pytest.mark.parametrize("ca, reason", [
+    ("none", "certificate verify failed: self-signed certificate"),
+    ("another-servers", "certificate verify failed: self-signed certificate"),
+])
+def test_tls_verification_failure_says_why(tmp_path, ca, reason):
+    with ApiServer(small_cluster(), tls=True) as srv, ApiServer([], tls=True) as other:
+        kc = srv.write_kubeconfig(tmp_path / "kc", token="t")   # kubectl prompts for a login without one
+        cfg = json.loads(kc.read_text())
+        del cfg["clusters"][0]["cluster"]["certificate-authority-data"]
+        if ca == "another-servers":
+            cfg["clusters"][0]["cluster"]["certificate-authority"] = other.ca_file
+        kc.write_text(json.dumps(cfg))
+        res = main("--kubeconfig", str(kc), "--now", NOW, "drain", "n1")
+        got = subprocess.run([KUBECTL, "--kubeconfig", str(kc), "get", "nodes"], capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, HOME=str(tmp_path)))
+        url = srv.url
+    assert got.returncode == 1 and "x509" in got.stderr, got.stderr
+    assert_error(res, "error: reading /version: cannot talk to the API server %s (context test): TLS failure: %s"
+                 % (url, reason))
+    assert res.stderr.strip().endswith(reason), res.stderr
+
+
 # A role that may not list a kind other than Node and Pod (here PDBs, or PriorityClasses) still
 # plans: the kind is left out of SnapshotInfo.kinds, so the plan lists it as not in the input
 # (exit 5 where nothing else decides) instead of failing, and one warning names the permission.

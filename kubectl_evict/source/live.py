@@ -665,6 +665,9 @@ def _transport_text(exc: BaseException, conn: Connection) -> str:
         conn.server, conn.context, ", through proxy %s" % conn.proxy if conn.proxy else "", _transport_what(exc))
 
 
+_SSL_REASON = re.compile(r"\[SSL(?:: [A-Z0-9_]+)?\] ([^()']+?)\s*\(_ssl\.c")
+
+
 def _transport_what(exc: BaseException, detail: bool = True) -> str:
     """What went wrong with the connection, in a few words; `detail` adds the library's own text
     (which names the request's URL)."""
@@ -680,6 +683,11 @@ def _transport_what(exc: BaseException, detail: bool = True) -> str:
     if "name or service not known" in low or "nodename nor servname" in low or "resolution" in low:
         return "cannot resolve the host name"
     if "certificate" in low or "ssl" in low:
+        # OpenSSL's reason ("certificate verify failed: self-signed certificate") sits at the end
+        # of urllib3's text, past where a cut would keep it: name it alone, as kubectl names x509's
+        reason = _SSL_REASON.search(text)
+        if reason:
+            return "TLS failure: %s" % reason.group(1).strip()
         return "TLS failure" + (" (%s)" % text[:200] if detail else "")
     return "%s%s" % (type(exc).__name__, ": %s" % text[:200] if detail else "")
 
