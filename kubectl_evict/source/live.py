@@ -161,7 +161,7 @@ class Connection:
     api: Any             # kubernetes.client.ApiClient
     context: str
     server: str
-    proxy: str = ""      # the cluster's proxy-url, named when the connection fails
+    proxy: str = ""      # the proxy requests go through (proxy-url or the environment's), named in errors
 
 
 def kubeconfig_paths(opts: GlobalOptions) -> List[str]:
