@@ -686,6 +686,10 @@ def _transport_what(exc: BaseException, detail: bool = True) -> str:
         # OpenSSL's reason ("certificate verify failed: self-signed certificate") sits at the end
         # of urllib3's text, past where a cut would keep it: name it alone, as kubectl names x509's
         reason = _SSL_REASON.search(text)
+        if reason and reason.group(1).strip() == "PEM lib":
+            # OpenSSL's word for a client certificate or key it cannot load (kubectl: "tls: failed
+            # to find any PEM data in certificate input")
+            return "TLS failure: cannot load the client certificate or key (OpenSSL: PEM lib)"
         if reason:
             return "TLS failure: %s" % reason.group(1).strip()
         return "TLS failure" + (" (%s)" % text[:200] if detail else "")
