@@ -152,15 +152,34 @@ def _kubeconfig(path: Path, contexts: Dict[str, str], current: str = None) -> st
     (["a", "b"], None, "b-ctx", "b"),             # current-context only in the second file
     (["a", "b"], "a-ctx", "a-ctx", "a"),          # --context picks a context from the first file
     (["missing", "b"], None, "b-ctx", "b"),       # files that do not exist are skipped
+    # both files set current-context: the first file's wins (clientcmd merges non-map values
+    # from the last file to the first, each overriding with what it sets)
+    (["a-current", "b"], None, "a-ctx", "a"),
+    (["b", "a-current"], None, "b-ctx", "b"),
+    (["a-unset", "b"], None, "b-ctx", "b"),       # current-context: "" sets nothing
+    # a file with no YAML in it merges as an empty config
+    (["empty", "b"], None, "b-ctx", "b"),
+    (["a-current", "comments-only"], None, "a-ctx", "a"),
 ])
 def test_kubeconfig_files_merge_like_kubectl(tmp_path, monkeypatch, env_files, context, want_context, want_port):
     files = {"a": _kubeconfig(tmp_path / "a", {"a-ctx": "http://127.0.0.1:1111"}),
+             "a-current": _kubeconfig(tmp_path / "ac", {"a-ctx": "http://127.0.0.1:1111"}, current="a-ctx"),
              "b": _kubeconfig(tmp_path / "b", {"b-ctx": "http://127.0.0.1:2222"}, current="b-ctx"),
              "missing": str(tmp_path / "nope")}
-    monkeypatch.setenv("KUBECONFIG", os.pathsep.join(files[f] for f in env_files))
+    files["a-unset"] = files["a"]
+    (tmp_path / "a").write_text((tmp_path / "a").read_text() + "current-context: ''\n")
+    (tmp_path / "empty").write_text("")
+    (tmp_path / "comments").write_text("# nothing here yet\n\n")
+    files.update({"empty": str(tmp_path / "empty"), "comments-only": str(tmp_path / "comments")})
+    kubeconfig = os.pathsep.join(files[f] for f in env_files)
+    monkeypatch.setenv("KUBECONFIG", kubeconfig)
     conn = live.connect(GlobalOptions(context=context))
     assert conn.context == want_context
     assert conn.server == {"a": "http://127.0.0.1:1111", "b": "http://127.0.0.1:2222"}[want_port]
+    if context is None and KUBECTL:   # the real kubectl agrees on the same files
+        got = subprocess.run([KUBECTL, "config", "current-context"], capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, KUBECONFIG=kubeconfig, HOME=str(tmp_path)))
+        assert got.stdout.strip() == want_context, got.stderr
 
 
 @pytest.mark.parametrize("setup, opts, needles", [
@@ -190,6 +209,160 @@ def test_kubeconfig_problems_are_one_line_input_errors(tmp_path, monkeypatch, se
     assert "\n" not in msg
     for n in needles:
         assert n in msg, msg
+
+
+# A kubeconfig user's `tokenFile` (relative paths from the kubeconfig's directory): client-go's
+# token file source trims the whitespace around the token (strings.TrimSpace), so a file written
+# by `echo` works with kubectl; the real kubectl reads the same kubeconfig alongside.
+@pytest.mark.parametrize("content", ["tok", "tok\n", "  tok \r\n"], ids=["bare", "newline", "spaces-crlf"])
+def test_token_file_is_trimmed_as_kubectl_trims_it(tmp_path, content):
+    assert KUBECTL, "the kubectl binary must be on PATH"
+    with ApiServer(small_cluster(), tokens={"tok": "readonly"}, tls=True) as srv:
+        kc = srv.write_kubeconfig(tmp_path / "kc")
+        cfg = json.loads(kc.read_text())
+        cfg["users"][0]["user"] = {"tokenFile": "token"}
+        kc.write_text(json.dumps(cfg))
+        (tmp_path / "token").write_text(content)
+        res = main("--kubeconfig", str(kc), "--now", NOW, "-o", "json", "drain", "n1")
+        got = subprocess.run([KUBECTL, "--kubeconfig", str(kc), "get", "nodes", "-o", "name"], capture_output=True,
+                             text=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)))
+    assert got.returncode == 0 and got.stdout.split() == ["node/n1", "node/n2", "node/n3"], got.stderr
+    assert res.returncode in (0, 5) and "Traceback" not in res.stderr, res.stderr
+    assert json.loads(res.stdout)["command"] == "drain"
+
+
+class _ConnectProxy:
+    """An HTTP CONNECT proxy on 127.0.0.1 (what kubectl and urllib3 use to reach an https server
+    through an http:// proxy): it records each CONNECT target and relays the bytes."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+        self.targets: List[str] = []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import socket
+        import threading
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(client, socket), daemon=True).start()
+
+    def _one(self, client, socket) -> None:
+        import threading
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = client.recv(4096)
+            if not chunk:
+                client.close()
+                return
+            head += chunk
+        method, target = head.split(b" ", 2)[:2]
+        self.targets.append(target.decode())
+        host, port = target.decode().rsplit(":", 1)
+        upstream = socket.create_connection((host, int(port)))
+        client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+        def pipe(a, b) -> None:
+            try:
+                while True:
+                    data = a.recv(65536)
+                    if not data:
+                        break
+                    b.sendall(data)
+            except OSError:
+                pass
+            finally:
+                for s in (a, b):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+        threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+        pipe(client, upstream)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+# A cluster's `proxy-url` (kubeconfig): kubectl sends every request through it; the client's
+# loader ignores it, which sent plans straight to the server. (case, what happens)
+@pytest.mark.parametrize("case", ["working", "dead", "socks5"])
+def test_kubeconfig_proxy_url_is_used_as_kubectl_uses_it(tmp_path, case):
+    assert KUBECTL, "the kubectl binary must be on PATH"
+    import socket
+    proxy = _ConnectProxy()
+    dead = socket.create_server(("127.0.0.1", 0))   # a port that accepts nothing: closed at once
+    dead_url = "http://127.0.0.1:%d" % dead.getsockname()[1]
+    dead.close()
+    try:
+        with ApiServer(small_cluster(), tokens={"tok": "readonly"}, tls=True) as srv:
+            kc = srv.write_kubeconfig(tmp_path / "kc", token="tok")
+            cfg = json.loads(kc.read_text())
+            cfg["clusters"][0]["cluster"]["proxy-url"] = {"working": proxy.url, "dead": dead_url,
+                                                          "socks5": "socks5://127.0.0.1:1080"}[case]
+            kc.write_text(json.dumps(cfg))
+            res = main("--kubeconfig", str(kc), "--now", NOW, "-o", "json", "drain", "n1")
+            ours = list(proxy.targets)
+            got = subprocess.run([KUBECTL, "--kubeconfig", str(kc), "get", "nodes", "-o", "name"],
+                                 capture_output=True, text=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)))
+            server = srv.url
+    finally:
+        proxy.close()
+    if case == "working":
+        assert res.returncode in (0, 5), res.stderr
+        assert got.returncode == 0, got.stderr
+        hostport = server.split("//", 1)[1]
+        assert ours and set(ours) == set(proxy.targets) == {hostport}, (ours, proxy.targets)
+    elif case == "dead":
+        assert got.returncode == 1 and "proxy" in got.stderr, got.stderr
+        assert_error(res, "cannot talk to the API server %s (context test, through proxy %s): connection refused"
+                     % (server, dead_url))
+    else:
+        assert_error(res, "proxy-url 'socks5://127.0.0.1:1080': only http:// and https:// proxies")
+
+
+# The proxy taken from the environment, as Go's httpproxy.FromEnvironment (client-go) picks it:
+# by the server's scheme, upper case before lower case, never for localhost or loopback
+# addresses, http:// when the value has no scheme.
+@pytest.mark.parametrize("host, env, want", [
+    ("https://10.0.0.1:6443", {"HTTP_PROXY": "http://a:1", "HTTPS_PROXY": "http://b:2"}, "http://b:2"),
+    ("http://10.0.0.1:8080", {"HTTP_PROXY": "http://a:1", "HTTPS_PROXY": "http://b:2"}, "http://a:1"),
+    ("https://10.0.0.1:6443", {"HTTP_PROXY": "http://a:1"}, None),
+    ("https://10.0.0.1:6443", {"https_proxy": "http://c:3"}, "http://c:3"),
+    ("https://10.0.0.1:6443", {"HTTPS_PROXY": "http://b:2", "https_proxy": "http://c:3"}, "http://b:2"),
+    ("https://10.0.0.1:6443", {"HTTPS_PROXY": "proxy.corp:3128"}, "http://proxy.corp:3128"),
+    ("https://127.0.0.1:6443", {"HTTPS_PROXY": "http://b:2"}, None),
+    ("https://127.1.2.3:6443", {"HTTPS_PROXY": "http://b:2"}, None),
+    ("https://[::1]:6443", {"HTTPS_PROXY": "http://b:2"}, None),
+    ("https://LocalHost:6443", {"HTTPS_PROXY": "http://b:2"}, None),
+    ("https://api.example.com", {}, None),
+])
+def test_environment_proxy_is_chosen_as_kubectl_chooses_it(host, env, want):
+    assert live._env_proxy(host, env) == want
+
+
+@pytest.mark.parametrize("var", ["HTTPS_PROXY", "HTTP_PROXY", "http_proxy"])
+def test_a_proxy_in_the_environment_is_not_used_for_a_loopback_server(tmp_path, monkeypatch, var):
+    """kind and minikube clusters listen on 127.0.0.1: kubectl reaches them directly whatever the
+    environment's proxy, and so does evictplan (the client alone went through the proxy)."""
+    import socket
+    dead = socket.create_server(("127.0.0.1", 0))
+    dead_url = "http://127.0.0.1:%d" % dead.getsockname()[1]
+    dead.close()
+    with ApiServer(small_cluster(), tokens={"tok": "readonly"}, tls=True) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc", token="tok"))
+        monkeypatch.setenv(var, dead_url)
+        res = main("--kubeconfig", kc, "--now", NOW, "-o", "json", "drain", "n1")
+        got = subprocess.run([KUBECTL, "--kubeconfig", kc, "get", "nodes", "-o", "name"], capture_output=True,
+                             text=True, timeout=60, env=dict(os.environ, HOME=str(tmp_path)))
+    assert got.returncode == 0, got.stderr
+    assert res.returncode in (0, 5), res.stderr
 
 
 def test_in_cluster_service_account_over_tls(tmp_path, monkeypatch):
@@ -323,6 +496,17 @@ BAD_PAGES = [
     ("html-from-a-proxy", lambda page: b"<html><body>502 Bad Gateway</body></html>", "is not JSON"),
     ("items-not-a-list", lambda page: b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":{"a":1}}',
      "is not a Kubernetes list"),
+    # items that are no objects (a proxy's rewrite, a broken server): said as files say it
+    ("an-item-is-a-number", lambda page: b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[{"metadata":{}},7]}',
+     "is a list whose items[1] is not an object (found number 7)"),
+    ("an-item-is-null", lambda page: b'{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[null]}',
+     "is a list whose items[0] is not an object (found null)"),
+    # a 200 that is no list at all: read as an empty page, it claimed the cluster had none of the
+    # kind (for PDBs: "no PodDisruptionBudget covers it"); client-go refuses to decode it
+    ("a-status-with-200", lambda page: b'{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
+                                       b'"message":"upstream connect error","code":503}',
+     "is a Status, not a list (upstream connect error)"),
+    ("an-empty-object", lambda page: b'{}', "is not a Kubernetes list"),
 ]
 
 
@@ -335,9 +519,16 @@ def test_a_page_that_is_no_list_is_one_error_line(tmp_path, case):
         kc = str(srv.write_kubeconfig(tmp_path / "kc"))
         srv.faults.add("GET", r"^/api/v1/pods$", skip=1, times=None, body=body)
         res = main("--kubeconfig", kc, "--now", NOW, "drain", "n1")
+        srv.faults.clear()   # snapshot reads items undecoded (JSON) or whole (YAML): the same line
+        srv.faults.add("GET", r"^/api/v1/pods$", skip=1, times=None, body=body)
+        snap = main("--kubeconfig", kc, "snapshot")
+        srv.faults.clear()
+        srv.faults.add("GET", r"^/api/v1/pods$", skip=1, times=None, body=body)
+        snap_yaml = main("--kubeconfig", kc, "snapshot", "-o", "yaml")
         url = srv.url
-    assert_error(res, "error: listing pods: the answer from %s %s" % (url, problem))
-    assert res.stdout == ""
+    for r in (res, snap, snap_yaml):
+        assert_error(r, "error: listing pods: the answer from %s %s" % (url, problem))
+        assert r.stdout == ""
 
 
 # (id, a page's head, the list metadata read off it: None when the page is decoded whole instead)
@@ -370,6 +561,24 @@ def test_too_many_requests_with_retry_after_is_retried(demo, demo_kc):
     demo.faults.add("GET", r"^/api/v1/pods$", status=429, retry_after=1, times=1)
     data = live.read_live(GlobalOptions(kubeconfig=demo_kc), "pruned", kubelet=False)
     assert len(data.items["Pod"]) == 157
+
+
+# What a Retry-After header on a 429 means (client-go's retryAfterSeconds: a number of seconds is
+# honoured, anything else is no retry and the 429 is the error; a negative wait is no wait, as
+# Go's time.Sleep takes it). Never an internal error.
+@pytest.mark.parametrize("header, retried", [
+    ("1", True), ("0", True), ("-1", True),
+    ("nan", False), ("inf", False), ("Wed, 21 Oct 2026 07:28:00 GMT", False),
+])
+def test_retry_after_values(tmp_path, header, retried):
+    with ApiServer(small_cluster()) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        srv.faults.add("GET", r"^/api/v1/pods$", status=429, retry_after=header, times=1)
+        res = main("--kubeconfig", kc, "--now", NOW, "drain", "n1")
+    if retried:
+        assert res.returncode in (0, 5) and "error" not in res.stderr, res.stderr
+    else:
+        assert_error(res, "error: listing pods: 429 Too Many Requests")
 
 
 # --- kubelets -----------------------------------------------------------------------------------
@@ -419,6 +628,22 @@ def test_kubelet_problems_are_warnings_not_failures(tmp_path, monkeypatch, token
     for n in needles:
         assert n in warnings[0], warnings[0]
     assert "SHUTDOWN" in res.stdout.upper() or "kill" in res.stdout.lower()
+
+
+# A connection the API server drops (reset) or cuts (half an answer) while proxying to kubelets:
+# the same failure on several nodes is one warning naming them, in a few words (the client's
+# own text names each request's URL, which kept every node on a line of its own).
+@pytest.mark.parametrize("fault", [{"reset": True}, {"partial": 0.5}], ids=["reset", "cut"])
+def test_kubelet_connection_failures_fold_into_one_warning(tmp_path, fault):
+    with ApiServer(DEMO_PATH) as srv:
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        srv.faults.add("GET", r"/nodes/(worker-a1|gpu-1)/proxy/", times=None, **fault)
+        res = main("--kubeconfig", kc, "--now", NOW, "shutdown", "worker-a1", "gpu-1")
+    warnings = [line for line in res.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == ["warning: node/worker-a1, node/gpu-1 (2 nodes): kubelet configuration (configz) and stats "
+                        "summary not read (connection lost mid-response); the plan uses upstream kubelet defaults "
+                        "for them"], res.stderr
+    assert res.returncode in (0, 3, 4, 5) and "Traceback" not in res.stderr
 
 
 # What went wrong reading the cluster is said again when planning from the snapshot: `snapshot`
@@ -483,6 +708,36 @@ def test_api_and_connection_errors_are_clean(tmp_path):
                  "connection refused")
     assert_error(badtoken, "error: listing nodes: 401 Unauthorized")
     assert_error(reset, "error: listing deployments.apps: cannot talk to the API server %s" % broken_url)
+
+
+# A server whose certificate the client cannot verify: the error line ends with OpenSSL's reason
+# (urllib3's text is long and the reason sat past the cut), as kubectl ends with x509's.
+@pytest.mark.parametrize("ca, reason", [
+    ("none", "certificate verify failed: self-signed certificate"),
+    ("another-servers", "certificate verify failed: self-signed certificate"),
+    ("client-cert-not-pem", "cannot load the client certificate or key (OpenSSL: PEM lib)"),
+])
+def test_tls_verification_failure_says_why(tmp_path, ca, reason):
+    import base64
+    with ApiServer(small_cluster(), tls=True) as srv, ApiServer([], tls=True) as other:
+        kc = srv.write_kubeconfig(tmp_path / "kc", token="t")   # kubectl prompts for a login without one
+        cfg = json.loads(kc.read_text())
+        if ca == "client-cert-not-pem":
+            cfg["users"][0]["user"] = {"client-certificate-data": base64.b64encode(b"not a cert").decode(),
+                                       "client-key-data": base64.b64encode(b"not a key").decode()}
+        else:
+            del cfg["clusters"][0]["cluster"]["certificate-authority-data"]
+        if ca == "another-servers":
+            cfg["clusters"][0]["cluster"]["certificate-authority"] = other.ca_file
+        kc.write_text(json.dumps(cfg))
+        res = main("--kubeconfig", str(kc), "--now", NOW, "drain", "n1")
+        got = subprocess.run([KUBECTL, "--kubeconfig", str(kc), "get", "nodes"], capture_output=True, text=True,
+                             timeout=60, env=dict(os.environ, HOME=str(tmp_path)))
+        url = srv.url
+    assert got.returncode == 1 and ("x509" in got.stderr or "PEM" in got.stderr), got.stderr
+    assert_error(res, "error: reading /version: cannot talk to the API server %s (context test): TLS failure: %s"
+                 % (url, reason))
+    assert res.stderr.strip().endswith(reason), res.stderr
 
 
 # A role that may not list a kind other than Node and Pod (here PDBs, or PriorityClasses) still

@@ -28,6 +28,7 @@ SnapshotInfo, because rules follow upstream defaults that changed between releas
 from __future__ import annotations
 
 import json
+import math
 import os
 import queue
 import re
@@ -41,7 +42,7 @@ from http import HTTPStatus
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from kubectl_evict import collector
-from kubectl_evict.errors import ClusterAccessError, InputError
+from kubectl_evict.errors import ClusterAccessError, InputError, json_type
 from kubectl_evict.model import Snapshot
 from kubectl_evict.options import GlobalOptions
 from kubectl_evict.source.freeze import EVICTPLAN_API, KUBELET_KINDS, NODE_LEASE_NAMESPACE, Freezer
@@ -160,6 +161,7 @@ class Connection:
     api: Any             # kubernetes.client.ApiClient
     context: str
     server: str
+    proxy: str = ""      # the proxy requests go through (proxy-url or the environment's), named in errors
 
 
 def kubeconfig_paths(opts: GlobalOptions) -> List[str]:
@@ -188,6 +190,7 @@ def connect(opts: GlobalOptions) -> Connection:
                          "(pip install kubernetes); or use -f FILE / --demo") from None
     _check_connection_flags(opts)
     cfg = kclient.Configuration()
+    cfg.proxy = None   # the client's own pick from the environment is not kubectl's: `_env_proxy`
     cfg.connection_pool_maxsize = max(len(LISTS), KUBELET_WORKERS) + 4
     try:  # connect errors: 3 quick retries; a read error (reset before any answer): 1 retry
         from urllib3.util.retry import Retry
@@ -197,6 +200,8 @@ def connect(opts: GlobalOptions) -> Connection:
         pass
     paths = kubeconfig_paths(opts)
     existing = [p for p in paths if os.path.exists(p)]
+    if len(existing) > 1:   # kubectl merges an empty file (or one of comments only) as an empty config
+        existing = [p for p in existing if not _blank_kubeconfig(p)] or existing
     if opts.kubeconfig and not existing:
         raise InputError("no such file", source=opts.kubeconfig, field="--kubeconfig")
     if not existing:
@@ -227,6 +232,7 @@ def connect(opts: GlobalOptions) -> Connection:
         _choose_entries(loader, opts, where)
         with _ClientErrors() as errors:
             loader.load_and_set(cfg)
+        _cluster_proxy(loader, cfg, context, where)
         if errors.messages:   # the exec credential plugin failed; the client only logged it
             try:
                 plugin = loader._user["exec"]["command"]
@@ -243,6 +249,27 @@ def connect(opts: GlobalOptions) -> Connection:
         raise InputError("context %s: cannot load credentials: %s: %s" % (context, type(e).__name__,
                          _one_line(str(e))), source=where) from None
     return _with_flags(kclient, cfg, opts, context)
+
+
+def _cluster_proxy(loader: Any, cfg: Any, context: str, where: str) -> None:
+    """The cluster's `proxy-url`, which the client's loader ignores: kubectl sends every request
+    to that cluster through it, in place of HTTPS_PROXY/NO_PROXY (client-go's
+    `rest.Config.Proxy`). Without this a plan would go straight to the server, or another proxy,
+    than kubectl. http:// and https:// proxies go through urllib3's ProxyManager; a socks5
+    proxy is refused here, clearly, rather than bypassed."""
+    try:
+        url = loader._cluster["proxy-url"] if "proxy-url" in loader._cluster else None
+    except Exception:  # noqa: BLE001 - a cluster entry the loader could read has no proxy then
+        url = None
+    if url is None or url == "":
+        return
+    from urllib.parse import urlsplit
+    u = urlsplit(url) if isinstance(url, str) else None
+    if u is None or u.scheme not in ("http", "https") or not u.netloc:
+        raise InputError("context %s: proxy-url %r: only http:// and https:// proxies can be used here (kubectl "
+                         "also takes socks5://)" % (context, url), source=where, field="cluster.proxy-url")
+    cfg.proxy = url
+    cfg.no_proxy = None
 
 
 class _ClientErrors:
@@ -348,6 +375,7 @@ def _choose_entries(loader: Any, opts: GlobalOptions, where: str) -> None:
 def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Connection:
     """Apply the connection override flags to the loaded Configuration and build the client."""
     _override(cfg, opts)
+    _trim_bearer(cfg.api_key)
     hook = getattr(cfg, "refresh_api_key_hook", None)
     if hook is not None and not opts.token:
         # the kubeconfig loader's hook re-copies host and TLS files from the kubeconfig before each
@@ -360,6 +388,7 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
         def refresh(c: Any, _hook: Any = hook) -> None:
             scratch = _Scratch()
             _hook(scratch)
+            _trim_bearer(scratch.api_key)
             c.api_key.update(scratch.api_key)
             for attr, flag in overridden.items():
                 if not flag and attr in scratch.__dict__:
@@ -370,6 +399,8 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
     except InputError as e:
         raise InputError(e.problem, source=None if opts.server else "context %s" % context,
                          field="--server" if opts.server else "cluster.server") from None
+    if cfg.proxy is None:   # no proxy-url: the environment's, chosen as kubectl chooses it
+        cfg.proxy = _env_proxy(cfg.host, os.environ)
     if opts.verbosity < 6:   # retries are ours to report (one line, at the end), not urllib3's
         import logging
         logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
@@ -382,7 +413,48 @@ def _with_flags(kclient: Any, cfg: Any, opts: GlobalOptions, context: str) -> Co
         api.rest_client.pool_manager = _Instrumented(api.rest_client.pool_manager, headers, timeout, opts.verbosity)
     if not cfg.verify_ssl:
         _quiet_insecure_warnings()
-    return Connection(api, context, cfg.host)
+    # the proxy the requests really go through (proxy-url, or HTTPS_PROXY unless NO_PROXY skips it)
+    proxy = getattr(api.rest_client.pool_manager, "proxy", None)
+    return Connection(api, context, cfg.host, str(proxy) if proxy else "")
+
+
+def _trim_bearer(api_key: Dict[str, Any]) -> None:
+    """A bearer token read from a file loses the whitespace around it, as client-go's token file
+    source trims it (`strings.TrimSpace`): a kubeconfig `tokenFile` written by `echo` ends in a
+    newline, which the client would otherwise send inside the Authorization header (and
+    http.client refuses such a header). A token that is only whitespace is no token."""
+    for key, value in list(api_key.items()):
+        if isinstance(value, str) and value[:7].lower() == "bearer " and value[7:] != value[7:].strip():
+            token = value[7:].strip()
+            if token:
+                api_key[key] = value[:7] + token
+            else:
+                del api_key[key]
+
+
+def _env_proxy(host: str, env: Any) -> Optional[str]:
+    """The proxy kubectl takes from the environment for this server (Go's
+    httpproxy.FromEnvironment, which client-go uses): HTTPS_PROXY (else https_proxy) for an https
+    server, HTTP_PROXY (else http_proxy) for an http one, and none at all for localhost and
+    loopback addresses; a proxy given without a scheme is http://. NO_PROXY is left to the client
+    (`no_proxy`). The client itself would take HTTP_PROXY even for https servers, and proxy
+    127.0.0.1, where kubectl goes direct."""
+    import ipaddress
+    from urllib.parse import urlsplit
+    u = urlsplit(host)
+    hostname = (u.hostname or "").lower()
+    if hostname == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(hostname).is_loopback:
+            return None
+    except ValueError:
+        pass
+    names = ("HTTPS_PROXY", "https_proxy") if u.scheme == "https" else ("HTTP_PROXY", "http_proxy")
+    value = next((env[n] for n in names if env.get(n)), "")
+    if not value:
+        return None
+    return value if "://" in value else "http://" + value
 
 
 class _Scratch:
@@ -492,9 +564,10 @@ def _capped(existing: Any, limit: float) -> Any:
 
 def _contexts(kconfig: Any, joined: str, where: str) -> Tuple[List[str], str]:
     """(context names, current-context) of the merged kubeconfig files, as the client merges them
-    (first file wins per name; the last current-context set wins, like the client's merger)."""
+    (first file wins per name, and for current-context, as in kubectl)."""
     try:
-        merged = kconfig.kube_config.KubeConfigMerger(joined).config
+        merger = kconfig.kube_config.KubeConfigMerger(joined)
+        merged = merger.config
     except Exception as e:  # unreadable YAML, wrong types
         raise InputError("cannot read kubeconfig: %s" % _one_line(str(e)), source=where) from None
     if merged is None:
@@ -507,8 +580,26 @@ def _contexts(kconfig: Any, joined: str, where: str) -> Tuple[List[str], str]:
         c = c.value if hasattr(c, "value") else c
         if isinstance(c, dict) and isinstance(c.get("name"), str):
             names.append(c["name"])
+    # kubectl (clientcmd's loading rules) takes the FIRST file's non-empty current-context; the
+    # client's merger would take the last file's, and plan against another cluster than kubectl
+    for path in getattr(merger, "paths", []):
+        doc = merger.config_files.get(path)
+        current = doc.get("current-context") if isinstance(doc, dict) else None
+        if isinstance(current, str) and current:
+            return names, current
     current = value.get("current-context")
     return names, current if isinstance(current, str) else ""
+
+
+def _blank_kubeconfig(path: str) -> bool:
+    """A kubeconfig file with no YAML in it (empty, blank lines, comments): kubectl merges it as an
+    empty config, the client's merger refuses it. Unreadable files are not blank: the merger says why."""
+    try:
+        import yaml
+        with open(path, "rb") as f:
+            return yaml.safe_load(f) is None
+    except Exception:  # noqa: BLE001 - reported by the merger, with the file named
+        return False
 
 
 def _api_client(kclient: Any, cfg: Any) -> Any:
@@ -570,22 +661,39 @@ def describe_failure(exc: BaseException, conn: Connection) -> Tuple[Optional[int
 
 
 def _transport_text(exc: BaseException, conn: Connection) -> str:
+    return "cannot talk to the API server %s (context %s%s): %s" % (
+        conn.server, conn.context, ", through proxy %s" % conn.proxy if conn.proxy else "", _transport_what(exc))
+
+
+_SSL_REASON = re.compile(r"\[SSL(?:: [A-Z0-9_]+)?\] ([^()']+?)\s*\(_ssl\.c")
+
+
+def _transport_what(exc: BaseException, detail: bool = True) -> str:
+    """What went wrong with the connection, in a few words; `detail` adds the library's own text
+    (which names the request's URL)."""
     text = _one_line("%s" % exc)
     low = text.lower()
     if "refused" in low:
-        what = "connection refused"
-    elif "reset" in low or "broken" in low or "incompleteread" in low or "protocol" in low \
+        return "connection refused"
+    if "reset" in low or "broken" in low or "incompleteread" in low or "protocol" in low \
             or "remotedisconnected" in low or "aborted" in low:
-        what = "connection lost mid-response (%s)" % text[:200]
-    elif "timed out" in low or "timeout" in low:
-        what = "timed out"
-    elif "name or service not known" in low or "nodename nor servname" in low or "resolution" in low:
-        what = "cannot resolve the host name"
-    elif "certificate" in low or "ssl" in low:
-        what = "TLS failure (%s)" % text[:200]
-    else:
-        what = "%s: %s" % (type(exc).__name__, text[:200])
-    return "cannot talk to the API server %s (context %s): %s" % (conn.server, conn.context, what)
+        return "connection lost mid-response" + (" (%s)" % text[:200] if detail else "")
+    if "timed out" in low or "timeout" in low:
+        return "timed out"
+    if "name or service not known" in low or "nodename nor servname" in low or "resolution" in low:
+        return "cannot resolve the host name"
+    if "certificate" in low or "ssl" in low:
+        # OpenSSL's reason ("certificate verify failed: self-signed certificate") sits at the end
+        # of urllib3's text, past where a cut would keep it: name it alone, as kubectl names x509's
+        reason = _SSL_REASON.search(text)
+        if reason and reason.group(1).strip() == "PEM lib":
+            # OpenSSL's word for a client certificate or key it cannot load (kubectl: "tls: failed
+            # to find any PEM data in certificate input")
+            return "TLS failure: cannot load the client certificate or key (OpenSSL: PEM lib)"
+        if reason:
+            return "TLS failure: %s" % reason.group(1).strip()
+        return "TLS failure" + (" (%s)" % text[:200] if detail else "")
+    return "%s%s" % (type(exc).__name__, ": %s" % text[:200] if detail else "")
 
 
 def is_transport_error(exc: BaseException) -> bool:
@@ -659,7 +767,31 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
     "pruned" items of `spec`'s kind carry its kind and apiVersion.
 
     A page msgspec's pruned schema rejects (a wrong type somewhere) is re-read with the stdlib so
-    that the freezer can name the object and field."""
+    that the freezer can name the object and field. A page with no items is looked at whole: a
+    200 answer holding a metav1.Status (a proxy's or an aggregated server's failure) or an object
+    without `items` is no list, and read as an empty one it would claim the cluster has none of
+    the kind (`no PodDisruptionBudget covers it`); client-go refuses to decode it into a list."""
+    meta, items = _decode_page(data, mode, spec)
+    if not items:
+        _check_empty_page(data)
+    return meta, items
+
+
+def _check_empty_page(data: bytes) -> None:
+    try:
+        doc = json.loads(data)
+    except (ValueError, RecursionError) as e:
+        raise _BadPage("not JSON: %s" % _one_line(str(e))[:200]) from None
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    if kind == "Status":
+        message = doc.get("message")
+        raise _BadPage("a Status, not a list%s" % (
+            " (%s)" % _one_line(message)[:300] if isinstance(message, str) and message.strip() else ""))
+    if not isinstance(doc, dict) or ("items" not in doc and not (isinstance(kind, str) and kind.endswith("List"))):
+        raise _BadPage("not a Kubernetes list")
+
+
+def _decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tuple[dict, list]:
     if msgspec is not None and mode == "pruned":
         try:
             return fastjson.loads_page(data, spec.kind if spec else None, spec.api_version if spec else None)
@@ -677,6 +809,7 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
             items = page.items or []
             if mode == "raw":
                 items = [bytes(i) for i in items]
+            _check_items(items)
             return meta, items
     try:
         doc = json.loads(data)
@@ -686,6 +819,7 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
         raise _BadPage("not a Kubernetes list")
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     items = doc.get("items") or []
+    _check_items(items)
     if mode == "raw":
         dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
         items = [dumps(i).encode() for i in items]
@@ -695,6 +829,22 @@ def decode_page(data: bytes, mode: str, spec: Optional[ListSpec] = None) -> Tupl
                 i["kind"] = spec.kind
                 i["apiVersion"] = spec.api_version
     return meta, items
+
+
+def _check_items(items: list) -> None:
+    """Every item of a page is an object (dict, or its JSON bytes): the freezer and `snapshot`
+    read nothing else, and a page holding a number, a string or null among its items (a proxy or
+    a broken server) is no Kubernetes list. Said as for every bad page, with the first such item,
+    in the words files use (`list item is not an object`)."""
+    for i, item in enumerate(items):
+        if item.__class__ is dict or (item.__class__ is bytes and item.lstrip()[:1] == b"{"):
+            continue
+        if item.__class__ is bytes:
+            try:
+                item = json.loads(item)
+            except ValueError:
+                pass
+        raise _BadPage("a list whose items[%d] is not an object (found %s)" % (i, json_type(item)))
 
 
 # A list page's head as API servers write it (Go's field order: TypeMeta, ListMeta, Items), and the
@@ -1015,6 +1165,10 @@ class ClusterReader:
                         why = "unexpected answer: %s" % _one_line(str(e))[:200]
                     elif "timeout" in str(e).lower() or "timed out" in str(e).lower():
                         why = "no answer within %gs" % timeout[1]
+                    elif is_transport_error(e):
+                        # urllib3's text names each request's URL: said without it, so that the
+                        # nodes fold into one warning (`_kubelet_warnings`)
+                        why = _transport_what(e, detail=False)
                     else:
                         why = _one_line(str(e))[:200]
                     with lock:
@@ -1140,11 +1294,17 @@ def _kubelet_warnings(names: Sequence[str], problems: Dict[str, Dict[str, str]])
 
 
 def _retry_after(headers: Any) -> Optional[float]:
+    """Seconds a 429/5xx asks the client to wait, or None: not a number of seconds (client-go's
+    `retryAfterSeconds` honours only numbers; an HTTP date, `nan` or `inf` means no retry, and
+    the status is the error). A negative wait is no wait, as Go's time.Sleep takes it."""
     try:
         value = headers.get("Retry-After") if hasattr(headers, "get") else None
-        return float(value) if value is not None else None
+        seconds = float(value) if value is not None else None
     except (TypeError, ValueError):
         return None
+    if seconds is None or not math.isfinite(seconds):
+        return None
+    return max(seconds, 0.0)
 
 
 def _node_list(names: Sequence[str], limit: int = 5) -> str:
