@@ -265,7 +265,12 @@ class _ConnectProxy:
         method, target = head.split(b" ", 2)[:2]
         self.targets.append(target.decode())
         host, port = target.decode().rsplit(":", 1)
-        upstream = socket.create_connection((host, int(port)))
+        try:
+            upstream = socket.create_connection((host, int(port)))
+        except OSError:   # the target refuses: a proxy answers 502, as a real one does
+            client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+            client.close()
+            return
         client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
 
         def pipe(a, b) -> None:
