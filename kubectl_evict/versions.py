@@ -74,6 +74,10 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     # soft-eviction grace min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds): the gate
     # AllowOverwriteTerminationGracePeriodSeconds turned default-off (#122890, v1.32)
     "SoftEvictionGraceCappedByPod": (((1, 32, 0), None),),
+    # ... and a kubelet's featureGates may turn AllowOverwriteTerminationGracePeriodSeconds back on
+    # (the old rule) from v1.32 until the gate is locked off in v1.35 (semantics.md A, fact on the
+    # soft-threshold grace)
+    "OverwriteGraceGateSettable": (((1, 32, 0), (1, 35, 0)),),
     # a Windows kubelet's default evictionHard is defaults_windows.go's (memory.available 500Mi;
     # #122922, "Add support for Windows memory-pressure eviction", milestone v1.31); before, the
     # `!linux` defaults_others.go (100Mi, no inode signals)

@@ -350,6 +350,35 @@ def test_soft_eviction_grace_follows_the_cluster_version(tmp_path, case):
     assert any(note in n for n in doc["notes"]), (upstream, doc["notes"])
 
 
+# semantics.md A (soft-threshold grace): from v1.32 the kubelet takes min(evictionMaxPodGracePeriod,
+# terminationGracePeriodSeconds) unless the gate AllowOverwriteTerminationGracePeriodSeconds is on
+# (default off from v1.32, locked off in v1.35): a kubelet configuration that turns it on keeps
+# evictionMaxPodGracePeriod alone. (kubelet version, featureGates, expected grace, text in the note)
+OVERWRITE_GATE = [
+    ("v1.33.2", {"AllowOverwriteTerminationGracePeriodSeconds": True}, 60,
+     "evictionMaxPodGracePeriod as the grace period, as the kubelet's featureGates "
+     "AllowOverwriteTerminationGracePeriodSeconds=true in NodeKubeletConfig n1 sets"),
+    ("v1.33.2", {"AllowOverwriteTerminationGracePeriodSeconds": False}, 20, "the kubelet's rule from v1.32"),
+    ("v1.33.2", {}, 20, "the kubelet's rule from v1.32"),
+    ("v1.35.1", {"AllowOverwriteTerminationGracePeriodSeconds": True}, 20, "the kubelet's rule from v1.32"),
+]
+
+
+@pytest.mark.parametrize("kubelet, gates, want, note", OVERWRITE_GATE)
+def test_soft_eviction_grace_follows_the_overwrite_gate(tmp_path, kubelet, gates, want, note):
+    kc = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+          "kubeletconfig": {"featureGates": gates}}
+    path = _memory_cluster(tmp_path, 300 * MI, [("hog", 900 * MI, 0), ("calm", 10 * MI, 0)], kc,
+                           server_version=kubelet, tgps=20)
+    doc = json.loads(Path(path).read_text())
+    _with_kubelet_version(doc["items"][1], kubelet)
+    Path(path).write_text(json.dumps(doc))
+    doc = _plan(path, "n1", "--eviction-soft", "memory.available<500Mi", "--eviction-soft-grace-period",
+                "memory.available=30s", "--eviction-max-pod-grace-period", "60")
+    assert _kills(doc) == [("hog", 30, want)]
+    assert any(note in n for n in doc["notes"]), doc["notes"]
+
+
 def test_hard_eviction_grace_does_not_depend_on_the_version():
     """synchronize: immediateEvictionGracePeriodSeconds for a hard threshold in every version."""
     [p] = freeze([("t", "0", pod("p", "n1"))]).pods

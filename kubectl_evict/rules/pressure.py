@@ -763,7 +763,9 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
     config_held = snapshot.holds("NodeKubeletConfig") or settings.kubelet_config is not None \
         or settings.flags.get("evictionHard") is not None
     version = cluster_version(snapshot)
-    soft_rules: Dict[str, ClusterVersion] = {}     # node -> its kubelet's release, for the soft-grace note
+    # node -> (its kubelet's release, whether it caps soft grace by the pod's, why if not the
+    # release's rule), for the soft-grace note
+    soft_rules: Dict[str, Tuple[ClusterVersion, bool, str]] = {}
     own: Dict[str, List[str]] = {}                 # kubelet version -> nodes whose release is not the cluster's
     cache: Dict[Any, EvictionConfig] = {}
     advice = Advice()
@@ -810,10 +812,10 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
             _split_without_gate(b, node, gate_off, thresholds, obs)
             res = None
         else:
-            res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice,
-                                caps_soft_grace(kubelet), kubelet)
+            cap, cap_why = _soft_grace_rule(settings, snapshot, name, kubelet)
+            res = simulate_node(b, snapshot, node, cfg, obs, summary, settings, layout, advice, cap, kubelet)
         if res is not None and res.soft_kills:
-            soft_rules[name] = kubelet
+            soft_rules[name] = (kubelet, cap, cap_why)
         if res is not None and (res.kills or res.conditions):
             results.append(res)
             if res.conditions or thresholds_met(thresholds, before, False):
@@ -883,19 +885,40 @@ def _split_without_gate(b: PlanBuilder, node: Node, why: str, thresholds: Sequen
                          % ("; ".join(_describe(t, obs) for t in met), SEPARATE_DISK_GC))
 
 
-def _soft_grace_notes(b: PlanBuilder, soft_rules: Mapping[str, ClusterVersion]) -> None:
-    """Which soft-grace rule the kills assumed (`manager.caps_soft_grace`): one note when every
-    node with a soft kill runs the same release, else one per release with its nodes (each
-    kubelet applies its own release's rule)."""
-    by_version: Dict[ClusterVersion, List[str]] = {}
+OVERWRITE_GRACE_GATE = "AllowOverwriteTerminationGracePeriodSeconds"
+
+
+def _soft_grace_rule(settings: PressureSettings, snapshot: Snapshot, node: str,
+                     kubelet: ClusterVersion) -> Tuple[bool, str]:
+    """Whether the node's kubelet caps a soft eviction's grace by the pod's own
+    (`manager.caps_soft_grace`: its release's rule) and, when its configuration decides
+    otherwise, why: from v1.32 until the gate is locked off in v1.35, `featureGates`
+    AllowOverwriteTerminationGracePeriodSeconds=true brings back evictionMaxPodGracePeriod alone."""
+    cap = caps_soft_grace(kubelet)
+    if cap and kubelet.has("OverwriteGraceGateSettable"):
+        for origin, cfg in _layers(settings, snapshot, node)[1:]:
+            gates = cfg.get("featureGates") if cfg is not None else None
+            if isinstance(gates, Mapping) and isinstance(gates.get(OVERWRITE_GRACE_GATE), bool):
+                if gates[OVERWRITE_GRACE_GATE]:
+                    return False, "featureGates %s=true in %s" % (OVERWRITE_GRACE_GATE, origin)
+                break
+    return cap, ""
+
+
+def _soft_grace_notes(b: PlanBuilder, soft_rules: Mapping[str, Tuple[ClusterVersion, bool, str]]) -> None:
+    """Which soft-grace rule the kills assumed (`_soft_grace_rule`): one note when every node
+    with a soft kill runs the same release and rule, else one per (release, rule) with its nodes
+    (each kubelet applies its own)."""
+    by_rule: Dict[Tuple[ClusterVersion, bool, str], List[str]] = {}
     for name in sorted(soft_rules):
-        by_version.setdefault(soft_rules[name], []).append(name)
-    for v, names in by_version.items():
-        cap = caps_soft_grace(v)
-        b.note("%ssoft-threshold kills use %s, the kubelet's rule %s (assumed Kubernetes %s)" % (
-            "" if len(by_version) == 1 else "on %s: " % ", ".join("node/" + n for n in names),
+        by_rule.setdefault(soft_rules[name], []).append(name)
+    for (v, cap, why), names in by_rule.items():
+        b.note("%ssoft-threshold kills use %s, %s (assumed Kubernetes %s)" % (
+            "" if len(by_rule) == 1 else "on %s: " % ", ".join("node/" + n for n in names),
             "min(evictionMaxPodGracePeriod, terminationGracePeriodSeconds)" if cap
-            else "evictionMaxPodGracePeriod as the grace period", "from v1.32" if cap else "before v1.32",
+            else "evictionMaxPodGracePeriod as the grace period",
+            "as the kubelet's %s sets" % why if why else
+            "the kubelet's rule %s" % ("from v1.32" if cap else "before v1.32"),
             v.describe()))
 
 
