@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Tuple
 
 from pyrsistent import PClass, field
 
-from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot, Taint
+from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
 from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
@@ -35,8 +35,8 @@ from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selecto
 from kubectl_evict.rules.replacements import NOTHING_RECREATES, controller_owner, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
-from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, no_execute_decision, taint_eviction_schedule,
-                                                  taints_text)
+from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, has_no_execute, no_execute_decision,
+                                                  taint_eviction_schedule, taints_text)
 from kubectl_evict.timeutil import format_offset
 
 RULE = "affinity"
@@ -64,13 +64,6 @@ class _Placing:
         return self._placer
 
 
-def _has_no_execute(taints: Tuple[Taint, ...]) -> bool:
-    for t in taints:
-        if t.effect == "NoExecute":
-            return True
-    return False
-
-
 def _scheduled_deletion(pod: Pod, old: Node, new: Node, now: float) -> Tuple[Optional[float], str]:
     """When the taint-eviction controller deletes `pod` (seconds after now) once `old`'s taints
     become `new`'s, and why; (None, "") when it does not. The controller's own replay over the
@@ -78,7 +71,7 @@ def _scheduled_deletion(pod: Pod, old: Node, new: Node, now: float) -> Tuple[Opt
     `old`'s NoExecute taints keeps its time whatever the new taints' tolerationSeconds
     (`processPodOnNode`: `startTime + min < now + min`); only a taint the pod does not tolerate
     deletes it at once."""
-    if not _has_no_execute(old.taints) and (old is new or not _has_no_execute(new.taints)):
+    if not has_no_execute(old.taints) and (old is new or not has_no_execute(new.taints)):
         return None, ""   # the controller acts on NoExecute taints only (most nodes have none)
     history = [(0.0, old.taints)] if old is new else [(0.0, old.taints), (0.0, new.taints)]
     kind, at, why = taint_eviction_schedule(default_toleration_seconds(pod.tolerations), pod.tolerations,
@@ -164,7 +157,7 @@ def _decide(b: PlanBuilder, placing: _Placing, evictions: _Evictions, pod: Pod, 
             _delete(b, placing, pod, new.name, will, taint_deletion[1], TAINT_EVICTION)
             return
         # the eviction below comes first; the controller's deletion is what happens if it cannot
-    if taint_deletion is None and was is None and will is None and any(t.effect == "NoExecute" for t in new.taints) and \
+    if taint_deletion is None and was is None and will is None and has_no_execute(new.taints) and \
             no_execute_decision(new.taints, default_toleration_seconds(pod.tolerations)).action == "forever" and \
             any(t.effect == "NoExecute" and t.time_added == now for t in new.taints):
         b.skip(pod, "tolerates-forever", "tolerates NoExecute taint %s forever" % taints_text(t for t in new.taints if t.effect == "NoExecute"))

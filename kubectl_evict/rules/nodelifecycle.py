@@ -37,7 +37,7 @@ from kubectl_evict.timeutil import format_seconds
 from kubectl_evict.versions import ClusterVersion, cluster_version
 from kubectl_evict.scheduling.tolerations import (DISK_PRESSURE, MEMORY_PRESSURE, NETWORK_UNAVAILABLE, NOT_READY,
                                                   PID_PRESSURE, UNREACHABLE, UNSCHEDULABLE, default_toleration_seconds,
-                                                  taint_eviction_schedule)
+                                                  has_no_execute, taint_eviction_schedule)
 
 # --- settings ----------------------------------------------------------------------------------
 
@@ -489,7 +489,7 @@ def noexecute_timeline(snapshot: Snapshot, now: float, failing: Mapping[str, Nod
         ctl = tuple(t for t in node.taints if t.effect == "NoExecute" and t.key in (NOT_READY, UNREACHABLE))
         cond = _statuses(node)
         _reconcile(events, node, cond)
-        if f is None and h.status == "True" and not ctl and not any(t.effect == "NoExecute" for t in node.taints):
+        if f is None and h.status == "True" and not ctl and not has_no_execute(node.taints):
             continue      # a healthy node with another NoExecute taint (`maint:NoExecute`) stays: its pods go too
         statuses, why = _node_statuses(node, h, f, startup, now, lease_recheck)
         prev = h.posted_status

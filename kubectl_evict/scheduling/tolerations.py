@@ -105,6 +105,14 @@ class NoExecuteDecision(NamedTuple):
     untolerated: Tuple[Taint, ...] = ()
 
 
+def has_no_execute(taints: Iterable[Taint]) -> bool:
+    """Does any of `taints` have the NoExecute effect (the only ones the taint-eviction controller acts on)?"""
+    for t in taints:
+        if t.effect == "NoExecute":
+            return True
+    return False
+
+
 def no_execute_decision(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> NoExecuteDecision:
     """`processPodOnNode` over the node's NoExecute taints."""
     noexec = [t for t in taints if t.effect == "NoExecute"]

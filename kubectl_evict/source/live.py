@@ -836,8 +836,8 @@ def _check_items(items: list) -> None:
     read nothing else, and a page holding a number, a string or null among its items (a proxy or
     a broken server) is no Kubernetes list. Said as for every bad page, with the first such item,
     in the words files use (`list item is not an object`)."""
-    for i, item in enumerate(items):
-        if item.__class__ is dict or (item.__class__ is bytes and item.lstrip()[:1] == b"{"):
+    for i, item in enumerate(items):   # raw items start at their `{`: no copy to strip them
+        if item.__class__ is dict or (item.__class__ is bytes and (item[:1] == b"{" or item.lstrip()[:1] == b"{")):
             continue
         if item.__class__ is bytes:
             try:

@@ -637,6 +637,7 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
 # gives unreachable (swapped atomically), True removes both (pkg/controller/nodelifecycle
 # doNoScheduleTaintingPass, doNoExecuteTaintingPass).
 READY_TAINTS = {NOT_READY: "False", UNREACHABLE: "Unknown"}
+_READY_TAINT = {v: k for k, v in READY_TAINTS.items()}   # Ready status -> its taint
 
 
 def _ready_taint_gone(m: _Matcher, a: Action, node: Node) -> Optional[Tuple[Condition, str]]:
@@ -650,7 +651,7 @@ def _ready_taint_gone(m: _Matcher, a: Action, node: Node) -> Optional[Tuple[Cond
     if ready is None or ready.last_transition is None or ready.status == READY_TAINTS[a.key] or \
             ready.last_transition < m.anchor + float(a.at):
         return None
-    other = {v: k for k, v in READY_TAINTS.items()}.get(ready.status)
+    other = _READY_TAINT.get(ready.status)
     return ready, "not present now: node %s is Ready=%s since %s; the node lifecycle controller then %s" % (
         a.node, ready.status, m.when(ready.last_transition),
         "swaps it for %s:%s" % (other, a.effect) if other else "removes it")
