@@ -760,6 +760,11 @@ def _workload(m: _Matcher, i: int, w: Workload, end: float, ready: Dict[Tuple[st
     planned = "%d ready after (%d now, lowest %d at %s)" % (w.ready_after, w.ready, w.ready_min,
                                                            format_offset(w.ready_min_at))
     now = ready.get((w.kind, w.namespace, w.name))
+    if now is not None and w.kind == "Deployment" and not m.snapshot.holds("ReplicaSet"):
+        # a Deployment's pods belong to its ReplicaSets (their ownerReferences name the ReplicaSet,
+        # pkg/controller/deployment): without them read, none of its pods can be counted, and 0 is no fact
+        return _check(ref, "workloads", planned, [(UNKNOWN, "%s: ready replicas not counted: its pods belong to ReplicaSets, and ReplicaSet %s" % (
+            w.ref, _absent(m.snapshot, "ReplicaSet")))], (), w)
     if now is None:
         return _check(ref, "workloads", planned, [(UNKNOWN, "%s %s" % (w.ref, _absent(m.snapshot, w.kind, "no longer")))],
                       (), w)
