@@ -579,6 +579,30 @@ def test_the_plans_start_is_the_earliest_effect_seen_aligned_with_its_planned_ti
     assert v.checks[2].differences == second_diff
 
 
+# The kubelet's `Killing` Event also stops one container it restarts at once; its note says so
+# (pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions: "Container C failed liveness
+# probe, will be restarted", startup probe and "definition changed" alike; "Container is in
+# \"unknown\" state, try killing it before restart"). The pod stays: such an Event half an hour
+# before the drain neither dates the pod's removal nor starts the plan's clock. Only "Stopping
+# container C" (killContainer's own note) is the pod going.
+@pytest.mark.parametrize("note, anchor, statuses", [
+    ("Container app failed liveness probe, will be restarted", 1800, [AS_PLANNED, AS_PLANNED]),
+    ("Container app failed startup probe, will be restarted", 1800, [AS_PLANNED, AS_PLANNED]),
+    ("Container app definition changed, will be restarted", 1800, [AS_PLANNED, AS_PLANNED]),
+    ('Container is in "unknown" state, try killing it before restart', 1800, [AS_PLANNED, AS_PLANNED]),
+    ("Stopping container app", 60, [AS_PLANNED, DIFFERS]),     # the pod itself went at +60s
+])
+def test_a_container_restart_is_not_the_pod_going(note, anchor, statuses):
+    p = plan([evict(RS + "-old1", at=0, target="n2"), evict(RS + "-old2", at=0, target="n2")])
+    snap = snapshot(member(RS + "-new1", "n2", created=1800), member(RS + "-new2", "n2", created=1801),
+                    read=2000)
+    v = run(p, snap, [event(RS + "-old1", "Killing", note, 60, uid="uid-%s-old1" % RS, by="kubelet"),
+                      event(RS + "-old2", "Killing", "Stopping container app", 1800, uid="uid-%s-old2" % RS,
+                            by="kubelet")], read=2000)
+    assert v.anchor == T + anchor, v.anchor_source
+    assert [c.status for c in v.checks] == statuses
+
+
 # --- who removed it ---------------------------------------------------------------------------------
 
 TAINT_MARK = ("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, "taint-eviction-controller")

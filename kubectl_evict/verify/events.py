@@ -36,6 +36,16 @@ REMOVAL_REASONS: Dict[str, Optional[str]] = {
 # (pkg/controller/podgc/gc_controller.go gcTerminating, on by default since v1.26; KEP-2268).
 ALSO_SEEN: Dict[str, Tuple[str, ...]] = {POD_GC: (TAINT_EVICTION,)}
 CANCELLED = "Cancelling deletion"   # TaintManagerEviction's note when a scheduled deletion is cancelled
+# The kubelet's `Killing` also stops a single container it restarts at once, with a note that says so
+# (pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions): "Container C failed liveness
+# probe, will be restarted" (startup probe, "definition changed" alike), "Container is in "unknown"
+# state, try killing it before restart". The pod stays; only "Stopping container C" is the pod going.
+CONTAINER_RESTART = (", will be restarted", "before restart")
+
+
+def container_restart(ev: Event) -> bool:
+    """Is `ev` the kubelet restarting one container of a pod that stays (not the pod going)?"""
+    return ev.reason == "Killing" and any(s in ev.note for s in CONTAINER_RESTART)
 
 
 def _time(v: Any) -> Optional[float]:

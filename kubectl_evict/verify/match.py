@@ -38,7 +38,7 @@ from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, POD_ACTIONS, Action, Ent
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
-from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex
+from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex, container_restart
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
                                         Verification, worst)
 from kubectl_evict.rules.replacements import WORKLOAD_KINDS, find_owner, workload_of
@@ -161,7 +161,7 @@ class _Matcher:
             if ev.reason == "TaintManagerEviction" and ev.note.startswith(CANCELLED):
                 f.evidence.append(_ev(ev))
                 continue
-            if f.state == "running" and ev.reason == "Killing":
+            if (f.state == "running" and ev.reason == "Killing") or container_restart(ev):
                 continue    # a container restart, not the pod going
             times.append(ev.first)
             f.evidence.append(_ev(ev))
@@ -763,8 +763,9 @@ def _workload(m: _Matcher, i: int, w: Workload, end: float, ready: Dict[Tuple[st
     if now is not None and w.kind == "Deployment" and not m.snapshot.holds("ReplicaSet"):
         # a Deployment's pods belong to its ReplicaSets (their ownerReferences name the ReplicaSet,
         # pkg/controller/deployment): without them read, none of its pods can be counted, and 0 is no fact
-        return _check(ref, "workloads", planned, [(UNKNOWN, "%s: ready replicas not counted: its pods belong to ReplicaSets, and ReplicaSet %s" % (
-            w.ref, _absent(m.snapshot, "ReplicaSet")))], (), w)
+        why = "%s: ready replicas not counted: its pods belong to ReplicaSets, and ReplicaSet %s" % (
+            w.ref, _absent(m.snapshot, "ReplicaSet"))
+        return _check(ref, "workloads", planned, [(UNKNOWN, why)], (), w)
     if now is None:
         return _check(ref, "workloads", planned, [(UNKNOWN, "%s %s" % (w.ref, _absent(m.snapshot, w.kind, "no longer")))],
                       (), w)
