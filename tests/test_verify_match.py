@@ -233,6 +233,24 @@ def test_a_replacement_without_an_owner_in_the_cluster_is_unknown():
                                        "default/api-6d4b")
 
 
+# A plan written before actions carried `owner`: the owner is told by the pod's name. A
+# StatefulSet names its pods SET-ORDINAL (pkg/controller/statefulset stateful_set_utils.go
+# getPodName), so db-0 gone and not recreated ten minutes on is the StatefulSet db's missing
+# replacement, a difference; a name that is no StatefulSet's pod stays unmatched.
+@pytest.mark.parametrize("name, status, diff", [
+    ("db-0", DIFFERS, "no replacement: StatefulSet default/db created no new pod"),
+    ("db-x", UNKNOWN, "replacement not matched: no ReplicaSet, Job or ReplicationController named default/db"),
+    ("cache-0", UNKNOWN, "replacement not matched: no ReplicaSet, Job or ReplicationController named "
+                         "default/cache and no StatefulSet pod default/cache-0"),
+])
+def test_an_old_plans_statefulset_pod_not_recreated_is_found_by_its_name(name, status, diff):
+    p = plan([evict(name)], workloads=[])
+    c = only(run(p, snapshot(), [event(name, "Killing", "Stopping container app", 5, uid="uid-" + name,
+                                       by="kubelet")]))
+    assert c.status == status
+    assert c.differences[0].startswith(diff), c.differences
+
+
 def test_a_pending_replacement_carries_the_schedulers_text_and_old_events_do_not_count():
     why = "0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu."
     snap = snapshot(member(RS + "-new", "", uid="uid-new", created=5))

@@ -12,7 +12,8 @@ What is compared, and against what upstream behaviour:
   while the cluster still shows it; else the `owner` the plan recorded for the action; else the
   StatefulSet pod of the same name with a new uid; else the ReplicaSet / Job /
   ReplicationController whose name the pod's generated name starts with (those controllers name
-  pods `OWNER-xxxxx`, `GenerateName`; plans written before `owner` existed). The n-th pod of an owner that went
+  pods `OWNER-xxxxx`, `GenerateName`; plans written before `owner` existed), or the StatefulSet
+  SET of a pod named SET-ORDINAL that was not recreated. The n-th pod of an owner that went
   was gone by the creation of the n-th pod that owner created after the start; which new pod is
   shown as whose replacement prefers the nodes the plan names (`_placed`).
 * A replacement on the plan's `target`, or on one of its `candidates` (tied at the top score), is
@@ -201,15 +202,18 @@ class _Matcher:
         if f.pod is not None:
             f.owner_missing = "it has no controller"
             return
-        prefix = name.rsplit("-", 1)[0] if "-" in name else ""
-        for kind in GENERATED:
+        prefix, _, suffix = name.rpartition("-")
+        # a StatefulSet names its pods SET-ORDINAL (pkg/controller/statefulset stateful_set_utils.go
+        # getPodName): one whose pod is gone and not recreated yet is found by the name too
+        kinds = GENERATED + (("StatefulSet",) if suffix.isdigit() else ())
+        for kind in kinds:
             owner = self.snapshot.owners.get((kind, namespace, prefix)) if prefix else None
             if owner is not None:
                 f.owner = owner
                 return
         f.owner_missing = "no ReplicaSet, Job or ReplicationController named %s and no StatefulSet pod %s" % (
             _ref(namespace, prefix or name), _ref(namespace, name))
-        unread = [k for k in GENERATED if not self.snapshot.holds(k)]
+        unread = [k for k in kinds if not self.snapshot.holds(k)]
         if unread:
             f.owner_missing += " among what was read (not read: %s)" % ", ".join(unread)
 
