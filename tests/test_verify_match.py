@@ -621,6 +621,30 @@ def test_a_container_restart_is_not_the_pod_going(note, anchor, statuses):
     assert [c.status for c in v.checks] == statuses
 
 
+# drain --one-at-a-time / upgrade evict a replacement again, named by the first pod with no uid
+# (README, verify: "followed to its last node"). Midway, the StatefulSet's new db-0 runs on the
+# node the second eviction takes it from: that eviction has not happened, pending until its time
+# (+30s) plus the slack has passed, then "not evicted again" (DESIGN verify: pending = not happened
+# yet, not yet due; differs = not evicted); once it went, the last replacement is compared with
+# the last target.
+@pytest.mark.parametrize("landed, created, read, second, diff", [
+    ("n2", 5, 20, PENDING, "not yet: not evicted again: default/db-0 is still Running on n2 (planned +30s)"),
+    ("n2", 5, 600, DIFFERS, "not evicted again: default/db-0 is still Running on n2"),
+    ("n3", 40, 600, AS_PLANNED, None),
+    ("n4", 40, 600, DIFFERS, "replacement default/db-0 on n4, Ready, not on n3"),
+])
+def test_a_pod_evicted_twice_is_followed_and_its_second_eviction_waits_its_turn(landed, created, read, second,
+                                                                                 diff):
+    again = dict(evict("db-0", at=30, target="n3"), uid="", node="n2")
+    p = plan([evict("db-0", target="n2"), again])
+    snap = snapshot(member("db-0", landed, kind="StatefulSet", of="db", uid="uid-db-0-new", created=created),
+                    read=read)
+    first, last = run(p, snap, since=0, read=read).checks
+    assert first.status == AS_PLANNED
+    assert last.status == second
+    assert last.differences == ((diff,) if diff else ())
+
+
 # --- who removed it ---------------------------------------------------------------------------------
 
 TAINT_MARK = ("TaintManagerEviction", "Marking for deletion Pod default/%s-old" % RS, "taint-eviction-controller")

@@ -528,7 +528,17 @@ def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Ent
     replacements in between are gone by design: only the last one is compared with its target."""
     f = m.fates[(a.namespace, a.pod)]
     before, again = chain if chain is not None else (i, i)
-    if again == i and before != i and f.went:
+    r = f.replacement
+    # an eviction again (no uid) not done yet: the pod still runs on a node this or an earlier
+    # eviction again takes it from (a one-at-a-time drain or upgrade midway)
+    waiting = chain is not None and not a.uid and f.went and r is not None and r.deletion_timestamp is None \
+        and not r.is_terminal and r.node_name in {x.node for x in m.plan.actions[:i + 1] if not x.uid and
+                                                  x.type in POD_ACTIONS and (x.namespace, x.pod) == f.key}
+    if waiting:
+        assert r is not None
+        findings = [_not_yet(m, a.at, "not evicted again: %s is still %s on %s" % (r.ref, r.phase or "there",
+                                                                                  r.node_name))]
+    elif again == i and before != i and f.went:
         findings = [(AS_PLANNED, "evicts again the replacement of actions[%d], which the plan cannot name (no "
                                  "uid): told by where the last replacement runs" % before)]
     else:
@@ -548,7 +558,9 @@ def _pod_action(m: _Matcher, i: int, a: Action, shortfall_keys: Dict[PodKey, Ent
     if f.by:
         facts["removedBy"] = f.by
     short = (a.namespace, a.pod) in shortfall_keys
-    if f.went and again != i:
+    if waiting:
+        pass        # no new replacement yet to compare
+    elif f.went and again != i:
         findings.append((AS_PLANNED, "its replacement is evicted again by actions[%d]" % again))
     elif f.went and a.target is not None and not short:
         more, ev, fx = _replacement_findings(m, a, f, shortfall=False)
