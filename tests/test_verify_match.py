@@ -347,6 +347,25 @@ def test_a_ready_taint_gone_with_a_later_ready_change_is_unknown(key, at, ready,
     assert (c.status, c.differences) == (status, (diff,))
 
 
+# The out-of-service taint of a non-graceful shutdown (KEP-2268) is the operator's: once the pods
+# moved and the node has recovered, the operator removes it by hand (kubernetes.io blog 2023-08-16,
+# "Kubernetes 1.28: Non-Graceful Node Shutdown Moves to GA"). Gone with the node Ready again since
+# after its time, the cluster cannot tell whether it was there: unknown, not a difference. Gone
+# while the node is still down, or Ready since before the taint was due, it differs.
+@pytest.mark.parametrize("ready, since, status, diff", [
+    ("True", 300, UNKNOWN, "not present now: node n2 is Ready=True since +5m (%s); the out-of-service taint is "
+                           "removed by hand once the node has recovered" % ts(300)),
+    ("Unknown", -60, DIFFERS, "not present"),
+    ("True", -600, DIFFERS, "not present"),
+])
+def test_an_out_of_service_taint_removed_once_the_node_recovered_is_unknown(ready, since, status, diff):
+    n2 = node("n2", ready=ready)
+    n2["status"]["conditions"][0]["lastTransitionTime"] = ts(since)
+    oos = dict(taint("node.kubernetes.io/out-of-service", at=0, value="nodeshutdown"), by="user", rule="shutdown")
+    c = only(run(plan([oos]), snapshot(n2), since=0))
+    assert (c.status, c.differences) == (status, (diff,))
+
+
 def test_a_cordon_seen_by_its_event_stays_as_planned_after_the_uncordon():
     cordon = {"type": "cordon", "node": "n2", "at": 0, "by": "user", "rule": "drain", "reason": "t"}
     p = plan([cordon])

@@ -37,7 +37,7 @@ from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequen
 from kubectl_evict.model import Condition, Node, Owner, Pod, Snapshot, VolumeAttachment
 from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, POD_ACTIONS, Action, Entry, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
-from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
+from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, EventIndex, container_restart
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
@@ -660,10 +660,21 @@ def _ready_taint_gone(m: _Matcher, a: Action, node: Node) -> Optional[Tuple[Cond
     """(the Ready condition, why) when a planned not-ready/unreachable taint is absent because the
     node's Ready condition changed after the taint's time: the controller then swapped it for the
     other or removed it, and the cluster no longer shows whether it was there (a graceful shutdown
-    that powers the node off turns not-ready into unreachable; a node that comes back loses both)."""
-    if a.by != NODE_LIFECYCLE or a.key not in READY_TAINTS or m.anchor is None:
+    that powers the node off turns not-ready into unreachable; a node that comes back loses both).
+    Likewise the out-of-service taint of a non-graceful shutdown: once the pods moved and the node
+    has recovered, the operator removes it by hand (kubernetes.io blog 2023-08-16, "Non-Graceful
+    Node Shutdown Moves to GA"; KEP-2268)."""
+    if m.anchor is None:
         return None
     ready = node.conditions.get("Ready")
+    if a.key == OUT_OF_SERVICE:
+        if ready is None or ready.status != "True" or ready.last_transition is None or \
+                ready.last_transition < m.anchor + float(a.at):
+            return None
+        return ready, ("not present now: node %s is Ready=True since %s; the out-of-service taint is removed by "
+                       "hand once the node has recovered" % (a.node, m.when(ready.last_transition)))
+    if a.by != NODE_LIFECYCLE or a.key not in READY_TAINTS:
+        return None
     if ready is None or ready.last_transition is None or ready.status == READY_TAINTS[a.key] or \
             ready.last_transition < m.anchor + float(a.at):
         return None
