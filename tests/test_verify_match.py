@@ -576,6 +576,28 @@ def test_a_cordon_much_later_than_the_start_differs():
     assert (c.status, c.differences) == (DIFFERS, ("cordoned later: at +3m20s, planned +0s (3m20s later)",))
 
 
+# kubectl drain evicts only once its cordon succeeded (staging/src/k8s.io/kubectl/pkg/cmd/drain
+# RunDrain), and a maintenance ends with an uncordon. With the NodeNotSchedulable Event expired
+# (kube-apiserver --event-ttl, 1h by default), a node schedulable now whose drain evictions happened
+# was cordoned and uncordoned since: unknown, not "not cordoned". A drain that never ran differs.
+@pytest.mark.parametrize("old_pod_left, unschedulable, status, diff", [
+    (False, False, UNKNOWN, "not cordoned now (spec.unschedulable is false), and no NodeNotSchedulable event is "
+                            "left to tell: the evictions from n5 that follow the cordon happened, so it was "
+                            "uncordoned since"),
+    (True, False, DIFFERS, "not cordoned (spec.unschedulable is false)"),
+    (False, True, AS_PLANNED, None),
+])
+def test_an_uncordon_after_the_drain_with_no_event_left_is_unknown(old_pod_left, unschedulable, status, diff):
+    cordon = {"type": "cordon", "node": "n5", "at": 0, "by": "user", "rule": "drain", "reason": "t"}
+    p = plan([cordon, dict(evict(RS + "-old"), node="n5")])
+    objs = [node("n5", unschedulable=unschedulable), member(RS + "-new", "n2", created=10)]
+    if old_pod_left:
+        objs[1] = member(RS + "-old", "n5")
+    c = run(p, snapshot(*objs), since=0).checks[0]
+    assert c.status == status
+    assert c.differences == ((diff,) if diff else ())
+
+
 def test_a_node_replaced_under_the_same_name_is_unknown():
     label = {"type": "label", "node": "n2", "key": "disk", "value": "ssd", "at": 0, "by": "user", "rule": "affinity",
              "reason": "t", "previous": None, "uid": "uid-n2-before"}

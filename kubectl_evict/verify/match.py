@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Condition, Node, Owner, Pod, Snapshot, VolumeAttachment
-from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, POD_ACTIONS, Action, Entry, Plan, Workload
+from kubectl_evict.plan import KUBELET, NODE_LIFECYCLE, POD_ACTIONS, USER, Action, Entry, Plan, Workload
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
@@ -606,6 +606,14 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
                 evidence += [_ev(e) for e in uncordons[-1:]]
                 findings.append((AS_PLANNED, "uncordoned since%s" % (
                     " " + m.when(uncordons[-1].first) if uncordons else "")))
+        elif _drained_after(m, a):
+            # kubectl drain (and apply) evict only once the cordon succeeded
+            # (staging/src/k8s.io/kubectl/pkg/cmd/drain RunDrain), and the usual end of a maintenance
+            # is an uncordon; with no NodeNotSchedulable Event left (kube-apiserver --event-ttl,
+            # 1h by default) the cluster no longer tells when the cordon was lifted
+            findings.append((UNKNOWN, "not cordoned now (spec.unschedulable is false), and no NodeNotSchedulable "
+                                      "event is left to tell: the evictions from %s that follow the cordon "
+                                      "happened, so it was uncordoned since" % a.node))
         else:
             findings.append(_not_yet(m, a.at, "not cordoned (spec.unschedulable is false)"))
     elif a.type in ("taint", "untaint"):
@@ -647,6 +655,12 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
             findings.append((AS_PLANNED, "%s not set" % a.key) if have is None else
                             _not_yet(m, a.at, "%s is still %r" % (a.key, have)))
     return _check("actions[%d]" % i, "actions", planned, findings, evidence, a, facts)
+
+
+def _drained_after(m: _Matcher, cordon: Action) -> bool:
+    """Did an eviction the plan makes from the cordoned node after its cordon happen?"""
+    return any(x.type in POD_ACTIONS and x.by == USER and x.node == cordon.node and x.at >= cordon.at
+               and m.fates[(x.namespace, x.pod)].went for x in m.plan.actions)
 
 
 # The node lifecycle controller's taints follow the Ready condition: False gives not-ready, Unknown
