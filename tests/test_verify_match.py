@@ -598,6 +598,17 @@ def test_an_uncordon_after_the_drain_with_no_event_left_is_unknown(old_pod_left,
     assert c.differences == ((diff,) if diff else ())
 
 
+def test_a_pod_evicted_again_from_a_node_does_not_tell_that_node_was_drained():
+    # db-0 went from n1 and its replacement runs on n5, the next node of a one-at-a-time drain:
+    # the eviction again from n5 (no uid) has not happened, so n5's missing cordon still differs
+    cordon = {"type": "cordon", "node": "n5", "at": 30, "by": "user", "rule": "drain", "reason": "t"}
+    again = dict(evict("db-0", at=30, target="n3"), uid="", node="n5")
+    p = plan([evict("db-0", target="n5"), cordon, again])
+    snap = snapshot(node("n5"), member("db-0", "n5", kind="StatefulSet", of="db", uid="uid-db-0-new", created=5))
+    c = run(p, snap, since=0).checks[1]
+    assert (c.status, c.differences) == (DIFFERS, ("not cordoned (spec.unschedulable is false)",))
+
+
 def test_a_node_replaced_under_the_same_name_is_unknown():
     label = {"type": "label", "node": "n2", "key": "disk", "value": "ssd", "at": 0, "by": "user", "rule": "affinity",
              "reason": "t", "previous": None, "uid": "uid-n2-before"}

@@ -658,8 +658,9 @@ def _node_action(m: _Matcher, i: int, a: Action, node: Optional[Node]) -> Check:
 
 
 def _drained_after(m: _Matcher, cordon: Action) -> bool:
-    """Did an eviction the plan makes from the cordoned node after its cordon happen?"""
-    return any(x.type in POD_ACTIONS and x.by == USER and x.node == cordon.node and x.at >= cordon.at
+    """Did an eviction the plan makes from the cordoned node after its cordon happen? Only pods the
+    plan names by uid tell: an eviction again (no uid) shares its fate with the first pod's."""
+    return any(x.type in POD_ACTIONS and x.by == USER and x.uid and x.node == cordon.node and x.at >= cordon.at
                and m.fates[(x.namespace, x.pod)].went for x in m.plan.actions)
 
 
