@@ -260,6 +260,19 @@ def grace_override(group_seconds: int, termination_grace: Optional[int]) -> int:
     return group_seconds
 
 
+def group_wait(group_seconds: int, graces: Sequence[int]) -> int:
+    """How long `killPods` stays in a non-empty group: until every pod of it has been killed
+    (each `killPodFunc` returns once its pod has stopped, at the latest at the end of its grace,
+    which the pod worker floors at 1 s) and their volumes are unmounted, or until the group's
+    seconds have passed, whichever comes first; then it moves to the next group
+    (`nodeshutdown_manager.go` `killPods`: `wg.Wait` against `groupTerminationWaitDuration`). So
+    a group whose pods all ask for less than its seconds ends early (the plan's worst case: each
+    pod uses its whole grace)."""
+    if not graces:
+        return 0
+    return min(group_seconds, max(max(g, 1) for g in graces))
+
+
 def period_requested(groups: Sequence[Group]) -> int:
     """`periodRequested`: the sum of every group's seconds, empty groups included."""
     return sum(g.seconds for g in groups)
@@ -584,9 +597,11 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                 lines.append("  skipped  %s (%ss): no pods, no wait" % (band, g.seconds))
                 continue
             n_phase += 1
+            graces = []
             for j in idxs:
                 pod = pods[j]
                 grace = grace_override(g.seconds, pod.termination_grace_period)
+                graces.append(grace)
                 if pod.termination_grace_period > g.seconds:
                     b.warn("pod %s on node/%s asks for %ds (terminationGracePeriodSeconds) but its shutdown phase "
                            "(%s) gives %ds: it is killed after %ds"
@@ -602,12 +617,14 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                 # the pod worker floors a 0 override at 1s (spec B7): the pod is Failed 1s on at the latest
                 kills.append(KilledPod(len(b.actions) - 1, pod, float(t + max(grace, 1))))
                 kill_end[pod.key] = (t, t + max(grace, 1))
+            wait = group_wait(g.seconds, graces)
             phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": t,
-                           "pods": [pods[j].ref for j in idxs]})
-            lines.append("  phase %d  %s: +%s..+%s (%ds), %d pod%s"
-                         % (n_phase, band, format_seconds(t), format_seconds(t + g.seconds), g.seconds, len(idxs),
+                           "end": t + wait, "pods": [pods[j].ref for j in idxs]})
+            early = "" if wait == g.seconds else "; its pods stop within %ds, then the next phase starts" % wait
+            lines.append("  phase %d  %s: +%s..+%s (%ds%s), %d pod%s"
+                         % (n_phase, band, format_seconds(t), format_seconds(t + wait), g.seconds, early, len(idxs),
                             "" if len(idxs) == 1 else "s"))
-            t += g.seconds
+            t += wait
         requested = period_requested(groups)
         report.update(enabled=True, totalSeconds=t, periodRequestedSeconds=requested, phases=phases,
                       podStatus=shutdown_pod_status("Running"))
