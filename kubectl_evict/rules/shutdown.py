@@ -3,7 +3,8 @@
 Models (upstream Kubernetes v1.30-v1.37; no change to shutdown found since v1.33):
 - the kubelet's graceful node shutdown manager (`pkg/kubelet/nodeshutdown`, gates
   GracefulNodeShutdown and GracefulNodeShutdownBasedOnPodPriority on): `migrateConfig`,
-  `groupByPriority`, the per-group kill with `gracePeriodOverride`, `periodRequested` and the
+  `groupByPriority`, the per-group kill with `gracePeriodOverride` (a group ends once its pods
+  have stopped or its seconds have passed: `killPods`), `periodRequested` and the
   logind `InhibitDelayMaxSec` check, and the kubelet config validation of the three fields
   (`pkg/kubelet/apis/config/validation`);
 - the node side of a shutdown: the kubelet reports Ready=False ("node is shutting down"), the
