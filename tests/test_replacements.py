@@ -495,6 +495,22 @@ def test_replacement_tied_between_the_stopped_node_and_another_lands_on_the_othe
     assert (k["target"], k["replacementAt"]) == ("n2", SHUTDOWN_FAILED_AT) and not plan.shortfall
 
 
+# A tolerate-all replacement tied between the emptied pressured node and an identical empty one:
+# under MemoryPressure alone the eviction manager's Admit lets in every pod that is not BestEffort,
+# and a BestEffort one that tolerates node.kubernetes.io/memory-pressure:NoSchedule (semantics A41,
+# eviction_manager.go Admit), so whichever tied node kube-scheduler picks (selectHost, at random)
+# runs it at once: the plan keeps the scheduler model's pick and never says that kubelet turns it away.
+@pytest.mark.parametrize("requests", [{"cpu": "100m", "memory": "128Mi"}, {"cpu": None, "memory": None}],
+                         ids=["burstable", "besteffort"])
+def test_replacement_tied_with_a_memory_pressure_node_that_admits_it_stays_where_scheduled(requests: dict) -> None:
+    plan = plan_for("pressure", owner("ReplicaSet", "w"), victim("ReplicaSet", tolerations=TOLERATE_ALL, **requests))
+    k = kill_of(plan)
+    assert set(k.get("candidates", ())) >= {"n1", "n2"}, k
+    assert k["target"] in ("n1", "n2") and k["replacementAt"] == PRESSURE_FAILED_AT and not plan.shortfall
+    [rec] = plan_document(plan)["replacements"]
+    assert rec["outcome"] == "placed" and "turns away" not in rec["reason"], rec["reason"]
+
+
 @pytest.mark.parametrize("job, expected", [
     # job_controller.go syncJob: failed 1 > backoffLimit 0 -> BackoffLimitExceeded, nothing replaces it
     ({"backoffLimit": 0}, (None, None, "job-failed")),

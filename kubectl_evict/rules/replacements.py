@@ -596,20 +596,21 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     why += "; it fits no node"
                     b.shortfall(pod, "no-node-fits", "stopped by the kubelet; its replacement (created at %s) has "
                                 "nowhere to go: %s" % (format_offset(d.at), placed.reason))
-                elif target in stopped_nodes and any(c not in stopped_nodes for c in candidates):
-                    # tied at the top score with a node that runs it: the scheduler picks among the
-                    # tied nodes at random, so a copy the stopped node's kubelet turns away is soon
-                    # placed on the other one
-                    other = next(c for c in candidates if c not in stopped_nodes)
-                    placer.remove(pod, target)
-                    placer.commit(pod, other)
-                    outcome = "placed"
-                    why += ("; the scheduler places it on %s (tied with %s, whose kubelet turns away a copy sent "
-                            "there)" % (other, target))
-                    target = other
                 elif target in stopped_nodes:
                     runs_at, refused = admission(pod, d.at)
-                    if runs_at is None:
+                    if (runs_at is None or runs_at > d.at) and any(c not in stopped_nodes for c in candidates):
+                        # tied at the top score with a node that runs it: the scheduler picks among
+                        # the tied nodes at random, so a copy the stopped node's kubelet turns away
+                        # is soon placed on the other one (a kubelet that admits it now, such as
+                        # MemoryPressure alone for a pod that is not BestEffort, keeps it)
+                        other = next(c for c in candidates if c not in stopped_nodes)
+                        placer.remove(pod, target)
+                        placer.commit(pod, other)
+                        outcome = "placed"
+                        why += ("; the scheduler places it on %s (tied with %s, whose kubelet turns away a copy "
+                                "sent there)" % (other, target))
+                        target = other
+                    elif runs_at is None:
                         pending.add(pod.key)
                         outcome = "rejected"
                         why += "; the scheduler sends it back to %s, whose taints it tolerates, but %s" % (
