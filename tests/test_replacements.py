@@ -439,6 +439,32 @@ def test_replacement_sent_back_to_a_disk_pressure_node_runs_once_the_condition_c
     assert [w["readyAfter"] for w in doc["workloads"]] == [1]
 
 
+def test_replacement_sent_to_another_pressured_node_asks_that_nodes_kubelet(write_snapshot) -> None:
+    """Pressure on two nodes: n1 under MemoryPressure evicts a tolerate-all Burstable pod, n2 under
+    DiskPressure that outlasts the plan; n3 is full, and n2 (bigger) scores best. The replacement
+    is bound to n2, whose eviction manager Admit rejects every non-critical pod while DiskPressure
+    is True (semantics A41), not to be judged by n1's Admit (MemoryPressure alone admits it): a
+    rejected-by-kubelet shortfall naming node/n2."""
+    gi = 1024 ** 3
+    disk = stats("n2", 8 * gi, "other")
+    disk["summary"]["node"]["fs"] = {"availableBytes": gi, "capacityBytes": 100 * gi, "inodesFree": 10 ** 6,
+                                     "inodes": 10 ** 7}
+    disk["summary"]["pods"][0]["containers"][0]["rootfs"] = {"usedBytes": gi}
+    kubelet_n2 = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n2"},
+                  "kubeletconfig": {"evictionHard": {"nodefs.available": "10%"}}}
+    kubelet_n1 = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+                  "kubeletconfig": {"evictionHard": {"memory.available": "500Mi"}}}
+    items = [node("n1"), node("n2", cpu="64", memory="256Gi"), node("n3", cpu="50m"), kubelet_n1, kubelet_n2,
+             owner("ReplicaSet", "w"), owner("ReplicaSet", "o"), victim("ReplicaSet", tolerations=TOLERATE_ALL),
+             pod("other", "n2", owner=("ReplicaSet", "o")), stats("n1", 100 * MI, "victim"), disk]
+    r = run_cli("-f", write_snapshot(*items), "-o", "json", "pressure", "n1", "n2")
+    doc = json.loads(r.stdout)
+    [rec] = [x for x in doc["replacements"] if x["pod"] == "victim"]
+    assert (rec["target"], rec["outcome"]) == ("n2", "rejected"), rec
+    [entry] = [e for e in doc["shortfall"] if e["pod"] == "victim"]
+    assert entry["code"] == "rejected-by-kubelet" and "node/n2 has DiskPressure=True" in entry["reason"], entry
+
+
 # --- an OrderedReady StatefulSet recreates its ordinals one by one ------------------------------------
 
 def test_ordered_ready_statefulset_recreates_the_next_ordinal_once_the_lower_one_is_ready() -> None:

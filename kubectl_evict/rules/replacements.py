@@ -597,7 +597,9 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     b.shortfall(pod, "no-node-fits", "stopped by the kubelet; its replacement (created at %s) has "
                                 "nowhere to go: %s" % (format_offset(d.at), placed.reason))
                 elif target in stopped_nodes:
-                    runs_at, refused = admission(pod, d.at)
+                    # the kubelet asked is the target's (another stopped node's, when it is not the pod's own)
+                    runs_at, refused = admission(pod if target == pod.node_name else _with(pod, node_name=target),
+                                                 d.at)
                     if (runs_at is None or runs_at > d.at) and any(c not in stopped_nodes for c in candidates):
                         # tied at the top score with a node that runs it: the scheduler picks among
                         # the tied nodes at random, so a copy the stopped node's kubelet turns away
@@ -613,15 +615,18 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     elif runs_at is None:
                         pending.add(pod.key)
                         outcome = "rejected"
-                        why += "; the scheduler sends it back to %s, whose taints it tolerates, but %s" % (
-                            target, refused)
+                        back = "back to" if target == pod.node_name else "to"
+                        why += "; the scheduler sends it %s %s, whose taints it tolerates, but %s" % (
+                            back, target, refused)
                         b.shortfall(pod, "rejected-by-kubelet", "stopped by the kubelet; its replacement (created at "
-                                    "%s) is scheduled back onto node/%s, whose taints it tolerates, but %s; each new "
+                                    "%s) is scheduled %s node/%s, whose taints it tolerates, but %s; each new "
                                     "copy fails there and its controller creates another"
-                                    % (format_offset(d.at), target, refused))
+                                    % (format_offset(d.at), "back onto" if target == pod.node_name else "onto",
+                                       target, refused))
                     else:
                         outcome = "placed"
-                        why += "; the scheduler places it back on %s" % target
+                        why += "; the scheduler places it %s %s" % ("back on" if target == pod.node_name else "on",
+                                                                   target)
                         if runs_at > d.at:
                             why += (", where %s: each copy fails (reason Evicted) and its controller creates another "
                                     "until it is admitted at %s" % (refused, format_offset(runs_at)))
