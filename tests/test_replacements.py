@@ -362,15 +362,32 @@ def test_a_job_not_in_the_input_is_named_incomplete() -> None:
     assert kill_of(plan)["target"] is None and not plan.incomplete
 
 
-def test_a_pod_deleted_before_it_is_failed_is_replaced_from_the_deletion() -> None:
-    """FilterActivePods also drops a pod with a deletionTimestamp: a pod that tolerates not-ready
-    for 0s is deleted by the taint-eviction controller when the NoExecute taint comes (+5s),
-    before its 20s kill ends, and its ReplicaSet replaces it then."""
-    p = victim("ReplicaSet", tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
-                                           "effect": "NoExecute", "tolerationSeconds": 0}])
-    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+# A pod that tolerates not-ready for 0s is deleted by the taint-eviction controller when the
+# NoExecute taint comes (+5s), before its 20s kill ends (Failed at +20s). What its owner does then:
+# (owner objects, victim kind, replacementAt)
+DELETED_BEFORE_FAILED = [
+    # FilterActivePods also drops a pod with a deletionTimestamp: the ReplicaSet replaces it at +5s
+    ([owner("ReplicaSet", "w")], "ReplicaSet", 5),
+    # job_controller.go isPodFailed: with podReplacementPolicy TerminatingOrFailed (the default
+    # without a podFailurePolicy) a pod being deleted counts as failed: DefaultJobPodFailureBackOff
+    # 10s after the deletion, +15s
+    ([owner("Job", "w", backoffLimit=6)], "Job", 15),
+    # podReplacementPolicy Failed: only once the pod is Failed (+20s), then the 10s backoff
+    ([owner("Job", "w", backoffLimit=6, podReplacementPolicy="Failed")], "Job", 30),
+    # stateful_set_control.go: the same name only once the old pod is gone; the kubelet, still
+    # running, ends it at +20s
+    ([owner("StatefulSet", "w")], "StatefulSet", 20),
+]
+
+
+@pytest.mark.parametrize("owners,kind,replaced_at", DELETED_BEFORE_FAILED,
+                         ids=["replicaset", "job", "job-replace-failed", "statefulset"])
+def test_a_pod_deleted_before_it_is_failed(owners: list, kind: str, replaced_at: int) -> None:
+    p = victim(kind, tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                   "effect": "NoExecute", "tolerationSeconds": 0}])
+    plan = plan_for("shutdown", *owners, p)
     k = kill_of(plan)
-    assert (k["target"], k["replacementAt"]) == ("n2", 5)
+    assert (k["target"], k["replacementAt"]) == ("n2", replaced_at)
 
 
 @pytest.mark.parametrize("mode", ["shutdown", "pressure"])

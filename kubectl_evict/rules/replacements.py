@@ -517,6 +517,15 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
     if kind == "Job":
+        owner = controller_owner(snapshot, pod)
+        policy = owner.pod_replacement_policy if owner is not None else "TerminatingOrFailed"
+        if deleted_at is not None and deleted_at < failed_at and policy != "Failed":
+            # isPodFailed: with podReplacementPolicy TerminatingOrFailed a pod being deleted counts
+            # as failed already, so the Job acts at the deletion, not when the kubelet fails it
+            d = job_failed_pod(snapshot, pod, deleted_at, job_counted)
+            return d._replace(why="deleted at %s, before it is Failed: a terminating pod counts as failed "
+                                  "(isPodFailed, podReplacementPolicy TerminatingOrFailed); %s"
+                                  % (format_offset(deleted_at), d.why))
         return job_failed_pod(snapshot, pod, failed_at, job_counted)
     if kind == "DaemonSet":
         return daemon_decision(pod, failed_at, taints, admission)
@@ -551,7 +560,8 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
     job_counted: Dict[str, int] = {}
     decided: List[Tuple[KilledPod, Decision]] = []
-    for k in sorted(kills, key=lambda k: k.failed_at):      # Job failures counted in time order
+    # Job failures counted in time order (a pod deleted before it is Failed counts from its deletion)
+    for k in sorted(kills, key=lambda k: min(k.failed_at, k.deleted_at if k.deleted_at is not None else k.failed_at)):
         taints = node_taints.get(k.pod.node_name, snapshot.nodes[k.pod.node_name].taints)
         decided.append((k, owner_decision(snapshot, k.pod, k.failed_at, taints, admission, job_counted,
                                           k.deleted_at)))
