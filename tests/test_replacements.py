@@ -337,16 +337,32 @@ def test_demo_shutdown_tells_one_story() -> None:
     assert "outage: Deployment shop/payments has 0 of 1 ready replicas from +0s until +50s" in " ".join(doc["warnings"])
 
 
-def test_a_terminating_pod_was_replaced_when_its_deletion_started() -> None:
-    """FilterActivePods drops a pod with a deletionTimestamp: its ReplicaSet replaced it already,
-    so the kubelet's kill adds no second replacement."""
-    p = victim("ReplicaSet")
+# A pod already terminating (deletionTimestamp) when the kubelet stops it: (owner objects, victim
+# kind, outcome, replacementAt or None)
+ALREADY_TERMINATING = [
+    # FilterActivePods drops a pod with a deletionTimestamp: its ReplicaSet replaced it already,
+    # so the kubelet's kill adds no second replacement
+    ([owner("ReplicaSet", "w")], "ReplicaSet", "already-replaced", None),
+    # job_controller.go isPodFailed: TerminatingOrFailed counts it failed at its deletion: replaced already
+    ([owner("Job", "w", backoffLimit=6)], "Job", "already-replaced", None),
+    # onlyReplaceFailedPods (podReplacementPolicy Failed): not before it is Failed (+20s), then the
+    # 10s DefaultJobPodFailureBackOff
+    ([owner("Job", "w", backoffLimit=6, podReplacementPolicy="Failed")], "Job", "placed", 30),
+]
+
+
+@pytest.mark.parametrize("owners,kind,outcome,replaced_at", ALREADY_TERMINATING,
+                         ids=["replicaset", "job", "job-replace-failed"])
+def test_a_pod_already_terminating_when_stopped(owners: list, kind: str, outcome: str,
+                                                replaced_at: Optional[int]) -> None:
+    p = victim(kind)
     p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:00Z"
-    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+    plan = plan_for("shutdown", *owners, p)
     k = kill_of(plan)
-    assert k["target"] is None and not plan.shortfall
+    assert k.get("replacementAt") == replaced_at and not plan.shortfall
+    assert k["target"] == (None if replaced_at is None else "n2")
     [rec] = plan.extra["replacements"]
-    assert rec["outcome"] == "already-replaced"
+    assert rec["outcome"] == outcome
 
 
 def test_a_job_not_in_the_input_is_named_incomplete() -> None:
@@ -581,6 +597,23 @@ def test_non_graceful_job_pod_follows_the_job_controller(write_snapshot, job: Di
     target, delay, code = expected
     assert (d["at"], d["target"], d.get("replacementAt")) == (0, target, delay)
     assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == ([("w-abc", code)] if code else [])
+
+
+@pytest.mark.parametrize("policy,replaced_at", [("TerminatingOrFailed", None), ("Failed", 10)])
+def test_non_graceful_terminating_job_pod_with_replace_failed_policy(write_snapshot, policy: str,
+                                                                     replaced_at: Optional[int]) -> None:
+    """shutdown --non-graceful: a Job pod already Terminating on the down node. TerminatingOrFailed
+    counted it failed at its deletion (isPodFailed): its replacement exists already. Failed
+    (onlyReplaceFailedPods) waits until pod GC marks it Failed and force-deletes it at +0s
+    (gc_controller.go markFailedAndDeletePod), then DefaultJobPodFailureBackOff 10s."""
+    p = pod("w-abc", "n1", owner=("Job", "w"))
+    p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:00Z"
+    items = [node("n1", ready="Unknown"), node("n2"), owner("Job", "w", backoffLimit=6, podReplacementPolicy=policy), p]
+    r = run_cli("-f", write_snapshot(*items), "-o", "json", "shutdown", "n1", "--non-graceful")
+    assert r.returncode == 0, r.stderr
+    [d] = [a for a in json.loads(r.stdout)["actions"] if a["type"] == "delete"]
+    assert d["at"] == 0 and d.get("replacementAt") == replaced_at
+    assert d.get("target") == (None if replaced_at is None else "n2")
 
 
 def test_non_graceful_statefulset_waits_for_a_lower_ordinal_that_is_not_ready(write_snapshot) -> None:

@@ -497,6 +497,17 @@ def job_after_deletion(snapshot: Snapshot, pod: Pod, deleted_at: float, node_sta
     return decision
 
 
+def replaces_only_failed(snapshot: Snapshot, pod: Pod) -> bool:
+    """Does the pod's Job wait for a terminating pod to be Failed before replacing it
+    (`onlyReplaceFailedPods`: podReplacementPolicy Failed, the default with a podFailurePolicy)?
+    Otherwise a pod being deleted already counts as failed (`isPodFailed`). False for other owners
+    and for a Job the input does not hold (the default TerminatingOrFailed)."""
+    if pod.controller_kind != "Job":
+        return False
+    owner = controller_owner(snapshot, pod)
+    return owner is not None and owner.pod_replacement_policy == "Failed"
+
+
 def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission,
                    job_counted: Dict[str, int], deleted_at: Optional[float] = None) -> Decision:
     """What the pod's controller does once the kubelet has set the pod Failed (or, for the
@@ -507,7 +518,8 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
         return Decision("schedule", deleted_at, "%s controller counts only active pods (FilterActivePods): it "
                         "creates the replacement when the pod is deleted at %s, before it is Failed"
                         % (kind, format_offset(deleted_at)))
-    if pod.deletion_timestamp is not None and kind in ("ReplicaSet", "ReplicationController", "Job"):
+    if pod.deletion_timestamp is not None and kind in ("ReplicaSet", "ReplicationController", "Job") \
+            and not replaces_only_failed(snapshot, pod):
         return Decision("none", None, "already terminating: its %s controller created its replacement when its "
                         "deletion started (FilterActivePods)" % kind)
     if kind in ("ReplicaSet", "ReplicationController"):
@@ -517,9 +529,7 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
     if kind == "Job":
-        owner = controller_owner(snapshot, pod)
-        policy = owner.pod_replacement_policy if owner is not None else "TerminatingOrFailed"
-        if deleted_at is not None and deleted_at < failed_at and policy != "Failed":
+        if deleted_at is not None and deleted_at < failed_at and not replaces_only_failed(snapshot, pod):
             # isPodFailed: with podReplacementPolicy TerminatingOrFailed a pod being deleted counts
             # as failed already, so the Job acts at the deletion, not when the kubelet fails it
             d = job_failed_pod(snapshot, pod, deleted_at, job_counted)

@@ -48,7 +48,7 @@ from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, 
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_after_deletion,
                                               job_failed_pod, ordered_ready_wait, replace_killed, replace_removed,
-                                              unknown_job, waits_for_old_pod)
+                                              replaces_only_failed, unknown_job, waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -878,7 +878,10 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                        "terminating pod on a NotReady node with the out-of-service taint)" % (reason, POD_GC_PERIOD))
             kw: Dict[str, Any] = {}
             # a terminating pod's ReplicaSet or Job created its replacement when its deletion started
-            replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"
+            # (a Job with podReplacementPolicy Failed waits for the pod to be Failed: pod GC marks it so
+            # before the force delete, gc_controller.go markFailedAndDeletePod)
+            replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
+                and not replaces_only_failed(snapshot, pod)
             placed = None
             wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys)
             if replaced:
