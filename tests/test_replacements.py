@@ -653,3 +653,32 @@ def test_shutdown_without_graceful_shutdown_applies_the_job_rules_to_deleted_job
         "j-abc": (350, None), "k-abc": (350, "n2"), "f-abc": (350, None)}
     assert sorted((e["pod"], e["code"]) for e in doc["shortfall"]) == [("f-abc", "waits-for-old-pod"),
                                                                        ("j-abc", "job-failed")]
+
+
+# A pod already Terminating on a node without graceful shutdown: the node goes down, its kubelet
+# never confirms the deletion, so the pod object stays. (owner objects, pod kind, shortfall code)
+TERMINATING_ON_A_DEAD_NODE = [
+    # FilterActivePods: the ReplicaSet replaced it when its deletion began
+    ([owner("ReplicaSet", "w")], "ReplicaSet", None),
+    # isPodFailed (TerminatingOrFailed): counted failed, and replaced, at its deletion
+    ([owner("Job", "w", backoffLimit=6)], "Job", None),
+    # onlyReplaceFailedPods: waits for a Failed phase the dead kubelet never reports
+    ([owner("Job", "w", backoffLimit=6, podReplacementPolicy="Failed")], "Job", "waits-for-old-pod"),
+    # stateful_set_control.go: the same name only once the old pod object is gone
+    ([owner("StatefulSet", "w")], "StatefulSet", "waits-for-old-pod"),
+]
+
+
+@pytest.mark.parametrize("owners,kind,code", TERMINATING_ON_A_DEAD_NODE,
+                         ids=["replicaset", "job", "job-replace-failed", "statefulset"])
+def test_a_terminating_pod_on_a_node_without_graceful_shutdown(write_snapshot, owners: list, kind: str,
+                                                               code: Optional[str]) -> None:
+    kc = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+          "kubeletconfig": {}}
+    p = pod("w-0", "n1", owner=(kind, "w"))
+    p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:00Z"
+    doc = json.loads(run_cli("-f", write_snapshot(node("n1"), node("n2"), kc, *owners, p), "-o", "json",
+                             "shutdown", "n1").stdout)
+    assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == ([("w-0", code)] if code else [])
+    [d] = [a for a in doc["actions"] if a["type"] == "delete"]
+    assert ("already terminating" in d["reason"]) is (code is None), d["reason"]

@@ -709,7 +709,8 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
         kw: Dict[str, Any] = {}
         if disabled:
             tail = "plain DELETE; it stays Terminating: the node is down, its kubelet never confirms"
-            if pod.deletion_timestamp is not None:
+            if pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
+                    and not replaces_only_failed(snapshot, pod):
                 tail += "; already terminating, so its replacement already exists"
             elif pod.controller_kind == "StatefulSet":
                 waits_for_old_pod(b, pod, at, name)
