@@ -337,16 +337,32 @@ def test_demo_shutdown_tells_one_story() -> None:
     assert "outage: Deployment shop/payments has 0 of 1 ready replicas from +0s until +50s" in " ".join(doc["warnings"])
 
 
-def test_a_terminating_pod_was_replaced_when_its_deletion_started() -> None:
-    """FilterActivePods drops a pod with a deletionTimestamp: its ReplicaSet replaced it already,
-    so the kubelet's kill adds no second replacement."""
-    p = victim("ReplicaSet")
+# A pod already terminating (deletionTimestamp) when the kubelet stops it: (owner objects, victim
+# kind, outcome, replacementAt or None)
+ALREADY_TERMINATING = [
+    # FilterActivePods drops a pod with a deletionTimestamp: its ReplicaSet replaced it already,
+    # so the kubelet's kill adds no second replacement
+    ([owner("ReplicaSet", "w")], "ReplicaSet", "already-replaced", None),
+    # job_controller.go isPodFailed: TerminatingOrFailed counts it failed at its deletion: replaced already
+    ([owner("Job", "w", backoffLimit=6)], "Job", "already-replaced", None),
+    # onlyReplaceFailedPods (podReplacementPolicy Failed): not before it is Failed (+20s), then the
+    # 10s DefaultJobPodFailureBackOff
+    ([owner("Job", "w", backoffLimit=6, podReplacementPolicy="Failed")], "Job", "placed", 30),
+]
+
+
+@pytest.mark.parametrize("owners,kind,outcome,replaced_at", ALREADY_TERMINATING,
+                         ids=["replicaset", "job", "job-replace-failed"])
+def test_a_pod_already_terminating_when_stopped(owners: list, kind: str, outcome: str,
+                                                replaced_at: Optional[int]) -> None:
+    p = victim(kind)
     p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:00Z"
-    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+    plan = plan_for("shutdown", *owners, p)
     k = kill_of(plan)
-    assert k["target"] is None and not plan.shortfall
+    assert k.get("replacementAt") == replaced_at and not plan.shortfall
+    assert k["target"] == (None if replaced_at is None else "n2")
     [rec] = plan.extra["replacements"]
-    assert rec["outcome"] == "already-replaced"
+    assert rec["outcome"] == outcome
 
 
 def test_a_job_not_in_the_input_is_named_incomplete() -> None:
@@ -362,15 +378,32 @@ def test_a_job_not_in_the_input_is_named_incomplete() -> None:
     assert kill_of(plan)["target"] is None and not plan.incomplete
 
 
-def test_a_pod_deleted_before_it_is_failed_is_replaced_from_the_deletion() -> None:
-    """FilterActivePods also drops a pod with a deletionTimestamp: a pod that tolerates not-ready
-    for 0s is deleted by the taint-eviction controller when the NoExecute taint comes (+5s),
-    before its 20s kill ends, and its ReplicaSet replaces it then."""
-    p = victim("ReplicaSet", tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
-                                           "effect": "NoExecute", "tolerationSeconds": 0}])
-    plan = plan_for("shutdown", owner("ReplicaSet", "w"), p)
+# A pod that tolerates not-ready for 0s is deleted by the taint-eviction controller when the
+# NoExecute taint comes (+5s), before its 20s kill ends (Failed at +20s). What its owner does then:
+# (owner objects, victim kind, replacementAt)
+DELETED_BEFORE_FAILED = [
+    # FilterActivePods also drops a pod with a deletionTimestamp: the ReplicaSet replaces it at +5s
+    ([owner("ReplicaSet", "w")], "ReplicaSet", 5),
+    # job_controller.go isPodFailed: with podReplacementPolicy TerminatingOrFailed (the default
+    # without a podFailurePolicy) a pod being deleted counts as failed: DefaultJobPodFailureBackOff
+    # 10s after the deletion, +15s
+    ([owner("Job", "w", backoffLimit=6)], "Job", 15),
+    # podReplacementPolicy Failed: only once the pod is Failed (+20s), then the 10s backoff
+    ([owner("Job", "w", backoffLimit=6, podReplacementPolicy="Failed")], "Job", 30),
+    # stateful_set_control.go: the same name only once the old pod is gone; the kubelet, still
+    # running, ends it at +20s
+    ([owner("StatefulSet", "w")], "StatefulSet", 20),
+]
+
+
+@pytest.mark.parametrize("owners,kind,replaced_at", DELETED_BEFORE_FAILED,
+                         ids=["replicaset", "job", "job-replace-failed", "statefulset"])
+def test_a_pod_deleted_before_it_is_failed(owners: list, kind: str, replaced_at: int) -> None:
+    p = victim(kind, tolerations=[{"key": "node.kubernetes.io/not-ready", "operator": "Exists",
+                                   "effect": "NoExecute", "tolerationSeconds": 0}])
+    plan = plan_for("shutdown", *owners, p)
     k = kill_of(plan)
-    assert (k["target"], k["replacementAt"]) == ("n2", 5)
+    assert (k["target"], k["replacementAt"]) == ("n2", replaced_at)
 
 
 @pytest.mark.parametrize("mode", ["shutdown", "pressure"])
@@ -439,6 +472,32 @@ def test_replacement_sent_back_to_a_disk_pressure_node_runs_once_the_condition_c
     assert [w["readyAfter"] for w in doc["workloads"]] == [1]
 
 
+def test_replacement_sent_to_another_pressured_node_asks_that_nodes_kubelet(write_snapshot) -> None:
+    """Pressure on two nodes: n1 under MemoryPressure evicts a tolerate-all Burstable pod, n2 under
+    DiskPressure that outlasts the plan; n3 is full, and n2 (bigger) scores best. The replacement
+    is bound to n2, whose eviction manager Admit rejects every non-critical pod while DiskPressure
+    is True (semantics A41), not to be judged by n1's Admit (MemoryPressure alone admits it): a
+    rejected-by-kubelet shortfall naming node/n2."""
+    gi = 1024 ** 3
+    disk = stats("n2", 8 * gi, "other")
+    disk["summary"]["node"]["fs"] = {"availableBytes": gi, "capacityBytes": 100 * gi, "inodesFree": 10 ** 6,
+                                     "inodes": 10 ** 7}
+    disk["summary"]["pods"][0]["containers"][0]["rootfs"] = {"usedBytes": gi}
+    kubelet_n2 = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n2"},
+                  "kubeletconfig": {"evictionHard": {"nodefs.available": "10%"}}}
+    kubelet_n1 = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+                  "kubeletconfig": {"evictionHard": {"memory.available": "500Mi"}}}
+    items = [node("n1"), node("n2", cpu="64", memory="256Gi"), node("n3", cpu="50m"), kubelet_n1, kubelet_n2,
+             owner("ReplicaSet", "w"), owner("ReplicaSet", "o"), victim("ReplicaSet", tolerations=TOLERATE_ALL),
+             pod("other", "n2", owner=("ReplicaSet", "o")), stats("n1", 100 * MI, "victim"), disk]
+    r = run_cli("-f", write_snapshot(*items), "-o", "json", "pressure", "n1", "n2")
+    doc = json.loads(r.stdout)
+    [rec] = [x for x in doc["replacements"] if x["pod"] == "victim"]
+    assert (rec["target"], rec["outcome"]) == ("n2", "rejected"), rec
+    [entry] = [e for e in doc["shortfall"] if e["pod"] == "victim"]
+    assert entry["code"] == "rejected-by-kubelet" and "node/n2 has DiskPressure=True" in entry["reason"], entry
+
+
 # --- an OrderedReady StatefulSet recreates its ordinals one by one ------------------------------------
 
 def test_ordered_ready_statefulset_recreates_the_next_ordinal_once_the_lower_one_is_ready() -> None:
@@ -495,6 +554,22 @@ def test_replacement_tied_between_the_stopped_node_and_another_lands_on_the_othe
     assert (k["target"], k["replacementAt"]) == ("n2", SHUTDOWN_FAILED_AT) and not plan.shortfall
 
 
+# A tolerate-all replacement tied between the emptied pressured node and an identical empty one:
+# under MemoryPressure alone the eviction manager's Admit lets in every pod that is not BestEffort,
+# and a BestEffort one that tolerates node.kubernetes.io/memory-pressure:NoSchedule (semantics A41,
+# eviction_manager.go Admit), so whichever tied node kube-scheduler picks (selectHost, at random)
+# runs it at once: the plan keeps the scheduler model's pick and never says that kubelet turns it away.
+@pytest.mark.parametrize("requests", [{"cpu": "100m", "memory": "128Mi"}, {"cpu": None, "memory": None}],
+                         ids=["burstable", "besteffort"])
+def test_replacement_tied_with_a_memory_pressure_node_that_admits_it_stays_where_scheduled(requests: dict) -> None:
+    plan = plan_for("pressure", owner("ReplicaSet", "w"), victim("ReplicaSet", tolerations=TOLERATE_ALL, **requests))
+    k = kill_of(plan)
+    assert set(k.get("candidates", ())) >= {"n1", "n2"}, k
+    assert k["target"] in ("n1", "n2") and k["replacementAt"] == PRESSURE_FAILED_AT and not plan.shortfall
+    [rec] = plan_document(plan)["replacements"]
+    assert rec["outcome"] == "placed" and "turns away" not in rec["reason"], rec["reason"]
+
+
 @pytest.mark.parametrize("job, expected", [
     # job_controller.go syncJob: failed 1 > backoffLimit 0 -> BackoffLimitExceeded, nothing replaces it
     ({"backoffLimit": 0}, (None, None, "job-failed")),
@@ -522,6 +597,23 @@ def test_non_graceful_job_pod_follows_the_job_controller(write_snapshot, job: Di
     target, delay, code = expected
     assert (d["at"], d["target"], d.get("replacementAt")) == (0, target, delay)
     assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == ([("w-abc", code)] if code else [])
+
+
+@pytest.mark.parametrize("policy,replaced_at", [("TerminatingOrFailed", None), ("Failed", 10)])
+def test_non_graceful_terminating_job_pod_with_replace_failed_policy(write_snapshot, policy: str,
+                                                                     replaced_at: Optional[int]) -> None:
+    """shutdown --non-graceful: a Job pod already Terminating on the down node. TerminatingOrFailed
+    counted it failed at its deletion (isPodFailed): its replacement exists already. Failed
+    (onlyReplaceFailedPods) waits until pod GC marks it Failed and force-deletes it at +0s
+    (gc_controller.go markFailedAndDeletePod), then DefaultJobPodFailureBackOff 10s."""
+    p = pod("w-abc", "n1", owner=("Job", "w"))
+    p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:00Z"
+    items = [node("n1", ready="Unknown"), node("n2"), owner("Job", "w", backoffLimit=6, podReplacementPolicy=policy), p]
+    r = run_cli("-f", write_snapshot(*items), "-o", "json", "shutdown", "n1", "--non-graceful")
+    assert r.returncode == 0, r.stderr
+    [d] = [a for a in json.loads(r.stdout)["actions"] if a["type"] == "delete"]
+    assert d["at"] == 0 and d.get("replacementAt") == replaced_at
+    assert d.get("target") == (None if replaced_at is None else "n2")
 
 
 def test_non_graceful_statefulset_waits_for_a_lower_ordinal_that_is_not_ready(write_snapshot) -> None:
@@ -561,3 +653,32 @@ def test_shutdown_without_graceful_shutdown_applies_the_job_rules_to_deleted_job
         "j-abc": (350, None), "k-abc": (350, "n2"), "f-abc": (350, None)}
     assert sorted((e["pod"], e["code"]) for e in doc["shortfall"]) == [("f-abc", "waits-for-old-pod"),
                                                                        ("j-abc", "job-failed")]
+
+
+# A pod already Terminating on a node without graceful shutdown: the node goes down, its kubelet
+# never confirms the deletion, so the pod object stays. (owner objects, pod kind, shortfall code)
+TERMINATING_ON_A_DEAD_NODE = [
+    # FilterActivePods: the ReplicaSet replaced it when its deletion began
+    ([owner("ReplicaSet", "w")], "ReplicaSet", None),
+    # isPodFailed (TerminatingOrFailed): counted failed, and replaced, at its deletion
+    ([owner("Job", "w", backoffLimit=6)], "Job", None),
+    # onlyReplaceFailedPods: waits for a Failed phase the dead kubelet never reports
+    ([owner("Job", "w", backoffLimit=6, podReplacementPolicy="Failed")], "Job", "waits-for-old-pod"),
+    # stateful_set_control.go: the same name only once the old pod object is gone
+    ([owner("StatefulSet", "w")], "StatefulSet", "waits-for-old-pod"),
+]
+
+
+@pytest.mark.parametrize("owners,kind,code", TERMINATING_ON_A_DEAD_NODE,
+                         ids=["replicaset", "job", "job-replace-failed", "statefulset"])
+def test_a_terminating_pod_on_a_node_without_graceful_shutdown(write_snapshot, owners: list, kind: str,
+                                                               code: Optional[str]) -> None:
+    kc = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n1"},
+          "kubeletconfig": {}}
+    p = pod("w-0", "n1", owner=(kind, "w"))
+    p["metadata"]["deletionTimestamp"] = "2026-11-21T11:59:00Z"
+    doc = json.loads(run_cli("-f", write_snapshot(node("n1"), node("n2"), kc, *owners, p), "-o", "json",
+                             "shutdown", "n1").stdout)
+    assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == ([("w-0", code)] if code else [])
+    [d] = [a for a in doc["actions"] if a["type"] == "delete"]
+    assert ("already terminating" in d["reason"]) is (code is None), d["reason"]

@@ -153,6 +153,42 @@ def test_repeated_priorities_follow_group_by_priority(entries: list, want: Dict[
     assert [_priority_text(groups, i) for i in range(len(groups))] == texts
 
 
+# killPods (pkg/kubelet/nodeshutdown/nodeshutdown_manager.go) waits in a group until every pod of it
+# has been killed (killPodNow blocks until the pod worker is done, at the latest at the end of the
+# pod's grace, floored at 1s) or the group's seconds have passed, whichever comes first
+# (`select { case <-doneCh: ... case <-timer.C(): ... }`): the next group then starts at once.
+# (kubelet config, pods as (name, priority, terminationGracePeriodSeconds),
+#  pod -> (kill at, grace), totalSeconds, periodRequestedSeconds)
+PHASE_ENDS = [
+    # phase 1 (20s) holds one pod with 2s: phase 2 starts at +2s, not +20s
+    ({"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"},
+     [("web", 0, 2), ("dns", 2000000000, 30)], {"web": (0, 2), "dns": (2, 10)}, 12, 30),
+    # a 0s grace is floored at 1s by the pod worker: phase 2 starts at +1s
+    ({"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"},
+     [("web", 0, 0), ("dns", 2000000000, 30)], {"web": (0, 0), "dns": (1, 10)}, 11, 30),
+    # total = critical: the regular group has 0s, its timer fires at once, so phase 2 starts at +0s
+    ({"shutdownGracePeriod": "5s", "shutdownGracePeriodCriticalPods": "5s"},
+     [("web", 0, 30), ("dns", 2000000000, 30)], {"web": (0, 0), "dns": (0, 5)}, 5, 5),
+    # the longest pod of the group decides (60s, capped by the group's 60s); the 1000 band then
+    # ends with its 10s pod
+    ({"shutdownGracePeriodByPodPriority": [{"priority": 0, "shutdownGracePeriodSeconds": 60},
+                                           {"priority": 1000, "shutdownGracePeriodSeconds": 120},
+                                           {"priority": 5000, "shutdownGracePeriodSeconds": 30}]},
+     [("a", 0, 90), ("b", 0, 5), ("c", 1000, 10), ("d", 5000, 30)],
+     {"a": (0, 60), "b": (0, 5), "c": (60, 10), "d": (70, 30)}, 100, 210),
+]
+
+
+@pytest.mark.parametrize("cfg,pods,want,total,requested", PHASE_ENDS)
+def test_a_phase_ends_when_its_pods_have_stopped(cfg: Dict[str, Any], pods: List[tuple], want: Dict[str, tuple],
+                                                 total: int, requested: int) -> None:
+    s = snap(node("n1"), kubelet("n1", **cfg), *[pod(n, "n1", priority=pr, tgps=t) for n, pr, t in pods])
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("n1",), inhibit_delay_max=600), NOW)
+    assert kills(plan) == want
+    rep = plan_document(plan)["shutdown"][0]
+    assert rep["totalSeconds"] == total and rep["periodRequestedSeconds"] == requested
+
+
 def test_logind_warning_when_inhibit_delay_is_shorter() -> None:
     plan = plan_shutdown(BANDS, ShutdownSettings(nodes=("n1",)), NOW)      # default 30s
     w = [w for w in plan.warnings if "InhibitDelayMaxSec" in w]
@@ -168,8 +204,10 @@ def test_not_ready_taints_and_taint_manager_order() -> None:
     """NotReady at 0: NoSchedule at once, NoExecute one monitor period later; a pod whose phase
     starts after its 300s toleration ran out is deleted by the controller first."""
     s = snap(node("n1"), node("n2"), node("n3"), kubelet("n1", shutdownGracePeriodByPodPriority=BY_PRIORITY),
-             pod("early", "n1", priority=0, tgps=10), pod("late", "n1", priority=100000, tgps=10),
-             pod("b1000", "n1", priority=1000, tgps=10), pod("b10000", "n1", priority=10000, tgps=200),
+             # each band has a pod that asks for at least the band's seconds, so every band runs its whole
+             # period (killPods moves on when its pods have stopped or its seconds have passed)
+             pod("early", "n1", priority=0, tgps=60), pod("late", "n1", priority=100000, tgps=10),
+             pod("b1000", "n1", priority=1000, tgps=120), pod("b10000", "n1", priority=10000, tgps=200),
              pod("forever", "n1", tolerations=[{"operator": "Exists"}]),
              # (a pod with no toleration at all gets DefaultTolerationSeconds' 300s, as the controller rule
              # assumes: this one tolerates not-ready for 0s and goes as soon as the NoExecute taint comes)
@@ -293,8 +331,9 @@ def test_no_kubelet_config_means_upstream_default_disabled() -> None:
 
 @pytest.mark.parametrize("flags,file_cfg,want", [
     (ShutdownConfig(source="flags"), None, {"web": (0, 20), "dns": (20, 10)}),                       # snapshot
-    (ShutdownConfig(source="flags"), ShutdownConfig(grace=60.0, critical=20.0, source="f"), {"web": (0, 30), "dns": (40, 20)}),
-    (ShutdownConfig(grace=50.0, source="--grace-period"), None, {"web": (0, 30), "dns": (40, 10)}),   # critical kept
+    # the 40s phase ends when web (30s) has stopped: killPods waits for its pods or its seconds, whichever is first
+    (ShutdownConfig(source="flags"), ShutdownConfig(grace=60.0, critical=20.0, source="f"), {"web": (0, 30), "dns": (30, 20)}),
+    (ShutdownConfig(grace=50.0, source="--grace-period"), None, {"web": (0, 30), "dns": (30, 10)}),   # critical kept
     (ShutdownConfig(by_priority=(Group(0, 5), Group(1000, 7)), source="--by-priority"), None, {"web": (0, 5), "dns": (5, 7)}),
 ])
 def test_flags_then_file_then_snapshot(flags: ShutdownConfig, file_cfg: Optional[ShutdownConfig], want: Dict[str, tuple]) -> None:

@@ -76,7 +76,11 @@ def _snapshot(pods: List[Dict[str, Any]], kubeletconfig: Dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize("v", _cases(lambda v: "groups" in v["expected"]))
 def test_group_by_priority_in_a_plan(v: Dict[str, Any]) -> None:
-    """Groups run lowest priority first, one after the other; each pod starts with its group."""
+    """Groups run lowest priority first, one after the other; each pod starts with its group, and
+    a group ends once its pods have stopped or its seconds have passed, whichever is first
+    (nodeshutdown_manager.go killPods: wg.Wait against groupTerminationWaitDuration; a pod
+    stops at the latest after min(its terminationGracePeriodSeconds, API default 30, the
+    group's seconds), floored at 1s by the pod worker)."""
     snap = _snapshot(v["input"]["pods"], {"shutdownGracePeriodByPodPriority": v["input"]["shutdownGracePeriodByPodPriority"]})
     plan = plan_shutdown(snap, ShutdownSettings(nodes=("n1",)), NOW)
     kills = {a.pod: a.at for a in plan.actions if a.type == "kill"}
@@ -85,7 +89,9 @@ def test_group_by_priority_in_a_plan(v: Dict[str, Any]) -> None:
         for name in g["pods"]:
             assert kills[name] == start, name
         if g["pods"]:
-            start += g["shutdownGracePeriodSeconds"]
+            secs = g["shutdownGracePeriodSeconds"]
+            tgps = {_pod_name(p): p["spec"].get("terminationGracePeriodSeconds", 30) for p in v["input"]["pods"]}
+            start += min(secs, max(max(min(tgps[name], secs), 1) for name in g["pods"]))
 
 
 @pytest.mark.parametrize("v", _cases(lambda v: "gracePeriodOverrideByPod" in v["expected"]))

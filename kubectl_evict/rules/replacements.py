@@ -497,6 +497,17 @@ def job_after_deletion(snapshot: Snapshot, pod: Pod, deleted_at: float, node_sta
     return decision
 
 
+def replaces_only_failed(snapshot: Snapshot, pod: Pod) -> bool:
+    """Does the pod's Job wait for a terminating pod to be Failed before replacing it
+    (`onlyReplaceFailedPods`: podReplacementPolicy Failed, the default with a podFailurePolicy)?
+    Otherwise a pod being deleted already counts as failed (`isPodFailed`). False for other owners
+    and for a Job the input does not hold (the default TerminatingOrFailed)."""
+    if pod.controller_kind != "Job":
+        return False
+    owner = controller_owner(snapshot, pod)
+    return owner is not None and owner.pod_replacement_policy == "Failed"
+
+
 def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Sequence[Taint], admission: Admission,
                    job_counted: Dict[str, int], deleted_at: Optional[float] = None) -> Decision:
     """What the pod's controller does once the kubelet has set the pod Failed (or, for the
@@ -507,7 +518,8 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
         return Decision("schedule", deleted_at, "%s controller counts only active pods (FilterActivePods): it "
                         "creates the replacement when the pod is deleted at %s, before it is Failed"
                         % (kind, format_offset(deleted_at)))
-    if pod.deletion_timestamp is not None and kind in ("ReplicaSet", "ReplicationController", "Job"):
+    if pod.deletion_timestamp is not None and kind in ("ReplicaSet", "ReplicationController", "Job") \
+            and not replaces_only_failed(snapshot, pod):
         return Decision("none", None, "already terminating: its %s controller created its replacement when its "
                         "deletion started (FilterActivePods)" % kind)
     if kind in ("ReplicaSet", "ReplicationController"):
@@ -517,6 +529,13 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
     if kind == "Job":
+        if deleted_at is not None and deleted_at < failed_at and not replaces_only_failed(snapshot, pod):
+            # isPodFailed: with podReplacementPolicy TerminatingOrFailed a pod being deleted counts
+            # as failed already, so the Job acts at the deletion, not when the kubelet fails it
+            d = job_failed_pod(snapshot, pod, deleted_at, job_counted)
+            return d._replace(why="deleted at %s, before it is Failed: a terminating pod counts as failed "
+                                  "(isPodFailed, podReplacementPolicy TerminatingOrFailed); %s"
+                                  % (format_offset(deleted_at), d.why))
         return job_failed_pod(snapshot, pod, failed_at, job_counted)
     if kind == "DaemonSet":
         return daemon_decision(pod, failed_at, taints, admission)
@@ -551,7 +570,8 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
     job_counted: Dict[str, int] = {}
     decided: List[Tuple[KilledPod, Decision]] = []
-    for k in sorted(kills, key=lambda k: k.failed_at):      # Job failures counted in time order
+    # Job failures counted in time order (a pod deleted before it is Failed counts from its deletion)
+    for k in sorted(kills, key=lambda k: min(k.failed_at, k.deleted_at if k.deleted_at is not None else k.failed_at)):
         taints = node_taints.get(k.pod.node_name, snapshot.nodes[k.pod.node_name].taints)
         decided.append((k, owner_decision(snapshot, k.pod, k.failed_at, taints, admission, job_counted,
                                           k.deleted_at)))
@@ -596,31 +616,37 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     why += "; it fits no node"
                     b.shortfall(pod, "no-node-fits", "stopped by the kubelet; its replacement (created at %s) has "
                                 "nowhere to go: %s" % (format_offset(d.at), placed.reason))
-                elif target in stopped_nodes and any(c not in stopped_nodes for c in candidates):
-                    # tied at the top score with a node that runs it: the scheduler picks among the
-                    # tied nodes at random, so a copy the stopped node's kubelet turns away is soon
-                    # placed on the other one
-                    other = next(c for c in candidates if c not in stopped_nodes)
-                    placer.remove(pod, target)
-                    placer.commit(pod, other)
-                    outcome = "placed"
-                    why += ("; the scheduler places it on %s (tied with %s, whose kubelet turns away a copy sent "
-                            "there)" % (other, target))
-                    target = other
                 elif target in stopped_nodes:
-                    runs_at, refused = admission(pod, d.at)
-                    if runs_at is None:
+                    # the kubelet asked is the target's (another stopped node's, when it is not the pod's own)
+                    runs_at, refused = admission(pod if target == pod.node_name else _with(pod, node_name=target),
+                                                 d.at)
+                    if (runs_at is None or runs_at > d.at) and any(c not in stopped_nodes for c in candidates):
+                        # tied at the top score with a node that runs it: the scheduler picks among
+                        # the tied nodes at random, so a copy the stopped node's kubelet turns away
+                        # is soon placed on the other one (a kubelet that admits it now, such as
+                        # MemoryPressure alone for a pod that is not BestEffort, keeps it)
+                        other = next(c for c in candidates if c not in stopped_nodes)
+                        placer.remove(pod, target)
+                        placer.commit(pod, other)
+                        outcome = "placed"
+                        why += ("; the scheduler places it on %s (tied with %s, whose kubelet turns away a copy "
+                                "sent there)" % (other, target))
+                        target = other
+                    elif runs_at is None:
                         pending.add(pod.key)
                         outcome = "rejected"
-                        why += "; the scheduler sends it back to %s, whose taints it tolerates, but %s" % (
-                            target, refused)
+                        back = "back to" if target == pod.node_name else "to"
+                        why += "; the scheduler sends it %s %s, whose taints it tolerates, but %s" % (
+                            back, target, refused)
                         b.shortfall(pod, "rejected-by-kubelet", "stopped by the kubelet; its replacement (created at "
-                                    "%s) is scheduled back onto node/%s, whose taints it tolerates, but %s; each new "
+                                    "%s) is scheduled %s node/%s, whose taints it tolerates, but %s; each new "
                                     "copy fails there and its controller creates another"
-                                    % (format_offset(d.at), target, refused))
+                                    % (format_offset(d.at), "back onto" if target == pod.node_name else "onto",
+                                       target, refused))
                     else:
                         outcome = "placed"
-                        why += "; the scheduler places it back on %s" % target
+                        why += "; the scheduler places it %s %s" % ("back on" if target == pod.node_name else "on",
+                                                                   target)
                         if runs_at > d.at:
                             why += (", where %s: each copy fails (reason Evicted) and its controller creates another "
                                     "until it is admitted at %s" % (refused, format_offset(runs_at)))

@@ -3,7 +3,8 @@
 Models (upstream Kubernetes v1.30-v1.37; no change to shutdown found since v1.33):
 - the kubelet's graceful node shutdown manager (`pkg/kubelet/nodeshutdown`, gates
   GracefulNodeShutdown and GracefulNodeShutdownBasedOnPodPriority on): `migrateConfig`,
-  `groupByPriority`, the per-group kill with `gracePeriodOverride`, `periodRequested` and the
+  `groupByPriority`, the per-group kill with `gracePeriodOverride` (a group ends once its pods
+  have stopped or its seconds have passed: `killPods`), `periodRequested` and the
   logind `InhibitDelayMaxSec` check, and the kubelet config validation of the three fields
   (`pkg/kubelet/apis/config/validation`);
 - the node side of a shutdown: the kubelet reports Ready=False ("node is shutting down"), the
@@ -47,7 +48,7 @@ from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, 
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_after_deletion,
                                               job_failed_pod, ordered_ready_wait, replace_killed, replace_removed,
-                                              unknown_job, waits_for_old_pod)
+                                              replaces_only_failed, unknown_job, waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, OUT_OF_SERVICE, UNREACHABLE, taint_eviction_schedule
@@ -258,6 +259,19 @@ def grace_override(group_seconds: int, termination_grace: Optional[int]) -> int:
     if termination_grace is not None and termination_grace <= group_seconds:
         return termination_grace
     return group_seconds
+
+
+def group_wait(group_seconds: int, graces: Sequence[int]) -> int:
+    """How long `killPods` stays in a non-empty group: until every pod of it has been killed
+    (each `killPodFunc` returns once its pod has stopped, at the latest at the end of its grace,
+    which the pod worker floors at 1 s) and their volumes are unmounted, or until the group's
+    seconds have passed, whichever comes first; then it moves to the next group
+    (`nodeshutdown_manager.go` `killPods`: `wg.Wait` against `groupTerminationWaitDuration`). So
+    a group whose pods all ask for less than its seconds ends early (the plan's worst case: each
+    pod uses its whole grace)."""
+    if not graces:
+        return 0
+    return min(group_seconds, max(max(g, 1) for g in graces))
 
 
 def period_requested(groups: Sequence[Group]) -> int:
@@ -584,9 +598,11 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                 lines.append("  skipped  %s (%ss): no pods, no wait" % (band, g.seconds))
                 continue
             n_phase += 1
+            graces = []
             for j in idxs:
                 pod = pods[j]
                 grace = grace_override(g.seconds, pod.termination_grace_period)
+                graces.append(grace)
                 if pod.termination_grace_period > g.seconds:
                     b.warn("pod %s on node/%s asks for %ds (terminationGracePeriodSeconds) but its shutdown phase "
                            "(%s) gives %ds: it is killed after %ds"
@@ -602,12 +618,14 @@ def _graceful_node(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSetting
                 # the pod worker floors a 0 override at 1s (spec B7): the pod is Failed 1s on at the latest
                 kills.append(KilledPod(len(b.actions) - 1, pod, float(t + max(grace, 1))))
                 kill_end[pod.key] = (t, t + max(grace, 1))
+            wait = group_wait(g.seconds, graces)
             phases.append({"priority": g.priority, "shutdownGracePeriodSeconds": g.seconds, "start": t,
-                           "pods": [pods[j].ref for j in idxs]})
-            lines.append("  phase %d  %s: +%s..+%s (%ds), %d pod%s"
-                         % (n_phase, band, format_seconds(t), format_seconds(t + g.seconds), g.seconds, len(idxs),
+                           "end": t + wait, "pods": [pods[j].ref for j in idxs]})
+            early = "" if wait == g.seconds else "; its pods stop within %ds, then the next phase starts" % wait
+            lines.append("  phase %d  %s: +%s..+%s (%ds%s), %d pod%s"
+                         % (n_phase, band, format_seconds(t), format_seconds(t + wait), g.seconds, early, len(idxs),
                             "" if len(idxs) == 1 else "s"))
-            t += g.seconds
+            t += wait
         requested = period_requested(groups)
         report.update(enabled=True, totalSeconds=t, periodRequestedSeconds=requested, phases=phases,
                       podStatus=shutdown_pod_status("Running"))
@@ -691,7 +709,8 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
         kw: Dict[str, Any] = {}
         if disabled:
             tail = "plain DELETE; it stays Terminating: the node is down, its kubelet never confirms"
-            if pod.deletion_timestamp is not None:
+            if pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
+                    and not replaces_only_failed(snapshot, pod):
                 tail += "; already terminating, so its replacement already exists"
             elif pod.controller_kind == "StatefulSet":
                 waits_for_old_pod(b, pod, at, name)
@@ -860,7 +879,10 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                        "terminating pod on a NotReady node with the out-of-service taint)" % (reason, POD_GC_PERIOD))
             kw: Dict[str, Any] = {}
             # a terminating pod's ReplicaSet or Job created its replacement when its deletion started
-            replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet"
+            # (a Job with podReplacementPolicy Failed waits for the pod to be Failed: pod GC marks it so
+            # before the force delete, gc_controller.go markFailedAndDeletePod)
+            replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
+                and not replaces_only_failed(snapshot, pod)
             placed = None
             wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys)
             if replaced:
