@@ -188,7 +188,6 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
 
 # What a workload's own object says about how many pods it wants, per kind (`incomplete`).
 _WANTED = {"ReplicaSet": "its spec.replicas, and a Deployment's other ReplicaSets",
-           "Deployment": "its spec.replicas, and a Deployment's other ReplicaSets",
            "DaemonSet": "the nodes its template selects", "Job": "its spec.parallelism and completions"}
 
 
