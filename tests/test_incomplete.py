@@ -301,6 +301,49 @@ def test_a_deployment_is_counted_through_its_replicasets(tmp_path: Path, without
     assert [[w["kind"], w["name"], w["ready"], w["readyMin"], w["readyAfter"]] for w in doc["workloads"]] == [workload]
 
 
+# PodTopologySpread's Score with the system default constraints (hostname maxSkew 3, zone maxSkew
+# 5, ScheduleAnyway: podtopologyspread/plugin.go systemDefaultConstraints) selects the pods to
+# spread by the selector of the pod's ReplicaSet, StatefulSet or ReplicationController, looked up
+# by the controllerRef's name (helper/spread.go DefaultSelector). Without that kind in the input
+# the selector is unknown, so which of the fitting nodes the replacement goes to is not known; a
+# pod with its own constraints, or with one feasible node (schedule_one.go: chosen without
+# scoring), does not read it.
+@pytest.mark.parametrize("owner,without,constraints,nodes,incomplete", [
+    (("ReplicaSet", "web"), (), False, 3, {}),
+    (("ReplicaSet", "web"), ("ReplicaSet",), False, 3, {"ReplicaSet": True}),
+    (("StatefulSet", "web"), ("StatefulSet",), False, 3, {"StatefulSet": True}),
+    (("ReplicaSet", "web"), ("ReplicaSet",), True, 3, {"ReplicaSet": False}),
+    (("ReplicaSet", "web"), ("ReplicaSet",), False, 2, {"ReplicaSet": False}),
+])
+def test_default_spreading_needs_the_pods_controller(tmp_path: Path, owner: tuple, without: tuple,
+                                                     constraints: bool, nodes: int, incomplete: dict) -> None:
+    web = [pod("web-%d" % i, "n%d" % i, owner=owner, labels={"app": "web"}) for i in (1, 2)]
+    if constraints:
+        for p in web:
+            p["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+                                                       "whenUnsatisfiable": "ScheduleAnyway",
+                                                       "labelSelector": {"matchLabels": {"app": "web"}}}]
+    ctrl = {"apiVersion": "apps/v1", "kind": owner[0],
+            "metadata": {"name": owner[1], "namespace": "default", "uid": "uid-" + owner[1]},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"replicas": 2, "readyReplicas": 2}}
+    items = [node("n%d" % i) for i in range(1, nodes + 1)] + web + [ctrl]
+    res = _plan(_write(tmp_path, items, without=without), "drain", "n1")
+    assert res.returncode == (5 if incomplete else 0), res.stdout
+    doc = json.loads(res.stdout)
+    effects = {e["kind"]: e["effect"] for e in doc["incomplete"]}
+    assert sorted(effects) == sorted(incomplete)
+    for kind, scored in incomplete.items():
+        assert ("PodTopologySpread's score" in effects[kind]) == scored, effects[kind]
+    evict = [a for a in doc["actions"] if a["type"] == "evict"]
+    assert len(evict) == 1 and evict[0]["target"] is not None
+    # the pod's reason says so only where its target was picked without the score (the ready
+    # counts are the workload's, said in `incomplete` alone)
+    scored = [k for k, v in incomplete.items() if v]
+    assert evict[0]["reason"].endswith("(not in the input: %s; see incomplete)" % ", ".join(scored)) \
+        if scored else "not in the input" not in evict[0]["reason"]
+
+
 # --- kubelet documents a live read could not read -------------------------------------------------
 
 def _kubelet_docs(name: str) -> List[dict]:
