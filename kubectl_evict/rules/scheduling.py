@@ -40,8 +40,8 @@ def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth:
     placed = placer.place(pod)
     unchecked(b, placer, pod)
     for kind in unknown_kinds(placer.snapshot, pod):
-        b.incomplete(kind, "replacements with ResourceClaims placed without checking their devices "
-                           "(DynamicResources, v1.34+)")
+        b.incomplete_for(kind, "replacements with ResourceClaims placed without checking their devices "
+                               "(DynamicResources, v1.34+)", pod.ref)
     if placed.preemptions and placer.snapshot is not None and not placer.snapshot.holds("PodDisruptionBudget"):
         for p in [pod] + [victim for victim, _ in placed.preemptions]:
             b.incomplete_for("PodDisruptionBudget", PREEMPTION_WITHOUT_PDBS, p.ref)
