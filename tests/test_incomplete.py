@@ -586,6 +586,29 @@ def _one_eviction(path: str, code: int, target: Optional[str], incomplete: List[
     return doc, evict
 
 
+# Which claims NodeVolumeLimits counts (spec/scheduler.md NodeVolumeLimits 8, csi.go
+# getCSIDriverInfo): a bound PV's `csi` source, or an in-tree source a CSINode lists as migrated.
+# A claim bound to a PV in the input with neither (NFS, hostPath) counts on no node whatever the
+# CSINodes say: without CSINodes nothing is unknown. A CSI or in-tree PV, or a claim whose PV the
+# input does not show, may count: the plugin is skipped and the plan says so.
+@pytest.mark.parametrize("source,without,code,incomplete", [
+    ({"nfs": {"server": "10.0.0.1", "path": "/data"}}, ("CSINode",), 0, []),
+    ({"hostPath": {"path": "/data"}}, ("CSINode",), 0, []),
+    ({"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"}}, ("CSINode",), 5, ["CSINode"]),
+    ({"awsElasticBlockStore": {"volumeID": "vol-1"}}, ("CSINode",), 5, ["CSINode"]),
+    ({"nfs": {"server": "10.0.0.1", "path": "/data"}}, ("CSINode", "PersistentVolume"), 5,
+     ["PersistentVolume", "CSINode"]),
+])
+def test_volume_limits_need_csinodes_only_for_volumes_a_driver_counts(tmp_path: Path, source: dict, without: tuple,
+                                                                     code: int, incomplete: List[str]) -> None:
+    items = [i for i in _attached_volume_cluster(None) if i["kind"] not in ("CSINode", "VolumeAttachment")]
+    for i in items:
+        if i["kind"] == "PersistentVolume" and i["metadata"]["name"] == "pv-data":
+            del i["spec"]["csi"]
+            i["spec"].update(source)
+    _one_eviction(_write(tmp_path, items, without=without), code, "n2", incomplete)
+
+
 @pytest.mark.parametrize("limit,without,code,target,incomplete", [
     (1, (), 4, None, []),                                         # 1 attached + 1 new > 1
     (1, ("VolumeAttachment",), 5, "n2", ["VolumeAttachment"]),    # the attached one is not known
