@@ -344,6 +344,32 @@ def test_default_spreading_needs_the_pods_controller(tmp_path: Path, owner: tupl
         if scored else "not in the input" not in evict[0]["reason"]
 
 
+# A finished pod (Succeeded or Failed) counts no ready replica and its controller never replaces
+# it (controller_utils.go IsPodActive; the Job controller has already counted it): whatever its
+# Job says, the plan's counts for it stay 0. A CronJob's finished pods on a drained node therefore
+# need no Job in the input; a running Job pod does (its replacement follows the Job's spec).
+@pytest.mark.parametrize("args", [("drain", "n1", "--ignore-daemonsets"), ("controller", "--fail", "n1"),
+                                  ("shutdown", "n1", "--non-graceful")])
+@pytest.mark.parametrize("phase,ready,without,code,incomplete", [
+    ("Succeeded", False, ("Job",), 0, []),
+    ("Failed", False, ("Job",), 0, []),
+    ("Running", True, ("Job",), 5, ["Job"]),
+    ("Running", True, (), 0, []),
+])
+def test_finished_pods_need_no_owner(tmp_path: Path, args: tuple, phase: str, ready: bool, without: tuple,
+                                     code: int, incomplete: List[str]) -> None:
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "report-29707813", "namespace": "default", "uid": "uid-report-29707813"},
+           "spec": {"parallelism": 1, "completions": 1, "backoffLimit": 6,
+                    "selector": {"matchLabels": {"job-name": "report-29707813"}}}}
+    items = [node("n1"), node("n2"), job,
+             pod("report-29707813-x", "n1", owner=("Job", "report-29707813"), phase=phase, ready=ready,
+                 labels={"job-name": "report-29707813"})]
+    res = _plan(_write(tmp_path, items, without=without), *args)
+    assert res.returncode == code, res.stdout
+    assert [e["kind"] for e in json.loads(res.stdout)["incomplete"]] == incomplete
+
+
 # --- kubelet documents a live read could not read -------------------------------------------------
 
 def _kubelet_docs(name: str) -> List[dict]:
