@@ -12,6 +12,7 @@ purpose). Each entry carries a stable kebab-case `code` from `CODES`.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from pyrsistent import PClass, field, pmap, pvector
@@ -343,7 +344,9 @@ class PlanBuilder:
         """`items` (actions) whose reasons say which kinds their verdict was not checked
         against, as the plan contract asks ("not in the input" rather than asserting absence):
         evictions and deletions, whose reasons are the plan's own words. A kill's reason is the
-        kubelet's status message, kept as the kubelet writes it (`incomplete` says the rest)."""
+        kubelet's status message, kept as the kubelet writes it (`incomplete` says the rest).
+        A reason that already names a kind as not in the input (`PodDisruptionBudgets are not in
+        the input`) still gets the other kinds: its target was found without them too."""
         out = []
         for a in items:
             kinds = []
@@ -352,7 +355,10 @@ class PlanBuilder:
                 for k in nodes.get(a.node, ()) if a.node else ():
                     if k not in kinds:
                         kinds.append(k)
-            if kinds and "not in the input" not in a.reason:
+            if kinds and "not in the input" in a.reason:
+                # the rule's own words already say some kind is not in the input: add the others
+                kinds = [k for k in kinds if not re.search(r"\b%ss?\b" % k, a.reason)]
+            if kinds:
                 a = a.set(reason="%s (not in the input: %s; see incomplete)" % (a.reason, ", ".join(sorted(kinds))))
             out.append(a)
         return out

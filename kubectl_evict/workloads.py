@@ -145,7 +145,10 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
     for key in sorted(events):
         kind, namespace, name = key
         members = _members(snapshot, key, rs_index, pods[key]) or pods[key]
-        for missing in dict.fromkeys(k for p in pods[key] for k in owner_kinds_missing(snapshot, p)):
+        # a finished pod counts no ready replica and its controller never replaces it
+        # (IsPodActive): its owner's object cannot change what the plan says about it
+        active = [p for p in pods[key] if not p.is_terminal]
+        for missing in dict.fromkeys(k for p in active for k in owner_kinds_missing(snapshot, p)):
             unknown.setdefault(missing, []).append("%s %s/%s" % key)
         ready = sum(1 for p in members if _counts_ready(p))
         level, low, low_at = ready, ready, 0.0
@@ -188,7 +191,6 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
 
 # What a workload's own object says about how many pods it wants, per kind (`incomplete`).
 _WANTED = {"ReplicaSet": "its spec.replicas, and a Deployment's other ReplicaSets",
-           "Deployment": "its spec.replicas, and a Deployment's other ReplicaSets",
            "DaemonSet": "the nodes its template selects", "Job": "its spec.parallelism and completions"}
 
 

@@ -233,6 +233,11 @@ def test_pod_claims_without_any_dra_objects_in_the_input_assert_nothing(tmp_path
     # (PDBs and the pod's ReplicaSet are not in the input either)
     assert [e["kind"] for e in doc["incomplete"] if e["kind"] not in ("PodDisruptionBudget", "ReplicaSet")] == dra
     assert all("ResourceClaims" in e["effect"] for e in doc["incomplete"] if e["kind"] in dra)
+    # the pod whose target was found without those checks says so (DESIGN.md `incomplete`: "the
+    # reasons of affected entries say 'not in the input'"), and the entries name it
+    assert evict_of(doc, "trainer-1")["reason"].endswith(
+        "(not in the input: DeviceClass, ResourceClaimTemplate, ResourceSlice; see incomplete)")
+    assert all(e["effect"].endswith("for 1 pod (default/trainer-1)") for e in doc["incomplete"] if e["kind"] in dra)
     assert r.returncode == 5
     # before v1.34 the claims do not matter to the scheduler: no DRA kind is missing
     r = run_cli("-f", write(tmp_path, "v1.33.0", *objs, name="old.json"), "drain", "n1", "-o", "json")

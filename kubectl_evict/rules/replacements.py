@@ -141,17 +141,16 @@ def workload_owner(snapshot: Snapshot, pod: Pod) -> Optional[Owner]:
 
 
 def owner_kinds_missing(snapshot: Snapshot, pod: Pod) -> Tuple[str, ...]:
-    """The owner kinds `pod`'s workload is resolved through that the input does not hold: its
-    controller's kind (and Deployment, behind a ReplicaSet the input does hold)."""
+    """The owner kind `pod`'s workload is counted through that the input does not hold: its
+    controller's kind. Not Deployment behind a ReplicaSet the input holds: every ReplicaSet names
+    its Deployment (ownerReferences), so an input holding all ReplicaSets and pods counts the
+    Deployment's ready replicas in full, and nothing the plan says reads the Deployment object
+    (a budget's scale does: `disruption.scale_unknown` asks for it there)."""
     ref = pod.controller
     if ref is None or ref.kind not in WORKLOAD_KINDS:
         return ()
     if not snapshot.holds(ref.kind):
         return (ref.kind,)
-    if ref.kind == "ReplicaSet" and not snapshot.holds("Deployment"):
-        owner = controller_owner(snapshot, pod)
-        if owner is not None and owner.controller is not None and owner.controller.kind == "Deployment":
-            return ("Deployment",)
     return ()
 
 

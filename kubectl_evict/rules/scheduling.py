@@ -16,7 +16,7 @@ from kubectl_evict.model import Pod
 from kubectl_evict.plan import SCHEDULER, PlanBuilder
 from kubectl_evict.scheduling.placement import Placement, Placer
 from kubectl_evict.scheduling.plugins.dynamicresources import unknown_kinds
-from kubectl_evict.scheduling.scoring import SCORE_WITHOUT_NAMESPACES
+from kubectl_evict.scheduling.scoring import SCORE_WITHOUT_CONTROLLER, SCORE_WITHOUT_NAMESPACES
 
 MAX_CASCADE = 3
 
@@ -40,8 +40,8 @@ def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth:
     placed = placer.place(pod)
     unchecked(b, placer, pod)
     for kind in unknown_kinds(placer.snapshot, pod):
-        b.incomplete(kind, "replacements with ResourceClaims placed without checking their devices "
-                           "(DynamicResources, v1.34+)")
+        b.incomplete_for(kind, "replacements with ResourceClaims placed without checking their devices "
+                               "(DynamicResources, v1.34+)", pod.ref)
     if placed.preemptions and placer.snapshot is not None and not placer.snapshot.holds("PodDisruptionBudget"):
         for p in [pod] + [victim for victim, _ in placed.preemptions]:
             b.incomplete_for("PodDisruptionBudget", PREEMPTION_WITHOUT_PDBS, p.ref)
@@ -85,7 +85,9 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
 
 def unchecked(b: PlanBuilder, placer: Placer, pod: Pod) -> None:
     """Say which Filter plugins placing `pod` skipped because the input lacks what they read (and
-    when InterPodAffinity's Score weighed its terms without the Namespaces they select)."""
+    when InterPodAffinity's Score weighed its terms without the Namespaces they select, or
+    PodTopologySpread's default constraints had no selector because the pod's controller kind is
+    not in the input)."""
     for kind, plugins in placer.unchecked.get(pod.key, {}).items():
         if kind == "Namespace":
             filters = [p for p in plugins if p != SCORE_WITHOUT_NAMESPACES]
@@ -97,7 +99,14 @@ def unchecked(b: PlanBuilder, placer: Placer, pod: Pod) -> None:
                                  "namespaceSelector were not weighed, so which of the nodes that fit the "
                                  "replacement goes to was not checked", pod.ref)
             continue
-        elif kind == "VolumeAttachment":
+        if SCORE_WITHOUT_CONTROLLER in plugins:
+            b.incomplete_for(kind, "PodTopologySpread's score: its default constraints spread a %s's pods by the "
+                             "%s's selector, which was not read, so which of the nodes that fit the replacement "
+                             "goes to was not checked" % (kind, kind), pod.ref)
+            plugins = [p for p in plugins if p != SCORE_WITHOUT_CONTROLLER]
+            if not plugins:
+                continue
+        if kind == "VolumeAttachment":
             what = ("%s counted only the pods' volumes (a node's VolumeAttachments count too): whether the "
                     "replacement stays under the CSI attach limits was not checked" % ", ".join(plugins))
         else:

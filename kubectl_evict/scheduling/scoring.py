@@ -78,13 +78,26 @@ def resource_scores(placer: Any, pod: Pod, names: Sequence[str],
     return least, balanced
 
 
+# the controllers whose selector `helper.DefaultSelector` merges into the default constraints'
+# selector (pkg/scheduler/framework/plugins/helper/spread.go; Services too, not read here)
+DEFAULT_SELECTOR_KINDS = ("ReplicaSet", "StatefulSet", "ReplicationController")
+# the name `Placer.unchecked` records for PodTopologySpread's Score with the default constraints
+SCORE_WITHOUT_CONTROLLER = "PodTopologySpread Score"
+
+
 def default_selector(placer: Any, pod: Pod) -> Optional[LabelSelector]:
-    """`helper.DefaultSelector`, from the controllers the plan knows (not Services)."""
+    """`helper.DefaultSelector`, from the controllers the plan knows (not Services). A pod whose
+    controller is of a kind the input does not hold is recorded in `placer.unchecked`: its
+    selector, and so where the default constraints spread the pod, is not known."""
     snap = placer.snapshot
     if snap is None or pod.controller is None:
         return None
     owner = snap.owners_by_uid.get(pod.controller.uid)
-    if owner is None or owner.kind not in ("ReplicaSet", "StatefulSet", "ReplicationController"):
+    if owner is None and pod.controller.kind in DEFAULT_SELECTOR_KINDS and not snap.holds(pod.controller.kind):
+        plugins = placer.unchecked.setdefault(pod.key, {}).setdefault(pod.controller.kind, [])
+        if SCORE_WITHOUT_CONTROLLER not in plugins:
+            plugins.append(SCORE_WITHOUT_CONTROLLER)
+    if owner is None or owner.kind not in DEFAULT_SELECTOR_KINDS:
         return None
     sel = owner.selector
     if sel is None or (not sel.match_labels and not sel.match_expressions):

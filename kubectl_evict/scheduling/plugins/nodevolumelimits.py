@@ -47,6 +47,15 @@ def volume_handle(cs: ClusterState, csinode: Optional[CSINode], ns: str, claim: 
     return None
 
 
+def _may_count(cs: ClusterState, ns: str, claim: str) -> bool:
+    """Could the claim count against a CSI attach limit on some node (`volume_handle` with some
+    CSINode)? Not when it is bound to a PersistentVolume in the input that is neither a CSI volume
+    nor an in-tree volume a CSINode may list as migrated."""
+    pvc = cs.pvcs.get((ns, claim))
+    pv = cs.pvs.get(pvc.volume_name) if pvc is not None and pvc.volume_name else None
+    return pv is None or bool(pv.csi_driver or pv.in_tree)
+
+
 class NodeVolumeLimits(Plugin):
     name = "NodeVolumeLimits"
     claim_kinds = CLAIM_KINDS + ("CSINode",)
@@ -60,6 +69,10 @@ class NodeVolumeLimits(Plugin):
         them "fits under the limit" is not known. Only where a limit can apply: one of the CSINodes
         declares an `allocatable.count` (without CSINodes the plugin is skipped, CSINode listed)."""
         missing = super().unknown_kinds(cs, pod)
+        if missing == ("CSINode",) and not any(_may_count(cs, pod.namespace, c) for c, _ in claim_names(pod)):
+            # every claim is bound to a volume in the input that no CSI driver counts (NFS,
+            # hostPath, local...): `getCSIDriverInfo` gives no driver whatever the CSINode says
+            missing = ()
         snap = cs.snapshot
         if snap is None or snap.holds("VolumeAttachment") or "VolumeAttachment" in missing or not claim_names(pod):
             return missing
