@@ -401,6 +401,23 @@ def test_demo_controller_taints_without_the_extra_period_from_v1_34():
     assert noexec("v1.33") == [55] and noexec("v1.37") == [50]
 
 
+@pytest.mark.parametrize("version, at, queued", [
+    # semantics.md C10 (v1.28-v1.33): the unreachable:NoExecute taint is queued one monitor pass
+    # after the pass that sets Ready=Unknown (grace 50s + period 5s)
+    ("v1.33", 55, "queued one --node-monitor-period after Ready left True"),
+    # #120816 (v1.34): processTaintBaseEviction reads the condition the same pass set
+    ("v1.34", 50, "queued in the monitor pass that sets Ready=Unknown"),
+    ("v1.37", 50, "queued in the monitor pass that sets Ready=Unknown"),
+])
+def test_shutdown_without_graceful_shutdown_says_when_the_unreachable_taint_is_queued(version, at, queued):
+    """worker-b1 has no graceful shutdown: its kubelet goes silent, and the reason of the NoExecute
+    taint must tell the release's timing, not v1.33's whatever the time says."""
+    doc = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", version, "shutdown", "worker-b1").stdout)
+    [taint] = [a for a in doc["actions"] if a["type"] == "taint" and a["effect"] == "NoExecute"]
+    assert (taint["key"], taint["at"]) == ("node.kubernetes.io/unreachable", at)
+    assert taint["reason"].startswith("node lifecycle controller: " + queued), taint["reason"]
+
+
 # --- StatefulSet rollouts: MaxUnavailableStatefulSet ------------------------------------------------------
 
 def _sts_cluster(max_unavailable: Any, current: str = "web-1", update: str = "web-2") -> List[Dict[str, Any]]:
