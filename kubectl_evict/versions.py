@@ -63,6 +63,10 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     # containers too (`GetHostPorts`, #132040, v1.34; backport #133390 in v1.33.6); before, only
     # spec.containers' ports. Other init containers' ports are never counted.
     "SidecarHostPorts": (((1, 33, 6), None),),
+    # NodeResourcesBalancedAllocation's PreScore skips a pod that requests none of its resources
+    # (cpu, memory: "best effort"); before, it scored such a pod by the node's own balance
+    # (#130260, CHANGELOG-1.33 v1.33.0-beta.0, fixing #129138)
+    "BalancedAllocationSkipsBestEffort": (((1, 33, 0), None),),
     # NodeResourcesBalancedAllocation scores the change in balance the pod brings (#135573, v1.36)
     "BalancedAllocationDelta": (((1, 36, 0), None),),
     # -- pod-level resources (KEP-2837; beta and on from v1.34)

@@ -192,6 +192,24 @@ def test_balanced_allocation_follows_the_snapshot_version():
         assert balanced == want, version
 
 
+@pytest.mark.parametrize("version, target, candidates", [
+    # before #130260 BalancedAllocation scores a pod with no cpu/memory request by the node's own
+    # balance: n-b (cpu 2/4, memory 8/16Gi: std 0, 100) beats n-a (3/4 and 4/16Gi: std 0.25, 75);
+    # LeastAllocated ties them at 47 (non-zero defaults 100m/200Mi: (47 + 48) // 2 and (22 + 73) // 2)
+    ("v1.30.4", "n-b", []), ("v1.32.5", "n-b", []),
+    # #130260 (CHANGELOG-1.33, v1.33.0-beta.0): its PreScore skips the pod; the tie goes by name
+    ("v1.33.0", "n-a", ["n-a", "n-b"]), ("v1.36.0", "n-a", ["n-a", "n-b"]),
+])
+def test_balanced_allocation_scores_best_effort_pods_only_before_v1_33(write_snapshot, version, target, candidates):
+    path = write_snapshot(node("n0"), node("n-a"), node("n-b"),
+                          pod("fill-a", "n-a", cpu="3", memory="4Gi", owner=None),
+                          pod("fill-b", "n-b", cpu="2", memory="8Gi", owner=None),
+                          pod("be-1", "n0", cpu=None, memory=None), server_version=version)
+    doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n0").stdout)
+    [evict] = [a for a in doc["actions"] if a["type"] == "evict"]
+    assert (evict["target"], evict.get("candidates", [])) == (target, candidates)
+
+
 # --- pod-level resources: QoS (#137150) and the eviction ranking (#132277) ---------------------------------
 
 def _pod_with_pod_level(name: str, resources: Any, memory: str = "128Mi") -> Dict[str, Any]:
