@@ -210,6 +210,24 @@ def test_balanced_allocation_scores_best_effort_pods_only_before_v1_33(write_sna
     assert (evict["target"], evict.get("candidates", [])) == (target, candidates)
 
 
+@pytest.mark.parametrize("version, reason", [
+    # volumebinding/binder.go ErrReasonNodeConflict before #129887
+    ("v1.30.9", "1 node(s) had volume node affinity conflict"),
+    ("v1.32.4", "1 node(s) had volume node affinity conflict"),
+    # #129887 (CHANGELOG-1.33, v1.33.0-beta.0); the real v1.33 drains in tests/data/real-drains say it too
+    ("v1.33.0", "1 node(s) didn't match PersistentVolume's node affinity"),
+    ("v1.37.0", "1 node(s) didn't match PersistentVolume's node affinity"),
+])
+def test_volume_node_affinity_text_by_version(version, reason):
+    """db-0's bound volume is in zone a; a1 is drained, b1 is in zone b: VolumeBinding rejects b1."""
+    from test_drain_plan import drain, shortfall, snapshot
+    from test_placement_plan import STORAGE_CLASS, statefulset, sts_pod, zonal, zonal_volume
+    snap = snapshot(zonal("a1", "a"), zonal("b1", "b"), STORAGE_CLASS, sts_pod("db-0", "a1", "data-db-0"),
+                    *zonal_volume("data-db-0", "a"), statefulset("db", 1), version=version)
+    text = shortfall(drain(snap, "a1"))["db-0"]
+    assert "0/2 nodes are available: %s, 1 node(s) were unschedulable." % reason in text, text
+
+
 # --- pod-level resources: QoS (#137150) and the eviction ranking (#132277) ---------------------------------
 
 def _pod_with_pod_level(name: str, resources: Any, memory: str = "128Mi") -> Dict[str, Any]:
