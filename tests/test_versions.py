@@ -47,6 +47,15 @@ def test_feature_table(feature, release, on):
     assert feature_applies(feature, release) is on
 
 
+def test_the_readme_table_has_one_row_per_feature():
+    """README's "Behaviour follows the cluster's version" table is the user's view of FEATURES:
+    a behaviour added to the table in code without a row there goes unsaid."""
+    from conftest import REPO
+    text = (REPO / "README.md").read_text()
+    table = text.split("| behaviour | releases | upstream |\n|---|---|---|\n", 1)[1].split("\n\n", 1)[0]
+    assert len(table.strip().splitlines()) == len(FEATURES)
+
+
 def test_every_feature_names_known_ranges_and_unknown_ones_are_refused():
     for name, ranges in FEATURES.items():
         assert ranges and all(hi is None or lo < hi for lo, hi in ranges), name
