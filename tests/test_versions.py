@@ -306,18 +306,24 @@ def test_eviction_ranking_reads_pod_level_requests_from_v1_34(tmp_path, version,
 
 # --- kubelet eviction manager: hugepages (#138127) and sidecar limits (#138462) ---------------------------
 
-@pytest.mark.parametrize("version, flag, kubelet, available, killed", [
-    ("v1.36.1", None, "v1.36.1", 1200, False),    # 1.2Gi available (hugepages counted as available) > 500Mi
-    # --kubernetes-version v1.37 on an older kubelet's summary: 1.2Gi - 1Gi < 500Mi
-    ("v1.36.1", "v1.37.0", "v1.36.1", 1200, True),
-    ("v1.37.0", None, "v1.37.0", 1200, False),    # a v1.37 kubelet's summary is already adjusted: not twice
-    ("v1.37.0", None, "v1.37.0", 300, True),      # ... and is taken as it is: 300Mi < 500Mi
+SHIFTED = "node/n1: memory.available leaves out the node's 1Gi of hugepages, as the v1.37.0 kubelet does " \
+          "(HugepageAwareEviction, v1.37, #138127); the stats summary, from kubelet v1.36.1, counts them as available"
+UNSHIFTED = "node/n1: memory.available counts the node's 1Gi of hugepages as available, as the v1.36.0 kubelet " \
+            "does (HugepageAwareEviction, v1.37, #138127); the stats summary, from kubelet v1.37.0, leaves them out"
+
+
+@pytest.mark.parametrize("version, flag, kubelet, available, killed, note", [
+    ("v1.36.1", None, "v1.36.1", 1200, False, None),    # 1.2Gi available (hugepages counted as available) > 500Mi
+    # --kubernetes-version v1.37 on an older kubelet's summary: 1.2Gi - 1Gi < 500Mi, and the plan says why
+    ("v1.36.1", "v1.37.0", "v1.36.1", 1200, True, SHIFTED),
+    ("v1.37.0", None, "v1.37.0", 1200, False, None),    # a v1.37 kubelet's summary is already adjusted: not twice
+    ("v1.37.0", None, "v1.37.0", 300, True, None),      # ... and is taken as it is: 300Mi < 500Mi
     # --kubernetes-version v1.36 on a v1.37 kubelet's summary: the reservation counts again, 300Mi + 1Gi
-    ("v1.37.0", "v1.36.0", "v1.37.0", 300, False),
+    ("v1.37.0", "v1.36.0", "v1.37.0", 300, False, UNSHIFTED),
     # a v1.36 kubelet under a v1.37 API server runs v1.36's eviction manager (not hugepage-aware)
-    ("v1.37.0", None, "v1.36.1", 1200, False),
+    ("v1.37.0", None, "v1.36.1", 1200, False, None),
 ])
-def test_hugepage_aware_memory_available(tmp_path, version, flag, kubelet, available, killed):
+def test_hugepage_aware_memory_available(tmp_path, version, flag, kubelet, available, killed, note):
     n = node("n1", memory="8Gi", extra_alloc={"hugepages-2Mi": "1Gi"})
     n["status"]["nodeInfo"] = {"kubeletVersion": kubelet}
     s = _summary("n1", "single", [_pod_stats("web", ws=200 * MI, containers=[("app", 0, 0)])])
@@ -325,6 +331,7 @@ def test_hugepage_aware_memory_available(tmp_path, version, flag, kubelet, avail
     doc = _plan(_write(tmp_path, n, pod("web", "n1"), s, server_version=version), "n1",
                 "--eviction-hard", "memory.available<500Mi", *(["--kubernetes-version", flag] if flag else []))
     assert bool([a for a in doc["actions"] if a["type"] == "kill"]) is killed
+    assert [n for n in doc.get("notes", []) if "hugepages" in n] == ([note] if note else [])
 
 
 @pytest.mark.parametrize("version, message", [
