@@ -42,6 +42,9 @@ from test_pressure_upstream import GI, MI, _plan, _pod_stats, _storage_pod, _sum
     ("NodeMonitorGracePeriod50s", (1, 31, 9), False), ("NodeMonitorGracePeriod50s", (1, 32, 0), True),
     # GetHostPorts counts sidecars' hostPorts: #132040 (v1.34), backport #133390 (CHANGELOG-1.33: v1.33.6)
     ("SidecarHostPorts", (1, 33, 5), False), ("SidecarHostPorts", (1, 33, 6), True), ("SidecarHostPorts", (1, 34, 0), True),
+    # CHANGELOG-1.33 (v1.33.0-beta.0): #130260 and #129887, no backport to v1.32.x listed
+    ("BalancedAllocationSkipsBestEffort", (1, 32, 9), False), ("BalancedAllocationSkipsBestEffort", (1, 33, 0), True),
+    ("PVNodeAffinityText", (1, 32, 9), False), ("PVNodeAffinityText", (1, 33, 0), True),
 ])
 def test_feature_table(feature, release, on):
     assert feature_applies(feature, release) is on
