@@ -59,10 +59,19 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     # DefaultPreemption's success status `found a potential placement for pod on node N,
     # preempting K victims` reaches the FailedScheduling event (#140180, v1.37)
     "PreemptionPlacementText": (((1, 37, 0), None),),
+    # VolumeBinding's reason for a bound PV whose node affinity rejects the node reads
+    # `node(s) didn't match PersistentVolume's node affinity` (#129887, CHANGELOG-1.33
+    # v1.33.0-beta.0); before: `node(s) had volume node affinity conflict` (binder.go
+    # ErrReasonNodeConflict)
+    "PVNodeAffinityText": (((1, 33, 0), None),),
     # NodePorts and the scheduler's NodeInfo count the hostPorts of restartable (sidecar) init
     # containers too (`GetHostPorts`, #132040, v1.34; backport #133390 in v1.33.6); before, only
     # spec.containers' ports. Other init containers' ports are never counted.
     "SidecarHostPorts": (((1, 33, 6), None),),
+    # NodeResourcesBalancedAllocation's PreScore skips a pod that requests none of its resources
+    # (cpu, memory: "best effort"); before, it scored such a pod by the node's own balance
+    # (#130260, CHANGELOG-1.33 v1.33.0-beta.0, fixing #129138)
+    "BalancedAllocationSkipsBestEffort": (((1, 33, 0), None),),
     # NodeResourcesBalancedAllocation scores the change in balance the pod brings (#135573, v1.36)
     "BalancedAllocationDelta": (((1, 36, 0), None),),
     # -- pod-level resources (KEP-2837; beta and on from v1.34)

@@ -42,9 +42,21 @@ from test_pressure_upstream import GI, MI, _plan, _pod_stats, _storage_pod, _sum
     ("NodeMonitorGracePeriod50s", (1, 31, 9), False), ("NodeMonitorGracePeriod50s", (1, 32, 0), True),
     # GetHostPorts counts sidecars' hostPorts: #132040 (v1.34), backport #133390 (CHANGELOG-1.33: v1.33.6)
     ("SidecarHostPorts", (1, 33, 5), False), ("SidecarHostPorts", (1, 33, 6), True), ("SidecarHostPorts", (1, 34, 0), True),
+    # CHANGELOG-1.33 (v1.33.0-beta.0): #130260 and #129887, no backport to v1.32.x listed
+    ("BalancedAllocationSkipsBestEffort", (1, 32, 9), False), ("BalancedAllocationSkipsBestEffort", (1, 33, 0), True),
+    ("PVNodeAffinityText", (1, 32, 9), False), ("PVNodeAffinityText", (1, 33, 0), True),
 ])
 def test_feature_table(feature, release, on):
     assert feature_applies(feature, release) is on
+
+
+def test_the_readme_table_has_one_row_per_feature():
+    """README's "Behaviour follows the cluster's version" table is the user's view of FEATURES:
+    a behaviour added to the table in code without a row there goes unsaid."""
+    from conftest import REPO
+    text = (REPO / "README.md").read_text()
+    table = text.split("| behaviour | releases | upstream |\n|---|---|---|\n", 1)[1].split("\n\n", 1)[0]
+    assert len(table.strip().splitlines()) == len(FEATURES)
 
 
 def test_every_feature_names_known_ranges_and_unknown_ones_are_refused():
@@ -192,6 +204,42 @@ def test_balanced_allocation_follows_the_snapshot_version():
         assert balanced == want, version
 
 
+@pytest.mark.parametrize("version, target, candidates", [
+    # before #130260 BalancedAllocation scores a pod with no cpu/memory request by the node's own
+    # balance: n-b (cpu 2/4, memory 8/16Gi: std 0, 100) beats n-a (3/4 and 4/16Gi: std 0.25, 75);
+    # LeastAllocated ties them at 47 (non-zero defaults 100m/200Mi: (47 + 48) // 2 and (22 + 73) // 2)
+    ("v1.30.4", "n-b", []), ("v1.32.5", "n-b", []),
+    # #130260 (CHANGELOG-1.33, v1.33.0-beta.0): its PreScore skips the pod; the tie goes by name
+    ("v1.33.0", "n-a", ["n-a", "n-b"]), ("v1.36.0", "n-a", ["n-a", "n-b"]),
+])
+def test_balanced_allocation_scores_best_effort_pods_only_before_v1_33(write_snapshot, version, target, candidates):
+    path = write_snapshot(node("n0"), node("n-a"), node("n-b"),
+                          pod("fill-a", "n-a", cpu="3", memory="4Gi", owner=None),
+                          pod("fill-b", "n-b", cpu="2", memory="8Gi", owner=None),
+                          pod("be-1", "n0", cpu=None, memory=None), server_version=version)
+    doc = json.loads(run_cli("-f", path, "-o", "json", "drain", "n0").stdout)
+    [evict] = [a for a in doc["actions"] if a["type"] == "evict"]
+    assert (evict["target"], evict.get("candidates", [])) == (target, candidates)
+
+
+@pytest.mark.parametrize("version, reason", [
+    # volumebinding/binder.go ErrReasonNodeConflict before #129887
+    ("v1.30.9", "1 node(s) had volume node affinity conflict"),
+    ("v1.32.4", "1 node(s) had volume node affinity conflict"),
+    # #129887 (CHANGELOG-1.33, v1.33.0-beta.0); the real v1.33 drains in tests/data/real-drains say it too
+    ("v1.33.0", "1 node(s) didn't match PersistentVolume's node affinity"),
+    ("v1.37.0", "1 node(s) didn't match PersistentVolume's node affinity"),
+])
+def test_volume_node_affinity_text_by_version(version, reason):
+    """db-0's bound volume is in zone a; a1 is drained, b1 is in zone b: VolumeBinding rejects b1."""
+    from test_drain_plan import drain, shortfall, snapshot
+    from test_placement_plan import STORAGE_CLASS, statefulset, sts_pod, zonal, zonal_volume
+    snap = snapshot(zonal("a1", "a"), zonal("b1", "b"), STORAGE_CLASS, sts_pod("db-0", "a1", "data-db-0"),
+                    *zonal_volume("data-db-0", "a"), statefulset("db", 1), version=version)
+    text = shortfall(drain(snap, "a1"))["db-0"]
+    assert "0/2 nodes are available: %s, 1 node(s) were unschedulable." % reason in text, text
+
+
 # --- pod-level resources: QoS (#137150) and the eviction ranking (#132277) ---------------------------------
 
 def _pod_with_pod_level(name: str, resources: Any, memory: str = "128Mi") -> Dict[str, Any]:
@@ -261,18 +309,24 @@ def test_eviction_ranking_reads_pod_level_requests_from_v1_34(tmp_path, version,
 
 # --- kubelet eviction manager: hugepages (#138127) and sidecar limits (#138462) ---------------------------
 
-@pytest.mark.parametrize("version, flag, kubelet, available, killed", [
-    ("v1.36.1", None, "v1.36.1", 1200, False),    # 1.2Gi available (hugepages counted as available) > 500Mi
-    # --kubernetes-version v1.37 on an older kubelet's summary: 1.2Gi - 1Gi < 500Mi
-    ("v1.36.1", "v1.37.0", "v1.36.1", 1200, True),
-    ("v1.37.0", None, "v1.37.0", 1200, False),    # a v1.37 kubelet's summary is already adjusted: not twice
-    ("v1.37.0", None, "v1.37.0", 300, True),      # ... and is taken as it is: 300Mi < 500Mi
+SHIFTED = "node/n1: memory.available leaves out the node's 1Gi of hugepages, as the v1.37.0 kubelet does " \
+          "(HugepageAwareEviction, v1.37, #138127); the stats summary, from kubelet v1.36.1, counts them as available"
+UNSHIFTED = "node/n1: memory.available counts the node's 1Gi of hugepages as available, as the v1.36.0 kubelet " \
+            "does (HugepageAwareEviction, v1.37, #138127); the stats summary, from kubelet v1.37.0, leaves them out"
+
+
+@pytest.mark.parametrize("version, flag, kubelet, available, killed, note", [
+    ("v1.36.1", None, "v1.36.1", 1200, False, None),    # 1.2Gi available (hugepages counted as available) > 500Mi
+    # --kubernetes-version v1.37 on an older kubelet's summary: 1.2Gi - 1Gi < 500Mi, and the plan says why
+    ("v1.36.1", "v1.37.0", "v1.36.1", 1200, True, SHIFTED),
+    ("v1.37.0", None, "v1.37.0", 1200, False, None),    # a v1.37 kubelet's summary is already adjusted: not twice
+    ("v1.37.0", None, "v1.37.0", 300, True, None),      # ... and is taken as it is: 300Mi < 500Mi
     # --kubernetes-version v1.36 on a v1.37 kubelet's summary: the reservation counts again, 300Mi + 1Gi
-    ("v1.37.0", "v1.36.0", "v1.37.0", 300, False),
+    ("v1.37.0", "v1.36.0", "v1.37.0", 300, False, UNSHIFTED),
     # a v1.36 kubelet under a v1.37 API server runs v1.36's eviction manager (not hugepage-aware)
-    ("v1.37.0", None, "v1.36.1", 1200, False),
+    ("v1.37.0", None, "v1.36.1", 1200, False, None),
 ])
-def test_hugepage_aware_memory_available(tmp_path, version, flag, kubelet, available, killed):
+def test_hugepage_aware_memory_available(tmp_path, version, flag, kubelet, available, killed, note):
     n = node("n1", memory="8Gi", extra_alloc={"hugepages-2Mi": "1Gi"})
     n["status"]["nodeInfo"] = {"kubeletVersion": kubelet}
     s = _summary("n1", "single", [_pod_stats("web", ws=200 * MI, containers=[("app", 0, 0)])])
@@ -280,6 +334,7 @@ def test_hugepage_aware_memory_available(tmp_path, version, flag, kubelet, avail
     doc = _plan(_write(tmp_path, n, pod("web", "n1"), s, server_version=version), "n1",
                 "--eviction-hard", "memory.available<500Mi", *(["--kubernetes-version", flag] if flag else []))
     assert bool([a for a in doc["actions"] if a["type"] == "kill"]) is killed
+    assert [n for n in doc.get("notes", []) if "hugepages" in n] == ([note] if note else [])
 
 
 @pytest.mark.parametrize("version, message", [
@@ -399,6 +454,23 @@ def test_demo_controller_taints_without_the_extra_period_from_v1_34():
                                  "--fail", "worker-b1").stdout)
         return [a["at"] for a in doc["actions"] if a["type"] == "taint" and a["effect"] == "NoExecute"]
     assert noexec("v1.33") == [55] and noexec("v1.37") == [50]
+
+
+@pytest.mark.parametrize("version, at, queued", [
+    # semantics.md C10 (v1.28-v1.33): the unreachable:NoExecute taint is queued one monitor pass
+    # after the pass that sets Ready=Unknown (grace 50s + period 5s)
+    ("v1.33", 55, "queued one --node-monitor-period after Ready left True"),
+    # #120816 (v1.34): processTaintBaseEviction reads the condition the same pass set
+    ("v1.34", 50, "queued in the monitor pass that sets Ready=Unknown"),
+    ("v1.37", 50, "queued in the monitor pass that sets Ready=Unknown"),
+])
+def test_shutdown_without_graceful_shutdown_says_when_the_unreachable_taint_is_queued(version, at, queued):
+    """worker-b1 has no graceful shutdown: its kubelet goes silent, and the reason of the NoExecute
+    taint must tell the release's timing, not v1.33's whatever the time says."""
+    doc = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", version, "shutdown", "worker-b1").stdout)
+    [taint] = [a for a in doc["actions"] if a["type"] == "taint" and a["effect"] == "NoExecute"]
+    assert (taint["key"], taint["at"]) == ("node.kubernetes.io/unreachable", at)
+    assert taint["reason"].startswith("node lifecycle controller: " + queued), taint["reason"]
 
 
 # --- StatefulSet rollouts: MaxUnavailableStatefulSet ------------------------------------------------------

@@ -795,6 +795,12 @@ def plan_pressure(snapshot: Snapshot, settings: PressureSettings, now: float) ->
         shift = hugepages_unadjusted(node, kubelet) if summary is not None else 0
         if shift:   # -1: the reservation back into memory.available, as a kubelet before v1.37 counts it
             obs = hugepage_aware(obs, shift * hugepage_bytes(node.capacity))
+            if MEMORY in obs:   # the value planned is not the summary's: say why
+                b.note("node/%s: memory.available %s the node's %s of hugepages%s, as the %s kubelet does "
+                       "(HugepageAwareEviction, v1.37, #138127); the stats summary, from kubelet %s, %s"
+                       % (name, "leaves out" if shift > 0 else "counts", format_bytes(hugepage_bytes(node.capacity)),
+                          "" if shift > 0 else " as available", kubelet.text, node.kubelet_version,
+                          "counts them as available" if shift > 0 else "leaves them out"))
         if name in overrides:
             obs = apply_overrides(obs, node, overrides[name])
         thresholds, _ = update_containerfs_thresholds(cfg.thresholds, layout)

@@ -371,6 +371,7 @@ class NodeSide(NamedTuple):
     key: str                 # not-ready or unreachable
     why_not: str = ""        # when no_execute_at is None
     grace: float = 50.0      # --node-monitor-grace-period in force (40s before v1.32)
+    same_pass: bool = False  # the NoExecute taint is queued in the pass that sets Ready=Unknown (v1.34+)
 
 
 def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str, float]],
@@ -393,6 +394,9 @@ def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str,
     if gap:
         b.incomplete("Lease", gap)
     zones = {z.zone: z for z in tl.zones}
+    # #120816 (v1.34): processTaintBaseEviction reads the condition the pass just set, so an
+    # unreachable node is queued in that pass; Ready=False still waits one monitor period
+    same_pass = cluster_version(snapshot).has("UnreachableTaintSamePass")
     out: Dict[str, NodeSide] = {}
     for name, (key, start) in failing.items():
         full_key = NOT_READY if key == "not-ready" else UNREACHABLE
@@ -413,7 +417,7 @@ def node_lifecycle_timeline(snapshot: Snapshot, failing: Mapping[str, Tuple[str,
                        % (zone or '""', zt.size, cs.large_cluster_size_threshold))
             else:
                 why = "the controller's zone queue does not reach it"
-        out[name] = NodeSide(no_schedule, no_execute, key, why, tl.grace)
+        out[name] = NodeSide(no_schedule, no_execute, key, why, tl.grace, same_pass and key == "unreachable")
     return out
 
 
@@ -689,11 +693,13 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
     if side.no_execute_at is None:
         b.note("node/%s: no %s:NoExecute taint: %s" % (name, key, side.why_not))
         return
+    queued = "queued in the monitor pass that sets Ready=Unknown (v1.34+)" if side.same_pass else \
+        "queued one --node-monitor-period after Ready left True"
     b.action("taint", by=NODE_LIFECYCLE, node=name, key=key, value="", effect="NoExecute", at=side.no_execute_at,
              rule=CONTROLLER,
-             reason="node lifecycle controller: queued one --node-monitor-period after Ready left True; nodes of "
-                    "one zone are tainted %s apart (--node-eviction-rate %s)"
-                    % (format_seconds(1.0 / settings.controller.node_eviction_rate), settings.controller.node_eviction_rate))
+             reason="node lifecycle controller: %s; nodes of one zone are tainted %s apart (--node-eviction-rate %s)"
+                    % (queued, format_seconds(1.0 / settings.controller.node_eviction_rate),
+                       settings.controller.node_eviction_rate))
     existing = tuple(t for t in node.taints if t.effect == "NoExecute")
     stopped = 0
     for pod in pods:

@@ -63,8 +63,11 @@ def resource_scores(placer: Any, pod: Pod, names: Sequence[str],
     real = dict(cs.items(pod))
     least: Dict[str, int] = {}
     # PreScore skips a pod that requests none of the plugin's resources (cpu, memory): one asking
-    # only ephemeral-storage or a GPU is "best effort" there (#129138)
-    balanced: Optional[Dict[str, int]] = None if not any(real.get(r, 0) > 0 for r, _ in balanced_resources) else {}
+    # only ephemeral-storage or a GPU is "best effort" there (#130260, v1.33; before, such a pod
+    # was scored by the node's own balance)
+    skip = placer.release.has("BalancedAllocationSkipsBestEffort") and \
+        not any(real.get(r, 0) > 0 for r, _ in balanced_resources)
+    balanced: Optional[Dict[str, int]] = None if skip else {}
     delta = placer.release.has("BalancedAllocationDelta")
     for n in names:
         alloc = cs.alloc[n]

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple
 
-from kubectl_evict.model import Node, PersistentVolume, PersistentVolumeClaim, Pod
+from kubectl_evict.model import Node, PersistentVolume, PersistentVolumeClaim, Pod, Snapshot
 from kubectl_evict.scheduling.framework import CLAIM_KINDS, OK, PER_NODE, SKIPPED, ClusterState, Plugin, Status, claim_names, unresolvable
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.nodeaffinity import node_selector_matches, selector_keys
+from kubectl_evict.versions import cluster_version
 
 PV_AFFINITY = "node(s) didn't match PersistentVolume's node affinity"
+PV_AFFINITY_BEFORE_V133 = "node(s) had volume node affinity conflict"     # before #129887
 BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 NO_SPACE = "node(s) did not have enough free storage"
 PV_MISSING = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
@@ -73,6 +75,15 @@ def _affinity_keys(cs: ClusterState, pv: PersistentVolume) -> Optional[Tuple[str
         read, fields = selector_keys(pv.node_affinity)
         keys = cs.cache[("pv-keys", pv.name)] = None if fields else tuple(sorted(read))
     return keys
+
+
+def _pv_affinity_text(cs: ClusterState) -> str:
+    """ErrReasonNodeConflict in the cluster's release (feature PVNodeAffinityText, #129887)."""
+    text = cs.cache.get("pv-affinity-text")
+    if text is None:
+        on = cluster_version(cs.snapshot if cs.snapshot is not None else Snapshot()).has("PVNodeAffinityText")
+        text = cs.cache["pv-affinity-text"] = PV_AFFINITY if on else PV_AFFINITY_BEFORE_V133
+    return text
 
 
 def _pv_fits_cached(cs: ClusterState, pv: PersistentVolume, node: Node) -> bool:
@@ -148,7 +159,7 @@ def find_pod_volumes(cs: ClusterState, claims: Claims, node: Node) -> Tuple[List
             provision.append(pvc.name)
     reasons = []
     if affinity_bad:
-        reasons.append(PV_AFFINITY)
+        reasons.append(_pv_affinity_text(cs))
     if conflict:
         reasons.append(BIND_CONFLICT)
     if missing:
