@@ -61,8 +61,8 @@ __all__ = ["ApiServer", "ClusterState", "Faults", "Fault", "load_objects"]
 
 SERVER_VERSION = {
     "major": "1",
-    "minor": "32",
-    "gitVersion": "v1.32.0-evictplan-test",
+    "minor": "33",
+    "gitVersion": "v1.33.2-evictplan-test",
     "gitCommit": "0000000000000000000000000000000000000000",
     "gitTreeState": "clean",
     "buildDate": "2025-01-01T00:00:00Z",
