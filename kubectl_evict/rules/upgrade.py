@@ -28,6 +28,10 @@ upgrade): new nodes join (copies of the template node, no pods), up to the batch
 are cordoned and drained, and removed. A replacement may land on a new node, on an old node of a
 later batch (it is then evicted again in that batch, spending its PDB's budget again), or nowhere
 yet: a Pending replacement is tried again when new nodes join (`retry_pending`).
+What the drains leave on a removed node (--pod-selector, Cluster API's drain-skip label, a
+StatefulSet pod Terminating on an unreachable node) is force-deleted by pod GC 40 s after the
+node goes (`pod_gc`: kubernetes `pkg/controller/podgc/gc_controller.go` gcOrphaned), a forecast
+`by: pod-gc`, and replaced.
 Times: waves are `--pod-startup` apart, new nodes are Ready `--node-startup` after they are created,
 and a batch ends when its last replacements are Ready.
 """
@@ -41,8 +45,10 @@ from pyrsistent import PClass, field
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import EMPTY_MAP, Condition, Node, Pod, Snapshot
-from kubectl_evict.plan import USER, Plan
+from kubectl_evict.plan import POD_GC, USER, Entry, Plan
 from kubectl_evict.rules.drain import DrainRun, DrainSettings
+from kubectl_evict.rules.replacements import recreation
+from kubectl_evict.rules.shutdown import POD_GC_PERIOD
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
 from kubectl_evict.workloads import attach
@@ -55,6 +61,19 @@ EKS_MAX_UNAVAILABLE = 100     # updateConfig's quota (E1)
 # Cluster API's drain of an unreachable node (Ready Unknown): grace period and skip-wait, seconds (C3)
 CAPI_UNREACHABLE_SECONDS = 1
 CAPI_DRAIN_LABEL = ("cluster.x-k8s.io/drain", "skip")   # PodDrainLabel: the drain leaves such a pod
+# kube-controller-manager's pod GC (`pkg/controller/podgc/gc_controller.go` gcOrphaned): each pass
+# (every gcCheckPeriod, 20 s) queues the nodes its pods name that the node informer no longer has,
+# for quarantineTime (40 s); a pass after that GETs the node and, when it is NotFound, marks each
+# pod bound to it Failed (DisruptionTarget, reason DeletionByPodGC) and deletes it with grace 0. So a
+# removed node's pods are force-deleted 40 s to 80 s after the node goes: the plan says 40 s.
+POD_GC_QUARANTINE = 40
+# What the drain leaves on a node that the upgrade then removes, for pod GC: pods the drain did
+# not select (--pod-selector) or that Cluster API's drain skips (cluster.x-k8s.io/drain=skip), and
+# StatefulSet pods that stay Terminating on an unreachable node (their replacement, same name,
+# waits for them to be gone). DaemonSet and mirror pods go with their node too, and nothing
+# replaces them elsewhere: they stay `skipped` without an action.
+GC_SKIPPED = ("not-selected", "drain-label")
+GC_SHORT = ("waits-for-old-pod",)
 # Taints a component puts on one existing node for its state, which a node newly created from
 # the pool's template does not carry: cloud-provider `api/well_known_taints.go` (uninitialized,
 # removed once the cloud controller has initialized the node; shutdown), cluster-autoscaler
@@ -263,6 +282,7 @@ class UpgradeRun(DrainRun):
         self.pending: Dict[Tuple[str, str], Tuple[Pod, float]] = {}
         # (namespace, pod, node, uid) -> (target, candidates, when it lands); a pod leaves a node once
         self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float]] = {}
+        self.collected: Dict[int, Tuple[int, float]] = {}        # batch -> (pods pod GC deletes, when)
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
@@ -401,6 +421,7 @@ class UpgradeRun(DrainRun):
         t = 0.0
         wave = 0
         stopped: Optional[_Batch] = None
+        due: Optional[Tuple[Sequence[str], float, int]] = None   # nodes removed, when, by which batch: pod GC
         if up.taints_pool_first and batches:
             self.b.batch = 1
             for name in self.pool:
@@ -422,6 +443,9 @@ class UpgradeRun(DrainRun):
             batch.drain_start = drain_start
             self.offset = drain_start - wave * ps
             self.retry_pending(new, drain_start, wave, batch.nodes)
+            if due is not None:
+                self.pod_gc(*due, wave=wave, leaving=batch.nodes, drain_start=drain_start)
+                due = None
             first_block = len(self.b.blocked)
             limit = up.drain_timeout
             # a provider that fails the upgrade (or quarantines the node) at its timeout stops the
@@ -478,6 +502,8 @@ class UpgradeRun(DrainRun):
             removed += len(batch.nodes)
             wave = max(wave, last + 1)
             t = end
+            if not self.drained_stay:
+                due = ([n for n in batch.nodes if n not in batch.quarantined], end, batch.number)
         self.b.batch = None
         self.finish = batches[-1].end if batches else 0.0
         if stopped is None and batches and joined < len(self.pool):
@@ -494,11 +520,127 @@ class UpgradeRun(DrainRun):
             self.retry_pending(batches[-1].after, ready_at, wave)
             self.finish = ready_at + (ps if len(self.landed_later) > before else 0.0)
             self.b.batch = None
+        if due is not None:
+            self.pod_gc(*due, wave=wave)
         self.record_landed_later()
         self.inputs_missing()
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), ps)
+
+    def pod_gc(self, removed: Sequence[str], removed_at: float, number: int, wave: int,
+               leaving: Sequence[str] = (), drain_start: Optional[float] = None) -> None:
+        """Nodes `removed` (by batch `number`) are gone at `removed_at`: kube-controller-manager's pod
+        GC force-deletes the pods still bound to them (`GC_SKIPPED`, `GC_SHORT`) `POD_GC_QUARANTINE`
+        seconds later, a forecast (`by: pod-gc`), not something the operator does. Their controllers
+        then replace them: a StatefulSet, whose pod kept its name while it stayed Terminating, creates
+        it at last. The replacements are placed before the next batch (`leaving`, cordoned) drains.
+        A deleted pod that was Ready leaves its PodDisruptionBudget's healthy pods (a plain DELETE)
+        from the first wave of the next batch (drained from `drain_start`, wave `wave`) at or after
+        the deletion until its replacement is Ready a wave later (`BudgetState.deleted_from`); an
+        evicted StatefulSet pod gives back the disruption it spent once its replacement lands
+        (`BudgetState.landed_later`)."""
+        gone = set(removed)
+        if not gone:
+            return
+
+        def left(e: Entry) -> bool:
+            if e.node not in gone or not e.pod:
+                return False
+            pod = self._pod(e.namespace, e.pod, e.node)
+            # a DaemonSet's or a static pod goes with its node, replaced on each node by its own
+            return pod is not None and pod.controller_kind != "DaemonSet" and not pod.is_mirror
+
+        skipped = [e for e in self.b.skipped if e.code in GC_SKIPPED and left(e)]
+        short = [e for e in self.b.shortfalls if e.code in GC_SHORT and left(e)]
+        if not skipped and not short:
+            return
+        at = removed_at + POD_GC_QUARANTINE
+        ps = float(self.cfg.pod_startup)
+        counts_from = wave
+        if drain_start is not None and ps > 0 and at > drain_start:
+            counts_from += int(math.ceil((at - drain_start) / ps))
+        # the drain did leave the skipped ones (they stay `skipped`, saying what follows); a
+        # StatefulSet pod's replacement no longer waits forever
+        ids = {id(e) for e in skipped}
+        after = "; the upgrade removes node/%s at %s, and pod GC deletes it at %s" % (
+            "%s", format_offset(removed_at), format_offset(at))
+        self.b.skipped = [e.set(reason=e.reason + after % e.node) if id(e) in ids else e for e in self.b.skipped]
+        ids = {id(e) for e in short}
+        self.b.shortfalls = [e for e in self.b.shortfalls if id(e) not in ids]
+        self.placer.exclude(leaving)
+        saved, self.b.batch, self.wave = self.b.batch, number, wave
+        wanted = {(e.namespace, e.pod, e.node) for e in short}
+        evicted_at = {(a.namespace, a.pod, a.node, a.uid): a for a in (self.b.actions if wanted else ())
+                      if a.type == "evict" and (a.namespace, a.pod, a.node) in wanted}
+        for e in sorted(skipped + short, key=lambda e: (-self._priority(e), e.namespace, e.pod)):
+            pod = self._pod(e.namespace, e.pod, e.node)
+            if pod is None:
+                continue
+            shorts = len(self.b.shortfalls)
+            evict = evicted_at.get((pod.namespace, pod.name, pod.node_name, pod.uid))
+            if e.code == "not-selected":
+                why = "kubectl drain left it (not selected by --pod-selector)"
+            elif e.code == "drain-label":
+                why = "Cluster API's drain left it (labelled %s=%s)" % CAPI_DRAIN_LABEL
+            elif evict is not None:
+                why = "evicted at %s, it stayed Terminating on the unreachable node" % format_offset(evict.at)
+            else:
+                why = "it stayed Terminating on the unreachable node"
+            reason = ("%s; node/%s is removed at %s and pod GC force-deletes the pods bound to a node that no "
+                      "longer exists once its %ds quarantine is over (a pass every %ds: %ds to %ds after the "
+                      "removal; grace 0, no Eviction API, PodDisruptionBudget not consulted)" % (
+                          why, e.node, format_offset(removed_at), POD_GC_QUARANTINE, POD_GC_PERIOD,
+                          POD_GC_QUARANTINE, POD_GC_QUARANTINE + 2 * POD_GC_PERIOD))
+            self.placer.terminate([pod])
+            target, problem = self.land(pod, at)
+            candidates = self.candidates.pop(pod.key, ())
+            rec = recreation(pod)
+            if not rec.elsewhere:
+                reason += "; " + rec.why
+            elif problem and pod.key in self.ordered_ready:
+                reason += "; its replacement is never created"
+                self.short(pod, "ordered-ready", "deleted by pod GC at %s, but its replacement is never created: %s"
+                           % (format_offset(at), problem))
+            elif problem:
+                reason += "; its replacement fits no node"
+                self.short(pod, "no-node-fits", "deleted by pod GC at %s, but its replacement has nowhere to go: %s"
+                           % (format_offset(at), problem))
+            elif pod.controller_kind == "StatefulSet":
+                reason += "; the StatefulSet then creates it again (same name) on node/%s" % target
+            if len(self.b.shortfalls) > shorts and e.code in GC_SKIPPED:
+                # a pod is in at most one of blocked, shortfall and skipped: it goes after all
+                self.b.skipped = [x for x in self.b.skipped if (x.namespace, x.pod, x.node, x.code) !=
+                                  (e.namespace, e.pod, e.node, e.code)]
+            if evict is None:
+                self.evictions.setdefault(pod.key, []).append(pod.node_name)
+            elif target is not None:
+                # the eviction's replacement, created once pod GC has deleted the old pod
+                i = self.b.actions.index(evict)
+                self.b.actions[i] = evict.set(
+                    target=target, candidates=candidates, replaced_at=at,
+                    reason="%s; it stays Terminating on the unreachable node until pod GC deletes it at %s (node/%s "
+                           "is removed at %s), then the StatefulSet creates it again on node/%s" % (
+                               evict.reason, format_offset(at), e.node, format_offset(removed_at), target))
+            self.b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
+                          at=at, grace_period_seconds=0, force=True, target=target, candidates=candidates, rule=RULE,
+                          reason=reason)
+            self.collected[number] = (self.collected.get(number, (0, at))[0] + 1, at)
+            pdbs = pdbs_for_pod(self.s, pod)
+            state = self.budget(pdbs[0]) if len(pdbs) == 1 else None
+            if state is None or state.budget.unknown or not rec.elsewhere:
+                continue
+            if evict is not None:
+                if target is not None:
+                    state.landed_later(pod, float(evict.at), wave + 1)
+            else:
+                state.deleted_from(pod, counts_from, at, target is not None,
+                                   "has nowhere to go" if problem else "is never created")
+        self.b.batch = saved
+
+    def _priority(self, e: Entry) -> int:
+        pod = self._pod(e.namespace, e.pod, e.node)
+        return pod.priority if pod is not None else 0
 
     def _quarantine(self, batch: _Batch, held: Sequence, late: Sequence, at: float) -> float:
         """AKS undrainableNodeBehavior Cordon: the nodes that did not drain stay cordoned, labelled
@@ -768,6 +910,10 @@ class UpgradeRun(DrainRun):
                 "; the others removed" if len(b.quarantined) < len(b.nodes) else ""))
         else:
             parts.append("stalls on %s forever" % b.stall)
+        if b.number in self.collected:
+            count, at = self.collected[b.number]
+            parts.append("pod GC deletes %s left on %s at %s" % (
+                _plural(count, "pod", "pods"), "it" if len(b.nodes) == 1 else "them", format_offset(at)))
         if b.after:
             parts.append("then %s join%s in %s place" % (", ".join(b.after), "s" if len(b.after) == 1 else "",
                                                         "its" if len(b.after) == 1 else "their"))
