@@ -257,8 +257,9 @@ def test_eks_taints_every_old_node_first_so_nothing_moves_twice(tmp_path):
     ("aks", ["--drain-timeout", "5m"], 3, "failed", 300, "stalls 5m"),
     # GKE: PDBs respected for 1 hour, then the pods go anyway
     ("gke", [], 0, "forced", 3600, "batch 1 stalls 1h on PDB default/db then GKE deletes the pods"),
-    # Cluster API with nodeDrainTimeout: the Machine is deleted anyway
-    ("capi", ["--drain-timeout", "20m"], 0, "forced", 1200, "the Machine is deleted"),
+    # Cluster API with nodeDrainTimeout: the Machine and its Node are deleted anyway at 20m
+    # (cluster-api machine_deletions.md), and pod GC deletes db-0 40 s later (podgc gcOrphaned)
+    ("capi", ["--drain-timeout", "20m"], 0, "forced", 1240, "the Machine is deleted and pod GC deletes its pods"),
 ])
 def test_a_pdb_that_stalls_a_batch(tmp_path, provider, args, code, outcome, at, words):
     got, plan = upgrade(write(tmp_path, pool_cluster(stall=True)), "--provider", provider, *args)
@@ -492,7 +493,6 @@ def waves_cluster() -> List[dict]:
     # GKE respects PDBs until its timeout, then removes what is left: the third wave (+60s) never
     # comes, web-3 is deleted at the timeout (no Eviction API, PDB not consulted)
     ("gke", "45s", [("web-1", 0), ("web-2", 30)], [("web-3", 45)]),
-    ("capi", "45s", [("web-1", 0), ("web-2", 30)], [("web-3", 45)]),
     ("gke", "20s", [("web-1", 0)], [("web-2", 20), ("web-3", 20)]),
     # every wave within the timeout: nothing is forced
     ("gke", "2m", [("web-1", 0), ("web-2", 30), ("web-3", 60)], []),
@@ -802,3 +802,19 @@ def test_drain_one_at_a_time_keeps_its_nodes_so_pod_gc_has_nothing_to_do(tmp_pat
     plan = json.loads(res.stdout)
     assert not [a for a in plan["actions"] if a["by"] == "pod-gc"]
     assert {e["pod"] for e in plan["skipped"] if e["code"] == "not-selected"} == {"cache-1", "keep-1", "agent-p1"}
+
+
+def test_cluster_api_leaves_a_timed_out_drains_pods_to_pod_gc(tmp_path):
+    """Cluster API skips the drain once nodeDrainTimeout has expired and deletes the Machine's
+    infrastructure and Node (cluster-api `docs/book/src/tasks/automated-machine-management/
+    machine_deletions.md`); it deletes no pod itself. web-3, whose PDB wave would come at +60s, is
+    still bound to the gone node and is force-deleted by pod GC 40 s after the timeout (kubernetes
+    `pkg/controller/podgc/gc_controller.go` gcOrphaned: quarantineTime 40 s, grace 0)."""
+    got, plan = upgrade(write(tmp_path, waves_cluster()), "--provider", "capi", "--max-surge", "3",
+                        "--drain-timeout", "45s")
+    assert got == 0, plan["verdict"]
+    pods = [(a["type"], a["by"], a["pod"], a["at"], a["gracePeriodSeconds"]) for a in plan["actions"] if a.get("pod")]
+    assert pods == [("evict", "user", "web-1", 0, None), ("evict", "user", "web-2", 30, None),
+                    ("delete", "pod-gc", "web-3", 85, 0)]
+    assert {n["outcome"] for n in plan["nodes"]} == {"forced"}
+    assert "then the Machine is deleted and pod GC deletes its pods" in plan["verdict"]

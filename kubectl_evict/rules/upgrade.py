@@ -17,7 +17,7 @@ Models the rolling replacement of a node pool by
   deletes the Machine anyway; an unreachable node's terminating pods are not waited for),
 - `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
   `kubectl drain --timeout` does).
-The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C3) are in the README's `upgrade`
+The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C5) are in the README's `upgrade`
 section (provider documentation as read in 2026-11); `tests/test_upgrade.py::PROVIDER_FACTS` pins
 them. Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
 kube-scheduler releases that module names, chosen by the cluster's version as there.
@@ -481,18 +481,24 @@ class UpgradeRun(DrainRun):
                 else:
                     batch.outcome = "forced"
                     force_at = drain_start + limit
-                    del_end, batch.forced = self._force(held, force_at)
+                    # Cluster API deletes the Machine and its Node at the timeout; pod GC deletes
+                    # the pods left on it once the node is gone (the next batch need not wait)
+                    gc = up.provider == "capi"
+                    gone_at = force_at + POD_GC_QUARANTINE if gc else force_at
+                    del_end, batch.forced = self._force(held, gone_at)
                     if late:
                         # the provider does not wait for the later PDB waves: those pods are deleted
                         # at the timeout too, and the batch ends when the waves before it are done
-                        batch.forced += self._force_late(late, force_at)
+                        batch.forced += self._force_late(late, gone_at)
                         batch.evicted -= len(late)
                         on_time = {at for n in batch.nodes for p, at in self.node_stats[n].get("evictions", ())
                                    if at - drain_start < limit}
                         batch.waves = len(on_time)
-                        end = max([at + ps for at in on_time] + [del_end])
+                        end = max([at + ps for at in on_time] + [force_at if gc else del_end])
                     else:
-                        end = max(end, del_end)
+                        end = max(end, force_at if gc else del_end)
+                    if gc and batch.forced:
+                        self.collected[batch.number] = (batch.forced, gone_at)
             if stopped is not None:
                 break
             if batch.outcome == "not-reached":
@@ -701,8 +707,13 @@ class UpgradeRun(DrainRun):
         """Why a pod is deleted when the provider's drain timeout runs out."""
         prov = PROVIDERS[self.up.provider]
         if self.up.provider == "capi":
-            return ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine, "
-                    "so the pod goes with its node (PDB not consulted)" % format_seconds(self.up.drain_timeout or 0))
+            # cluster-api docs/book/src/tasks/automated-machine-management/machine_deletions.md: drain
+            # is skipped once nodeDrainTimeout has expired, then the Machine's infrastructure and its
+            # Node are deleted; the pods still bound to the Node are pod GC's (gcOrphaned)
+            return ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine and "
+                    "its Node, and pod GC force-deletes the pods bound to the gone node %ds later (gcOrphaned; grace 0, "
+                    "no Eviction API, PodDisruptionBudget not consulted)" % (
+                        format_seconds(self.up.drain_timeout or 0), POD_GC_QUARANTINE))
         return ("%s deletes it once %s runs out (%s after the drain started): no Eviction API, its "
                 "PodDisruptionBudget is not consulted" % (prov.title, prov.timeout_name,
                                                           format_seconds(self.up.drain_timeout or 0)))
@@ -720,9 +731,10 @@ class UpgradeRun(DrainRun):
             else:
                 kept.append(a)
         self.b.actions[:] = kept
+        by, grace = self._forcer()
         for a in moved:
-            self.b.action("delete", by=USER, namespace=a.namespace, pod=a.pod, uid=a.uid, node=a.node, at=at,
-                          grace_period_seconds=None, target=a.target, force=False, rule=RULE,
+            self.b.action("delete", by=by, namespace=a.namespace, pod=a.pod, uid=a.uid, node=a.node, at=at,
+                          grace_period_seconds=grace, target=a.target, force=grace == 0, rule=RULE,
                           reason=self._force_how() + "; its PDB wave would have come only at %s" % format_offset(a.at))
         return len(moved)
 
@@ -763,10 +775,17 @@ class UpgradeRun(DrainRun):
             if problem:
                 reason += "; its replacement fits no node"
                 self.short(pod, "no-node-fits", "deleted, but its replacement has nowhere to go: %s" % problem)
-            self.b.action("delete", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name,
-                          at=at, grace_period_seconds=None, target=target, force=False, rule=RULE, reason=reason)
+            by, grace = self._forcer()
+            self.b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name,
+                          at=at, grace_period_seconds=grace, target=target, force=grace == 0, rule=RULE, reason=reason)
             deleted += 1
         return at + float(self.cfg.pod_startup), deleted
+
+    def _forcer(self) -> Tuple[str, Optional[int]]:
+        """Who deletes the pods a drain timeout leaves, and with what grace period: the provider
+        (planned as the operator's, with the pod's own grace), or for Cluster API, which deletes
+        the Node instead, pod GC (grace 0)."""
+        return (POD_GC, 0) if self.up.provider == "capi" else (USER, None)
 
     def _evicted_target(self, pod: Pod) -> Optional[str]:
         """Where the replacement of `pod`, evicted earlier in this batch, was placed."""
@@ -807,7 +826,7 @@ class UpgradeRun(DrainRun):
                 b = forced[0]
                 text += "; batch %d stalls %s on %s then %s" % (
                     b.number, format_seconds(up.drain_timeout or 0), b.stall,
-                    "the Machine is deleted with its pods" if up.provider == "capi" else
+                    "the Machine is deleted and pod GC deletes its pods" if up.provider == "capi" else
                     "%s deletes the pods (PDBs bypassed)" % prov.title)
                 if len(forced) > 1:
                     rest = [str(x.number) for x in forced[1:]]
@@ -899,6 +918,8 @@ class UpgradeRun(DrainRun):
         parts.append(drained)
         if b.outcome == "upgraded":
             parts.append("removed at %s" % format_offset(b.end or 0))
+        elif b.outcome == "forced" and self.up.provider == "capi":
+            parts.append("stalls on %s; the Machine is deleted, removed at %s" % (b.stall, format_offset(b.end or 0)))
         elif b.outcome == "forced":
             parts.append("stalls on %s; %s removed at %s" % (
                 b.stall, _plural(b.forced, "pod", "pods") + " forcibly deleted,", format_offset(b.end or 0)))
