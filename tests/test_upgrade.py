@@ -818,3 +818,23 @@ def test_cluster_api_leaves_a_timed_out_drains_pods_to_pod_gc(tmp_path):
                     ("delete", "pod-gc", "web-3", 85, 0)]
     assert {n["outcome"] for n in plan["nodes"]} == {"forced"}
     assert "then the Machine is deleted and pod GC deletes its pods" in plan["verdict"]
+
+
+@pytest.mark.parametrize("provider,args", [("gke", []), ("eks", ["--force-upgrade"]), ("aks", ["--force-upgrade"]),
+                                           ("capi", [])])
+def test_a_statefulset_pod_on_an_unreachable_node_comes_back_after_pod_gc(tmp_path, provider, args):
+    """db-0 on the unreachable p1 is evicted at +0s and stays Terminating: no kubelet confirms its
+    deletion, whether the provider deletes it again at its timeout or not. The StatefulSet creates
+    db-0 again only once the old one is gone (kubernetes `stateful_set_control.go`: one pod per
+    identity), which is when pod GC deletes it, 40 s after p1 is removed (`podgc` gcOrphaned)."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    items.append(pod("db-0", "p1", owner=("StatefulSet", "db"), labels={"app": "db"}))
+    code, plan = upgrade(write(tmp_path, items, ("StatefulSet",)), "--provider", provider, *args)
+    assert code == 0, (plan["verdict"], plan["shortfall"])
+    removed = [n["end"] for n in plan["nodes"] if n["node"] == "p1"][0]
+    gc = [a for a in plan["actions"] if a.get("pod") == "db-0" and a["by"] == "pod-gc"]
+    assert [(a["type"], a["at"], a["force"]) for a in gc] == [("delete", removed + 40, True)]
+    evict = [a for a in plan["actions"] if a.get("pod") == "db-0" and a["type"] == "evict"][0]
+    assert evict["target"] == gc[0]["target"] is not None and evict["replacementAt"] == removed + 40
+    assert plan["shortfall"] == [] and plan["movedMoreThanOnce"] == []

@@ -618,9 +618,9 @@ class UpgradeRun(DrainRun):
                 # a pod is in at most one of blocked, shortfall and skipped: it goes after all
                 self.b.skipped = [x for x in self.b.skipped if (x.namespace, x.pod, x.node, x.code) !=
                                   (e.namespace, e.pod, e.node, e.code)]
-            if evict is None:
+            if e.code in GC_SKIPPED:
                 self.evictions.setdefault(pod.key, []).append(pod.node_name)
-            elif target is not None:
+            elif evict is not None and target is not None:
                 # the eviction's replacement, created once pod GC has deleted the old pod
                 i = self.b.actions.index(evict)
                 self.b.actions[i] = evict.set(
@@ -766,6 +766,14 @@ class UpgradeRun(DrainRun):
                 target, problem = self._evicted_target(pod), ""
                 reason += "; it was evicted at the drain's start and stays Terminating on the unreachable node, " \
                           "whose removal deletes it: its replacement was created then"
+            elif pod.controller_kind == "StatefulSet" and self.unreachable(pod.node_name):
+                # no kubelet confirms the deletion: the pod stays Terminating, and the StatefulSet
+                # creates it again only once pod GC has removed it from the gone node (`pod_gc`)
+                target, problem = None, ""
+                reason += "; it stays Terminating on the unreachable node"
+                self.short(pod, "waits-for-old-pod", "deleted at %s, but it stays Terminating on the unreachable node, "
+                           "and the StatefulSet creates its replacement (same name) only once it is gone"
+                           % format_offset(at))
             else:
                 # a StatefulSet creates the same-named pod only once the old one is gone
                 self.placer.terminate([pod])
