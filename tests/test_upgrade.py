@@ -748,7 +748,9 @@ def test_pod_gc_deletes_what_the_drain_left_on_a_removed_node(tmp_path, provider
         assert a["at"] == end + 40 and a["batch"] == batch
         assert a["target"] in new_nodes            # its ReplicaSet's replacement lands on a new node
     skipped = {e["pod"]: e["code"] for e in plan["skipped"]}
-    assert {k: skipped[k] for k in left} == left   # the drain did leave them
+    assert {k: skipped[k] for k in left} == left   # the drain did leave them, but they do not stay
+    reasons = {e["pod"]: e["reason"] for e in plan["skipped"]}
+    assert all("pod GC deletes it at" in reasons[k] and "running" not in reasons[k] for k in left), reasons
     assert skipped["agent-p1"] in ("daemonset", "not-selected")
     assert all(w["readyAfter"] == w["ready"] for w in plan["workloads"])
 

@@ -571,7 +571,8 @@ class UpgradeRun(DrainRun):
         ids = {id(e) for e in skipped}
         after = "; the upgrade removes node/%s at %s, and pod GC deletes it at %s" % (
             "%s", format_offset(removed_at), format_offset(at))
-        self.b.skipped = [e.set(reason=e.reason + after % e.node) if id(e) in ids else e for e in self.b.skipped]
+        self.b.skipped = [e.set(reason=e.reason.replace(" leaves it running", " leaves it") + after % e.node)
+                          if id(e) in ids else e for e in self.b.skipped]
         ids = {id(e) for e in short}
         self.b.shortfalls = [e for e in self.b.shortfalls if id(e) not in ids]
         self.placer.exclude(leaving)
