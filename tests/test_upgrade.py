@@ -840,3 +840,26 @@ def test_a_statefulset_pod_on_an_unreachable_node_comes_back_after_pod_gc(tmp_pa
     evict = [a for a in plan["actions"] if a.get("pod") == "db-0" and a["type"] == "evict"][0]
     assert evict["target"] == gc[0]["target"] is not None and evict["replacementAt"] == removed + 40
     assert plan["shortfall"] == [] and plan["movedMoreThanOnce"] == []
+
+
+def test_pod_gc_frees_ordered_ready_ordinals_one_by_one(tmp_path):
+    """db-0 and db-1 stay Terminating on the unreachable p1 until pod GC deletes both at p1's
+    removal + 40 s. An OrderedReady StatefulSet then creates db-0, and db-1 only once db-0 is
+    Running and Ready (kubernetes `stateful_set_control.go` processReplica, monotonic), 30 s
+    (--pod-startup) later."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    items += [pod("db-%d" % i, "p1", owner=("StatefulSet", "db"), labels={"app": "db"}) for i in (0, 1)]
+    items.append({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                  "metadata": {"name": "db", "namespace": "default", "uid": "uid-db"},
+                  "spec": {"replicas": 2, "podManagementPolicy": "OrderedReady",
+                           "selector": {"matchLabels": {"app": "db"}}},
+                  "status": {"replicas": 2, "readyReplicas": 2}})
+    code, plan = upgrade(write(tmp_path, items, ("StatefulSet",)), "--provider", "capi")
+    assert code == 0, (plan["verdict"], plan["shortfall"])
+    gone = [n["end"] for n in plan["nodes"] if n["node"] == "p1"][0] + 40
+    created = {a["pod"]: a.get("replacementAt") or a["at"] for a in plan["actions"] if a["type"] == "evict"
+               and a["pod"].startswith("db-")}
+    assert created == {"db-0": gone, "db-1": gone + 30}
+    db = [w for w in plan["workloads"] if w["name"] == "db"][0]
+    assert (db["readyMin"], db["readyAfter"]) == (0, 2)

@@ -47,7 +47,7 @@ from kubectl_evict.errors import InputError
 from kubectl_evict.model import EMPTY_MAP, Condition, Node, Pod, Snapshot
 from kubectl_evict.plan import POD_GC, USER, Entry, Plan
 from kubectl_evict.rules.drain import DrainRun, DrainSettings
-from kubectl_evict.rules.replacements import recreation
+from kubectl_evict.rules.replacements import chain_ordered_ready, recreation
 from kubectl_evict.rules.shutdown import POD_GC_PERIOD
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
@@ -421,7 +421,9 @@ class UpgradeRun(DrainRun):
         t = 0.0
         wave = 0
         stopped: Optional[_Batch] = None
-        due: Optional[Tuple[Sequence[str], float, int]] = None   # nodes removed, when, by which batch: pod GC
+        # pod GC's work: (nodes removed, when, by which batch), done at the first batch whose drain
+        # starts once pod GC deletes their pods (a quick batch may come and go in between)
+        due: List[Tuple[Sequence[str], float, int]] = []
         if up.taints_pool_first and batches:
             self.b.batch = 1
             for name in self.pool:
@@ -443,9 +445,8 @@ class UpgradeRun(DrainRun):
             batch.drain_start = drain_start
             self.offset = drain_start - wave * ps
             self.retry_pending(new, drain_start, wave, batch.nodes)
-            if due is not None:
-                self.pod_gc(*due, wave=wave, leaving=batch.nodes, drain_start=drain_start)
-                due = None
+            while due and due[0][1] + POD_GC_QUARANTINE <= drain_start:
+                self.pod_gc(*due.pop(0), wave=wave, leaving=batch.nodes)
             first_block = len(self.b.blocked)
             limit = up.drain_timeout
             # a provider that fails the upgrade (or quarantines the node) at its timeout stops the
@@ -509,7 +510,7 @@ class UpgradeRun(DrainRun):
             wave = max(wave, last + 1)
             t = end
             if not self.drained_stay:
-                due = ([n for n in batch.nodes if n not in batch.quarantined], end, batch.number)
+                due.append(([n for n in batch.nodes if n not in batch.quarantined], end, batch.number))
         self.b.batch = None
         self.finish = batches[-1].end if batches else 0.0
         if stopped is None and batches and joined < len(self.pool):
@@ -526,8 +527,8 @@ class UpgradeRun(DrainRun):
             self.retry_pending(batches[-1].after, ready_at, wave)
             self.finish = ready_at + (ps if len(self.landed_later) > before else 0.0)
             self.b.batch = None
-        if due is not None:
-            self.pod_gc(*due, wave=wave)
+        for job in due:
+            self.pod_gc(*job, wave=wave)
         self.record_landed_later()
         self.inputs_missing()
         self._report(batches, stopped)
@@ -535,15 +536,17 @@ class UpgradeRun(DrainRun):
         return attach(self.s, self.b.build(), ps)
 
     def pod_gc(self, removed: Sequence[str], removed_at: float, number: int, wave: int,
-               leaving: Sequence[str] = (), drain_start: Optional[float] = None) -> None:
+               leaving: Sequence[str] = ()) -> None:
         """Nodes `removed` (by batch `number`) are gone at `removed_at`: kube-controller-manager's pod
         GC force-deletes the pods still bound to them (`GC_SKIPPED`, `GC_SHORT`) `POD_GC_QUARANTINE`
         seconds later, a forecast (`by: pod-gc`), not something the operator does. Their controllers
         then replace them: a StatefulSet, whose pod kept its name while it stayed Terminating, creates
-        it at last. The replacements are placed before the next batch (`leaving`, cordoned) drains.
-        A deleted pod that was Ready leaves its PodDisruptionBudget's healthy pods (a plain DELETE)
-        from the first wave of the next batch (drained from `drain_start`, wave `wave`) at or after
-        the deletion until its replacement is Ready a wave later (`BudgetState.deleted_from`); an
+        it at last. The replacements are placed before the drain of the first batch (`leaving`,
+        cordoned by then) that starts at or after the deletion, with the nodes drained before it
+        out of reach, as they are by then.
+        A deleted pod that was Ready leaves its PodDisruptionBudget's healthy pods (a plain DELETE,
+        as a preemption victim's) from that batch's first wave (`wave`) until its replacement is
+        Ready a wave later (`BudgetState.preempted`); an
         evicted StatefulSet pod gives back the disruption it spent once its replacement lands
         (`BudgetState.landed_later`)."""
         gone = set(removed)
@@ -563,9 +566,6 @@ class UpgradeRun(DrainRun):
             return
         at = removed_at + POD_GC_QUARANTINE
         ps = float(self.cfg.pod_startup)
-        counts_from = wave
-        if drain_start is not None and ps > 0 and at > drain_start:
-            counts_from += int(math.ceil((at - drain_start) / ps))
         # the drain did leave the skipped ones (they stay `skipped`, saying what follows); a
         # StatefulSet pod's replacement no longer waits forever
         ids = {id(e) for e in skipped}
@@ -580,12 +580,14 @@ class UpgradeRun(DrainRun):
         wanted = {(e.namespace, e.pod, e.node) for e in short}
         evicted_at = {(a.namespace, a.pod, a.node, a.uid): a for a in (self.b.actions if wanted else ())
                       if a.type == "evict" and (a.namespace, a.pod, a.node) in wanted}
+        rows: List[Tuple[int, Optional[int]]] = []     # (pod GC's delete, the pod's eviction) of StatefulSet pods
         for e in sorted(skipped + short, key=lambda e: (-self._priority(e), e.namespace, e.pod)):
             pod = self._pod(e.namespace, e.pod, e.node)
             if pod is None:
                 continue
             shorts = len(self.b.shortfalls)
             evict = evicted_at.get((pod.namespace, pod.name, pod.node_name, pod.uid))
+            j = self.b.actions.index(evict) if evict is not None else None
             if e.code == "not-selected":
                 why = "kubectl drain left it (not selected by --pod-selector)"
             elif e.code == "drain-label":
@@ -621,10 +623,9 @@ class UpgradeRun(DrainRun):
                                   (e.namespace, e.pod, e.node, e.code)]
             if e.code in GC_SKIPPED:
                 self.evictions.setdefault(pod.key, []).append(pod.node_name)
-            elif evict is not None and target is not None:
+            elif evict is not None and j is not None and target is not None:
                 # the eviction's replacement, created once pod GC has deleted the old pod
-                i = self.b.actions.index(evict)
-                self.b.actions[i] = evict.set(
+                self.b.actions[j] = evict.set(
                     target=target, candidates=candidates, replaced_at=at,
                     reason="%s; it stays Terminating on the unreachable node until pod GC deletes it at %s (node/%s "
                            "is removed at %s), then the StatefulSet creates it again on node/%s" % (
@@ -632,6 +633,8 @@ class UpgradeRun(DrainRun):
             self.b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
                           at=at, grace_period_seconds=0, force=True, target=target, candidates=candidates, rule=RULE,
                           reason=reason)
+            if target is not None and pod.controller_kind == "StatefulSet":
+                rows.append((len(self.b.actions) - 1, j))
             self.collected[number] = (self.collected.get(number, (0, at))[0] + 1, at)
             pdbs = pdbs_for_pod(self.s, pod)
             state = self.budget(pdbs[0]) if len(pdbs) == 1 else None
@@ -641,8 +644,15 @@ class UpgradeRun(DrainRun):
                 if target is not None:
                     state.landed_later(pod, float(evict.at), wave + 1)
             else:
-                state.deleted_from(pod, counts_from, at, target is not None,
-                                   "has nowhere to go" if problem else "is never created")
+                state.preempted(pod, wave, at, target is not None,
+                                "has nowhere to go" if problem else "is never created", how="deleted by pod GC")
+        # an OrderedReady StatefulSet creates the ordinals pod GC freed one by one, each once the
+        # lower one is Running and Ready (processReplica); the eviction says when, too
+        chain_ordered_ready(self.b, self.s, [i for i, _ in rows], ps)
+        for i, j in rows:
+            later = self.b.actions[i].replaced_at
+            if later is not None and j is not None:
+                self.b.actions[j] = self.b.actions[j].set(replaced_at=later)
         self.b.batch = saved
 
     def _priority(self, e: Entry) -> int:
@@ -711,9 +721,9 @@ class UpgradeRun(DrainRun):
             # cluster-api docs/book/src/tasks/automated-machine-management/machine_deletions.md: drain
             # is skipped once nodeDrainTimeout has expired, then the Machine's infrastructure and its
             # Node are deleted; the pods still bound to the Node are pod GC's (gcOrphaned)
-            return ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine and "
-                    "its Node, and pod GC force-deletes the pods bound to the gone node %ds later (gcOrphaned; grace 0, "
-                    "no Eviction API, PodDisruptionBudget not consulted)" % (
+            return ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine "
+                    "and its Node, and pod GC force-deletes the pods bound to the gone node %ds later (gcOrphaned; "
+                    "grace 0, no Eviction API, PodDisruptionBudget not consulted)" % (
                         format_seconds(self.up.drain_timeout or 0), POD_GC_QUARANTINE))
         return ("%s deletes it once %s runs out (%s after the drain started): no Eviction API, its "
                 "PodDisruptionBudget is not consulted" % (prov.title, prov.timeout_name,

@@ -14,7 +14,7 @@ decision pod after pod while it draws a budget down (the API itself only ever se
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.model import LabelSelector, Owner, OwnerRef, Pod, PodDisruptionBudget, Snapshot
 from kubectl_evict.scheduling.labels import label_selector_errors, label_selector_matches
@@ -306,9 +306,6 @@ class BudgetState:
         # pods whose budget never comes back, and why: (pod key, evicted at) -> text
         self.lost: Dict[Tuple[Tuple[str, str], float], str] = {}
         self.spent = 0
-        # healthy pods deleted without the Eviction API from a later wave on (`deleted_from`):
-        # [wave it counts from, wave its replacement is Ready or None, counted yet]
-        self.dips: List[List[Any]] = []
 
     def at_wave(self, wave: int) -> None:
         for w in sorted(self.restores):
@@ -323,20 +320,9 @@ class BudgetState:
                 self.healthy += self.gains.pop(w)
                 if self.budget.expected_pods > 0 and not self.budget.problem:
                     self.allowed = max(self.allowed, self.healthy - self.budget.desired_healthy)
-        for d in self.dips:
-            if not d[2] and d[0] <= wave:
-                d[2] = True
-                self.allowed -= 1
-                self.healthy -= 1
-            if d[2] and d[1] is not None and d[1] <= wave:
-                d[1] = None
-                self.allowed += 1
-                self.healthy += 1
 
     def pending_after(self, wave: int) -> Optional[int]:
-        # a dip's replacement gives back only what its deletion took, and only once it has
-        later = [w for w in list(self.restores) + list(self.gains) if w > wave] + \
-            [d[1] for d in self.dips if d[0] <= wave and d[1] is not None and d[1] > wave]
+        later = [w for w in list(self.restores) + list(self.gains) if w > wave]
         return min(later) if later else None
 
     def spend(self) -> None:
@@ -356,10 +342,10 @@ class BudgetState:
         else:
             self.lost[(pod.key, at)] = "the replacement of %s (evicted at %s) %s" % (pod.ref, format_offset(at), why_not)
 
-    def preempted(self, pod: Pod, wave: int, at: float, landed: bool, why_not: str) -> None:
-        """`pod`, covered by this budget, is deleted by kube-scheduler's preemption in `wave` (a
-        plain DELETE: no Eviction API, nothing spent). If it was healthy, the disruption
-        controller counts one healthy pod less, so disruptionsAllowed (currentHealthy -
+    def preempted(self, pod: Pod, wave: int, at: float, landed: bool, why_not: str, how: str = "preempted") -> None:
+        """`pod`, covered by this budget, is deleted by kube-scheduler's preemption (or, `how`, by
+        another plain DELETE: pod GC) in `wave` (no Eviction API, nothing spent). If it was healthy,
+        the disruption controller counts one healthy pod less, so disruptionsAllowed (currentHealthy -
         desiredHealthy, clamped at 0) drops; its replacement, once Ready in the next wave, counts
         again, or (`why_not`) never does."""
         if not pod.ready or pod.deletion_timestamp is not None or pod.is_terminal:
@@ -372,21 +358,8 @@ class BudgetState:
         if landed:
             self.restores[wave + 1] = self.restores.get(wave + 1, 0) + 1
         else:
-            self.lost[(pod.key, at)] = "the replacement of %s (preempted at %s) %s" % (pod.ref, format_offset(at),
-                                                                                     why_not)
-
-    def deleted_from(self, pod: Pod, wave: int, at: float, landed: bool, why_not: str) -> None:
-        """`pod`, covered by this budget, is deleted without the Eviction API (nothing spent) at
-        `at`, which counts from `wave`: possibly a wave later than the one being planned (upgrade:
-        pod GC deletes the pods left on a removed node while the next batch drains). As for a
-        preemption victim, a healthy pod's loss lowers currentHealthy and disruptionsAllowed from
-        `wave` on, until its replacement is Ready in the wave after, or (`why_not`) for good."""
-        if not pod.ready or pod.deletion_timestamp is not None or pod.is_terminal:
-            return
-        self.dips.append([wave, wave + 1 if landed else None, False])
-        if not landed:
-            self.lost[(pod.key, at)] = "the replacement of %s (deleted at %s) %s" % (pod.ref, format_offset(at),
-                                                                                   why_not)
+            self.lost[(pod.key, at)] = "the replacement of %s (%s at %s) %s" % (pod.ref, how, format_offset(at),
+                                                                              why_not)
 
     def landed_later(self, pod: Pod, at: float, wave: int) -> None:
         """The replacement of `pod` (evicted at `at`), which had nowhere to go, lands after all
