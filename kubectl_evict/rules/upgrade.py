@@ -283,6 +283,7 @@ class UpgradeRun(DrainRun):
         # (namespace, pod, node, uid) -> (target, candidates, when it lands); a pod leaves a node once
         self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float]] = {}
         self.collected: Dict[int, Tuple[int, float]] = {}        # batch -> (pods pod GC deletes, when)
+        self.collected_pods: Set[Tuple[Tuple[str, str], str]] = set()   # (pod key, node) pod GC deleted it on
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
@@ -316,8 +317,9 @@ class UpgradeRun(DrainRun):
     def remove(self, pod: Pod, wave: int, reason: str, state, spent: bool = True) -> None:
         path = self.evictions.setdefault(pod.key, [])
         if path:
-            reason = ("evicted again: its replacement landed here after the eviction from %s; %s"
-                      % (self.earlier(path[-1]), reason))
+            how = "pod GC deleted it on" if (pod.key, path[-1]) in self.collected_pods else "the eviction from"
+            reason = ("evicted again: its replacement landed here after %s %s; %s"
+                      % (how, self.earlier(path[-1]), reason))
         path.append(pod.node_name)
         super().remove(pod, wave, reason, state, spent)
 
@@ -623,6 +625,7 @@ class UpgradeRun(DrainRun):
                                   (e.namespace, e.pod, e.node, e.code)]
             if e.code in GC_SKIPPED:
                 self.evictions.setdefault(pod.key, []).append(pod.node_name)
+                self.collected_pods.add((pod.key, pod.node_name))
             elif evict is not None and j is not None and target is not None:
                 # the eviction's replacement, created once pod GC has deleted the old pod
                 self.b.actions[j] = evict.set(
