@@ -32,15 +32,15 @@ def pdb(name: str, labels: dict, *, min_available: Optional[int] = None, max_una
                        "desiredHealthy": desired, "expectedPods": expected}}
 
 
-def info() -> dict:
+def info(kinds: tuple = ()) -> dict:
     return {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
             "takenAt": "2026-11-21T12:00:00Z", "context": "test", "server": "https://test.invalid:6443",
-            "kinds": ["Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "Deployment"]}
+            "kinds": ["Node", "Pod", "PodDisruptionBudget", "ReplicaSet", "Deployment"] + list(kinds)}
 
 
-def write(tmp_path: Path, items: List[dict]) -> str:
+def write(tmp_path: Path, items: List[dict], kinds: tuple = ()) -> str:
     p = tmp_path / "cluster.json"
-    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [info()] + items}))
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [info(kinds)] + items}))
     return str(p)
 
 
@@ -257,8 +257,9 @@ def test_eks_taints_every_old_node_first_so_nothing_moves_twice(tmp_path):
     ("aks", ["--drain-timeout", "5m"], 3, "failed", 300, "stalls 5m"),
     # GKE: PDBs respected for 1 hour, then the pods go anyway
     ("gke", [], 0, "forced", 3600, "batch 1 stalls 1h on PDB default/db then GKE deletes the pods"),
-    # Cluster API with nodeDrainTimeout: the Machine is deleted anyway
-    ("capi", ["--drain-timeout", "20m"], 0, "forced", 1200, "the Machine is deleted"),
+    # Cluster API with nodeDrainTimeout: the Machine and its Node are deleted anyway at 20m
+    # (cluster-api machine_deletions.md), and pod GC deletes db-0 40 s later (podgc gcOrphaned)
+    ("capi", ["--drain-timeout", "20m"], 0, "forced", 1240, "the Machine is deleted and pod GC deletes its pods"),
 ])
 def test_a_pdb_that_stalls_a_batch(tmp_path, provider, args, code, outcome, at, words):
     got, plan = upgrade(write(tmp_path, pool_cluster(stall=True)), "--provider", provider, *args)
@@ -492,7 +493,6 @@ def waves_cluster() -> List[dict]:
     # GKE respects PDBs until its timeout, then removes what is left: the third wave (+60s) never
     # comes, web-3 is deleted at the timeout (no Eviction API, PDB not consulted)
     ("gke", "45s", [("web-1", 0), ("web-2", 30)], [("web-3", 45)]),
-    ("capi", "45s", [("web-1", 0), ("web-2", 30)], [("web-3", 45)]),
     ("gke", "20s", [("web-1", 0)], [("web-2", 20), ("web-3", 20)]),
     # every wave within the timeout: nothing is forced
     ("gke", "2m", [("web-1", 0), ("web-2", 30), ("web-3", 60)], []),
@@ -707,3 +707,159 @@ def test_cluster_api_drains_past_kubectls_filters(tmp_path, provider, name, fate
         assert [n["outcome"] for n in plan["nodes"]] == ["upgraded"] * 4
     else:
         assert plan["nodes"][0]["outcome"] == "stalled" and code == 3
+
+
+# kube-controller-manager's pod GC (kubernetes `pkg/controller/podgc/gc_controller.go` gcOrphaned):
+# a pod whose spec.nodeName names a node that no longer exists is queued for quarantineTime (40 s),
+# then marked Failed and deleted with grace 0 (no Eviction API). The upgrade removes every drained
+# node, so what its drains leave there is deleted by pod GC, 40 s after the node's removal (a pass
+# every gcCheckPeriod, 20 s: 40 s to 80 s; the plan says the earliest), and replaced by its controller.
+def _left_behind_cluster() -> List[dict]:
+    items = pool_cluster()
+    items.append(pod("cache-1", "p1", owner=("ReplicaSet", "cache"), labels={"app": "cache"}))
+    items.append(pod("keep-1", "p1", owner=("ReplicaSet", "keep"),
+                     labels={"app": "keep", "cluster.x-k8s.io/drain": "skip"}))
+    items.append(pod("agent-p1", "p1", owner=("DaemonSet", "agent"), labels={"app": "agent"}))
+    items.append({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "default",
+                                                                            "uid": "uid-agent"}, "spec": {}})
+    return items
+
+
+@pytest.mark.parametrize("provider,args,left", [
+    # kubectl drain --pod-selector leaves the pods it does not select (semantics: kubectl drain)
+    ("generic", ["--pod-selector", "app=web"], {"cache-1": "not-selected", "keep-1": "not-selected"}),
+    ("gke", ["--pod-selector", "app in (web,keep)"], {"cache-1": "not-selected"}),
+    # EKS removes a drained node 60 s after its drain (E1): pod GC counts from the removal
+    ("eks", ["--pod-selector", "app=web"], {"cache-1": "not-selected", "keep-1": "not-selected"}),
+    # Cluster API's drain leaves pods labelled cluster.x-k8s.io/drain=skip (C4)
+    ("capi", [], {"keep-1": "drain-label"}),
+])
+def test_pod_gc_deletes_what_the_drain_left_on_a_removed_node(tmp_path, provider, args, left):
+    code, plan = upgrade(write(tmp_path, _left_behind_cluster(), ("DaemonSet",)), "--provider", provider,
+                         "--ignore-daemonsets", *args)
+    assert code == 0, plan["verdict"]
+    removed = {n["node"]: (n["end"], n["batch"]) for n in plan["nodes"]}
+    gc = {a["pod"]: a for a in plan["actions"] if a["by"] == "pod-gc"}
+    assert set(gc) == set(left)                    # DaemonSet pods go with their node: no action
+    new_nodes = {n["node"] for n in plan["newNodes"]}
+    for name, a in gc.items():
+        end, batch = removed[a["node"]]
+        assert (a["type"], a["force"], a["gracePeriodSeconds"]) == ("delete", True, 0)
+        assert a["at"] == end + 40 and a["batch"] == batch
+        assert a["target"] in new_nodes            # its ReplicaSet's replacement lands on a new node
+    skipped = {e["pod"]: e["code"] for e in plan["skipped"]}
+    assert {k: skipped[k] for k in left} == left   # the drain did leave them, but they do not stay
+    reasons = {e["pod"]: e["reason"] for e in plan["skipped"]}
+    assert all("pod GC deletes it at" in reasons[k] and "running" not in reasons[k] for k in left), reasons
+    assert skipped["agent-p1"] in ("daemonset", "not-selected")
+    assert all(w["readyAfter"] == w["ready"] for w in plan["workloads"])
+
+
+def test_pod_gc_lets_a_statefulset_pod_on_an_unreachable_node_be_recreated(tmp_path):
+    """Cluster API drains an unreachable node (Ready Unknown) without waiting for its pods (C3):
+    db-0 is evicted but stays Terminating, and its StatefulSet creates db-0 again only once it is
+    gone. The Machine's Node is removed, pod GC deletes db-0 40 s later (gcOrphaned, grace 0), and
+    the StatefulSet's db-0 then lands on a new node: no waits-for-old-pod shortfall, exit 0."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    items.append(pod("db-0", "p1", owner=("StatefulSet", "db"), labels={"app": "db"}))
+    code, plan = upgrade(write(tmp_path, items, ("StatefulSet",)), "--provider", "capi")
+    assert code == 0, (plan["verdict"], plan["shortfall"], plan["incomplete"])
+    assert plan["shortfall"] == [] and plan["blocked"] == []
+    db = [a for a in plan["actions"] if a.get("pod") == "db-0"]
+    assert [(a["type"], a["by"]) for a in db] == [("evict", "user"), ("delete", "pod-gc")]
+    p1 = [n for n in plan["nodes"] if n["node"] == "p1"][0]
+    assert db[1]["at"] == p1["end"] + 40 and db[1]["force"] is True and db[1]["gracePeriodSeconds"] == 0
+    assert db[0]["target"] == db[1]["target"] in {n["node"] for n in plan["newNodes"]}
+    sts = [w for w in plan["workloads"] if w["kind"] == "StatefulSet"][0]
+    assert (sts["readyMin"], sts["readyAfter"]) == (0, 1)
+
+
+def test_a_pod_gc_deletion_counts_against_the_budget_when_it_happens(tmp_path):
+    """cache-1 (not selected) is left on p1, removed at +30s; pod GC deletes it at +1m10s, a plain
+    DELETE that no budget stops. Batch 2 drains p2 from +30s: cache-3 goes in its first wave
+    (PDB minAvailable 2 of 3 allows 1), cache-2 at +1m once cache-3's replacement is Ready, before
+    pod GC's deletion; the lowest point, 1 ready, comes with it (kubernetes
+    `pkg/controller/disruption`: currentHealthy counts Ready pods, whoever deleted one)."""
+    items = [node("p%d" % i, labels={"pool": "a"}, zone="z1") for i in (1, 2)]
+    items += [pod("web-1", "p1", owner=("ReplicaSet", "web"), labels={"app": "web", "sel": "yes"}),
+              pod("cache-1", "p1", owner=("ReplicaSet", "cache"), labels={"app": "cache"}),
+              pod("cache-2", "p2", owner=("ReplicaSet", "cache"), labels={"app": "cache", "sel": "yes"}),
+              pod("cache-3", "p2", owner=("ReplicaSet", "cache"), labels={"app": "cache", "sel": "yes"}),
+              pdb("cache", {"app": "cache"}, min_available=2, allowed=1, healthy=3, expected=3)]
+    code, plan = upgrade(write(tmp_path, items), "--pod-selector", "sel=yes")
+    assert code == 0, plan["verdict"]
+    got = [(a["type"], a["pod"], a["at"]) for a in plan["actions"] if a["type"] != "cordon"]
+    assert got == [("evict", "web-1", 0), ("evict", "cache-3", 30), ("evict", "cache-2", 60),
+                   ("delete", "cache-1", 70)]
+    cache = [w for w in plan["workloads"] if w["name"] == "cache"][0]
+    assert (cache["readyMin"], cache["readyMinAt"], cache["readyAfter"]) == (1, 70, 3)
+
+
+def test_drain_one_at_a_time_keeps_its_nodes_so_pod_gc_has_nothing_to_do(tmp_path):
+    """drain --one-at-a-time runs the upgrade's batches without removing the nodes: what
+    --pod-selector leaves keeps running there."""
+    res = run_cli("-f", write(tmp_path, _left_behind_cluster(), ("DaemonSet",)), "-o", "json", "drain", "p1", "p2",
+                  "--one-at-a-time", "--ignore-daemonsets", "--pod-selector", "app=web")
+    plan = json.loads(res.stdout)
+    assert not [a for a in plan["actions"] if a["by"] == "pod-gc"]
+    assert {e["pod"] for e in plan["skipped"] if e["code"] == "not-selected"} == {"cache-1", "keep-1", "agent-p1"}
+
+
+def test_cluster_api_leaves_a_timed_out_drains_pods_to_pod_gc(tmp_path):
+    """Cluster API skips the drain once nodeDrainTimeout has expired and deletes the Machine's
+    infrastructure and Node (cluster-api `docs/book/src/tasks/automated-machine-management/
+    machine_deletions.md`); it deletes no pod itself. web-3, whose PDB wave would come at +60s, is
+    still bound to the gone node and is force-deleted by pod GC 40 s after the timeout (kubernetes
+    `pkg/controller/podgc/gc_controller.go` gcOrphaned: quarantineTime 40 s, grace 0)."""
+    got, plan = upgrade(write(tmp_path, waves_cluster()), "--provider", "capi", "--max-surge", "3",
+                        "--drain-timeout", "45s")
+    assert got == 0, plan["verdict"]
+    pods = [(a["type"], a["by"], a["pod"], a["at"], a["gracePeriodSeconds"]) for a in plan["actions"] if a.get("pod")]
+    assert pods == [("evict", "user", "web-1", 0, None), ("evict", "user", "web-2", 30, None),
+                    ("delete", "pod-gc", "web-3", 85, 0)]
+    assert {n["outcome"] for n in plan["nodes"]} == {"forced"}
+    assert "then the Machine is deleted and pod GC deletes its pods" in plan["verdict"]
+
+
+@pytest.mark.parametrize("provider,args", [("gke", []), ("eks", ["--force-upgrade"]), ("aks", ["--force-upgrade"]),
+                                           ("capi", [])])
+def test_a_statefulset_pod_on_an_unreachable_node_comes_back_after_pod_gc(tmp_path, provider, args):
+    """db-0 on the unreachable p1 is evicted at +0s and stays Terminating: no kubelet confirms its
+    deletion, whether the provider deletes it again at its timeout or not. The StatefulSet creates
+    db-0 again only once the old one is gone (kubernetes `stateful_set_control.go`: one pod per
+    identity), which is when pod GC deletes it, 40 s after p1 is removed (`podgc` gcOrphaned)."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    items.append(pod("db-0", "p1", owner=("StatefulSet", "db"), labels={"app": "db"}))
+    code, plan = upgrade(write(tmp_path, items, ("StatefulSet",)), "--provider", provider, *args)
+    assert code == 0, (plan["verdict"], plan["shortfall"])
+    removed = [n["end"] for n in plan["nodes"] if n["node"] == "p1"][0]
+    gc = [a for a in plan["actions"] if a.get("pod") == "db-0" and a["by"] == "pod-gc"]
+    assert [(a["type"], a["at"], a["force"]) for a in gc] == [("delete", removed + 40, True)]
+    evict = [a for a in plan["actions"] if a.get("pod") == "db-0" and a["type"] == "evict"][0]
+    assert evict["target"] == gc[0]["target"] is not None and evict["replacementAt"] == removed + 40
+    assert plan["shortfall"] == [] and plan["movedMoreThanOnce"] == []
+
+
+def test_pod_gc_frees_ordered_ready_ordinals_one_by_one(tmp_path):
+    """db-0 and db-1 stay Terminating on the unreachable p1 until pod GC deletes both at p1's
+    removal + 40 s. An OrderedReady StatefulSet then creates db-0, and db-1 only once db-0 is
+    Running and Ready (kubernetes `stateful_set_control.go` processReplica, monotonic), 30 s
+    (--pod-startup) later."""
+    items = pool_cluster()
+    items[0] = node("p1", labels={"pool": "a"}, zone="z2", ready="Unknown")
+    items += [pod("db-%d" % i, "p1", owner=("StatefulSet", "db"), labels={"app": "db"}) for i in (0, 1)]
+    items.append({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                  "metadata": {"name": "db", "namespace": "default", "uid": "uid-db"},
+                  "spec": {"replicas": 2, "podManagementPolicy": "OrderedReady",
+                           "selector": {"matchLabels": {"app": "db"}}},
+                  "status": {"replicas": 2, "readyReplicas": 2}})
+    code, plan = upgrade(write(tmp_path, items, ("StatefulSet",)), "--provider", "capi")
+    assert code == 0, (plan["verdict"], plan["shortfall"])
+    gone = [n["end"] for n in plan["nodes"] if n["node"] == "p1"][0] + 40
+    created = {a["pod"]: a.get("replacementAt") or a["at"] for a in plan["actions"] if a["type"] == "evict"
+               and a["pod"].startswith("db-")}
+    assert created == {"db-0": gone, "db-1": gone + 30}
+    db = [w for w in plan["workloads"] if w["name"] == "db"][0]
+    assert (db["readyMin"], db["readyAfter"]) == (0, 2)

@@ -17,7 +17,7 @@ Models the rolling replacement of a node pool by
   deletes the Machine anyway; an unreachable node's terminating pods are not waited for),
 - `generic`: kubectl drain node after node, waiting forever (with --drain-timeout: giving up, as
   `kubectl drain --timeout` does).
-The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C3) are in the README's `upgrade`
+The facts and their sources (one per fact: G1-G5, E1, A1-A3, C1-C5) are in the README's `upgrade`
 section (provider documentation as read in 2026-11); `tests/test_upgrade.py::PROVIDER_FACTS` pins
 them. Each batch's drain is `rules/drain.py`'s, so it models the kubectl, Eviction API and
 kube-scheduler releases that module names, chosen by the cluster's version as there.
@@ -28,6 +28,10 @@ upgrade): new nodes join (copies of the template node, no pods), up to the batch
 are cordoned and drained, and removed. A replacement may land on a new node, on an old node of a
 later batch (it is then evicted again in that batch, spending its PDB's budget again), or nowhere
 yet: a Pending replacement is tried again when new nodes join (`retry_pending`).
+What the drains leave on a removed node (--pod-selector, Cluster API's drain-skip label, a
+StatefulSet pod Terminating on an unreachable node) is force-deleted by pod GC 40 s after the
+node goes (`pod_gc`: kubernetes `pkg/controller/podgc/gc_controller.go` gcOrphaned), a forecast
+`by: pod-gc`, and replaced.
 Times: waves are `--pod-startup` apart, new nodes are Ready `--node-startup` after they are created,
 and a batch ends when its last replacements are Ready.
 """
@@ -41,8 +45,10 @@ from pyrsistent import PClass, field
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import EMPTY_MAP, Condition, Node, Pod, Snapshot
-from kubectl_evict.plan import USER, Plan
+from kubectl_evict.plan import POD_GC, USER, Entry, Plan
 from kubectl_evict.rules.drain import DrainRun, DrainSettings
+from kubectl_evict.rules.replacements import chain_ordered_ready, recreation
+from kubectl_evict.rules.shutdown import POD_GC_PERIOD
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
 from kubectl_evict.workloads import attach
@@ -55,6 +61,19 @@ EKS_MAX_UNAVAILABLE = 100     # updateConfig's quota (E1)
 # Cluster API's drain of an unreachable node (Ready Unknown): grace period and skip-wait, seconds (C3)
 CAPI_UNREACHABLE_SECONDS = 1
 CAPI_DRAIN_LABEL = ("cluster.x-k8s.io/drain", "skip")   # PodDrainLabel: the drain leaves such a pod
+# kube-controller-manager's pod GC (`pkg/controller/podgc/gc_controller.go` gcOrphaned): each pass
+# (every gcCheckPeriod, 20 s) queues the nodes its pods name that the node informer no longer has,
+# for quarantineTime (40 s); a pass after that GETs the node and, when it is NotFound, marks each
+# pod bound to it Failed (DisruptionTarget, reason DeletionByPodGC) and deletes it with grace 0. So a
+# removed node's pods are force-deleted 40 s to 80 s after the node goes: the plan says 40 s.
+POD_GC_QUARANTINE = 40
+# What the drain leaves on a node that the upgrade then removes, for pod GC: pods the drain did
+# not select (--pod-selector) or that Cluster API's drain skips (cluster.x-k8s.io/drain=skip), and
+# StatefulSet pods that stay Terminating on an unreachable node (their replacement, same name,
+# waits for them to be gone). DaemonSet and mirror pods go with their node too, and nothing
+# replaces them elsewhere: they stay `skipped` without an action.
+GC_SKIPPED = ("not-selected", "drain-label")
+GC_SHORT = ("waits-for-old-pod",)
 # Taints a component puts on one existing node for its state, which a node newly created from
 # the pool's template does not carry: cloud-provider `api/well_known_taints.go` (uninitialized,
 # removed once the cloud controller has initialized the node; shutdown), cluster-autoscaler
@@ -263,6 +282,8 @@ class UpgradeRun(DrainRun):
         self.pending: Dict[Tuple[str, str], Tuple[Pod, float]] = {}
         # (namespace, pod, node, uid) -> (target, candidates, when it lands); a pod leaves a node once
         self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float]] = {}
+        self.collected: Dict[int, Tuple[int, float]] = {}        # batch -> (pods pod GC deletes, when)
+        self.collected_pods: Set[Tuple[Tuple[str, str], str]] = set()   # (pod key, node) pod GC deleted it on
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
@@ -296,8 +317,9 @@ class UpgradeRun(DrainRun):
     def remove(self, pod: Pod, wave: int, reason: str, state, spent: bool = True) -> None:
         path = self.evictions.setdefault(pod.key, [])
         if path:
-            reason = ("evicted again: its replacement landed here after the eviction from %s; %s"
-                      % (self.earlier(path[-1]), reason))
+            how = "pod GC deleted it on" if (pod.key, path[-1]) in self.collected_pods else "the eviction from"
+            reason = ("evicted again: its replacement landed here after %s %s; %s"
+                      % (how, self.earlier(path[-1]), reason))
         path.append(pod.node_name)
         super().remove(pod, wave, reason, state, spent)
 
@@ -401,6 +423,9 @@ class UpgradeRun(DrainRun):
         t = 0.0
         wave = 0
         stopped: Optional[_Batch] = None
+        # pod GC's work: (nodes removed, when, by which batch), done at the first batch whose drain
+        # starts once pod GC deletes their pods (a quick batch may come and go in between)
+        due: List[Tuple[Sequence[str], float, int]] = []
         if up.taints_pool_first and batches:
             self.b.batch = 1
             for name in self.pool:
@@ -422,6 +447,8 @@ class UpgradeRun(DrainRun):
             batch.drain_start = drain_start
             self.offset = drain_start - wave * ps
             self.retry_pending(new, drain_start, wave, batch.nodes)
+            while due and due[0][1] + POD_GC_QUARANTINE <= drain_start:
+                self.pod_gc(*due.pop(0), wave=wave, leaving=batch.nodes)
             first_block = len(self.b.blocked)
             limit = up.drain_timeout
             # a provider that fails the upgrade (or quarantines the node) at its timeout stops the
@@ -457,18 +484,24 @@ class UpgradeRun(DrainRun):
                 else:
                     batch.outcome = "forced"
                     force_at = drain_start + limit
-                    del_end, batch.forced = self._force(held, force_at)
+                    # Cluster API deletes the Machine and its Node at the timeout; pod GC deletes
+                    # the pods left on it once the node is gone (the next batch need not wait)
+                    gc = up.provider == "capi"
+                    gone_at = force_at + POD_GC_QUARANTINE if gc else force_at
+                    del_end, batch.forced = self._force(held, gone_at)
                     if late:
                         # the provider does not wait for the later PDB waves: those pods are deleted
                         # at the timeout too, and the batch ends when the waves before it are done
-                        batch.forced += self._force_late(late, force_at)
+                        batch.forced += self._force_late(late, gone_at)
                         batch.evicted -= len(late)
                         on_time = {at for n in batch.nodes for p, at in self.node_stats[n].get("evictions", ())
                                    if at - drain_start < limit}
                         batch.waves = len(on_time)
-                        end = max([at + ps for at in on_time] + [del_end])
+                        end = max([at + ps for at in on_time] + [force_at if gc else del_end])
                     else:
-                        end = max(end, del_end)
+                        end = max(end, force_at if gc else del_end)
+                    if gc and batch.forced:
+                        self.collected[batch.number] = (batch.forced, gone_at)
             if stopped is not None:
                 break
             if batch.outcome == "not-reached":
@@ -478,6 +511,8 @@ class UpgradeRun(DrainRun):
             removed += len(batch.nodes)
             wave = max(wave, last + 1)
             t = end
+            if not self.drained_stay:
+                due.append(([n for n in batch.nodes if n not in batch.quarantined], end, batch.number))
         self.b.batch = None
         self.finish = batches[-1].end if batches else 0.0
         if stopped is None and batches and joined < len(self.pool):
@@ -494,11 +529,138 @@ class UpgradeRun(DrainRun):
             self.retry_pending(batches[-1].after, ready_at, wave)
             self.finish = ready_at + (ps if len(self.landed_later) > before else 0.0)
             self.b.batch = None
+        for job in due:
+            self.pod_gc(*job, wave=wave)
         self.record_landed_later()
         self.inputs_missing()
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), ps)
+
+    def pod_gc(self, removed: Sequence[str], removed_at: float, number: int, wave: int,
+               leaving: Sequence[str] = ()) -> None:
+        """Nodes `removed` (by batch `number`) are gone at `removed_at`: kube-controller-manager's pod
+        GC force-deletes the pods still bound to them (`GC_SKIPPED`, `GC_SHORT`) `POD_GC_QUARANTINE`
+        seconds later, a forecast (`by: pod-gc`), not something the operator does. Their controllers
+        then replace them: a StatefulSet, whose pod kept its name while it stayed Terminating, creates
+        it at last. The replacements are placed before the drain of the first batch (`leaving`,
+        cordoned by then) that starts at or after the deletion, with the nodes drained before it
+        out of reach, as they are by then.
+        A deleted pod that was Ready leaves its PodDisruptionBudget's healthy pods (a plain DELETE,
+        as a preemption victim's) from that batch's first wave (`wave`) until its replacement is
+        Ready a wave later (`BudgetState.preempted`); an
+        evicted StatefulSet pod gives back the disruption it spent once its replacement lands
+        (`BudgetState.landed_later`)."""
+        gone = set(removed)
+        if not gone:
+            return
+
+        def left(e: Entry) -> bool:
+            if e.node not in gone or not e.pod:
+                return False
+            pod = self._pod(e.namespace, e.pod, e.node)
+            # a DaemonSet's or a static pod goes with its node, replaced on each node by its own
+            return pod is not None and pod.controller_kind != "DaemonSet" and not pod.is_mirror
+
+        skipped = [e for e in self.b.skipped if e.code in GC_SKIPPED and left(e)]
+        short = [e for e in self.b.shortfalls if e.code in GC_SHORT and left(e)]
+        if not skipped and not short:
+            return
+        at = removed_at + POD_GC_QUARANTINE
+        ps = float(self.cfg.pod_startup)
+        # the drain did leave the skipped ones (they stay `skipped`, saying what follows); a
+        # StatefulSet pod's replacement no longer waits forever
+        ids = {id(e) for e in skipped}
+        after = "; the upgrade removes node/%s at %s, and pod GC deletes it at %s" % (
+            "%s", format_offset(removed_at), format_offset(at))
+        self.b.skipped = [e.set(reason=e.reason.replace(" leaves it running", " leaves it") + after % e.node)
+                          if id(e) in ids else e for e in self.b.skipped]
+        ids = {id(e) for e in short}
+        self.b.shortfalls = [e for e in self.b.shortfalls if id(e) not in ids]
+        self.placer.exclude(leaving)
+        saved, self.b.batch, self.wave = self.b.batch, number, wave
+        wanted = {(e.namespace, e.pod, e.node) for e in short}
+        evicted_at = {(a.namespace, a.pod, a.node, a.uid): a for a in (self.b.actions if wanted else ())
+                      if a.type == "evict" and (a.namespace, a.pod, a.node) in wanted}
+        rows: List[Tuple[int, Optional[int]]] = []     # (pod GC's delete, the pod's eviction) of StatefulSet pods
+        for e in sorted(skipped + short, key=lambda e: (-self._priority(e), e.namespace, e.pod)):
+            pod = self._pod(e.namespace, e.pod, e.node)
+            if pod is None:
+                continue
+            shorts = len(self.b.shortfalls)
+            evict = evicted_at.get((pod.namespace, pod.name, pod.node_name, pod.uid))
+            j = self.b.actions.index(evict) if evict is not None else None
+            if e.code == "not-selected":
+                why = "kubectl drain left it (not selected by --pod-selector)"
+            elif e.code == "drain-label":
+                why = "Cluster API's drain left it (labelled %s=%s)" % CAPI_DRAIN_LABEL
+            elif evict is not None:
+                why = "evicted at %s, it stayed Terminating on the unreachable node" % format_offset(evict.at)
+            else:
+                why = "it stayed Terminating on the unreachable node"
+            reason = ("%s; node/%s is removed at %s and pod GC force-deletes the pods bound to a node that no "
+                      "longer exists once its %ds quarantine is over (a pass every %ds: %ds to %ds after the "
+                      "removal; grace 0, no Eviction API, PodDisruptionBudget not consulted)" % (
+                          why, e.node, format_offset(removed_at), POD_GC_QUARANTINE, POD_GC_PERIOD,
+                          POD_GC_QUARANTINE, POD_GC_QUARANTINE + 2 * POD_GC_PERIOD))
+            self.placer.terminate([pod])
+            target, problem = self.land(pod, at)
+            candidates = self.candidates.pop(pod.key, ())
+            rec = recreation(pod)
+            if not rec.elsewhere:
+                reason += "; " + rec.why
+            elif problem and pod.key in self.ordered_ready:
+                reason += "; its replacement is never created"
+                self.short(pod, "ordered-ready", "deleted by pod GC at %s, but its replacement is never created: %s"
+                           % (format_offset(at), problem))
+            elif problem:
+                reason += "; its replacement fits no node"
+                self.short(pod, "no-node-fits", "deleted by pod GC at %s, but its replacement has nowhere to go: %s"
+                           % (format_offset(at), problem))
+            elif pod.controller_kind == "StatefulSet":
+                reason += "; the StatefulSet then creates it again (same name) on node/%s" % target
+            if len(self.b.shortfalls) > shorts and e.code in GC_SKIPPED:
+                # a pod is in at most one of blocked, shortfall and skipped: it goes after all
+                self.b.skipped = [x for x in self.b.skipped if (x.namespace, x.pod, x.node, x.code) !=
+                                  (e.namespace, e.pod, e.node, e.code)]
+            if e.code in GC_SKIPPED:
+                self.evictions.setdefault(pod.key, []).append(pod.node_name)
+                self.collected_pods.add((pod.key, pod.node_name))
+            elif evict is not None and j is not None and target is not None:
+                # the eviction's replacement, created once pod GC has deleted the old pod
+                self.b.actions[j] = evict.set(
+                    target=target, candidates=candidates, replaced_at=at,
+                    reason="%s; it stays Terminating on the unreachable node until pod GC deletes it at %s (node/%s "
+                           "is removed at %s), then the StatefulSet creates it again on node/%s" % (
+                               evict.reason, format_offset(at), e.node, format_offset(removed_at), target))
+            self.b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
+                          at=at, grace_period_seconds=0, force=True, target=target, candidates=candidates, rule=RULE,
+                          reason=reason)
+            if target is not None and pod.controller_kind == "StatefulSet":
+                rows.append((len(self.b.actions) - 1, j))
+            self.collected[number] = (self.collected.get(number, (0, at))[0] + 1, at)
+            pdbs = pdbs_for_pod(self.s, pod)
+            state = self.budget(pdbs[0]) if len(pdbs) == 1 else None
+            if state is None or state.budget.unknown or not rec.elsewhere:
+                continue
+            if evict is not None:
+                if target is not None:
+                    state.landed_later(pod, float(evict.at), wave + 1)
+            else:
+                state.preempted(pod, wave, at, target is not None,
+                                "has nowhere to go" if problem else "is never created", how="deleted by pod GC")
+        # an OrderedReady StatefulSet creates the ordinals pod GC freed one by one, each once the
+        # lower one is Running and Ready (processReplica); the eviction says when, too
+        chain_ordered_ready(self.b, self.s, [i for i, _ in rows], ps)
+        for i, j in rows:
+            later = self.b.actions[i].replaced_at
+            if later is not None and j is not None:
+                self.b.actions[j] = self.b.actions[j].set(replaced_at=later)
+        self.b.batch = saved
+
+    def _priority(self, e: Entry) -> int:
+        pod = self._pod(e.namespace, e.pod, e.node)
+        return pod.priority if pod is not None else 0
 
     def _quarantine(self, batch: _Batch, held: Sequence, late: Sequence, at: float) -> float:
         """AKS undrainableNodeBehavior Cordon: the nodes that did not drain stay cordoned, labelled
@@ -559,8 +721,13 @@ class UpgradeRun(DrainRun):
         """Why a pod is deleted when the provider's drain timeout runs out."""
         prov = PROVIDERS[self.up.provider]
         if self.up.provider == "capi":
-            return ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine, "
-                    "so the pod goes with its node (PDB not consulted)" % format_seconds(self.up.drain_timeout or 0))
+            # cluster-api docs/book/src/tasks/automated-machine-management/machine_deletions.md: drain
+            # is skipped once nodeDrainTimeout has expired, then the Machine's infrastructure and its
+            # Node are deleted; the pods still bound to the Node are pod GC's (gcOrphaned)
+            return ("nodeDrainTimeout %s runs out: the Machine controller stops draining and deletes the Machine "
+                    "and its Node, and pod GC force-deletes the pods bound to the gone node %ds later (gcOrphaned; "
+                    "grace 0, no Eviction API, PodDisruptionBudget not consulted)" % (
+                        format_seconds(self.up.drain_timeout or 0), POD_GC_QUARANTINE))
         return ("%s deletes it once %s runs out (%s after the drain started): no Eviction API, its "
                 "PodDisruptionBudget is not consulted" % (prov.title, prov.timeout_name,
                                                           format_seconds(self.up.drain_timeout or 0)))
@@ -578,9 +745,10 @@ class UpgradeRun(DrainRun):
             else:
                 kept.append(a)
         self.b.actions[:] = kept
+        by, grace = self._forcer()
         for a in moved:
-            self.b.action("delete", by=USER, namespace=a.namespace, pod=a.pod, uid=a.uid, node=a.node, at=at,
-                          grace_period_seconds=None, target=a.target, force=False, rule=RULE,
+            self.b.action("delete", by=by, namespace=a.namespace, pod=a.pod, uid=a.uid, node=a.node, at=at,
+                          grace_period_seconds=grace, target=a.target, force=grace == 0, rule=RULE,
                           reason=self._force_how() + "; its PDB wave would have come only at %s" % format_offset(a.at))
         return len(moved)
 
@@ -612,6 +780,14 @@ class UpgradeRun(DrainRun):
                 target, problem = self._evicted_target(pod), ""
                 reason += "; it was evicted at the drain's start and stays Terminating on the unreachable node, " \
                           "whose removal deletes it: its replacement was created then"
+            elif pod.controller_kind == "StatefulSet" and self.unreachable(pod.node_name):
+                # no kubelet confirms the deletion: the pod stays Terminating, and the StatefulSet
+                # creates it again only once pod GC has removed it from the gone node (`pod_gc`)
+                target, problem = None, ""
+                reason += "; it stays Terminating on the unreachable node"
+                self.short(pod, "waits-for-old-pod", "deleted at %s, but it stays Terminating on the unreachable node, "
+                           "and the StatefulSet creates its replacement (same name) only once it is gone"
+                           % format_offset(at))
             else:
                 # a StatefulSet creates the same-named pod only once the old one is gone
                 self.placer.terminate([pod])
@@ -621,10 +797,17 @@ class UpgradeRun(DrainRun):
             if problem:
                 reason += "; its replacement fits no node"
                 self.short(pod, "no-node-fits", "deleted, but its replacement has nowhere to go: %s" % problem)
-            self.b.action("delete", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name,
-                          at=at, grace_period_seconds=None, target=target, force=False, rule=RULE, reason=reason)
+            by, grace = self._forcer()
+            self.b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name,
+                          at=at, grace_period_seconds=grace, target=target, force=grace == 0, rule=RULE, reason=reason)
             deleted += 1
         return at + float(self.cfg.pod_startup), deleted
+
+    def _forcer(self) -> Tuple[str, Optional[int]]:
+        """Who deletes the pods a drain timeout leaves, and with what grace period: the provider
+        (planned as the operator's, with the pod's own grace), or for Cluster API, which deletes
+        the Node instead, pod GC (grace 0)."""
+        return (POD_GC, 0) if self.up.provider == "capi" else (USER, None)
 
     def _evicted_target(self, pod: Pod) -> Optional[str]:
         """Where the replacement of `pod`, evicted earlier in this batch, was placed."""
@@ -665,7 +848,7 @@ class UpgradeRun(DrainRun):
                 b = forced[0]
                 text += "; batch %d stalls %s on %s then %s" % (
                     b.number, format_seconds(up.drain_timeout or 0), b.stall,
-                    "the Machine is deleted with its pods" if up.provider == "capi" else
+                    "the Machine is deleted and pod GC deletes its pods" if up.provider == "capi" else
                     "%s deletes the pods (PDBs bypassed)" % prov.title)
                 if len(forced) > 1:
                     rest = [str(x.number) for x in forced[1:]]
@@ -757,6 +940,8 @@ class UpgradeRun(DrainRun):
         parts.append(drained)
         if b.outcome == "upgraded":
             parts.append("removed at %s" % format_offset(b.end or 0))
+        elif b.outcome == "forced" and self.up.provider == "capi":
+            parts.append("stalls on %s; the Machine is deleted, removed at %s" % (b.stall, format_offset(b.end or 0)))
         elif b.outcome == "forced":
             parts.append("stalls on %s; %s removed at %s" % (
                 b.stall, _plural(b.forced, "pod", "pods") + " forcibly deleted,", format_offset(b.end or 0)))
@@ -768,6 +953,10 @@ class UpgradeRun(DrainRun):
                 "; the others removed" if len(b.quarantined) < len(b.nodes) else ""))
         else:
             parts.append("stalls on %s forever" % b.stall)
+        if b.number in self.collected:
+            count, at = self.collected[b.number]
+            parts.append("pod GC deletes %s left on %s at %s" % (
+                _plural(count, "pod", "pods"), "it" if len(b.nodes) == 1 else "them", format_offset(at)))
         if b.after:
             parts.append("then %s join%s in %s place" % (", ".join(b.after), "s" if len(b.after) == 1 else "",
                                                         "its" if len(b.after) == 1 else "their"))

@@ -342,10 +342,10 @@ class BudgetState:
         else:
             self.lost[(pod.key, at)] = "the replacement of %s (evicted at %s) %s" % (pod.ref, format_offset(at), why_not)
 
-    def preempted(self, pod: Pod, wave: int, at: float, landed: bool, why_not: str) -> None:
-        """`pod`, covered by this budget, is deleted by kube-scheduler's preemption in `wave` (a
-        plain DELETE: no Eviction API, nothing spent). If it was healthy, the disruption
-        controller counts one healthy pod less, so disruptionsAllowed (currentHealthy -
+    def preempted(self, pod: Pod, wave: int, at: float, landed: bool, why_not: str, how: str = "preempted") -> None:
+        """`pod`, covered by this budget, is deleted by kube-scheduler's preemption (or, `how`, by
+        another plain DELETE: pod GC) in `wave` (no Eviction API, nothing spent). If it was healthy,
+        the disruption controller counts one healthy pod less, so disruptionsAllowed (currentHealthy -
         desiredHealthy, clamped at 0) drops; its replacement, once Ready in the next wave, counts
         again, or (`why_not`) never does."""
         if not pod.ready or pod.deletion_timestamp is not None or pod.is_terminal:
@@ -358,8 +358,8 @@ class BudgetState:
         if landed:
             self.restores[wave + 1] = self.restores.get(wave + 1, 0) + 1
         else:
-            self.lost[(pod.key, at)] = "the replacement of %s (preempted at %s) %s" % (pod.ref, format_offset(at),
-                                                                                     why_not)
+            self.lost[(pod.key, at)] = "the replacement of %s (%s at %s) %s" % (pod.ref, how, format_offset(at),
+                                                                              why_not)
 
     def landed_later(self, pod: Pod, at: float, wave: int) -> None:
         """The replacement of `pod` (evicted at `at`), which had nowhere to go, lands after all
