@@ -147,6 +147,7 @@ class DrainRun:
         self.cordoned: List[str] = list(settings.nodes) if plain else []
         self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=excluded, snapshot=snapshot,
                              preempt=True)
+        self.placer.pdb_view = self.pdbs_now
         self.offset = 0.0        # seconds added to every wave's time (upgrade: the batch's start)
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
                                                 "start": 0, "short": 0}
@@ -193,6 +194,20 @@ class DrainRun:
     def unreachable(self, name: str) -> bool:
         """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating."""
         return self.s.nodes[name].ready_status in ("Unknown", "False")
+
+    def pdbs_now(self, namespace: str) -> Tuple[PodDisruptionBudget, ...]:
+        """The PDBs of `namespace` as kube-scheduler's lister holds them when a replacement
+        preempts (`filterPodsWithPDBViolation` reads `status.disruptionsAllowed`): a budget this
+        plan has drawn down, or whose healthy pods it lost (a preemption victim whose replacement
+        never lands), as it stands in the current wave; any other as the snapshot holds it."""
+        out = []
+        for pdb in self.s.pdbs_by_namespace.get(namespace, ()):
+            st = self.budgets.get((pdb.namespace, pdb.name))
+            if st is not None and not st.budget.unknown:
+                st.at_wave(self.wave)
+                pdb = st.as_pdb()
+            out.append(pdb)
+        return tuple(out)
 
     def budget(self, pdb: PodDisruptionBudget) -> BudgetState:
         key = (pdb.namespace, pdb.name)
