@@ -456,6 +456,30 @@ def test_preemption_reads_the_budgets_as_the_drain_left_them(case: str, db_allow
     assert evictions(plan)["b-0"] == (30, "t2"), case
 
 
+# kubectl evicts a node's pods in parallel (semantics.md F6) and the Eviction API decrements
+# disruptionsAllowed on each (G4.5) before the controllers have created the replacements, so a
+# replacement's preemption reads the budgets the whole burst has spent (scheduler.md S6.4), not
+# those left when its own pod was evicted. a-0 (priority 1000, only t) and db-0 go together; db
+# allows 1 and db-0 spends it, so on t db-1 is PDB-violating and is reprieved first: x-0 goes,
+# though it started earlier. (Real v1.33 drain tests/data/real-drains/25.json: web9's replacement
+# spared shop/db17-4, whose PDB the drain had spent, and preempted db6-5 and web7 replacements.)
+def test_preemption_sees_the_budget_the_whole_burst_spent() -> None:
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "hi"}, "value": 1000}
+    snap = snapshot(
+        node("src"), node("t", cpu="2"), node("r", cpu="1"), pc, deployment("a", 1), deployment("db", 2),
+        deployment("x", 1),
+        pod("a-0", "src", cpu="1", spec={"priorityClassName": "hi", "priority": 1000,
+                                         "nodeSelector": {"kubernetes.io/hostname": "t"}}),
+        pod("db-0", "src", cpu="1"),
+        _started(pod("db-1", "t", cpu="1"), "2026-11-21T11:00:00Z"),
+        _started(pod("x-0", "t", cpu="1"), "2026-11-21T09:00:00Z"),
+        pdb("db", "db", maxUnavailable=1, status={"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1,
+                                                  "expectedPods": 2}))
+    plan = drain(snap, "src")
+    assert [(a.pod, a.node, a.at) for a in plan.actions if a.type == "delete"] == [("x-0", "t", 0)]
+    assert evictions(plan)["a-0"] == (0, "t")
+
+
 _NEEDS_CACHE = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
     {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
 

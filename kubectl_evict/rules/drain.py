@@ -511,6 +511,7 @@ class DrainRun:
         while pending:
             deferred: List[Pod] = []
             held: List[Tuple[Pod, BudgetState, Eviction]] = []
+            decided: List[Tuple[Pod, str, Optional[BudgetState], bool]] = []
             # kubectl evicts concurrently, throttled; the replacements reach the scheduler in
             # `arrival_order`. Pods a budget held back retry together every 5 s: the scheduler's
             # queue takes their replacements by priority (StatefulSet ones once their old pod is gone).
@@ -567,8 +568,8 @@ class DrainRun:
                     # currentHealthy once its replacement is Ready
                     gains = state is not None and not decision.spends_budget and not pod.ready \
                         and not pod.is_terminal and pod.deletion_timestamp is None
-                    self.remove(pod, wave, reason, state if decision.spends_budget or gains else None,
-                                spent=decision.spends_budget)
+                    decided.append((pod, reason, state if decision.spends_budget or gains else None,
+                                    decision.spends_budget))
                     removed.add(pod.key)
                     last = wave
                     continue
@@ -579,6 +580,11 @@ class DrainRun:
                     self.block(pod, "%s (PDBs: %s)" % (decision.message, ", ".join(p.ref for p in pdbs)), "multiple-pdbs")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            # The wave's evictions all reach the API server (each spending its PDB's budget)
+            # before kube-scheduler works through their replacements: a replacement that preempts
+            # reads the budgets the whole wave has spent (`pdbs_now`). Placement comes after.
+            for pod, reason, st, spent in decided:
+                self.remove(pod, wave, reason, st, spent=spent)
             if self.RETRY_IN_WAVE:
                 self.retry_unplaced(wave)
             self.unplaced.clear()
