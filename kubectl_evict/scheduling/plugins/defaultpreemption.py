@@ -60,10 +60,13 @@ def split_by_pdb(snapshot: Any, pods: Sequence[Pod],
     violating, fine = [], []
     if pdbs_in is None and snapshot is not None:
         pdbs_in = lambda ns: snapshot.pdbs_by_namespace.get(ns, ())    # noqa: E731
+    by_ns: Dict[str, Sequence[Any]] = {}
     for p in pods:
         bad = False
         if pdbs_in is not None and p.labels:
-            for pdb in pdbs_in(p.namespace):
+            if p.namespace not in by_ns:
+                by_ns[p.namespace] = pdbs_in(p.namespace)
+            for pdb in by_ns[p.namespace]:
                 sel = pdb.selector
                 if sel is None or (not sel.match_labels and not sel.match_expressions):
                     continue
