@@ -415,6 +415,71 @@ def test_a_preemption_victim_takes_its_budget_down(case: str, extra: list, fa1: 
         assert evictions(plan)["fa-1"][0] == fa1 and not plan.blocked, case
 
 
+def _started(p: dict, at: str) -> dict:
+    p["status"]["startTime"] = at
+    return p
+
+
+# Preemption ranks victims by the PDBs' status as the scheduler's lister holds it at that moment
+# (scheduler.md S6.3-4: `filterPodsWithPDBViolation` decrements a working copy of
+# status.disruptionsAllowed; violating pods are reprieved first), not as it was before the drain.
+# Real v1.33 drain (tests/data/real-drains/11.json): web18's PDB allowed 1, a first preemption
+# deleted web18-pljmm whose replacement never landed (currentHealthy 1 = desired 1: allowed 0,
+# semantics.md G5); the later preemption on node-b7 then reprieved web18-qqhwp and deleted the
+# older, non-PDB web8-gs8sn. Here: wave 0, a-0 (priority 1000, only t1) preempts db-1, whose
+# replacement fits nowhere (db allows 1 in the snapshot, 0 after that); wave 1 (PDB b holds b-0
+# until b-1's replacement is Ready on r), b-0 needs t2: db-2 is violating now and is reprieved
+# first, so x-0 goes, although it started earlier (with the snapshot's status both are
+# non-violating and the younger db-2 would go).
+@pytest.mark.parametrize("case,db_allowed,victims", [
+    ("db's budget lost in wave 0: x-0 goes in wave 1", 1, [("db-1", "t1", 0), ("x-0", "t2", 30)]),
+    ("db already at 0 in the snapshot: the same", 0, [("db-1", "t1", 0), ("x-0", "t2", 30)]),
+])
+def test_preemption_reads_the_budgets_as_the_drain_left_them(case: str, db_allowed: int, victims: list) -> None:
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "hi"}, "value": 1000}
+    hi = {"priorityClassName": "hi", "priority": 1000}
+    db_spec = {"nodeSelector": {"pool": "db"}}
+    snap = snapshot(
+        node("src"), node("t1", cpu="1", labels={"pool": "db"}), node("t2", cpu="2", labels={"pool": "db"}),
+        node("r", cpu="1"), pc, deployment("a", 1), deployment("b", 2), deployment("db", 2), deployment("x", 1),
+        pod("a-0", "src", cpu="1", spec=dict(hi, nodeSelector={"kubernetes.io/hostname": "t1"})),
+        pod("b-0", "src", cpu="1", spec=hi), pod("b-1", "src", cpu="1", spec=hi),
+        _started(pod("db-1", "t1", cpu="1", spec=db_spec), "2026-11-21T10:00:00Z"),
+        _started(pod("db-2", "t2", cpu="1", spec=db_spec), "2026-11-21T11:00:00Z"),
+        _started(pod("x-0", "t2", cpu="1"), "2026-11-21T09:00:00Z"),
+        pdb("b", "b", maxUnavailable=1, status={"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1,
+                                                "expectedPods": 2}),
+        pdb("db", "db", maxUnavailable=1, status={"disruptionsAllowed": db_allowed, "currentHealthy": 1 + db_allowed,
+                                                  "desiredHealthy": 1, "expectedPods": 2}))
+    plan = drain(snap, "src")
+    assert [(a.pod, a.node, a.at) for a in plan.actions if a.type == "delete"] == victims, case
+    assert evictions(plan)["b-0"] == (30, "t2"), case
+
+
+# kubectl evicts a node's pods in parallel (semantics.md F6) and the Eviction API decrements
+# disruptionsAllowed on each (G4.5) before the controllers have created the replacements, so a
+# replacement's preemption reads the budgets the whole burst has spent (scheduler.md S6.4), not
+# those left when its own pod was evicted. a-0 (priority 1000, only t) and db-0 go together; db
+# allows 1 and db-0 spends it, so on t db-1 is PDB-violating and is reprieved first: x-0 goes,
+# though it started earlier. (Real v1.33 drain tests/data/real-drains/25.json: web9's replacement
+# spared shop/db17-4, whose PDB the drain had spent, and preempted db6-5 and web7 replacements.)
+def test_preemption_sees_the_budget_the_whole_burst_spent() -> None:
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "hi"}, "value": 1000}
+    snap = snapshot(
+        node("src"), node("t", cpu="2"), node("r", cpu="1"), pc, deployment("a", 1), deployment("db", 2),
+        deployment("x", 1),
+        pod("a-0", "src", cpu="1", spec={"priorityClassName": "hi", "priority": 1000,
+                                         "nodeSelector": {"kubernetes.io/hostname": "t"}}),
+        pod("db-0", "src", cpu="1"),
+        _started(pod("db-1", "t", cpu="1"), "2026-11-21T11:00:00Z"),
+        _started(pod("x-0", "t", cpu="1"), "2026-11-21T09:00:00Z"),
+        pdb("db", "db", maxUnavailable=1, status={"disruptionsAllowed": 1, "currentHealthy": 2, "desiredHealthy": 1,
+                                                  "expectedPods": 2}))
+    plan = drain(snap, "src")
+    assert [(a.pod, a.node, a.at) for a in plan.actions if a.type == "delete"] == [("x-0", "t", 0)]
+    assert evictions(plan)["a-0"] == (0, "t")
+
+
 _NEEDS_CACHE = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
     {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}]}}}
 

@@ -35,6 +35,9 @@ def _plan(tmp_path: Path, name: str):
     ("3", "a small zone in partial disruption: nothing tainted"),
     ("5", "every zone down: nothing tainted, nothing deleted"),
     ("7", "nodes failing one after another: staggered taints"),
+    # shutdown --non-graceful takes no controller flags: the plan's unreachable taints come at the
+    # default rate (0.1/s), the capture's at 1/s, within its 22 s tolerance (a pod GC pass)
+    ("ng-1", "out-of-service added by hand, then the controller's unreachable taints"),
 ])
 def test_noexecute_taints_come_when_the_real_controller_added_them(tmp_path, name, pattern):
     real, plan = _plan(tmp_path, name)

@@ -507,3 +507,36 @@ def test_same_input_same_bytes() -> None:
     a = to_json(plan_document(plan_shutdown(snap(*DEAD), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)))
     b = to_json(plan_document(plan_shutdown(snap(*DEAD), ShutdownSettings(nodes=("dead",), non_graceful=True), NOW)))
     assert a == b
+
+
+# The node lifecycle controller keeps tainting a NotReady node whatever other taints it has: a
+# node that turned Unknown at `now` gets unreachable:NoExecute one --node-monitor-period later in
+# v1.33 (semantics.md C4, C10: +5 s with the defaults), and the taint-eviction controller deletes
+# a pod at the smallest tolerationSeconds over the node's NoExecute taints (D4). So a pod that
+# tolerates out-of-service forever but unreachable for the default 300 s (D6) goes at +305, then
+# pod GC force-deletes it; only a pod tolerating both forever stays. Real v1.33:
+# tests/data/real-controller/ng-1.json, where unreachable:NoExecute came 1-2 s after out-of-service.
+_OOS = {"key": "node.kubernetes.io/out-of-service", "operator": "Exists", "effect": "NoExecute"}
+
+
+@pytest.mark.parametrize("name,tolerations,want", [
+    ("oos-forever", [_OOS] + DEFAULT_TOLERATIONS, 305),
+    ("oos-20s", [dict(_OOS, tolerationSeconds=20)] + DEFAULT_TOLERATIONS, 20),
+    ("plain", None, 0),
+    ("everything-forever", [{"operator": "Exists"}], None),
+])
+def test_non_graceful_pods_also_meet_the_controllers_unreachable_taint(name: str, tolerations: Optional[list],
+                                                                       want: Optional[int]) -> None:
+    gone = node("gone", ready="Unknown", taints=[
+        {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule", "timeAdded": "2026-11-21T12:00:00Z"}])
+    gone["status"]["conditions"][0]["lastTransitionTime"] = "2026-11-21T12:00:00Z"
+    s = snap(gone, node("n2"), node("n3"), pod(name, "gone", owner="ReplicaSet/web", tolerations=tolerations))
+    plan = plan_shutdown(s, ShutdownSettings(nodes=("gone",), non_graceful=True), NOW)
+    assert ("gone", "node.kubernetes.io/unreachable", "NoExecute", 5) in taints(plan)
+    assert [a.by for a in plan.actions if a.type == "taint" and a.key.endswith("unreachable")] == \
+        ["node-lifecycle-controller"]
+    deletes = {a.pod: a.at for a in plan.actions if a.type == "delete"}
+    if want is None:
+        assert name not in deletes and [e.code for e in plan.skipped] == ["tolerates-forever"]
+    else:
+        assert deletes == {name: want} and not plan.skipped

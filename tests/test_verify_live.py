@@ -410,9 +410,12 @@ def test_right_after_planning_a_drain_with_a_shortfall_everything_is_pending(tmp
 
 
 def test_a_non_graceful_shutdown_as_upstream_carries_it_out(tmp_path):
-    # KEP-2268: the operator adds the out-of-service taint (apply does); the taint-eviction
-    # controller marks the pods for deletion (TaintManagerEviction, no uid), pod GC force-deletes
-    # them (no Event of its own); web comes back on its planned node, db-0 (same name, new uid) too
+    # KEP-2268: the operator adds the out-of-service taint (apply does); the node lifecycle
+    # controller adds unreachable:NoExecute to the Unknown node (semantics.md C4; the real v1.33
+    # capture tests/data/real-controller/ng-1.json shows it 1-2 s after out-of-service); the
+    # taint-eviction controller marks the pods for deletion (TaintManagerEviction, no uid), pod GC
+    # force-deletes them (no Event of its own); web comes back on its planned node, db-0 (same
+    # name, new uid) too
     objs = cluster()
     objs[0]["status"]["conditions"][0].update(status="Unknown", reason="NodeStatusUnknown")
     with ApiServer(objs) as srv:
@@ -423,6 +426,12 @@ def test_a_non_graceful_shutdown_as_upstream_carries_it_out(tmp_path):
         res = env.cli("apply", str(env.tmp / "plan.json"), "--yes")
         assert res.returncode == 0, res.stdout + res.stderr
         t = time.time()
+        n1 = env.srv.state.get("Node", "n1")
+        assert {"node.kubernetes.io/unreachable"} <= {a["key"] for a in plan["actions"]
+                                                       if a["type"] == "taint" and a["by"] == "node-lifecycle-controller"}
+        n1["spec"]["taints"].append({"key": "node.kubernetes.io/unreachable", "effect": "NoExecute",
+                                     "timeAdded": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))})
+        env.put(n1)
         for name in deletes:
             env.put(event("default", "Pod", name, "TaintManagerEviction", "Marking for deletion Pod default/" + name,
                           t, by="taint-eviction-controller"))

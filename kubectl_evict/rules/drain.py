@@ -147,6 +147,7 @@ class DrainRun:
         self.cordoned: List[str] = list(settings.nodes) if plain else []
         self.placer = Placer(snapshot.nodes.values(), snapshot.pods_by_node, excluded=excluded, snapshot=snapshot,
                              preempt=True)
+        self.placer.pdb_view = self.pdbs_now
         self.offset = 0.0        # seconds added to every wave's time (upgrade: the batch's start)
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
                                                 "start": 0, "short": 0}
@@ -193,6 +194,20 @@ class DrainRun:
     def unreachable(self, name: str) -> bool:
         """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating."""
         return self.s.nodes[name].ready_status in ("Unknown", "False")
+
+    def pdbs_now(self, namespace: str) -> Tuple[PodDisruptionBudget, ...]:
+        """The PDBs of `namespace` as kube-scheduler's lister holds them when a replacement
+        preempts (`filterPodsWithPDBViolation` reads `status.disruptionsAllowed`): a budget this
+        plan has drawn down, or whose healthy pods it lost (a preemption victim whose replacement
+        never lands), as it stands in the current wave; any other as the snapshot holds it."""
+        out = []
+        for pdb in self.s.pdbs_by_namespace.get(namespace, ()):
+            st = self.budgets.get((pdb.namespace, pdb.name))
+            if st is not None and not st.budget.unknown:
+                st.at_wave(self.wave)
+                pdb = st.as_pdb()
+            out.append(pdb)
+        return tuple(out)
 
     def budget(self, pdb: PodDisruptionBudget) -> BudgetState:
         key = (pdb.namespace, pdb.name)
@@ -496,6 +511,7 @@ class DrainRun:
         while pending:
             deferred: List[Pod] = []
             held: List[Tuple[Pod, BudgetState, Eviction]] = []
+            decided: List[Tuple[Pod, str, Optional[BudgetState], bool]] = []
             # kubectl evicts concurrently, throttled; the replacements reach the scheduler in
             # `arrival_order`. Pods a budget held back retry together every 5 s: the scheduler's
             # queue takes their replacements by priority (StatefulSet ones once their old pod is gone).
@@ -552,8 +568,8 @@ class DrainRun:
                     # currentHealthy once its replacement is Ready
                     gains = state is not None and not decision.spends_budget and not pod.ready \
                         and not pod.is_terminal and pod.deletion_timestamp is None
-                    self.remove(pod, wave, reason, state if decision.spends_budget or gains else None,
-                                spent=decision.spends_budget)
+                    decided.append((pod, reason, state if decision.spends_budget or gains else None,
+                                    decision.spends_budget))
                     removed.add(pod.key)
                     last = wave
                     continue
@@ -564,6 +580,11 @@ class DrainRun:
                     self.block(pod, "%s (PDBs: %s)" % (decision.message, ", ".join(p.ref for p in pdbs)), "multiple-pdbs")
                 else:
                     self.block(pod, "%s (PDB %s)" % (decision.text, decision.pdb), "pdb")
+            # The wave's evictions all reach the API server (each spending its PDB's budget)
+            # before kube-scheduler works through their replacements: a replacement that preempts
+            # reads the budgets the whole wave has spent (`pdbs_now`). Placement comes after.
+            for pod, reason, st, spent in decided:
+                self.remove(pod, wave, reason, st, spent=spent)
             if self.RETRY_IN_WAVE:
                 self.retry_unplaced(wave)
             self.unplaced.clear()

@@ -837,6 +837,18 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
     job_counted: Dict[str, int] = {}
     sts_pending: Set[Tuple[str, str]] = set()      # StatefulSet pods whose replacement never runs
     leaving_keys = frozenset(p.key for p in leaving)
+    # The node lifecycle controller keeps working on a node the snapshot shows NotReady: it adds
+    # `unreachable:NoExecute` (Ready Unknown) or `not-ready:NoExecute` (Ready False) through its
+    # zone queue whatever other taints the node has (semantics.md C4), and the taint-eviction
+    # controller then deletes a pod at the smallest tolerationSeconds over all the node's NoExecute
+    # taints (D4): tolerating out-of-service forever does not keep a pod with the default 300 s
+    # unreachable toleration (real v1.33: tests/data/real-controller/ng-1.json, the unreachable
+    # taint lands 1-2 s after out-of-service). The timeline is the controller rule's.
+    timeline = noexecute_timeline(snapshot, now, {}, settings.controller)
+    # the force deletions, placed in time order once every node's are known (a replacement
+    # created later finds the earlier ones in place): (at, n, node, pod, why)
+    todo: List[Tuple[float, int, str, Pod, str]] = []
+    per_node: Dict[str, Tuple[List[str], Dict[Tuple[str, str], Optional[float]], List[str]]] = {}
     for name in nodes:
         node = snapshot.nodes[name]
         if node.ready_status == "True":
@@ -847,16 +859,25 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
         b.action("taint", by=USER, node=name, key=OUT_OF_SERVICE, value=OUT_OF_SERVICE_VALUE, effect="NoExecute", at=0,
                  rule=RULE, reason="non-graceful node shutdown (KEP-2268): you add it once the node is powered off",
                  uid=node.uid, previous_seen=True, previous=had.value if had is not None else None)
-        deleted = []
+        deleted: List[str] = []
         gone_at: Dict[Tuple[str, str], Optional[float]] = {}   # pod -> deleted at (None: stays)
-        sts_targets = []
+        sts_targets: List[str] = []
+        per_node[name] = (deleted, gone_at, sts_targets)
         # the controller's history of the node's NoExecute taints: those of the snapshot (each seen
         # when added), then the out-of-service taint added now; a deletion scheduled for the
         # first ones is kept when it fires earlier (`processPodOnNode`)
         noexec = tuple(t for t in node.taints if t.effect == "NoExecute")
         history = [(0.0, noexec)]
-        if had is None:
-            history.append((0.0, noexec + (oos,)))
+        nt = timeline.nodes.get(name)
+        later = nt.noexecute if nt is not None else ((0.0, noexec),)
+        for at, taints in later:
+            if not any(t.key == oos.key and t.effect == oos.effect for t in taints):
+                taints = tuple(taints) + (oos,)
+            history.append((max(0.0, at), tuple(taints)))
+        for e in timeline.events:
+            if e.node == name and e.effect == "NoExecute":
+                b.action(e.kind, by=NODE_LIFECYCLE, node=name, key=e.key, value="", effect="NoExecute", at=e.at,
+                         rule=CONTROLLER, reason="node lifecycle controller: %s" % e.reason)
         for pod in snapshot.pods_on(name):
             if pod.deletion_timestamp is not None:
                 at = 0.0
@@ -883,59 +904,64 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                     continue
                 why = ("taint-eviction controller deletes it (%s), then pod GC force-deletes it within %ds (a "
                        "terminating pod on a NotReady node with the out-of-service taint)" % (reason, POD_GC_PERIOD))
-            kw: Dict[str, Any] = {}
-            # a terminating pod's ReplicaSet or Job created its replacement when its deletion started
-            # (a Job with podReplacementPolicy Failed waits for the pod to be Failed: pod GC marks it so
-            # before the force delete, gc_controller.go markFailedAndDeletePod)
-            replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
-                and not replaces_only_failed(snapshot, pod)
-            placed = None
-            wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys)
-            if replaced:
-                pass
-            elif pod.controller_kind == "Job":
-                # the Job counts the pod failed (terminating, or marked Failed by pod GC before its force
-                # delete: gc_controller.go markFailedAndDeletePod): backoffLimit, podFailurePolicy and
-                # the pod-failure backoff apply, as for a pod the kubelet stops
-                unknown_job(b, snapshot, pod)
-                job = job_failed_pod(snapshot, pod, at, job_counted)
-                why += "; " + job.why
-                if job.kind == "job-failed":
-                    b.shortfall(pod, "job-failed", "force-deleted: " + job.why)
-                    kw["target"] = None
-                elif job.kind == "schedule" and job.at is not None:
-                    placed = replace_removed(b, placer, pod, job.at, RULE, "force-deleted")
-                    if placed is not None and job.at > at:
-                        kw["replaced_at"] = job.at
-            elif wait is not None:
-                # processReplica (monotonic): not while a lower ordinal is not Running and Ready
-                sts_pending.add(pod.key)
-                why += "; but " + wait.text(pod)
-                b.shortfall(pod, "ordered-ready", "force-deleted, but its replacement is never created: %s is not "
-                            "Running and Ready%s" % (wait.holder.ref, wait.assumption))
-                kw["target"] = None
-            else:
-                placed = replace_removed(b, placer, pod, at, RULE, "force-deleted")
-                if placed is not None and not placed.node and pod.controller_kind == "StatefulSet":
-                    sts_pending.add(pod.key)
-            if placed is not None:
-                kw["target"] = placed.node
-                kw["candidates"] = placed.candidates
-                if pod.controller_kind == "StatefulSet":
-                    if placed.node:
-                        why += "; StatefulSet starts it again on %s" % placed.node
-                        sts_targets.append("%s -> %s" % (pod.ref, placed.node))
-                    else:
-                        why += "; StatefulSet cannot start it elsewhere"
-                        sts_targets.append("%s -> nowhere" % pod.ref)
-            elif pod.controller_kind == "DaemonSet":
-                why += "; the DaemonSet does not recreate it here (it does not tolerate the taint)"
-            b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
-                     grace_period_seconds=0, force=True, rule=RULE, reason=why, **kw)
-            if placed is not None and placed.node:
-                placed_rows.append(len(b.actions) - 1)
+            todo.append((at, len(todo), name, pod, why))
             deleted.append(pod.ref)
             gone_at[pod.key] = at
+    for at, _, name, pod, why in sorted(todo, key=lambda t: (t[0], t[1])):
+        deleted, gone_at, sts_targets = per_node[name]
+        kw: Dict[str, Any] = {}
+        # a terminating pod's ReplicaSet or Job created its replacement when its deletion started
+        # (a Job with podReplacementPolicy Failed waits for the pod to be Failed: pod GC marks it so
+        # before the force delete, gc_controller.go markFailedAndDeletePod)
+        replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
+            and not replaces_only_failed(snapshot, pod)
+        placed = None
+        wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys)
+        if replaced:
+            pass
+        elif pod.controller_kind == "Job":
+            # the Job counts the pod failed (terminating, or marked Failed by pod GC before its force
+            # delete: gc_controller.go markFailedAndDeletePod): backoffLimit, podFailurePolicy and
+            # the pod-failure backoff apply, as for a pod the kubelet stops
+            unknown_job(b, snapshot, pod)
+            job = job_failed_pod(snapshot, pod, at, job_counted)
+            why += "; " + job.why
+            if job.kind == "job-failed":
+                b.shortfall(pod, "job-failed", "force-deleted: " + job.why)
+                kw["target"] = None
+            elif job.kind == "schedule" and job.at is not None:
+                placed = replace_removed(b, placer, pod, job.at, RULE, "force-deleted")
+                if placed is not None and job.at > at:
+                    kw["replaced_at"] = job.at
+        elif wait is not None:
+            # processReplica (monotonic): not while a lower ordinal is not Running and Ready
+            sts_pending.add(pod.key)
+            why += "; but " + wait.text(pod)
+            b.shortfall(pod, "ordered-ready", "force-deleted, but its replacement is never created: %s is not "
+                        "Running and Ready%s" % (wait.holder.ref, wait.assumption))
+            kw["target"] = None
+        else:
+            placed = replace_removed(b, placer, pod, at, RULE, "force-deleted")
+            if placed is not None and not placed.node and pod.controller_kind == "StatefulSet":
+                sts_pending.add(pod.key)
+        if placed is not None:
+            kw["target"] = placed.node
+            kw["candidates"] = placed.candidates
+            if pod.controller_kind == "StatefulSet":
+                if placed.node:
+                    why += "; StatefulSet starts it again on %s" % placed.node
+                    sts_targets.append("%s -> %s" % (pod.ref, placed.node))
+                else:
+                    why += "; StatefulSet cannot start it elsewhere"
+                    sts_targets.append("%s -> nowhere" % pod.ref)
+        elif pod.controller_kind == "DaemonSet":
+            why += "; the DaemonSet does not recreate it here (it does not tolerate the taint)"
+        b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=name, at=at,
+                 grace_period_seconds=0, force=True, rule=RULE, reason=why, **kw)
+        if placed is not None and placed.node:
+            placed_rows.append(len(b.actions) - 1)
+    for name in nodes:
+        deleted, gone_at, sts_targets = per_node[name]
         vas = [va for va in snapshot.volume_attachments if va.node_name == name]
         users = _volume_users(snapshot, name)
         for va in sorted(vas, key=lambda v: v.name):

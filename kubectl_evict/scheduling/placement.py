@@ -147,6 +147,9 @@ class Placer:
         self.cs.cordoned = frozenset(self.excluded)
         self.snapshot = snapshot
         self.preempt = preempt
+        # the PodDisruptionBudgets of a namespace as they stand now, for preemption's PDB check
+        # (a drain's budgets move as it evicts); None: as the snapshot holds them
+        self.pdb_view: Optional[Callable[[str], Sequence[Any]]] = None
         self.free = self.cs.free
         self.count = self.cs.count
         self.alloc = self.cs.alloc

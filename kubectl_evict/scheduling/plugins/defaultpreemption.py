@@ -15,7 +15,7 @@ nodes prefixed `preemption: `.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.model import Pod
 from kubectl_evict.scheduling.framework import (NEVER, NO_VICTIMS, NOT_HELPFUL, UNSCHEDULABLE, Status,
@@ -49,14 +49,24 @@ def importance_key(p: Pod) -> Tuple[int, float]:
     return (-p.priority, p.start_time if p.start_time is not None else _FAR_FUTURE)
 
 
-def split_by_pdb(snapshot: Any, pods: Sequence[Pod]) -> Tuple[List[Pod], List[Pod]]:
-    """`filterPodsWithPDBViolation`: (violating, non-violating), each keeping the input order."""
+def split_by_pdb(snapshot: Any, pods: Sequence[Pod],
+                 pdbs_in: Optional[Callable[[str], Sequence[Any]]] = None) -> Tuple[List[Pod], List[Pod]]:
+    """`filterPodsWithPDBViolation`: (violating, non-violating), each keeping the input order.
+
+    The PDBs are read as the scheduler's lister holds them at that moment (`pdbs_in`, by
+    namespace: a plan that has spent budgets or lost healthy pods says what their status is
+    now); without it, as the snapshot holds them."""
     allowed: Dict[Tuple[str, str], int] = {}
     violating, fine = [], []
+    if pdbs_in is None and snapshot is not None:
+        pdbs_in = lambda ns: snapshot.pdbs_by_namespace.get(ns, ())    # noqa: E731
+    by_ns: Dict[str, Sequence[Any]] = {}
     for p in pods:
         bad = False
-        if snapshot is not None and p.labels:
-            for pdb in snapshot.pdbs_by_namespace.get(p.namespace, ()):
+        if pdbs_in is not None and p.labels:
+            if p.namespace not in by_ns:
+                by_ns[p.namespace] = pdbs_in(p.namespace)
+            for pdb in by_ns[p.namespace]:
                 sel = pdb.selector
                 if sel is None or (not sel.match_labels and not sel.match_expressions):
                     continue
@@ -86,7 +96,7 @@ def select_victims(placer: Any, pod: Pod, name: str, lower: List[Pod]) -> Tuple[
             return None, cyc.rejected
         if not placer._fits(pod, items, name, cyc):
             return None, placer.node_status(pod, cyc, name) or Status(UNSCHEDULABLE, ())
-        violating, fine = split_by_pdb(placer.snapshot, lower)
+        violating, fine = split_by_pdb(placer.snapshot, lower, placer.pdb_view)
         # Reprieving a pod changes only this node. The cycle's PreFilter state depends on it only
         # through spread and inter-pod counts (the incoming pod's terms, or a reprieved pod's
         # required anti-affinity) and claims in use (ReadWriteOncePod): otherwise the filters read
