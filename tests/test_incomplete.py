@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import pytest
 import yaml
@@ -211,17 +211,20 @@ def test_kinds_add_up_across_files(tmp_path: Path) -> None:
 # cluster without PodDisruptionBudgets (`kubectl get --raw /apis/policy/v1/poddisruptionbudgets`),
 # or a support bundle's file of them. Its source listed the kind and found none: the kind is held
 # (and the file is no "no Kubernetes objects found" error). A `v1 List` names no kind: an empty
-# one still says nothing, and a file of nothing else is still that error.
+# one (what `kubectl get pdb -A -o json` prints on a cluster without PDBs) says nothing about any
+# kind, so the plan reads it with a warning that says so, and still asks for the kind.
 @pytest.mark.parametrize("doc,fmt,code,incomplete", [
     ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "metadata": {"resourceVersion": "7"},
       "items": []}, "json", 0, []),
     ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": []}, "yaml", 0, []),
     ({"apiVersion": "policy/v1", "kind": "PodDisruptionBudgetList", "items": None}, "json", 0, []),
     ({"apiVersion": "v1", "kind": "ConfigMapList", "items": []}, "json", 5, ["PodDisruptionBudget"]),
-    ({"apiVersion": "v1", "kind": "List", "items": []}, "json", 1, None),
+    ({"apiVersion": "v1", "kind": "List", "items": []}, "json", 5, ["PodDisruptionBudget"]),
+    ({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": []}, "yaml", 5,
+     ["PodDisruptionBudget"]),
 ])
 def test_an_empty_typed_list_holds_its_kind(tmp_path: Path, doc: dict, fmt: str, code: int,
-                                            incomplete: Optional[List[str]]) -> None:
+                                            incomplete: List[str]) -> None:
     rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default", "uid": "uid-rs"},
           "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 1, "readyReplicas": 1}}
     cluster = tmp_path / "cluster.json"
@@ -231,10 +234,28 @@ def test_an_empty_typed_list_holds_its_kind(tmp_path: Path, doc: dict, fmt: str,
     listed.write_text(json.dumps(doc) if fmt == "json" else yaml.safe_dump(doc))
     res = run_cli("-f", str(cluster), "-f", str(listed), "--now", NOW, "-o", "json", "drain", "n1")
     assert res.returncode == code, res.stdout + res.stderr
-    if incomplete is None:
-        assert res.stderr == "error: %s: no Kubernetes objects found\n" % listed
-    else:
-        assert [e["kind"] for e in json.loads(res.stdout)["incomplete"]] == incomplete
+    plan = json.loads(res.stdout)
+    assert [e["kind"] for e in plan["incomplete"]] == incomplete
+    said = any(w.startswith("%s: an empty List, which names no kind" % listed) for w in plan["warnings"])
+    assert said == (doc["kind"] == "List")
+
+
+@pytest.mark.parametrize("files,message", [
+    (["empty.json"], "error: {d}/empty.json: no Kubernetes objects found (only empty Lists)\n"),
+    (["empty.json", "empty.yaml"],
+     "error: {d}/empty.json, {d}/empty.yaml: no Kubernetes objects found (only empty Lists)\n"),
+    (["dir"], "error: {d}/dir: no Kubernetes objects found in any of its files (only empty Lists)\n"),
+])
+def test_only_empty_lists_is_still_nothing_found(tmp_path: Path, files: List[str], message: str) -> None:
+    """Empty Lists alone hold no cluster to plan: the "nothing found" error, saying why."""
+    empty = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": []}
+    (tmp_path / "empty.json").write_text(json.dumps(empty))
+    (tmp_path / "empty.yaml").write_text(yaml.safe_dump(empty))
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "pdb.json").write_text(json.dumps(empty))
+    args = [a for f in files for a in ("-f", str(tmp_path / f))]
+    res = run_cli(*args, "--now", NOW, "drain", "n1")
+    assert (res.returncode, res.stderr) == (1, message.format(d=tmp_path))
 
 
 # --- DaemonSets ----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ Doc = Tuple[str, str, dict]   # (file, position in it, the object)
 _LIST_SUFFIX = "List"
 # An empty typed list (a raw list endpoint's answer on a cluster with none of that kind) still
 # says that its source listed the kind: `expand` yields {"kind": EMPTY_LIST, "of": KIND} for it,
-# which the freezer reads as holding KIND.
+# which the freezer reads as holding KIND (an empty `v1 List` gives "of": None and holds nothing).
 EMPTY_LIST = "evictplan/EmptyTypedList"
 
 
@@ -202,10 +202,11 @@ def expand(doc: object, source: str, index: str = "") -> Iterator[Doc]:
     items = doc.get("items")
     if (isinstance(kind, str) and kind.endswith(_LIST_SUFFIX)) or (kind is None and isinstance(items, list)):
         item_kind = kind[: -len(_LIST_SUFFIX)] if isinstance(kind, str) and kind != "List" else None
-        if not items and item_kind:
-            if items is None or isinstance(items, list):
-                yield (source, index, {"kind": EMPTY_LIST, "of": item_kind})
-                return
+        if not items and (items is None or isinstance(items, list)):
+            # an empty `v1 List` (kubectl's `get -o json` when nothing matched) names no kind: it
+            # is read ("of": None, which holds nothing) so that the file is no "nothing found" error
+            yield (source, index, {"kind": EMPTY_LIST, "of": item_kind})
+            return
         if items is None:
             return
         if not isinstance(items, list):

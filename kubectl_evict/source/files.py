@@ -100,8 +100,13 @@ def _refuse_raw_configz(item: Doc) -> None:
 
 
 def _counted(docs: Iterator[Doc], seen: List[int]) -> Iterator[Doc]:
+    """Count objects in seen[0] and empty `v1 List`s (which name no kind) in seen[1]."""
     for d in docs:
-        seen[0] += 1
+        obj = d[2]
+        if obj.get("kind") == documents.EMPTY_LIST and obj.get("of") is None:
+            seen[1] += 1
+        else:
+            seen[0] += 1
         yield d
 
 
@@ -120,13 +125,15 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
         freezer = Freezer()
         read: dict = {}
         repeated = 0
+        total = 0
+        emptied: List[str] = []
         for given in paths:
             is_dir = given != "-" and os.path.isdir(given)
             files = expand_paths([given])
             if is_dir and not files:
                 raise InputError("no Kubernetes objects found (no *.json, *.yaml or *.yml files in the directory)",
                                  source=given)
-            found, new = [0], 0
+            found, new = [0, 0], 0
             for path in files:
                 key = path if path == "-" else os.path.realpath(path)
                 if key in read:
@@ -134,16 +141,30 @@ def load_snapshot(paths: Sequence[str]) -> Snapshot:
                     continue
                 read[key] = path
                 new += 1
-                before = found[0]
+                before, empties = found[0], found[1]
                 try:
                     freezer.add(_counted(read_documents([path]), found))
                 except MemoryError:
                     freezer = None   # let go of what was read before saying so
                     raise _out_of_memory(path) from None
-                if found[0] == before and not is_dir:
-                    raise InputError("no Kubernetes objects found", source=_label(path))
+                if found[0] == before:
+                    if found[1] > empties:
+                        emptied.append(_label(path))
+                    elif not is_dir:
+                        raise InputError("no Kubernetes objects found", source=_label(path))
             if is_dir and new and not found[0]:
-                raise InputError("no Kubernetes objects found in any of its files", source=given)
+                raise InputError("no Kubernetes objects found in any of its files%s"
+                                 % (" (only empty Lists)" if found[1] else ""), source=given)
+            total += found[0]
+        if emptied and not total:
+            raise InputError("no Kubernetes objects found (only empty Lists)", source=", ".join(emptied))
+        if emptied:
+            # what `kubectl get pdb -A -o json` prints on a cluster without PDBs: not an error, but a
+            # `v1 List` names no kind, so it cannot stand for "the cluster has none of this kind"
+            freezer.warnings.append(
+                "%s: an empty List, which names no kind, so the plan cannot take it as \"none of that kind\"; "
+                "list the kind in a SnapshotInfo's kinds, or export it with `kubectl get --raw` (a typed list "
+                "holds its kind even when empty)" % ", ".join(emptied))
         _collapse_duplicate_objects(freezer.warnings)
         if repeated:
             freezer.warnings.append("%d file%s given more than once (the same file or directory named twice); "
