@@ -105,7 +105,8 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     "MaxUnavailableStatefulSet": (((1, 35, 0), (1, 35, 4)), ((1, 37, 0), None)),
     # DRA GA (resource.k8s.io/v1): the DynamicResources plugin joins the default scheduler profile
     # (KEP-4381; pkg/features/kube_features.go: DynamicResourceAllocation beta off in v1.32-v1.33,
-    # GA on in v1.34; pkg/scheduler/apis/config/v1/default_plugins.go applyFeatureGates).
+    # GA on in v1.34, locked on from v1.35; pkg/scheduler/apis/config/v1/default_plugins.go
+    # applyFeatureGates). A v1.34 cluster may turn it off, which a snapshot cannot show.
     "DynamicResources": (((1, 34, 0), None),),
     # DRA device taints (KEP-5055; kube_features.go DRADeviceTaints: alpha off v1.33, beta on
     # v1.36, GA v1.37);
