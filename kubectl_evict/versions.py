@@ -192,6 +192,15 @@ def outside_modelled(version: ClusterVersion) -> Optional[str]:
                                      edge[0], edge[1]))
 
 
+# What the behaviours that change at a patch release are, for the warning on a patch-less
+# --kubernetes-version (`unpatched_flag`); every such feature of FEATURES needs one (test_versions).
+PATCH_FEATURE_TEXT: Dict[str, str] = {
+    "SidecarHostPorts": "NodePorts counts the hostPorts of sidecar containers",
+    "UntoleratedTaintsText": "FailedScheduling says `node(s) had untolerated taint(s)`",
+    "MaxUnavailableStatefulSet": "StatefulSet rollingUpdate.maxUnavailable is honoured",
+}
+
+
 def patch_boundaries(major: int, minor: int) -> Tuple[Tuple[str, int, bool], ...]:
     """The behaviours of FEATURES that change at a patch release of `major.minor`, as
     (feature, patch, on from that patch), by patch then name."""
@@ -215,8 +224,9 @@ def unpatched_flag(version: ClusterVersion) -> Optional[str]:
     if not edges:
         return None
     mm = "v%d.%d" % (version.major, version.minor)
-    said = ", ".join("%s (%s in %s.0, %s from %s.%d)" % (name, "off" if on else "on", mm, "on" if on else "off",
-                                                      mm, patch) for name, patch, on in edges)
+    said = ", ".join("%s (%s: %s in %s.0, %s from %s.%d)" % (name, PATCH_FEATURE_TEXT.get(name, name), "off" if on
+                                                          else "on", mm, "on" if on else "off", mm, patch)
+                     for name, patch, on in edges)
     return ("--kubernetes-version %s is planned as %s.0, and %s within %s: %s; give the patch release to plan "
             "another (e.g. --kubernetes-version %s.%d)" % (version.text, mm, "behaviours change" if len(edges) > 1
                                                           else "a behaviour changes", mm, said, mm, edges[0][1]))

@@ -653,12 +653,12 @@ def test_node_ports_count_sidecar_host_ports_from_v1_34(write_snapshot, kind, ho
 # (#133390, CHANGELOG-1.33), UntoleratedTaintsText from v1.34.2 (#135023), MaxUnavailableStatefulSet
 # off from v1.35.4 (website feature-gates/MaxUnavailableStatefulSet.md). `v1.34` means v1.34.0.
 @pytest.mark.parametrize("flag, said", [
-    ("v1.33", "SidecarHostPorts (off in v1.33.0, on from v1.33.6); give the patch release to plan another "
-              "(e.g. --kubernetes-version v1.33.6)"),
-    ("v1.34", "UntoleratedTaintsText (off in v1.34.0, on from v1.34.2); give the patch release to plan another "
-              "(e.g. --kubernetes-version v1.34.2)"),
-    ("1.35", "MaxUnavailableStatefulSet (on in v1.35.0, off from v1.35.4); give the patch release to plan another "
-             "(e.g. --kubernetes-version v1.35.4)"),
+    ("v1.33", "SidecarHostPorts (NodePorts counts the hostPorts of sidecar containers: off in v1.33.0, on from "
+              "v1.33.6); give the patch release to plan another (e.g. --kubernetes-version v1.33.6)"),
+    ("v1.34", "UntoleratedTaintsText (FailedScheduling says `node(s) had untolerated taint(s)`: off in v1.34.0, on "
+              "from v1.34.2); give the patch release to plan another (e.g. --kubernetes-version v1.34.2)"),
+    ("1.35", "MaxUnavailableStatefulSet (StatefulSet rollingUpdate.maxUnavailable is honoured: on in v1.35.0, off "
+             "from v1.35.4); give the patch release to plan another (e.g. --kubernetes-version v1.35.4)"),
     # no patch-level boundary in the minor, or the patch is given: nothing to say
     ("v1.32", None), ("v1.36", None), ("v1.37", None), ("v1.34.0", None), ("v1.34.1", None), ("v1.35.4", None),
 ])
@@ -669,6 +669,15 @@ def test_a_flag_without_a_patch_says_what_the_dot_zero_decides(flag, said):
     assert got == ([] if said is None else
                    ["--kubernetes-version %s is planned as %s.0, and a behaviour changes within %s: %s"
                     % (mm, mm, mm, said)])
+
+
+def test_every_patch_level_boundary_says_what_it_changes():
+    """A feature that starts or stops at a patch release (not .0) is named by the patch-less flag's
+    warning, with what it changes."""
+    from kubectl_evict.versions import PATCH_FEATURE_TEXT
+    at_patch = {name for name, ranges in FEATURES.items() for lo, hi in ranges
+                for edge in (lo, hi) if edge is not None and edge[2] > 0}
+    assert at_patch == set(PATCH_FEATURE_TEXT)
 
 
 # --- version skew (kubernetes/website content/en/releases/version-skew-policy.md: "kubelet must not
