@@ -338,8 +338,8 @@ def dra_ignored(snapshot: Snapshot, version: ClusterVersion) -> Optional[str]:
     what = ([counted_refs("pod", pods) + " with ResourceClaims"] if pods else []) + held
     return ("Dynamic Resource Allocation in the input (%s) is ignored at Kubernetes %s: before v1.34 the "
             "DynamicResourceAllocation gate is off by default, and the plan models the default scheduler profile, "
-            "without DynamicResources, so the devices of replacements with ResourceClaims are not checked (this "
-            "cluster switched the gate on)" % (", ".join(what), version.text))
+            "without DynamicResources, so the devices of replacements with ResourceClaims are not checked (a "
+            "cluster of that release has them only with the gate switched on)" % (", ".join(what), version.text))
 
 
 def parse_version(text: str) -> Optional[Tuple[int, int]]:

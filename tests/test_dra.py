@@ -157,7 +157,7 @@ def test_template_claim_needs_devices_only_the_drained_node_has(tmp_path, versio
 DRA_IGNORED = ("Dynamic Resource Allocation in the input (%s) is ignored at Kubernetes %s: before v1.34 the "
                "DynamicResourceAllocation gate is off by default, and the plan models the default scheduler "
                "profile, without DynamicResources, so the devices of replacements with ResourceClaims are not "
-               "checked (this cluster switched the gate on)")
+               "checked (a cluster of that release has them only with the gate switched on)")
 
 
 @pytest.mark.parametrize("version, objects, said", [
