@@ -23,7 +23,7 @@ applies, each with the upstream PR or file it comes from.
 from __future__ import annotations
 
 import re
-from typing import Dict, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from kubectl_evict.model import Node, Snapshot
 from kubectl_evict.plan import counted_refs
@@ -105,7 +105,8 @@ FEATURES: Dict[str, Tuple[Tuple[Release, Optional[Release]], ...]] = {
     "MaxUnavailableStatefulSet": (((1, 35, 0), (1, 35, 4)), ((1, 37, 0), None)),
     # DRA GA (resource.k8s.io/v1): the DynamicResources plugin joins the default scheduler profile
     # (KEP-4381; pkg/features/kube_features.go: DynamicResourceAllocation beta off in v1.32-v1.33,
-    # GA on in v1.34; pkg/scheduler/apis/config/v1/default_plugins.go applyFeatureGates).
+    # GA on in v1.34, locked on from v1.35; pkg/scheduler/apis/config/v1/default_plugins.go
+    # applyFeatureGates). A v1.34 cluster may turn it off, which a snapshot cannot show.
     "DynamicResources": (((1, 34, 0), None),),
     # DRA device taints (KEP-5055; kube_features.go DRADeviceTaints: alpha off v1.33, beta on
     # v1.36, GA v1.37);
@@ -191,6 +192,100 @@ def outside_modelled(version: ClusterVersion) -> Optional[str]:
                                      edge[0], edge[1]))
 
 
+# What the behaviours that change at a patch release are, for the warning on a patch-less
+# --kubernetes-version (`unpatched_flag`); every such feature of FEATURES needs one (test_versions).
+PATCH_FEATURE_TEXT: Dict[str, str] = {
+    "SidecarHostPorts": "NodePorts counts the hostPorts of sidecar containers",
+    "UntoleratedTaintsText": "FailedScheduling says `node(s) had untolerated taint(s)`",
+    "MaxUnavailableStatefulSet": "StatefulSet rollingUpdate.maxUnavailable is honoured",
+}
+
+
+def patch_boundaries(major: int, minor: int) -> Tuple[Tuple[str, int, bool], ...]:
+    """The behaviours of FEATURES that change at a patch release of `major.minor`, as
+    (feature, patch, on from that patch), by patch then name."""
+    out = set()
+    for name, ranges in FEATURES.items():
+        for lo, hi in ranges:
+            for edge, on in ((lo, True), (hi, False)):
+                if edge is not None and edge[:2] == (major, minor) and edge[2] > 0:
+                    out.add((name, edge[2], on))
+    return tuple(sorted(out, key=lambda b: (b[1], b[0])))
+
+
+def unpatched_flag(version: ClusterVersion) -> Optional[str]:
+    """A warning when `--kubernetes-version` names a minor without its patch (`v1.34`) and a
+    behaviour of that minor changes at a patch release (None otherwise): the plan takes vX.Y.0,
+    which decides those behaviours without the user having chosen."""
+    m = _FLAG_RE.match(version.text.strip())
+    if version.source != OVERRIDE or m is None or m.group(3) is not None:
+        return None
+    edges = patch_boundaries(version.major, version.minor)
+    if not edges:
+        return None
+    mm = "v%d.%d" % (version.major, version.minor)
+    said = ", ".join("%s (%s: %s in %s.0, %s from %s.%d)" % (name, PATCH_FEATURE_TEXT.get(name, name), "off" if on
+                                                          else "on", mm, "on" if on else "off", mm, patch)
+                     for name, patch, on in edges)
+    return ("--kubernetes-version %s is planned as %s.0, and %s within %s: %s; give the patch release to plan "
+            "another (e.g. --kubernetes-version %s.%d)" % (version.text, mm, "behaviours change" if len(edges) > 1
+                                                          else "a behaviour changes", mm, said, mm, edges[0][1]))
+
+
+SKEW_SHOWN = 5      # nodes named per version-skew warning
+
+
+def kubelet_skew(snapshot: Snapshot, version: ClusterVersion) -> Tuple[str, ...]:
+    """Warnings naming nodes whose kubelet the plan cannot vouch for (empty when there are none):
+    a kubelet newer than the API server, or older than it by more than the version skew policy
+    allows (kubernetes/website content/en/releases/version-skew-policy.md: "kubelet must not be
+    newer than kube-apiserver" and "may be up to three minor versions older than kube-apiserver
+    (kubelet < 1.25 may only be up to two minor versions older)"; minors only, patches never
+    matter), and a kubelet outside the releases modelled (planned with the nearest one's kubelet
+    behaviour; the cluster's own version already has `outside_modelled`). With
+    `--kubernetes-version` every component is that release, so no node's own version counts;
+    without any version there is no API server to compare with."""
+    if version.source in (OVERRIDE, "default"):
+        return ()
+    api = (version.major, version.minor)
+    against = "the API server (%s)" % (version.text if version.source == "serverVersion" else
+                                       # the newest kubelet's: the API server is at least that new
+                                       "at least %s, the %s" % (version.text, version.source.replace(
+                                           "kubeletVersion of node", "kubelet of node")))
+    newer, older, outside = [], [], []
+    for name in sorted(snapshot.nodes):
+        text = snapshot.nodes[name].kubelet_version
+        own = parse_release(text)
+        if own is None:
+            continue                     # unreadable_kubelets names these
+        ref = "%s: %s" % (name, text)
+        if own[:2] > api:
+            newer.append(ref)
+        elif api[0] == own[0] and api[1] - own[1] > (3 if own[1] >= 25 else 2):
+            older.append(ref)
+        if not OLDEST <= own[:2] <= NEWEST and _nearest(own[:2]) != (_nearest(api) if api != _nearest(api) else None):
+            outside.append(ref)     # (a cluster outside on the same side: `outside_modelled` says it)
+    def kubelets(refs: List[str]) -> str:
+        return "the kubelet%s of %s %s" % ("" if len(refs) == 1 else "s", counted_refs("node", refs, SKEW_SHOWN),
+                                          "is" if len(refs) == 1 else "are")
+    out = []
+    if newer:
+        out.append("%s newer than %s: the version skew policy does not allow a kubelet newer than kube-apiserver; "
+                   "each is planned with its own release's kubelet behaviour" % (kubelets(newer), against))
+    if older:
+        out.append("%s more than 3 minor releases older than %s: outside the version skew policy (a kubelet may "
+                   "be up to 3 minors older than kube-apiserver; 2 before v1.25)" % (kubelets(older), against))
+    if outside:
+        out.append("%s outside the releases modelled (v%d.%d to v%d.%d): each is planned with the nearest modelled "
+                   "release's kubelet behaviour" % (kubelets(outside), OLDEST[0], OLDEST[1], NEWEST[0], NEWEST[1]))
+    return tuple(out)
+
+
+def _nearest(minor: Tuple[int, int]) -> Tuple[int, int]:
+    """The modelled release whose behaviour `minor` gets."""
+    return min(max(minor, OLDEST), NEWEST)
+
+
 def unreadable_kubelets(snapshot: Snapshot, version: ClusterVersion) -> Optional[str]:
     """A warning naming nodes whose `kubeletVersion` is set but is not a version (None when every
     one reads): they cannot decide the cluster's version nor their own kubelet's behaviour, so
@@ -221,6 +316,30 @@ def comparison_tolerations(snapshot: Snapshot) -> Optional[str]:
     return ("Gt/Lt tolerations on %s: the cluster runs with the alpha gate TaintTolerationComparisonOperators "
             "on; the plan models it off, so these tolerations tolerate no taint here and such a pod may fit where "
             "the plan says it does not" % counted_refs("pod", sorted(bad)))
+
+
+def dra_ignored(snapshot: Snapshot, version: ClusterVersion) -> Optional[str]:
+    """A warning when the input holds DRA objects or pods with `spec.resourceClaims` but the
+    release planned runs no DynamicResources (None otherwise). Before v1.34 the gate
+    DynamicResourceAllocation is off by default (alpha v1.30-v1.31, beta v1.32-v1.33:
+    pkg/features/kube_features.go, website feature-gates/dynamic-resource-allocation.md) and
+    resource.k8s.io/v1 does not exist; an API server with the gate off drops a pod's
+    `resourceClaims` (pkg/api/pod/util.go dropDisabledDynamicResourceAllocationFields). So such
+    objects mean the cluster switched DRA on, which the plan (default gates) does not model:
+    their devices go unchecked, and saying so beats ignoring them silently."""
+    if version.has("DynamicResources"):
+        return None
+    pods = sorted(p.ref for p in snapshot.pods if p.resource_claims)
+    kinds = [(len(snapshot.resource_claims), "ResourceClaim"), (len(snapshot.claim_templates), "ResourceClaimTemplate"),
+             (len(snapshot.device_classes), "DeviceClass"), (len(snapshot.resource_slices), "ResourceSlice")]
+    held = ["%d %s%s" % (n, kind, "" if n == 1 else "s") for n, kind in kinds if n]
+    if not pods and not held:
+        return None
+    what = ([counted_refs("pod", pods) + " with ResourceClaims"] if pods else []) + held
+    return ("Dynamic Resource Allocation in the input (%s) is ignored at Kubernetes %s: before v1.34 the "
+            "DynamicResourceAllocation gate is off by default, and the plan models the default scheduler profile, "
+            "without DynamicResources, so the devices of replacements with ResourceClaims are not checked (a "
+            "cluster of that release has them only with the gate switched on)" % (", ".join(what), version.text))
 
 
 def parse_version(text: str) -> Optional[Tuple[int, int]]:

@@ -150,6 +150,32 @@ def test_template_claim_needs_devices_only_the_drained_node_has(tmp_path, versio
         assert short[0]["code"] == "no-node-fits" and short[0]["reason"].endswith(reason), short[0]["reason"]
 
 
+# Before v1.34 the DynamicResourceAllocation gate is off by default (pkg/features/kube_features.go:
+# alpha v1.30-v1.31, beta off v1.32-v1.33, GA on v1.34) and an API server with it off drops a pod's
+# spec.resourceClaims (pkg/api/pod/util.go dropDisabledDynamicResourceAllocationFields): DRA in a
+# pre-v1.34 input means the cluster switched the gate on, which the plan does not model. It says so.
+DRA_IGNORED = ("Dynamic Resource Allocation in the input (%s) is ignored at Kubernetes %s: before v1.34 the "
+               "DynamicResourceAllocation gate is off by default, and the plan models the default scheduler "
+               "profile, without DynamicResources, so the devices of replacements with ResourceClaims are not "
+               "checked (a cluster of that release has them only with the gate switched on)")
+
+
+@pytest.mark.parametrize("version, objects, said", [
+    ("v1.33.4", "all", "1 pod (default/trainer-1) with ResourceClaims, 1 ResourceClaim, 1 ResourceClaimTemplate, "
+                       "1 DeviceClass, 1 ResourceSlice"),
+    ("v1.32.1", "slices", "1 DeviceClass, 1 ResourceSlice"),      # a driver's objects, no claim yet
+    ("v1.34.0", "all", None), ("v1.37.0", "all", None),           # DRA GA: the plan checks them
+    ("v1.33.4", "none", None),                                     # nothing to ignore
+])
+def test_dra_before_v1_34_is_ignored_with_a_warning(tmp_path, version, objects, said):
+    objs = {"all": trainer_cluster(), "slices": [node("n1"), node("n2"), node("n3"), device_class(), rslice("n1", 2),
+                                                  pod("web-1", "n1")],
+            "none": [node("n1"), node("n2"), pod("web-1", "n1")]}[objects]
+    doc = plan("-f", write(tmp_path, version, *objs), "drain", "n1")
+    got = [w for w in doc["warnings"] if w.startswith("Dynamic Resource Allocation")]
+    assert got == ([] if said is None else [DRA_IGNORED % (said, version)])
+
+
 def test_free_devices_elsewhere_are_taken_one_replacement_at_a_time(tmp_path):
     """n2 has one free GPU: the first replacement's new claim takes it, the second finds none
     (trainer-2, the node's last pod, is evicted first: kubectl starts its eviction last, Go runs it

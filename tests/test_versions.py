@@ -422,13 +422,14 @@ DRAIN = ["drain", "worker-a1", "--ignore-daemonsets", "--delete-emptydir-data", 
 
 
 def test_demo_plans_the_same_at_v1_33_as_from_its_server_version():
-    """The demo records serverVersion v1.33.2: asking for v1.33 changes only the header."""
+    """The demo records serverVersion v1.33.2: asking for v1.33.2 changes only the header. (A bare
+    `v1.33` is v1.33.0, and adds a warning: SidecarHostPorts changes at v1.33.6.)"""
     for fmt in ("wide", "json"):
         own = run_cli("--demo", "-o", fmt, *DRAIN, env={"COLUMNS": "160"}).stdout
-        asked = run_cli("--demo", "-o", fmt, "--kubernetes-version", "v1.33", *DRAIN, env={"COLUMNS": "160"}).stdout
+        asked = run_cli("--demo", "-o", fmt, "--kubernetes-version", "v1.33.2", *DRAIN, env={"COLUMNS": "160"}).stdout
         if fmt == "json":
             a, b = json.loads(own), json.loads(asked)
-            assert b.pop("assumedVersion") == {"version": "v1.33", "source": "--kubernetes-version"}
+            assert b.pop("assumedVersion") == {"version": "v1.33.2", "source": "--kubernetes-version"}
             a.pop("assumedVersion")
             assert a == b
         else:
@@ -645,3 +646,80 @@ def test_node_ports_count_sidecar_host_ports_from_v1_34(write_snapshot, kind, ho
     plan = json.loads(r.stdout)
     [evict] = [a for a in plan["actions"] if a["type"] == "evict"]
     assert evict.get("target") == target, r.stdout
+
+
+# --- --kubernetes-version without a patch ----------------------------------------------------------
+# FEATURES' patch-level boundaries, each from its upstream source: SidecarHostPorts from v1.33.6
+# (#133390, CHANGELOG-1.33), UntoleratedTaintsText from v1.34.2 (#135023), MaxUnavailableStatefulSet
+# off from v1.35.4 (website feature-gates/MaxUnavailableStatefulSet.md). `v1.34` means v1.34.0.
+@pytest.mark.parametrize("flag, said", [
+    ("v1.33", "SidecarHostPorts (NodePorts counts the hostPorts of sidecar containers: off in v1.33.0, on from "
+              "v1.33.6); give the patch release to plan another (e.g. --kubernetes-version v1.33.6)"),
+    ("v1.34", "UntoleratedTaintsText (FailedScheduling says `node(s) had untolerated taint(s)`: off in v1.34.0, on "
+              "from v1.34.2); give the patch release to plan another (e.g. --kubernetes-version v1.34.2)"),
+    ("1.35", "MaxUnavailableStatefulSet (StatefulSet rollingUpdate.maxUnavailable is honoured: on in v1.35.0, off "
+             "from v1.35.4); give the patch release to plan another (e.g. --kubernetes-version v1.35.4)"),
+    # no patch-level boundary in the minor, or the patch is given: nothing to say
+    ("v1.32", None), ("v1.36", None), ("v1.37", None), ("v1.34.0", None), ("v1.34.1", None), ("v1.35.4", None),
+])
+def test_a_flag_without_a_patch_says_what_the_dot_zero_decides(flag, said):
+    doc = json.loads(run_cli("--demo", "-o", "json", "--kubernetes-version", flag, *DRAIN).stdout)
+    got = [w for w in doc["warnings"] if w.startswith("--kubernetes-version")]
+    mm = "v" + flag.lstrip("v")
+    assert got == ([] if said is None else
+                   ["--kubernetes-version %s is planned as %s.0, and a behaviour changes within %s: %s"
+                    % (mm, mm, mm, said)])
+
+
+def test_every_patch_level_boundary_says_what_it_changes():
+    """A feature that starts or stops at a patch release (not .0) is named by the patch-less flag's
+    warning, with what it changes."""
+    from kubectl_evict.versions import PATCH_FEATURE_TEXT
+    at_patch = {name for name, ranges in FEATURES.items() for lo, hi in ranges
+                for edge in (lo, hi) if edge is not None and edge[2] > 0}
+    assert at_patch == set(PATCH_FEATURE_TEXT)
+
+
+# --- version skew (kubernetes/website content/en/releases/version-skew-policy.md: "kubelet must not
+# be newer than kube-apiserver"; "kubelet may be up to three minor versions older than kube-apiserver
+# (kubelet < 1.25 may only be up to two minor versions older)"; minors only) -------------------------
+NEWER = ("newer than the API server (%s): the version skew policy does not allow a kubelet newer than "
+         "kube-apiserver; each is planned with its own release's kubelet behaviour")
+OLDER = ("more than 3 minor releases older than the API server (%s): outside the version skew policy (a kubelet "
+         "may be up to 3 minors older than kube-apiserver; 2 before v1.25)")
+OUTSIDE = ("outside the releases modelled (v1.30 to v1.37): each is planned with the nearest modelled release's "
+           "kubelet behaviour")
+
+
+@pytest.mark.parametrize("server, kubelets, flag, warnings", [
+    # same minor, any patch: supported
+    ("v1.33.2", ("v1.33.9", "v1.33.0"), None, []),
+    ("v1.33.2", ("v1.34.0", "v1.33.9"), None, ["the kubelet of 1 node (n1: v1.34.0) is " + NEWER % "v1.33.2"]),
+    # n-3 is supported, n-4 is not (and v1.29 is older than the releases modelled)
+    ("v1.33.2", ("v1.30.1", "v1.29.11"), None, ["the kubelet of 1 node (n2: v1.29.11) is " + OLDER % "v1.33.2",
+                                                "the kubelet of 1 node (n2: v1.29.11) is " + OUTSIDE]),
+    ("v1.37.0", ("v1.38.0", "v1.37.1"), None, ["the kubelet of 1 node (n1: v1.38.0) is " + NEWER % "v1.37.0",
+                                               "the kubelet of 1 node (n1: v1.38.0) is " + OUTSIDE]),
+    # n-3 from v1.25 on, only n-2 before (both kubelets get v1.30's behaviour, as the cluster does, which
+    # `outside_modelled` already says)
+    ("v1.31.0", ("v1.31.0", "v1.28.4"), None, ["the kubelet of 1 node (n2: v1.28.4) is " + OUTSIDE]),
+    ("v1.27.3", ("v1.24.0", "v1.25.0"), None, ["the kubelet of 1 node (n1: v1.24.0) is " + OLDER % "v1.27.3"]),
+    # no serverVersion: the API server is at least the newest kubelet
+    ("", ("v1.34.0", "v1.30.0"), None,
+     ["the kubelet of 1 node (n2: v1.30.0) is " + OLDER % "at least v1.34.0, the kubelet of node n1"]),
+    ("", ("v1.34.0", "v1.31.0"), None, []),
+    # --kubernetes-version sets every component's release: no node's own version counts
+    ("v1.33.2", ("v1.34.0", "v1.29.0"), "v1.33.2", []),
+    # at most 5 named, and the count
+    ("v1.33.2", ("v1.34.0", "v1.34.0", "v1.34.1", "v1.35.0", "v1.34.0", "v1.34.2"), None,
+     ["the kubelets of 6 nodes (n1: v1.34.0, n2: v1.34.0, n3: v1.34.1, n4: v1.35.0, n5: v1.34.0 and 1 more) are "
+      + NEWER % "v1.33.2"]),
+])
+def test_kubelets_outside_the_version_skew_policy_are_named(write_snapshot, server, kubelets, flag, warnings):
+    nodes = [node("n%d" % (i + 1)) for i in range(len(kubelets))]
+    for n, v in zip(nodes, kubelets):
+        n["status"]["nodeInfo"] = {"kubeletVersion": v}
+    args = ["--kubernetes-version", flag] if flag else []
+    doc = json.loads(run_cli("-f", write_snapshot(*nodes, pod("web-1", "n1"), server_version=server), "-o", "json",
+                             *args, "drain", "n1").stdout)
+    assert [w for w in doc["warnings"] if w.startswith("the kubelet")] == warnings

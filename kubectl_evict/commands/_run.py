@@ -18,8 +18,8 @@ from kubectl_evict.render import render
 from kubectl_evict.render.terminal import ascii_only, terminal_width
 from kubectl_evict.source import validate
 from kubectl_evict.timeutil import format_time, parse_time
-from kubectl_evict.versions import (cluster_version, comparison_tolerations, outside_modelled, parse_flag,
-                                   unreadable_kubelets)
+from kubectl_evict.versions import (cluster_version, comparison_tolerations, dra_ignored, kubelet_skew,
+                                   outside_modelled, parse_flag, unpatched_flag, unreadable_kubelets)
 from kubectl_evict.workloads import attach_owners
 
 
@@ -143,7 +143,8 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
     plan = with_incomplete(plan, input_gaps(snapshot))
     extra = list(snapshot.warnings)
     version = cluster_version(snapshot)
-    for w in (outside_modelled(version), unreadable_kubelets(snapshot, version), comparison_tolerations(snapshot)):
+    for w in (outside_modelled(version), unpatched_flag(version), unreadable_kubelets(snapshot, version),
+              *kubelet_skew(snapshot, version), comparison_tolerations(snapshot), dra_ignored(snapshot, version)):
         if w:
             extra.append(w)
     for w in (validate.dangling_node_warning(snapshot),
