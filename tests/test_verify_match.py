@@ -900,13 +900,17 @@ ROLLED = " (from ReplicaSet %s: Deployment web rolled out)" % NEW_RS
     (RS, [(RS, "n2")], AS_PLANNED, "replacement default/%s-new on n2, Ready" % RS),     # no rollout
     (RS, [], DIFFERS, "no replacement: Deployment default/web (through any of its ReplicaSets, %s included) "
                       "created no new pod" % RS),
+    # the rollout made all three replicas anew: the one on the planned node is shown, whenever made
+    (RS, [(NEW_RS + "-a", "n3"), (NEW_RS + "-b", "n4"), (NEW_RS + "-c", "n2")], AS_PLANNED,
+     "replacement default/%s-c-new on n2, Ready%s" % (NEW_RS, ROLLED)),
     # a ReplicaSet no Deployment controls stands for itself: another ReplicaSet's pod is no replacement
     ("solo", [(NEW_RS, "n2")], DIFFERS, "no replacement: ReplicaSet default/solo created no new pod"),
 ])
 def test_a_deployment_that_rolled_out_during_the_drain_replaces_through_its_new_replicaset(
         owner_of_evicted, new_pods, status, text):
     objs = [owner("ReplicaSet", NEW_RS, owned_by=("Deployment", "web")), owner("ReplicaSet", "solo")]
-    objs += [member(rs + "-new", where, of=rs, created=12) for rs, where in new_pods]
+    objs += [member(rs + "-new", where, of=rs[:len(NEW_RS)] if rs.startswith(NEW_RS) else rs, created=12 + i)
+             for i, (rs, where) in enumerate(new_pods)]
     act = dict(evict(owner_of_evicted + "-old"), owner={"kind": "ReplicaSet", "name": owner_of_evicted,
                                                         "uid": "uid-" + owner_of_evicted})
     c = only(run(plan([act]), snapshot(*objs), since=0))     # the drain began when planned

@@ -244,19 +244,23 @@ class _Matcher:
                 continue
             by_owner.setdefault(self.replaced_through(f.owner), []).append(f)
         for group, fates in by_owner.items():
-            uids = dict.fromkeys([f.owner.uid for f in fates if f.owner is not None] + list(self.owner_uids(group)))
-            fresh = sorted((p for uid in uids for p in self.snapshot.pods_by_owner.get(uid, ())
-                            if p.uid not in self.planned_uids and self._is_new(p)),
-                           key=lambda p: (p.creation_timestamp, p.name))
             if all(f.removed_at is not None for f in fates):   # else the plan's order (`order` is by `at`)
                 fates.sort(key=lambda f: f.removed_at)
-            fresh = fresh[:len(fates)]
-            for f, p in zip(fates, fresh):
-                # its first replacement is gone: a later one dates nothing; a pod of another
-                # ReplicaSet (a rollout's) was created by the Deployment's rollout, not because it went
-                if f.key not in self.chained and (p.controller is None or f.owner is None
-                                                  or p.controller.uid == f.owner.uid):
-                    _bound(f, p)
+            fresh: List[Pod] = []
+            per_owner: Dict[str, List[_Fate]] = {}
+            for f in fates:
+                per_owner.setdefault(f.owner.uid if f.owner is not None else "", []).append(f)
+            for uid, mine in per_owner.items():
+                own = self._new_pods((uid,))[:len(mine)]
+                fresh += own
+                for f, p in zip(mine, own):
+                    if f.key not in self.chained:   # its first replacement is gone: a later one dates nothing
+                        _bound(f, p)
+            if len(fresh) < len(fates):
+                # a Deployment that rolled out: its other ReplicaSets' new pods, created by the
+                # rollout for none of the pods in particular (they date no removal)
+                fresh += self._new_pods(tuple(u for u in self.owner_uids(group) if u not in per_owner))
+                fresh.sort(key=lambda p: (p.creation_timestamp, p.name))
             for f, p in _placed(fates, fresh, wants, self.lands, self.new_nodes).items():
                 f.replacement = p
         # a replacement now elsewhere (or Pending) after an earlier one landed as planned and moved
@@ -335,6 +339,12 @@ class _Matcher:
             self.claimed.add(ident)
             return ev, node
         return None
+
+    def _new_pods(self, uids: Sequence[str]) -> List[Pod]:
+        """The pods of the owners `uids` created since the start (not the plan's own), oldest first."""
+        return sorted((p for uid in uids for p in self.snapshot.pods_by_owner.get(uid, ())
+                       if p.uid not in self.planned_uids and self._is_new(p)),
+                      key=lambda p: (p.creation_timestamp, p.name))
 
     def _is_new(self, pod: Pod) -> bool:
         return pod.creation_timestamp is not None and pod.creation_timestamp >= self.start
