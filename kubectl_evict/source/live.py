@@ -1006,10 +1006,9 @@ class ClusterReader:
         self.cancel = threading.Event()
         # kinds the server forbids listing (403 on the first page): kind -> (resource, message)
         self.forbidden: Dict[str, Tuple[str, str]] = {}
-        # (the API server's clock, the local clock) at its first answer: see server_clock()
+        # (the API server's clock, the local clock) at its first answer: see clock_offset()
         self.clock: Optional[Tuple[float, float]] = None
-        self.clock_note = True      # say so in the read's warnings when the clocks differ (verify says it itself)
-        self.clock_warning = ""
+        self.say_clock = True       # warn in the read when the clocks differ (verify says it itself)
 
     # -- one request, with retries for 429/5xx that ask for it ------------------------------
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> bytes:
@@ -1251,17 +1250,14 @@ class ClusterReader:
         # the cluster's clock when its answers state it, not a skewed laptop's: heartbeats, Lease
         # renewals, timeAdded and Events are stamped by the cluster, and `now` defaults to this time
         taken = int(time.time() + (offset or 0.0)) if taken_at is None else taken_at   # the shell's clock: allowed here
-        if taken_at is None and offset is not None:
-            if abs(offset) > CLOCK_SKEW and self.clock_note:
-                self.clock_warning = clock_note(offset, taken)
         info = {"apiVersion": EVICTPLAN_API, "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
                 "takenAt": format_time(taken), "context": self.conn.context, "server": self.conn.server,
                 "serverVersion": version,
                 # every kind listed is held in full, even when the cluster has none of it
                 "kinds": [spec.kind for spec in LISTS] + (list(KUBELET_KINDS) if kubelet else [])}
         data = ClusterData(info=info)
-        if self.clock_warning:
-            data.warnings.append(self.clock_warning)
+        if taken_at is None and offset is not None and abs(offset) > CLOCK_SKEW and self.say_clock:
+            data.warnings.append(clock_note(offset, taken))
         pool = ThreadPoolExecutor(max_workers=len(LISTS))
         try:
             futures: Dict[str, Future] = {}
@@ -1616,7 +1612,7 @@ def load_live_with_events(opts: GlobalOptions, namespaces: Sequence[str],
     if accept is not None:
         accept(conn.server, conn.context)
     reader = ClusterReader(conn)
-    reader.clock_note = False
+    reader.say_clock = False
     snapshot = _load(reader, conn.context, None, False)
     events: List[dict] = []
     warnings: List[str] = []
