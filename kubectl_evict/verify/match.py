@@ -260,7 +260,7 @@ class _Matcher:
                 # a Deployment that rolled out: its other ReplicaSets' new pods, created by the
                 # rollout for none of the pods in particular (they date no removal)
                 fresh += self._new_pods(tuple(u for u in self.owner_uids(group) if u not in per_owner))
-                fresh.sort(key=lambda p: (p.creation_timestamp, p.name))
+            fresh.sort(key=lambda p: (p.creation_timestamp, p.name))
             for f, p in _placed(fates, fresh, wants, self.lands, self.new_nodes).items():
                 f.replacement = p
         # a replacement now elsewhere (or Pending) after an earlier one landed as planned and moved
