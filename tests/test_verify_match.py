@@ -898,8 +898,8 @@ ROLLED = " (from ReplicaSet %s: Deployment web rolled out)" % NEW_RS
     (RS, [(NEW_RS, "n2")], AS_PLANNED, "replacement default/%s-new on n2, Ready%s" % (NEW_RS, ROLLED)),
     (RS, [(NEW_RS, "n4")], DIFFERS, "replacement default/%s-new on n4, Ready, not on n2%s" % (NEW_RS, ROLLED)),
     (RS, [(RS, "n2")], AS_PLANNED, "replacement default/%s-new on n2, Ready" % RS),     # no rollout
-    (RS, [], DIFFERS, "no replacement: Deployment default/web (through any of its ReplicaSets, %s included) "
-                      "created no new pod" % RS),
+    (RS, [], DIFFERS, "no replacement: ReplicaSet default/%s created no new pod, nor did any other ReplicaSet "
+                      "of Deployment default/web" % RS),
     # the rollout made all three replicas anew: the one on the planned node is shown, whenever made
     (RS, [(NEW_RS + "-a", "n3"), (NEW_RS + "-b", "n4"), (NEW_RS + "-c", "n2")], AS_PLANNED,
      "replacement default/%s-c-new on n2, Ready%s" % (NEW_RS, ROLLED)),

@@ -515,12 +515,12 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
             out.append((AS_PLANNED, "no replacement running (%s %s)" % (f.owner.kind, _ref(f.owner.namespace,
                                                                                             f.owner.name))))
         elif m.due(at):
-            via = m.replaced_through(f.owner)
-            who = "%s %s" % (f.owner.kind, _ref(f.owner.namespace, f.owner.name))
-            if via[0] == "Deployment" and f.owner.controller is not None:
-                who = "Deployment %s (through any of its ReplicaSets, %s included)" % (
-                    _ref(f.owner.namespace, f.owner.controller.name), f.owner.name)
-            out.append((DIFFERS, "no replacement: %s created no new pod%s" % (who, waits)))
+            nor = ""
+            if m.replaced_through(f.owner)[0] == "Deployment" and f.owner.controller is not None:
+                nor = ", nor did any other ReplicaSet of Deployment %s" % _ref(f.owner.namespace,
+                                                                              f.owner.controller.name)
+            out.append((DIFFERS, "no replacement: %s %s created no new pod%s%s" % (
+                f.owner.kind, _ref(f.owner.namespace, f.owner.name), nor, waits)))
         else:
             out.append((PENDING, "no replacement yet%s" % waits))
         return out, evidence, facts
