@@ -1091,7 +1091,8 @@ def test_readonly_clusterrole_is_enough(tmp_path, with_proxy, warned):
 # the Date header of its answers (Go's net/http sends one with every response; RFC 9110 6.6.1),
 # falling back to the local clock. Heartbeats and Lease renewals are stamped by the cluster's
 # clocks, and the node lifecycle controller compares them with its own (pkg/controller/nodelifecycle
-# tryUpdateNodeHealth, nc.now()): on a laptop 10 minutes ahead, nodes that just posted status are
+# tryUpdateNodeHealth, nc.now(); spec/semantics.md node lifecycle timing: "the probe timestamp is
+# the controller's own clock"): on a laptop 10 minutes ahead, nodes that just posted status are
 # healthy, and the controller forecast has nothing to do. Cases: (server - local clock, Date sent,
 # expected taint actions, a clock warning expected).
 @pytest.mark.parametrize("offset,date,taints,warned", [
