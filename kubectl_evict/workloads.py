@@ -37,7 +37,7 @@ def _counts_ready(pod: Pod) -> bool:
     return pod.ready and pod.deletion_timestamp is None and not pod.is_terminal
 
 
-def _replicasets_by_deployment(snapshot: Snapshot) -> Dict[WorkloadKey, List[str]]:
+def replicasets_by_deployment(snapshot: Snapshot) -> Dict[WorkloadKey, List[str]]:
     """Deployment -> the uids of its ReplicaSets: one pass over the owners."""
     out: Dict[WorkloadKey, List[str]] = {}
     for (kind, namespace, _), owner in snapshot.owners.items():
@@ -68,7 +68,7 @@ def ready_now(snapshot: Snapshot, keys: Sequence[WorkloadKey]) -> Dict[WorkloadK
     """Ready replicas of each workload as the snapshot shows it (workloads not in it are left
     out), counted as `summarize` counts its `ready`: what `verify` compares with `readyAfter`."""
     present = [k for k in keys if k in snapshot.owners]
-    rs_index = _replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in present) else {}
+    rs_index = replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in present) else {}
     return {k: sum(1 for p in _members(snapshot, k, rs_index) if _counts_ready(p)) for k in present}
 
 
@@ -138,7 +138,7 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
         pods.setdefault(key, []).append(pod)
     if not events:
         return (), (), ()
-    rs_index = _replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in events) else {}
+    rs_index = replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in events) else {}
     out: List[Workload] = []
     warnings: List[str] = []
     unknown: Dict[str, List[str]] = {}

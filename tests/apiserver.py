@@ -1127,6 +1127,19 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         self.api._conns.discard(self.connection)
 
+    def date_time_string(self, timestamp=None):
+        """The `Date` of every answer, as kube-apiserver sends it (Go's net/http adds one to each
+        response): this server's clock, `api.clock_offset` seconds off the local one."""
+        return super().date_time_string(time.time() + self.api.clock_offset if timestamp is None else timestamp)
+
+    def send_response(self, code, message=None):
+        if self.api.send_date:
+            super().send_response(code, message)
+            return
+        self.log_request(code)      # a proxy that strips Date: no server clock to read
+        self.send_response_only(code, message)
+        self.send_header("Server", self.version_string())
+
     def do_GET(self):
         self._serve("GET")
 
@@ -1337,6 +1350,10 @@ class ApiServer:
         # kube-apiserver does (APIResponseCompression, on by default; responsewriters/writers.go)
         self.gzip = gzip
         self.compressed: list[str] = []    # the requests whose answers went out compressed
+        # this server's clock against the local one (seconds; a skewed laptop is the other way
+        # round), as every answer's Date header states it; send_date=False: answers carry no Date
+        self.clock_offset = 0.0
+        self.send_date = True
         self.tls = tls
         self.ca_file: str | None = None
         self._host, self._port = host, port

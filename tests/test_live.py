@@ -15,6 +15,7 @@ import io
 import json
 import time
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -1084,3 +1085,42 @@ def test_readonly_clusterrole_is_enough(tmp_path, with_proxy, warned):
     assert len(data.items["Pod"]) == 157 and len(data.items["Lease"]) == 12
     assert ("worker-a1" in data.kubelet_configs) is with_proxy
     assert bool(data.warnings) is warned
+
+
+# The read's time (SnapshotInfo.takenAt, the plan's default `now`) is the API server's clock, from
+# the Date header of its answers (Go's net/http sends one with every response; RFC 9110 6.6.1),
+# falling back to the local clock. Heartbeats and Lease renewals are stamped by the cluster's
+# clocks, and the node lifecycle controller compares them with its own (pkg/controller/nodelifecycle
+# tryUpdateNodeHealth, nc.now(); spec/semantics.md node lifecycle timing: "the probe timestamp is
+# the controller's own clock"): on a laptop 10 minutes ahead, nodes that just posted status are
+# healthy, and the controller forecast has nothing to do. Cases: (server - local clock, Date sent,
+# expected taint actions, a clock warning expected).
+@pytest.mark.parametrize("offset,date,taints,warned", [
+    (-600, True, 0, True),      # laptop 10m ahead: judged by the server's clock, heartbeats are fresh
+    (600, True, 0, True),       # laptop 10m behind: heartbeats are not in the future either
+    (0, True, 0, False),
+    (-600, False, 3, False),    # no Date: the local clock, 10m past every heartbeat: all nodes down
+])
+def test_the_reads_time_is_the_api_servers_clock(tmp_path, offset, date, taints, warned):
+    objs = small_cluster()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + offset))
+    for o in objs:
+        if o["kind"] == "Node":
+            for c in o["status"]["conditions"]:
+                c["lastHeartbeatTime"] = stamp
+    with ApiServer(objs) as srv:
+        srv.clock_offset, srv.send_date = offset, date
+        kc = str(srv.write_kubeconfig(tmp_path / "kc"))
+        res = main("--kubeconfig", kc, "-o", "json", "controller")
+        snap = main("--kubeconfig", kc, "snapshot")
+    plan = json.loads(res.stdout)
+    assert len([a for a in plan["actions"] if a["type"] == "taint" and a["effect"] == "NoSchedule"]) == taints
+    expected = time.time() + (offset if date else 0)
+    info = next(o for o in json.loads(snap.stdout)["items"] if o["kind"] == "SnapshotInfo")
+    from kubectl_evict.timeutil import parse_time
+    assert abs(parse_time(info["takenAt"]) - expected) < 5
+    said = [line for line in res.stderr.splitlines() if "the local clock is" in line]
+    assert bool(said) == warned, res.stderr
+    if warned:
+        assert re.match(r"warning: the local clock is (9m59s|10m|10m1s) %s the API server's"
+                        % ("ahead of" if offset < 0 else "behind"), said[0]), said

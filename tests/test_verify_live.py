@@ -12,6 +12,7 @@ taint-eviction controller deletes pods whose tolerationSeconds ran out, recordin
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -23,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from apiserver import ApiServer  # noqa: E402
 from conftest import node, pod, run_cli  # noqa: E402
 
-from kubectl_evict.timeutil import format_time  # noqa: E402
+from kubectl_evict.timeutil import format_time, parse_time  # noqa: E402
 
 HASH = "7d9f8c6b5"
 
@@ -480,3 +481,60 @@ def test_a_one_at_a_time_drain_that_moves_a_pod_twice(env):
     assert first["status"] == again["status"] == "as-planned"
     assert first["observed"].endswith("its replacement is evicted again by %s" % again["ref"])
     assert again["facts"]["replacement"]["uid"] == "uid-db-3"
+
+
+# What is due is judged by the API server's clock: every kube-apiserver answer carries a `Date`
+# header (Go's net/http adds it; RFC 9110 6.6.1: an origin server with a clock sends it), and the
+# cluster's times (creationTimestamp, Events, taint timeAdded) are stamped by the cluster's clocks.
+# A laptop 10 minutes ahead would call a cordon planned 30s ago 9.5 minutes late. Cases:
+# (server clock - local clock, the server sends Date, --since as seconds before the SERVER's now,
+#  expected exit code, a clock note expected).  The plan is not carried out: a cordon at +0s is
+# pending until +0s + 60s has passed (SLACK), and differs ("not cordoned") after that.
+CLOCK_CASES = [
+    (-600, True, 30, 4, True),     # laptop 10m ahead: by the server's clock +30s, not due yet: pending
+    (-600, True, 120, 3, True),    # by the server's clock +2m: due, and not cordoned: differs
+    (600, True, 30, 4, True),      # laptop 10m behind: the same +30s by the server's clock
+    (2, True, 30, 4, False),       # within 5s: the server's clock, no note
+    (0, False, 30, 4, False),      # no Date (a proxy stripped it): the local clock, no note
+    (0, False, 120, 3, False),
+]
+
+
+@pytest.mark.parametrize("offset,date,ago,code,note", CLOCK_CASES)
+def test_what_is_due_is_judged_by_the_api_servers_clock(tmp_path, offset, date, ago, code, note):
+    with ApiServer(cluster()) as srv:
+        env = Env(srv, tmp_path)
+        env.plan("drain", "n1")
+        srv.clock_offset, srv.send_date = offset, date
+        server_now = time.time() + (offset if date else 0)
+        res = env.verify("--since", format_time(server_now - ago))
+        assert res.returncode == code, res.stdout + res.stderr
+        doc = json.loads(res.stdout)
+        assert abs(parse_time(doc["verifiedAt"]) - server_now) < 5
+        said = [w for w in doc["warnings"] if w.startswith("the local clock is")]
+        assert bool(said) == note, doc["warnings"]
+        if note:
+            assert re.match(r"the local clock is (9m59s|10m|10m1s) %s" % ("ahead of" if offset < 0 else "behind"),
+                            said[0]), said
+            table = env.verify("--since", format_time(server_now - ago), fmt="table")
+            assert "judged by the API server's clock" in table.stdout + table.stderr
+
+
+# --since is when the operation began: later than the time of the read (or than --now) it cannot
+# be, and every entry would read pending. One `error:` line naming the flag and both times.
+def test_since_later_than_the_read_is_an_error(tmp_path):
+    with ApiServer(cluster()) as srv:
+        env = Env(srv, tmp_path)
+        env.plan("drain", "n1")
+        srv.clock_offset = -600          # the laptop is 10m ahead: "now" by its clock is the future
+        local_now = time.time()
+        res = env.verify("--since", format_time(local_now - 60))
+        assert res.returncode == 1, res.stdout + res.stderr
+        [line] = res.stderr.splitlines()
+        assert line.startswith("error: --since: %s is later than the time of the read, "
+                               % format_time(local_now - 60)), line
+        assert "by the API server's clock" in line
+        t = local_now - 3600
+        res = env.verify("--since", format_time(t + 60), "--now", format_time(t))
+        assert res.returncode == 1 and res.stderr == "error: --since: %s is later than --now %s: the operation " \
+            "cannot have begun after the time its outcome is judged at\n" % (format_time(t + 60), format_time(t))

@@ -882,3 +882,92 @@ def test_a_budget_the_read_could_not_list_is_not_said_to_be_absent(kinds: List[s
     c = only(run(plan([], blocked=[blocked("db-0")]), later))
     assert c.status == DIFFERS
     assert text in c.differences, c.differences
+
+
+# --- a Deployment that rolled out during the drain ------------------------------------------------
+# The Deployment controller gives every ReplicaSet it makes the Deployment as controller
+# (pkg/controller/deployment/sync.go getNewReplicaSet: ControllerRef to the Deployment), and a
+# rollout scales the NEW ReplicaSet up as the old ones go down (rolling.go rolloutRolling): the pod
+# the drain evicted from the old ReplicaSet is replaced by a pod of the new one. Its creation was the
+# rollout's doing, so it does not date the eviction (no removedAt from it).
+NEW_RS = "web-8a1b2"
+ROLLED = " (from ReplicaSet %s: Deployment web rolled out)" % NEW_RS
+
+
+@pytest.mark.parametrize("owner_of_evicted, new_pods, status, text", [
+    (RS, [(NEW_RS, "n2")], AS_PLANNED, "replacement default/%s-new on n2, Ready%s" % (NEW_RS, ROLLED)),
+    (RS, [(NEW_RS, "n4")], DIFFERS, "replacement default/%s-new on n4, Ready, not on n2%s" % (NEW_RS, ROLLED)),
+    (RS, [(RS, "n2")], AS_PLANNED, "replacement default/%s-new on n2, Ready" % RS),     # no rollout
+    (RS, [], DIFFERS, "no replacement: ReplicaSet default/%s created no new pod, nor did any other ReplicaSet "
+                      "of Deployment default/web" % RS),
+    # the rollout made all three replicas anew: the one on the planned node is shown, whenever made
+    (RS, [(NEW_RS + "-a", "n3"), (NEW_RS + "-b", "n4"), (NEW_RS + "-c", "n2")], AS_PLANNED,
+     "replacement default/%s-c-new on n2, Ready%s" % (NEW_RS, ROLLED)),
+    # a ReplicaSet no Deployment controls stands for itself: another ReplicaSet's pod is no replacement
+    ("solo", [(NEW_RS, "n2")], DIFFERS, "no replacement: ReplicaSet default/solo created no new pod"),
+])
+def test_a_deployment_that_rolled_out_during_the_drain_replaces_through_its_new_replicaset(
+        owner_of_evicted, new_pods, status, text):
+    objs = [owner("ReplicaSet", NEW_RS, owned_by=("Deployment", "web")), owner("ReplicaSet", "solo")]
+    objs += [member(rs + "-new", where, of=rs[:len(NEW_RS)] if rs.startswith(NEW_RS) else rs, created=12 + i)
+             for i, (rs, where) in enumerate(new_pods)]
+    act = dict(evict(owner_of_evicted + "-old"), owner={"kind": "ReplicaSet", "name": owner_of_evicted,
+                                                        "uid": "uid-" + owner_of_evicted})
+    c = only(run(plan([act]), snapshot(*objs), since=0))     # the drain began when planned
+    assert c.status == status, c.observed
+    assert text in c.observed
+    if new_pods and new_pods[0][0] == NEW_RS and status == AS_PLANNED:
+        assert "removedAt" not in dict(c.facts)
+        assert dict(c.facts)["replacement"]["replicaSet"] == NEW_RS
+
+
+# --- a replacement that landed as planned, then moved again ---------------------------------------
+# A pod never changes node: a replacement that "moved" was removed (evicted again, descheduled) and
+# its owner made another. What is left of the first is the scheduler's Scheduled Event,
+# "Successfully assigned NS/NAME to NODE" (pkg/scheduler/schedule_one.go, after the binding): on
+# the plan's node it says the plan's replacement landed as planned. The first pod is the owner's
+# (RS-xxxxx; a StatefulSet's same name with another uid) and answers for one removed pod only.
+def assigned(name: str, node_name: str, at: float, uid: str) -> dict:
+    return event(name, "Scheduled", "Successfully assigned default/%s to %s" % (name, node_name), at, uid=uid,
+                 by="default-scheduler")
+
+
+MOVED = "since moved: now "
+MOVED_AGAIN = [
+    # (evicted pods, pods now, Scheduled events, expected statuses, expected text of the first)
+    ([(RS + "-old", "n2")], [member(RS + "-new", "n4", created=300)],
+     [assigned(RS + "-first", "n2", 13, "uid-first")], [AS_PLANNED],
+     "replacement default/%s-first landed on n2 as planned (Scheduled +13s (%s)), %sdefault/%s-new on n4, Ready"
+     % (RS, ts(13), MOVED, RS)),
+    # landed on another node first: differs, as before
+    ([(RS + "-old", "n2")], [member(RS + "-new", "n4", created=300)],
+     [assigned(RS + "-first", "n3", 13, "uid-first")], [DIFFERS], "on n4, Ready, not on n2"),
+    # the StatefulSet's same name: the first db-0 (another uid) landed on n2
+    ([("db-0", "n2")], [member("db-0", "n4", kind="StatefulSet", of="db", uid="uid-db-now", created=300)],
+     [assigned("db-0", "n2", 13, "uid-db-first")], [AS_PLANNED],
+     "replacement default/db-0 landed on n2 as planned (Scheduled +13s (%s)), %sdefault/db-0 on n4, Ready"
+     % (ts(13), MOVED)),
+    # now Pending after the move
+    ([(RS + "-old", "n2")], [member(RS + "-new", "", created=300)],
+     [assigned(RS + "-first", "n2", 13, "uid-first")], [AS_PLANNED], "%sdefault/%s-new Pending" % (MOVED, RS)),
+    # two pods went, one first landing left: it answers for one of them only
+    ([(RS + "-old1", "n2"), (RS + "-old2", "n2")],
+     [member(RS + "-new1", "n4", created=300), member(RS + "-new2", "n4", created=301)],
+     [assigned(RS + "-first", "n2", 13, "uid-first")], [AS_PLANNED, DIFFERS], MOVED),
+    # a pod of another owner scheduled to n2 says nothing about this one
+    ([(RS + "-old", "n2")], [member(RS + "-new", "n4", created=300)],
+     [assigned("other-5f7c9-first", "n2", 13, "uid-first")], [DIFFERS], "not on n2"),
+]
+
+
+@pytest.mark.parametrize("evicted, now, events, statuses, text", MOVED_AGAIN)
+def test_a_replacement_that_landed_as_planned_and_moved_again_is_as_planned(evicted, now, events, statuses, text):
+    acts = []
+    for name, target in evicted:
+        kind, of = ("StatefulSet", "db") if name == "db-0" else ("ReplicaSet", RS)
+        acts.append(dict(evict(name, target=target), owner={"kind": kind, "name": of, "uid": "uid-" + of}))
+    v = run(plan(acts), snapshot(*now), events, since=0)
+    assert [c.status for c in v.checks] == statuses, [c.observed for c in v.checks]
+    assert text in v.checks[0].observed
+    if statuses[0] == AS_PLANNED:
+        assert dict(v.checks[0].facts)["landedFirst"]["node"] == "n2"

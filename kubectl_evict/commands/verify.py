@@ -13,7 +13,9 @@ from kubectl_evict.apply.preconditions import cluster_check
 from kubectl_evict.errors import EvictPlanError, InputError, ValueParseError
 from kubectl_evict.options import global_options, pop_global
 from kubectl_evict.plan import POD_ACTIONS, Plan
-from kubectl_evict.timeutil import parse_time
+from kubectl_evict.timeutil import format_time, parse_time
+
+READ_RESOLUTION = 2.0   # seconds: the read's time is whole seconds of a clock read whole seconds off another
 
 
 def _time_flag(flag: str, text: Optional[str]) -> Optional[float]:
@@ -115,8 +117,22 @@ def command(ctx: click.Context, plan_file: str, since: Optional[str], **kw: Any)
     from kubectl_evict.verify.events import project
     from kubectl_evict.verify.match import verify
     from kubectl_evict.verify.model import exit_code
-    snapshot, raw_events, warnings = live.load_live_with_events(opts, namespaces_of(plan), accept=accept)
-    read_at = now_t if now_t is not None else (snapshot.info.taken_at or 0.0)
+    if since_t is not None and now_t is not None and since_t > now_t:
+        raise InputError("%s is later than --now %s: the operation cannot have begun after the time its "
+                         "outcome is judged at" % (format_time(since_t), format_time(now_t)), field="--since")
+    snapshot, raw_events, warnings, offset = live.load_live_with_events(opts, namespaces_of(plan), accept=accept)
+    # the read's time is the API server's clock (its Date header) when it sent one, not a skewed
+    # laptop's: what is due is judged by the clock that stamped the cluster's times
+    taken = snapshot.info.taken_at or 0.0
+    read_at = now_t if now_t is not None else taken
+    clock = "the API server's clock (its Date header)" if offset is not None else "the local clock"
+    # the read's time has whole seconds (takenAt; the Date header): a --since within them is fine
+    if since_t is not None and now_t is None and since_t > read_at + READ_RESOLUTION:
+        raise InputError("%s is later than the time of the read, %s by %s: the operation cannot have begun "
+                         "after the cluster was read (give the time it began)"
+                         % (format_time(since_t), format_time(read_at), clock), field="--since")
+    if offset is not None and abs(offset) > live.CLOCK_SKEW:
+        notes.append(live.clock_note(offset, taken, "--now" if now_t is not None else "the API server's clock"))
     result = verify(plan, snapshot, project(raw_events), read_at=read_at, since=since_t)
     result = result._replace(warnings=tuple(notes) + tuple(warnings) + tuple(snapshot.warnings) + result.warnings)
     sys.stdout.write(render_verification(result, opts.output,

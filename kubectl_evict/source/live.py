@@ -978,6 +978,21 @@ class _Cancelled(Exception):
     pass
 
 
+# seconds the local and the API server's clocks may differ before the output says which one is used
+CLOCK_SKEW = 5.0
+
+
+def clock_note(offset: float, server_at: float, judged: Optional[str] = None) -> str:
+    """Why the times shown are not the local clock's: it is `offset` seconds off the API server's
+    (`judged`: what judges what is due instead, for verify)."""
+    from kubectl_evict.timeutil import format_seconds
+    offset = float(round(offset))       # the Date header has whole seconds
+    return "the local clock is %s %s the API server's (local %s, server %s at the read): %s" % (
+        format_seconds(abs(offset)), "behind" if offset > 0 else "ahead of", format_time(server_at - offset),
+        format_time(server_at), "the read's time (the plan's now) is the API server's" if judged is None
+        else "what is due is judged by " + judged)
+
+
 class ClusterReader:
     """Reads one cluster: /version, every kind in LISTS concurrently, then kubelet data."""
 
@@ -991,6 +1006,9 @@ class ClusterReader:
         self.cancel = threading.Event()
         # kinds the server forbids listing (403 on the first page): kind -> (resource, message)
         self.forbidden: Dict[str, Tuple[str, str]] = {}
+        # (the API server's clock, the local clock) at its first answer: see clock_offset()
+        self.clock: Optional[Tuple[float, float]] = None
+        self.say_clock = True       # warn in the read when the clocks differ (verify says it itself)
 
     # -- one request, with retries for 429/5xx that ask for it ------------------------------
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> bytes:
@@ -999,6 +1017,8 @@ class ClusterReader:
             resp = None
             try:
                 resp = fn(*args, _preload_content=False, **kw)
+                if self.clock is None:
+                    self._note_clock(resp)
                 return response_body(resp)
             except Exception as e:  # noqa: BLE001 - classified below
                 status = getattr(e, "status", None)
@@ -1016,6 +1036,31 @@ class ClusterReader:
                         resp.release_conn()
                     except Exception:  # pragma: no cover
                         pass
+
+    def _note_clock(self, resp: Any) -> None:
+        """Keep the API server's clock as its first answer states it: the `Date` header every
+        answer of kube-apiserver carries (Go's net/http adds it to each response, RFC 9110 6.6.1),
+        whole seconds, next to the local clock at the same moment."""
+        import email.utils
+        headers = getattr(resp, "headers", None)
+        value = headers.get("Date") if headers is not None and hasattr(headers, "get") else None
+        if not isinstance(value, str) or not value.strip():
+            return
+        try:
+            date = email.utils.parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError, IndexError):
+            return      # an unreadable Date is no clock: the local one stands
+        if date.tzinfo is None:
+            return      # RFC 9110 dates are GMT; one without a zone says nothing sure
+        self.clock = (date.timestamp(), time.time())
+
+    def clock_offset(self) -> Optional[float]:
+        """Seconds the API server's clock is ahead of the local one (negative: behind), from the
+        first answer's `Date`; None when no answer carried a readable Date."""
+        if self.clock is None:
+            return None
+        server, local = self.clock
+        return server + 0.5 - local     # the Date has whole seconds: the middle of its second
 
     def _fail(self, what: str, exc: BaseException) -> ClusterAccessError:
         status, text = describe_failure(exc, self.conn)
@@ -1201,13 +1246,18 @@ class ClusterReader:
         if mode not in MODES:
             raise ValueError(mode)
         version = self.version()
-        taken = int(time.time()) if taken_at is None else taken_at   # the shell's clock: allowed here
+        offset = self.clock_offset()
+        # the cluster's clock when its answers state it, not a skewed laptop's: heartbeats, Lease
+        # renewals, timeAdded and Events are stamped by the cluster, and `now` defaults to this time
+        taken = int(time.time() + (offset or 0.0)) if taken_at is None else taken_at   # the shell's clock: allowed here
         info = {"apiVersion": EVICTPLAN_API, "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
                 "takenAt": format_time(taken), "context": self.conn.context, "server": self.conn.server,
                 "serverVersion": version,
                 # every kind listed is held in full, even when the cluster has none of it
                 "kinds": [spec.kind for spec in LISTS] + (list(KUBELET_KINDS) if kubelet else [])}
         data = ClusterData(info=info)
+        if taken_at is None and offset is not None and abs(offset) > CLOCK_SKEW and self.say_clock:
+            data.warnings.append(clock_note(offset, taken))
         pool = ThreadPoolExecutor(max_workers=len(LISTS))
         try:
             futures: Dict[str, Future] = {}
@@ -1550,16 +1600,19 @@ def _load(reader: "ClusterReader", context: str, nodes: Optional[Sequence[str]],
 
 def load_live_with_events(opts: GlobalOptions, namespaces: Sequence[str],
                           accept: Optional[Callable[[str, str], None]] = None
-                          ) -> Tuple[Snapshot, List[dict], List[str]]:
+                          ) -> Tuple[Snapshot, List[dict], List[str], Optional[float]]:
     """What `verify` reads, over one connection: the cluster as `load_live` reads it (no kubelets),
     then the events.k8s.io/v1 Events of `namespaces` as full objects. `accept(server, context)` is
     called before anything is read and may refuse the cluster by raising. Events the API refuses
     to list (403, or 404 on a server without events.k8s.io/v1) are a warning, not a failure: the
-    objects alone still say what happened, only without the events' evidence."""
+    objects alone still say what happened, only without the events' evidence. The last value is
+    how far the API server's clock is ahead of the local one (its answers' `Date`; None: no Date),
+    so that what is due is judged by the cluster's clock, not by a skewed laptop's."""
     conn = connect(opts)
     if accept is not None:
         accept(conn.server, conn.context)
     reader = ClusterReader(conn)
+    reader.say_clock = False
     snapshot = _load(reader, conn.context, None, False)
     events: List[dict] = []
     warnings: List[str] = []
@@ -1574,4 +1627,4 @@ def load_live_with_events(opts: GlobalOptions, namespaces: Sequence[str],
                             % (e, namespace, spec.resource))
             continue
         events.extend(i for i in items if isinstance(i, dict))
-    return snapshot, events, warnings
+    return snapshot, events, warnings, reader.clock_offset()

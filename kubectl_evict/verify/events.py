@@ -15,7 +15,8 @@ Events of cluster-scoped objects (Nodes) are recorded in the `default` namespace
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+import re
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from kubectl_evict.errors import ValueParseError
 from kubectl_evict.plan import KUBELET, POD_GC, SCHEDULER, TAINT_EVICTION
@@ -35,6 +36,7 @@ REMOVAL_REASONS: Dict[str, Optional[str]] = {
 # node with the out-of-service taint, which the taint-eviction controller marked for deletion first
 # (pkg/controller/podgc/gc_controller.go gcTerminating, on by default since v1.26; KEP-2268).
 ALSO_SEEN: Dict[str, Tuple[str, ...]] = {POD_GC: (TAINT_EVICTION,)}
+_ASSIGNED = re.compile(r"^Successfully assigned (\S+) to (\S+)$")   # the scheduler's Scheduled note
 CANCELLED = "Cancelling deletion"   # TaintManagerEviction's note when a scheduled deletion is cancelled
 # The kubelet's `Killing` also stops a single container it restarts at once, with a note that says so
 # (pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions): "Container C failed liveness
@@ -106,6 +108,22 @@ class EventIndex:
         wanted = set(reasons) if reasons is not None else None
         return [ev for ev in self.pods.get((namespace, name), ())
                 if (not uid or not ev.uid or ev.uid == uid) and (wanted is None or ev.reason in wanted)]
+
+    def scheduled(self, namespace: str, names: Callable[[str], bool]) -> List[Tuple[Event, str]]:
+        """The `Scheduled` Events of the pods of `namespace` whose name `names` accepts, each with
+        the node it names: the scheduler's "Successfully assigned NS/NAME to NODE"
+        (pkg/scheduler/schedule_one.go, after the binding). In time order."""
+        out: List[Tuple[Event, str]] = []
+        for (ns, name), evs in self.pods.items():
+            if ns != namespace or not names(name):
+                continue
+            for ev in evs:
+                if ev.reason == "Scheduled":
+                    hit = _ASSIGNED.match(ev.note)
+                    if hit is not None and hit.group(1) == "%s/%s" % (ns, name):
+                        out.append((ev, hit.group(2)))
+        out.sort(key=lambda x: (x[0].first, x[0].name))
+        return out
 
     def node(self, name: str, reasons: Iterable[str]) -> List[Event]:
         wanted = set(reasons)

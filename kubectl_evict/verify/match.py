@@ -43,7 +43,7 @@ from kubectl_evict.verify.events import ALSO_SEEN, CANCELLED, REMOVAL_REASONS, E
 from kubectl_evict.verify.model import (AS_PLANNED, DIFFERS, PENDING, UNKNOWN, Check, Event, Evidence,
                                         Verification, worst)
 from kubectl_evict.rules.replacements import WORKLOAD_KINDS, find_owner, workload_of
-from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now
+from kubectl_evict.workloads import DEFAULT_STARTUP, ready_now, replicasets_by_deployment
 
 SLACK = 60.0        # seconds an effect may come after its planned time and still be as planned
 # An Event naming a remover more than this after the pod was seen to go found it already gone:
@@ -71,6 +71,8 @@ class _Fate:
         self.owner: Optional[Owner] = None
         self.owner_missing = ""         # why no owner could be found
         self.replacement: Optional[Pod] = None
+        self.seen_at: Optional[float] = None    # removed_at as the pod's own evidence says (before _bound)
+        self.first_landing: Optional[Tuple[Event, str]] = None   # see _Matcher.landed_before
 
     @property
     def went(self) -> bool:
@@ -107,6 +109,8 @@ class _Matcher:
         self._last_at: Optional[Dict[str, float]] = None
         self.new_nodes = frozenset(str(n["node"]) for n in plan.extra.get("newNodes", ()))
         self.chained: AbstractSet[PodKey] = frozenset()   # pods whose replacement the plan evicts again
+        self._rs_of: Optional[Dict[Tuple[str, str, str], List[str]]] = None   # Deployment -> its ReplicaSets' uids
+        self.claimed: set = set()       # (name, uid) of gone replacements already told as some pod's first landing
 
     def lands(self, node_name: str, want: Tuple[str, ...]) -> bool:
         """Is a pod on `node_name` where the plan wants it (`want`: target and candidates)? The
@@ -182,7 +186,7 @@ class _Matcher:
         self._owner(f, namespace, name, pod if not same else None, owner)
         f.grace = grace
         if times:
-            f.removed_at = min(times)
+            f.removed_at = f.seen_at = min(times)
         self.fates[key] = f
         return f
 
@@ -238,19 +242,109 @@ class _Matcher:
                     if key not in self.chained:
                         _bound(f, same_name, gone=True)
                 continue
-            by_owner.setdefault(f.owner.uid, []).append(f)
-        for uid, fates in by_owner.items():
-            fresh = sorted((p for p in self.snapshot.pods_by_owner.get(uid, ())
-                            if p.uid not in self.planned_uids and self._is_new(p)),
-                           key=lambda p: (p.creation_timestamp, p.name))
+            by_owner.setdefault(self.replaced_through(f.owner), []).append(f)
+        for group, fates in by_owner.items():
             if all(f.removed_at is not None for f in fates):   # else the plan's order (`order` is by `at`)
                 fates.sort(key=lambda f: f.removed_at)
-            fresh = fresh[:len(fates)]
-            for f, p in zip(fates, fresh):
-                if f.key not in self.chained:   # its first replacement is gone: a later one dates nothing
-                    _bound(f, p)
+            fresh: List[Pod] = []
+            per_owner: Dict[str, List[_Fate]] = {}
+            for f in fates:
+                per_owner.setdefault(f.owner.uid if f.owner is not None else "", []).append(f)
+            for uid, mine in per_owner.items():
+                own = self._new_pods((uid,))[:len(mine)]
+                fresh += own
+                for f, p in zip(mine, own):
+                    if f.key not in self.chained:   # its first replacement is gone: a later one dates nothing
+                        _bound(f, p)
+            if len(fresh) < len(fates):
+                # a Deployment that rolled out: its other ReplicaSets' new pods, created by the
+                # rollout for none of the pods in particular (they date no removal)
+                fresh += self._new_pods(tuple(u for u in self.owner_uids(group) if u not in per_owner))
+            fresh.sort(key=lambda p: (p.creation_timestamp, p.name))
             for f, p in _placed(fates, fresh, wants, self.lands, self.new_nodes).items():
                 f.replacement = p
+        # a replacement now elsewhere (or Pending) after an earlier one landed as planned and moved
+        # on: the pod now there replaced that earlier one, so only the earlier one dates the removal
+        done = set()
+        for key, _ in sorted(order, key=lambda kv: kv[1]):
+            f = self.fates[key]
+            r, want = f.replacement, wants.get(key)
+            if key in done or r is None or not want or key in self.chained or f.owner is None:
+                continue
+            done.add(key)
+            if r.node_name and self.lands(r.node_name, want):
+                continue
+            first = self.landed_before(f, want, r)
+            if first is not None:
+                f.first_landing = first
+                t = first[0].first
+                f.removed_at = t if f.seen_at is None or t < f.seen_at else f.seen_at
+                f.settle = float(f.grace if f.grace is not None else r.termination_grace_period) \
+                    if f.owner.kind == "StatefulSet" and f.removed_at == t else 0.0
+
+    def replaced_through(self, owner: Owner) -> Tuple[str, str, str]:
+        """Whose new pods replace a pod of `owner`: a ReplicaSet a Deployment controls counts for
+        its Deployment, since a rollout during the drain creates the replacements from a NEW
+        ReplicaSet (pkg/controller/deployment: getNewReplicaSet gives each ReplicaSet the
+        Deployment as controller, and rolloutRolling scales the new one up as the old ones go
+        down); any other owner stands for itself. ("Deployment", namespace, name) or ("uid", UID, "")."""
+        ref = owner.controller
+        if owner.kind == "ReplicaSet" and ref is not None and ref.kind == "Deployment":
+            return ("Deployment", owner.namespace, ref.name)
+        return ("uid", owner.uid, "")
+
+    def owner_uids(self, group: Tuple[str, str, str]) -> Tuple[str, ...]:
+        """The owners whose pods count for `group` (see replaced_through)."""
+        if group[0] == "uid":
+            return (group[1],)
+        if self._rs_of is None:
+            self._rs_of = replicasets_by_deployment(self.snapshot)
+        return tuple(self._rs_of.get(group, ()))
+
+    def owner_names(self, owner: Owner) -> Tuple[str, ...]:
+        """The names of the owners whose pods replace a pod of `owner` (a Deployment's ReplicaSets)."""
+        names = [owner.name]
+        for uid in self.owner_uids(self.replaced_through(owner)):
+            o = self.snapshot.owners_by_uid.get(uid)
+            if o is not None:
+                names.append(o.name)
+        return tuple(dict.fromkeys(names))
+
+    def landed_before(self, f: _Fate, want: Tuple[str, ...], current: Pod) -> Optional[Tuple[Event, str]]:
+        """An earlier replacement of `f`'s pod that the scheduler put where the plan wants it and
+        that is gone since (moved again: evicted, descheduled), told by what is left of it, its
+        `Scheduled` Event ("Successfully assigned NS/NAME to NODE", pkg/scheduler/schedule_one.go).
+        Its pod is the owner's (a generated name `OWNER-xxxxx`; a StatefulSet's same name with
+        another uid). Each such pod answers for one removed pod only. (Event, node) or None."""
+        if f.owner is None or not want:
+            return None
+        namespace, own = f.key
+        if f.owner.kind == "StatefulSet":
+            def accept(name: str) -> bool:
+                return name == own
+        elif f.owner.kind in GENERATED:
+            prefixes = tuple(n + "-" for n in self.owner_names(f.owner))
+
+            def accept(name: str) -> bool:
+                return name.startswith(prefixes)
+        else:
+            return None
+        for ev, node in self.events.scheduled(namespace, accept):
+            ident = (ev.name, ev.uid)
+            if ident in self.claimed or ev.uid in self.planned_uids or not self.lands(node, want):
+                continue
+            still = self.snapshot.pods_by_key.get((namespace, ev.name))
+            if still is not None and (not ev.uid or still.uid == ev.uid):
+                continue        # a pod still there (this replacement, or another's): not one that moved on
+            self.claimed.add(ident)
+            return ev, node
+        return None
+
+    def _new_pods(self, uids: Sequence[str]) -> List[Pod]:
+        """The pods of the owners `uids` created since the start (not the plan's own), oldest first."""
+        return sorted((p for uid in uids for p in self.snapshot.pods_by_owner.get(uid, ())
+                       if p.uid not in self.planned_uids and self._is_new(p)),
+                      key=lambda p: (p.creation_timestamp, p.name))
 
     def _is_new(self, pod: Pod) -> bool:
         return pod.creation_timestamp is not None and pod.creation_timestamp >= self.start
@@ -421,14 +515,23 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
             out.append((AS_PLANNED, "no replacement running (%s %s)" % (f.owner.kind, _ref(f.owner.namespace,
                                                                                             f.owner.name))))
         elif m.due(at):
-            out.append((DIFFERS, "no replacement: %s %s created no new pod%s" % (
-                f.owner.kind, _ref(f.owner.namespace, f.owner.name), waits)))
+            nor = ""
+            if m.replaced_through(f.owner)[0] == "Deployment" and f.owner.controller is not None:
+                nor = ", nor did any other ReplicaSet of Deployment %s" % _ref(f.owner.namespace,
+                                                                              f.owner.controller.name)
+            out.append((DIFFERS, "no replacement: %s %s created no new pod%s%s" % (
+                f.owner.kind, _ref(f.owner.namespace, f.owner.name), nor, waits)))
         else:
             out.append((PENDING, "no replacement yet%s" % waits))
         return out, evidence, facts
     facts["replacement"] = {"namespace": r.namespace, "pod": r.name, "uid": r.uid, "node": r.node_name or None,
                             "phase": r.phase, "ready": r.ready,
                             "created": format_time(r.creation_timestamp) if r.creation_timestamp else None}
+    rolled = ""
+    if r.controller is not None and f.owner.controller is not None and r.controller.uid != f.owner.uid:
+        # a pod of another ReplicaSet of the same Deployment: it rolled out meanwhile
+        rolled = " (from ReplicaSet %s: Deployment %s rolled out)" % (r.controller.name, f.owner.controller.name)
+        facts["replacement"]["replicaSet"] = r.controller.name  # type: ignore[index]
     if r.node_name:
         scheduled = m.events.pod(r.namespace, r.name, r.uid, ("Scheduled",))
         evidence.extend(_ev(e) for e in scheduled[-1:])
@@ -440,12 +543,14 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
         elif m.lands(r.node_name, (a.target,) + tuple(a.candidates)):
             joined = "" if r.node_name == a.target or r.node_name in a.candidates else \
                 " (joined since: the plan's %s)" % a.target
-            out.append((AS_PLANNED, "replacement %s%s" % (_pod_line(r), joined)))
+            out.append((AS_PLANNED, "replacement %s%s%s" % (_pod_line(r), joined, rolled)))
+        elif _landed_first(m, a, f, r, out, evidence, facts):
+            pass
         else:
             also = [c for c in a.candidates if c != a.target]
-            out.append((DIFFERS, "replacement %s, not on %s%s" % (
+            out.append((DIFFERS, "replacement %s, not on %s%s%s" % (
                 _pod_line(r), _node_name(m, a.target), " or " + ", ".join(_node_name(m, c) for c in also)
-                if also else "")))
+                if also else "", rolled)))
     else:
         why, evs = _scheduling(m, r)
         evidence.extend(evs)
@@ -454,11 +559,29 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
         text = "replacement %s Pending%s%s" % (r.ref, planned, ": " + why if why else " (no FailedScheduling event)")
         if shortfall:
             out.append((AS_PLANNED, text))
+        elif _landed_first(m, a, f, r, out, evidence, facts):
+            pass
         elif why or m.due(float(a.at) + DEFAULT_STARTUP):
             out.append((DIFFERS, text))
         else:
             out.append((PENDING, text))
     return out, evidence, facts
+
+
+def _landed_first(m: _Matcher, a: Action, f: _Fate, r: Pod, out: List[Tuple[str, str]], evidence: List[Evidence],
+                  facts: Dict[str, object]) -> bool:
+    """The replacement now elsewhere (or Pending) after an earlier one landed as planned and was
+    moved again since: as planned (then moved), on its Scheduled Event. True when so (and said)."""
+    first = f.first_landing
+    if first is None:
+        return False
+    ev, node = first
+    evidence.append(_ev(ev))
+    facts["landedFirst"] = {"pod": ev.name, "uid": ev.uid or None, "node": node, "scheduled": format_time(ev.first)}
+    out.append((AS_PLANNED, "replacement %s landed on %s as planned (Scheduled %s), since moved: now %s" % (
+        _ref(ev.namespace, ev.name), node, m.when(ev.first),
+        _pod_line(r) if r.node_name else "%s Pending" % r.ref)))
+    return True
 
 
 PAST = {"evict": "evicted", "delete": "deleted", "kill": "killed"}
