@@ -18,7 +18,7 @@ nodes do) are part of the plan too (`rules/devicetainteviction.py`).
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
 
@@ -116,6 +116,28 @@ def _version_text(v: ClusterVersion) -> str:
     return v.text if v.source != "default" else "%s, the newest modelled: the snapshot records no version" % v.text
 
 
+def _stuck_terminating_statefulset_pods(b: PlanBuilder, snapshot: Snapshot, tl: Timeline, now: float
+                                        ) -> AbstractSet[Tuple[str, str]]:
+    """StatefulSet pods already Terminating on a node whose kubelet is gone (it ends Unknown):
+    nothing confirms their deletion, so they stay, and the StatefulSet controller creates a pod
+    again only once the old object is gone (`processReplica`: `isCreated`, then `isTerminating`
+    waits): a `waits-for-old-pod` shortfall, whatever NoExecute taint follows (a DELETE changes
+    nothing for a pod being deleted). Their keys, which the rest of the plan leaves alone."""
+    out: Set[Tuple[str, str]] = set()
+    for name in sorted(tl.nodes):
+        nt = tl.nodes[name]
+        if status_at(nt.statuses, float("inf")) not in ("Unknown", ""):
+            continue
+        for p in snapshot.pods_on(name):
+            if p.deletion_timestamp is None or p.controller_kind != "StatefulSet" or p.is_terminal:
+                continue
+            ago = now - p.deletion_timestamp
+            when = "%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)
+            waits_for_old_pod(b, p, 0.0, name, deleted="already deleted %s" % when)
+            out.add(p.key)
+    return out
+
+
 def plan_controller(snapshot: Snapshot, settings: ControllerPlanSettings, now: float) -> Plan:
     """Plan the node lifecycle and taint-eviction controllers from the snapshot at `now`, with
     the `--fail`/`--fail-zone` nodes going silent at `now`."""
@@ -145,9 +167,12 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
 
     fates = pod_fates(snapshot, tl, ctl, now)
     down = [n for n, nt in tl.nodes.items() if nt.down_at is not None]
+    stuck_old = _stuck_terminating_statefulset_pods(b, snapshot, tl, now)
     deletions: List[PodFate] = []
     later: Dict[Tuple[str, str], float] = {}       # deletions after the horizon
     for f in fates:
+        if f.pod.key in stuck_old:
+            continue
         if f.kind == "delete" and f.pod.deletion_timestamp is not None:
             ago = now - f.pod.deletion_timestamp
             when = "%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)

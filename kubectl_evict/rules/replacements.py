@@ -209,13 +209,16 @@ def replace_removed(b: PlanBuilder, placer: Optional[Placer], pod: Pod, at: floa
     return placed
 
 
-def waits_for_old_pod(b: PlanBuilder, pod: Pod, at: float, node: str) -> None:
+def waits_for_old_pod(b: PlanBuilder, pod: Pod, at: float, node: str, deleted: str = "") -> None:
     """A StatefulSet pod deleted on a node whose kubelet is gone: it stays Terminating (nothing
     confirms its end), and the StatefulSet controller never runs two pods with one identity, so
-    its replacement waits for a force delete or the out-of-service taint (`waits-for-old-pod`)."""
-    b.shortfall(pod, "waits-for-old-pod", "deleted at %s but stays Terminating: the node is unreachable, so its kubelet "
+    its replacement waits for a force delete or the out-of-service taint (`waits-for-old-pod`;
+    `processReplica` creates a pod only once the old object is gone). `deleted` says when it was
+    deleted where that is not the plan's `at` (a pod already Terminating in the input)."""
+    b.shortfall(pod, "waits-for-old-pod", "%s but stays Terminating: the node is unreachable, so its kubelet "
                 "never confirms, and the StatefulSet controller creates the replacement only once the old pod is gone "
-                "(out-of-service taint or force delete needed)" % format_offset(at), node=node)
+                "(out-of-service taint or force delete needed)" % (deleted or "deleted at " + format_offset(at)),
+                node=node)
 
 
 # --- the StatefulSet's OrderedReady wait ------------------------------------------------------------
