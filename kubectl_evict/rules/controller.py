@@ -24,14 +24,15 @@ from pyrsistent import PClass, field
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
-from kubectl_evict.workloads import attach
+from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs, number
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, job_after_deletion, recreation,
-                                              replace_removed, unknown_job, waits_for_old_pod)
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, chain_ordered_ready, job_after_deletion,
+                                              ordered_ready_wait, recreation, replace_removed, unknown_job,
+                                              waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
@@ -242,6 +243,11 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             for p in snapshot.pods_on(name):
                 not_ready[(p.namespace, p.name)] = at
     job_counted: Dict[str, int] = {}
+    # OrderedReady StatefulSets: ordinals whose replacement never comes, the pods this plan deletes,
+    # and the nodes whose kubelet never confirms a deletion
+    sts_pending: Set[Tuple[str, str]] = set()
+    leaving = frozenset(f.pod.key for f in deletions) | frozenset(e.pod.key for e in device)
+    silent = frozenset(n for n, nt in tl.nodes.items() if status_at(nt.statuses, float("inf")) in ("Unknown", ""))
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
     deleter = NODE_LIFECYCLE if tl.legacy else TAINT_EVICTION
     for f in deletions:
@@ -249,6 +255,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         reason = "%s; %s deletes it (%s)" % (f.reason, who, _pdb_text(snapshot, p))
         stuck = p.controller_kind == "StatefulSet" and not p.is_terminal and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
         if stuck:
+            sts_pending.add(p.key)
             waits_for_old_pod(b, p, f.at, f.node)
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=None, rule=RULE,
@@ -267,8 +274,19 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                 continue
             if job.at is not None and job.at > f.at:
                 replaced_at = job.at
+        wait = ordered_ready_wait(b, snapshot, p, sts_pending, leaving, silent) if not p.is_terminal else None
+        if wait is not None:
+            # processReplica (monotonic): not while a lower ordinal is not Running and Ready
+            sts_pending.add(p.key)
+            b.shortfall(p, "ordered-ready", "deleted at %s, but its replacement is never created: %s is not Running "
+                        "and Ready%s" % (format_offset(f.at), wait.holder.ref, wait.assumption), node=f.node)
+            b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+                     grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; but " + wait.text(p))
+            continue
         placed = replace_removed(b, placer, p, f.at if replaced_at is None else replaced_at, RULE,
                                  "deleted at %s" % format_offset(f.at), node=f.node)
+        if placed is not None and placed.node is None and p.controller_kind == "StatefulSet":
+            sts_pending.add(p.key)
         if placed is None:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, rule=RULE,
@@ -280,6 +298,10 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                      reason=reason + ("" if placed.node else "; its replacement fits no node")
                      + ("; Job controller: replacement created at %s (pod-failure backoff)" % format_offset(replaced_at)
                         if replaced_at is not None else ""))
+
+    # an OrderedReady StatefulSet creates the ordinals one by one, each once the lower ones are Ready
+    chain_ordered_ready(b, snapshot, [i for i, a in enumerate(b.actions) if a.type == "delete" and a.target],
+                        DEFAULT_STARTUP)
 
     # Notes: settings, zones.
     b.note("node-monitor-grace-period %s%s, node-monitor-period %s, node-eviction-rate %s, secondary %s, "

@@ -916,7 +916,8 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
         replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
             and not replaces_only_failed(snapshot, pod)
         placed = None
-        wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys)
+        wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys,
+                                                                   frozenset(nodes))
         if replaced:
             pass
         elif pod.controller_kind == "Job":

@@ -1,0 +1,125 @@
+"""OrderedReady StatefulSets: when the replacement of an evicted, deleted or stopped ordinal is
+created, in every rule that removes pods (drain, upgrade, controller, shutdown).
+
+Upstream (`pkg/controller/statefulset/stateful_set_control.go`, v1.30-v1.37): `processReplica`
+walks the ordinals lowest first and, in monotonic mode (podManagementPolicy OrderedReady, the
+default), stops at the first one that is Terminating (`isTerminating`) or not Running and Ready
+(`isRunningAndReady`); a missing ordinal is created (`!isCreated`) only when every lower one has
+passed. A Failed/Succeeded ordinal is deleted (grace 0) and created again in the next sync. A
+pod keeps its name, so a Terminating one is created again only once its kubelet confirms the
+deletion: never on a node whose kubelet is gone. Parallel (`allowsBurst`) does not wait.
+
+Expected times: a deletionTimestamp is the deletion time plus the grace period (when the pod is
+gone at the latest); a recreated pod is Running and Ready 30s after it is created (the plans'
+startup, drain's --pod-startup default); the graceful shutdown below gives pods 20s (30s - 10s
+for critical pods), after which the kubelet sets them Failed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Optional, Tuple
+
+import pytest
+
+from conftest import node, pod, run_cli, snapshot_list
+
+SOON = "2026-11-21T12:00:20Z"       # now + 20s
+AGO = "2026-11-21T11:59:00Z"        # now - 60s
+
+
+def _sts(policy: Optional[str] = None) -> dict:
+    spec: Dict[str, Any] = {"replicas": 3, "selector": {"matchLabels": {"app": "db"}}, "serviceName": "db",
+                            "template": {"metadata": {"labels": {"app": "db"}},
+                                         "spec": {"containers": [{"name": "a", "image": "x"}]}}}
+    if policy:
+        spec["podManagementPolicy"] = policy
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "default", "uid": "uid-db"}, "spec": spec}
+
+
+def _db(n: int, on: str, terminating: Optional[str] = None, **kw: Any) -> dict:
+    p = pod("db-%d" % n, on, owner=("StatefulSet", "db"), labels={"app": "db"}, **kw)
+    if terminating:
+        p["metadata"]["deletionTimestamp"] = terminating
+    return p
+
+
+def _nodes(unknown: str = "", taint: str = "") -> list:
+    out = []
+    for i in range(1, 5):
+        name = "n%d" % i
+        taints = [{"key": "maint", "value": "x", "effect": "NoExecute", "timeAdded": AGO}] if name == taint else []
+        out.append(node(name, ready="Unknown" if name == unknown else "True", taints=taints))
+    return out
+
+
+KUBELET = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n2"},
+           "kubeletconfig": {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}}
+
+# (command, objects, {pod: (has a target, replacementAt)}, shortfall (pod, code) pairs, exit code)
+CASES = {
+    # db-0 Terminating on a live node until +20s: recreated then, Ready at +50s; db-1 waits for it
+    "drain-lower-terminating": (
+        ["drain", "n2"], _nodes() + [_sts(), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (True, 50)}, [], 0),
+    # db-0 Terminating on a node whose kubelet is gone: never recreated, so neither is db-1
+    "drain-lower-stuck-terminating": (
+        ["drain", "n2"], _nodes(unknown="n1") + [_sts(), _db(0, "n1", AGO), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (False, None)}, [("db-1", "ordered-ready")], 4),
+    # evicted together: db-0's replacement Ready at +30s, db-1's created then
+    "drain-two-ordinals": (
+        ["drain", "n1"], _nodes() + [_sts(), _db(0, "n1"), _db(1, "n1"), _db(2, "n3")],
+        {"db-0": (True, None), "db-1": (True, 30)}, [], 0),
+    # a Failed db-0 is deleted and created again at once (Ready at +30s): db-1 waits for it
+    "drain-lower-failed": (
+        ["drain", "n1"], _nodes() + [_sts(), _db(0, "n2", phase="Failed", ready=False), _db(1, "n1"), _db(2, "n3")],
+        {"db-1": (True, 30)}, [], 0),
+    # a lower ordinal Running but not Ready, not on its way back: db-1 is never created
+    "drain-lower-not-ready": (
+        ["drain", "n2"], _nodes() + [_sts(), _db(0, "n1", ready=False), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (False, None)}, [("db-1", "ordered-ready")], 4),
+    # Parallel: no wait
+    "drain-parallel": (
+        ["drain", "n2"], _nodes() + [_sts("Parallel"), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (True, None)}, [], 0),
+    "upgrade-two-ordinals": (
+        ["upgrade", "n1", "--max-surge", "1", "--surge-like", "n4"],
+        _nodes() + [_sts(), _db(0, "n1"), _db(1, "n1"), _db(2, "n3")],
+        {"db-0": (True, None), "db-1": (True, 30)}, [], 0),
+    # a user's NoExecute taint on a live node: both deleted at +0s, db-2 created once db-1 is Ready
+    "controller-user-taint": (
+        ["controller"], _nodes(taint="n2") + [_sts(), _db(0, "n1"), _db(1, "n2", tolerations=[]),
+                                              _db(2, "n2", tolerations=[])],
+        {"db-1": (True, None), "db-2": (True, 30)}, [], 0),
+    "controller-user-taint-lower-not-ready": (
+        ["controller"], _nodes(taint="n2") + [_sts(), _db(0, "n1", ready=False), _db(1, "n2", tolerations=[]),
+                                              _db(2, "n2", tolerations=[])],
+        {"db-1": (False, None), "db-2": (False, None)}, [("db-1", "ordered-ready"), ("db-2", "ordered-ready")], 4),
+    "shutdown-non-graceful-lower-terminating": (
+        ["shutdown", "n2", "--non-graceful"], _nodes() + [_sts(), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (True, 50)}, [], 0),
+    # graceful: db-1 Failed at +20s, created only at +50s
+    "shutdown-graceful-lower-terminating": (
+        ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (True, 50)}, [], 0),
+    # graceful, both on the node: db-0 created when Failed (+20s), Ready at +50s, then db-1
+    "shutdown-graceful-two-ordinals": (
+        ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n2"), _db(1, "n2"), _db(2, "n3")],
+        {"db-0": (True, 20), "db-1": (True, 50)}, [], 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_ordered_ready_replacements(case: str, tmp_path) -> None:
+    args, items, want, short, code = CASES[case]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*items)))
+    r = run_cli("-f", str(f), "-o", "json", *args)
+    assert r.returncode == code, r.stderr
+    doc = json.loads(r.stdout)
+    got: Dict[str, Tuple[bool, Optional[float]]] = {
+        a["pod"]: (a.get("target") is not None, a.get("replacementAt"))
+        for a in doc["actions"] if a["type"] in ("evict", "delete", "kill") and a["pod"] in want}
+    assert got == want
+    assert sorted((e["pod"], e["code"]) for e in doc["shortfall"]) == short
