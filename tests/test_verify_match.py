@@ -882,3 +882,14 @@ def test_a_budget_the_read_could_not_list_is_not_said_to_be_absent(kinds: List[s
     c = only(run(plan([], blocked=[blocked("db-0")]), later))
     assert c.status == DIFFERS
     assert text in c.differences, c.differences
+
+
+# A replacement the plan creates later than the removal (`replacementAt`: an OrderedReady
+# StatefulSet creates ordinal N only once every lower ordinal is Running and Ready again,
+# stateful_set_control.go processReplica) is not due before that time plus the startup (30s).
+@pytest.mark.parametrize("read, status", [(200, PENDING), (400, DIFFERS)])
+def test_a_replacement_planned_later_is_not_due_before_its_creation(read, status):
+    p = plan([dict(evict("db-1"), replacementAt=300)], workloads=[])
+    c = only(run(p, snapshot(read=read), [event("db-1", "Killing", "Stopping container app", 5, uid="uid-db-1",
+                                                 by="kubelet")], read=read))
+    assert c.status == status, c.differences
