@@ -54,6 +54,15 @@ def _nodes(unknown: str = "", taint: str = "") -> list:
     return out
 
 
+def _pool() -> list:
+    return [node("n%d" % i, labels={"pool": "a"}) for i in range(1, 5)]
+
+
+_RDE = {"annotations": {"evictplan.io/node-affinity": "RequiredDuringExecution"},
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]}]}}}}
+
+
 KUBELET = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n2"},
            "kubeletconfig": {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}}
 
@@ -107,6 +116,15 @@ CASES = {
     "shutdown-graceful-two-ordinals": (
         ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n2"), _db(1, "n2"), _db(2, "n3")],
         {"db-0": (True, 20), "db-1": (True, 50)}, [], 0),
+    # RequiredDuringExecution (the pod annotation): relabelling n2 evicts the db pods there
+    "affinity-lower-not-ready": (
+        ["affinity", "--unlabel", "n2:pool"], _pool() + [_sts(), _db(0, "n1", ready=False, **_RDE), _db(1, "n2", **_RDE),
+                                                         _db(2, "n3", **_RDE)],
+        {"db-1": (False, None)}, [("db-1", "ordered-ready")], 4),
+    "affinity-two-ordinals": (
+        ["affinity", "--unlabel", "n2:pool"], _pool() + [_sts(), _db(0, "n2", **_RDE), _db(1, "n2", **_RDE),
+                                                         _db(2, "n3", **_RDE)],
+        {"db-0": (True, None), "db-1": (True, 30)}, [], 0),
 }
 
 
@@ -123,3 +141,16 @@ def test_ordered_ready_replacements(case: str, tmp_path) -> None:
         for a in doc["actions"] if a["type"] in ("evict", "delete", "kill") and a["pod"] in want}
     assert got == want
     assert sorted((e["pod"], e["code"]) for e in doc["shortfall"]) == short
+
+
+def test_shutdown_without_graceful_shutdown_says_a_terminating_pod_was_deleted_before(tmp_path) -> None:
+    """db-1 was deleted a minute ago: the node goes down with it, its kubelet never confirms, so the
+    StatefulSet never recreates it (waits-for-old-pod), and the shortfall says when it was deleted."""
+    off = dict(KUBELET, kubeletconfig={"shutdownGracePeriod": "0s"})
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*_nodes(), _sts(), off, _db(0, "n1"), _db(1, "n2", AGO), _db(2, "n3"))))
+    r = run_cli("-f", str(f), "-o", "json", "shutdown", "n2")
+    assert r.returncode == 4, r.stderr
+    (e,) = json.loads(r.stdout)["shortfall"]
+    assert (e["pod"], e["code"]) == ("db-1", "waits-for-old-pod")
+    assert e["reason"].startswith("already deleted since 2026-11-21T11:59:00Z (1m ago) but stays Terminating")
