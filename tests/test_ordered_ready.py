@@ -5,7 +5,8 @@ Upstream (`pkg/controller/statefulset/stateful_set_control.go`, v1.30-v1.37): `p
 walks the ordinals lowest first and, in monotonic mode (podManagementPolicy OrderedReady, the
 default), stops at the first one that is Terminating (`isTerminating`) or not Running and Ready
 (`isRunningAndReady`); a missing ordinal is created (`!isCreated`) only when every lower one has
-passed. A Failed/Succeeded ordinal is deleted (grace 0) and created again in the next sync. A
+passed (and, with minReadySeconds, has been Ready that long: `isRunningAndAvailable`, since
+v1.22). A Failed/Succeeded ordinal is deleted (grace 0) and created again in the next sync. A
 pod keeps its name, so a Terminating one is created again only once its kubelet confirms the
 deletion: never on a node whose kubelet is gone. Parallel (`allowsBurst`) does not wait.
 
@@ -28,12 +29,14 @@ SOON = "2026-11-21T12:00:20Z"       # now + 20s
 AGO = "2026-11-21T11:59:00Z"        # now - 60s
 
 
-def _sts(policy: Optional[str] = None) -> dict:
+def _sts(policy: Optional[str] = None, min_ready: int = 0) -> dict:
     spec: Dict[str, Any] = {"replicas": 3, "selector": {"matchLabels": {"app": "db"}}, "serviceName": "db",
                             "template": {"metadata": {"labels": {"app": "db"}},
                                          "spec": {"containers": [{"name": "a", "image": "x"}]}}}
     if policy:
         spec["podManagementPolicy"] = policy
+    if min_ready:
+        spec["minReadySeconds"] = min_ready
     return {"apiVersion": "apps/v1", "kind": "StatefulSet",
             "metadata": {"name": "db", "namespace": "default", "uid": "uid-db"}, "spec": spec}
 
@@ -80,6 +83,10 @@ CASES = {
     "drain-two-ordinals": (
         ["drain", "n1"], _nodes() + [_sts(), _db(0, "n1"), _db(1, "n1"), _db(2, "n3")],
         {"db-0": (True, None), "db-1": (True, 30)}, [], 0),
+    # minReadySeconds 60: db-0's replacement Ready at +30s must stay Ready 60s more (isRunningAndAvailable)
+    "drain-two-ordinals-min-ready": (
+        ["drain", "n1"], _nodes() + [_sts(min_ready=60), _db(0, "n1"), _db(1, "n1"), _db(2, "n3")],
+        {"db-0": (True, None), "db-1": (True, 90)}, [], 0),
     # a Failed db-0 is deleted and created again at once (Ready at +30s): db-1 waits for it
     "drain-lower-failed": (
         ["drain", "n1"], _nodes() + [_sts(), _db(0, "n2", phase="Failed", ready=False), _db(1, "n1"), _db(2, "n3")],

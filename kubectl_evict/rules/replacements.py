@@ -308,6 +308,14 @@ def ordered_ready_wait(b: PlanBuilder, snapshot: Snapshot, pod: Pod, pending: Ab
 DownTimes = Dict[str, Dict[int, Tuple[float, float]]]
 
 
+def available_after(snapshot: Snapshot, pod: Pod) -> float:
+    """How long a Ready ordinal must stay Ready before the next one is created: its StatefulSet's
+    minReadySeconds (`processReplica` waits for `isRunningAndAvailable` too, in monotonic mode);
+    0 without the StatefulSet in the input (the default)."""
+    owner = controller_owner(snapshot, pod)
+    return float(owner.min_ready_seconds) if owner is not None else 0.0
+
+
 def returning_ordinals(snapshot: Snapshot, now: float, startup: float, uid: str,
                        exclude: AbstractSet[Tuple[str, str]] = frozenset()) -> Dict[int, Tuple[float, float]]:
     """The ordinals of StatefulSet `uid` that are down now and come back by themselves (not in
@@ -315,7 +323,8 @@ def returning_ordinals(snapshot: Snapshot, now: float, startup: float, uid: str,
     pod Terminating on a node whose kubelet is alive, gone by its deletionTimestamp (the deletion
     time plus its grace period) and created again. Each is created only once every lower
     ordinal is Running and Ready (`processReplica`, monotonic), and Ready `startup` later.
-    ordinal -> (0, Ready again); a pod stuck Terminating is `ordered_ready_wait`'s."""
+    ordinal -> (0, Ready again, plus minReadySeconds: `available_after`); a pod stuck Terminating
+    is `ordered_ready_wait`'s."""
     out: Dict[int, Tuple[float, float]] = {}
     pods = [(ordinal(p), p) for p in snapshot.pods_by_owner.get(uid, ()) if p.key not in exclude]
     for n, p in sorted((n, p) for n, p in pods if n is not None):
@@ -327,7 +336,7 @@ def returning_ordinals(snapshot: Snapshot, now: float, startup: float, uid: str,
             continue
         lower = [ready for m, (_, ready) in out.items() if m < n]
         created = max([gone] + lower)
-        out[n] = (0.0, created + startup)
+        out[n] = (0.0, created + startup + available_after(snapshot, p))
     return out
 
 
@@ -704,8 +713,10 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                 created, lower = ordered_ready_creation(snapshot, pod, d.at, sts_down)
                 if lower is not None:
                     d = d._replace(at=created)
-                    why += ("; OrderedReady: it is created only once %s's replacement is Running and Ready, at %s "
-                            "(processReplica)" % (lower, format_offset(created)))
+                    mrs = available_after(snapshot, pod)
+                    why += ("; OrderedReady: it is created only once %s's replacement is Running and Ready%s, at %s "
+                            "(processReplica)" % (lower, " for minReadySeconds %ds" % mrs if mrs else "",
+                                                  format_offset(created)))
                 placed = place(b, placer, pod, d.at, rule)
                 target, candidates = placed.node, placed.candidates
                 if target is None:
@@ -753,8 +764,8 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     outcome = "placed"
                     why += "; the scheduler places it on %s" % target
                 if outcome == "placed" and pod.controller_kind == "StatefulSet" and ordinal(pod) is not None:
-                    sts_down.setdefault(pod.controller.uid, {})[ordinal(pod)] = (float(b.actions[k.index].at),
-                                                                                 float(d.at) + startup)
+                    sts_down.setdefault(pod.controller.uid, {})[ordinal(pod)] = (
+                        float(b.actions[k.index].at), float(d.at) + startup + available_after(snapshot, pod))
         elif d.kind == "same-node":
             target = pod.node_name
             placer.commit(pod, target)
@@ -805,11 +816,13 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
         asked = float(a.replaced_at if a.replaced_at is not None else a.at)
         at, lower = ordered_ready_creation(snapshot, pod, asked, sts_down)
         if lower is not None and ORDERED_READY_MARK not in a.reason:
+            mrs = available_after(snapshot, pod)
             b.actions[i] = _with(a, replaced_at=at, reason=a.reason + ORDERED_READY_MARK + "%s's replacement is "
-                                 "Running and Ready, at %s (processReplica)" % (lower, format_offset(at)))
+                                 "Running and Ready%s, at %s (processReplica)" % (
+                                     lower, " for minReadySeconds %ds" % mrs if mrs else "", format_offset(at)))
         elif lower is not None:
             b.actions[i] = _with(a, replaced_at=at)
-        sts_down.setdefault(uid, {})[n] = (removed_at, at + startup)
+        sts_down.setdefault(uid, {})[n] = (removed_at, at + startup + available_after(snapshot, pod))
 
 
 def _with(record: Any, **changes: Any) -> Any:
