@@ -112,6 +112,17 @@ CASES = {
         ["controller"], _nodes(taint="n2") + [_sts(), _db(0, "n1", ready=False), _db(1, "n2", tolerations=[]),
                                               _db(2, "n2", tolerations=[])],
         {"db-1": (False, None), "db-2": (False, None)}, [("db-1", "ordered-ready"), ("db-2", "ordered-ready")], 4),
+    # db-0 stays on the failed n1 (it tolerates unreachable forever): MarkPodsNotReady sets it Ready=False at
+    # +50s and no kubelet sets it Ready again; db-1, deleted at +100s for a user's taint, is never recreated
+    "controller-lower-on-a-failed-node": (
+        ["controller", "--fail", "n1"],
+        [node("n1"), node("n2", taints=[{"key": "maint", "value": "x", "effect": "NoExecute",
+                                          "timeAdded": "2026-11-21T12:00:00Z"}]), node("n3"), node("n4"),
+         _sts(), _db(0, "n1", tolerations=[{"key": "node.kubernetes.io/unreachable", "operator": "Exists",
+                                            "effect": "NoExecute"}]),
+         _db(1, "n2", tolerations=[{"key": "maint", "operator": "Exists", "effect": "NoExecute",
+                                    "tolerationSeconds": 100}]), _db(2, "n3")],
+        {"db-1": (False, None)}, [("db-1", "ordered-ready")], 4),
     "shutdown-non-graceful-lower-terminating": (
         ["shutdown", "n2", "--non-graceful"], _nodes() + [_sts(), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
         {"db-1": (True, 50)}, [], 0),

@@ -248,6 +248,14 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     sts_pending: Set[Tuple[str, str]] = set()
     leaving = frozenset(f.pod.key for f in deletions) | frozenset(e.pod.key for e in device)
     silent = frozenset(n for n, nt in tl.nodes.items() if status_at(nt.statuses, float("inf")) in ("Unknown", ""))
+    # StatefulSet pods of those nodes are not Ready from the node lifecycle controller's
+    # MarkPodsNotReady on, and never again (no kubelet runs their probes): from then on a higher
+    # ordinal deleted elsewhere is never recreated either
+    unready_for_good: List[Tuple[float, Tuple[str, str]]] = []
+    for name in sorted(silent):
+        marked = pods_marked_not_ready_at(tl.nodes[name])
+        if marked is not None:
+            unready_for_good.extend((marked, q.key) for q in snapshot.pods_on(name) if q.controller_kind == "StatefulSet")
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
     deleter = NODE_LIFECYCLE if tl.legacy else TAINT_EVICTION
     for f in deletions:
@@ -274,7 +282,10 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                 continue
             if job.at is not None and job.at > f.at:
                 replaced_at = job.at
-        wait = ordered_ready_wait(b, snapshot, p, sts_pending, leaving, silent) if not p.is_terminal else None
+        wait = None
+        if p.controller_kind == "StatefulSet" and not p.is_terminal:
+            never = sts_pending | {k for t, k in unready_for_good if t <= f.at} if unready_for_good else sts_pending
+            wait = ordered_ready_wait(b, snapshot, p, never, leaving, silent)
         if wait is not None:
             # processReplica (monotonic): not while a lower ordinal is not Running and Ready
             sts_pending.add(p.key)
