@@ -172,3 +172,18 @@ def test_shutdown_without_graceful_shutdown_says_a_terminating_pod_was_deleted_b
     (e,) = json.loads(r.stdout)["shortfall"]
     assert (e["pod"], e["code"]) == ("db-1", "waits-for-old-pod")
     assert e["reason"].startswith("already deleted since 2026-11-21T11:59:00Z (1m ago) but stays Terminating")
+
+
+def test_an_assumed_ordered_ready_delay_is_said_in_incomplete(tmp_path) -> None:
+    """Without the StatefulSet in the input its podManagementPolicy is assumed OrderedReady (the
+    default): db-1 still waits for db-0's replacement, and the plan says the policy was not read."""
+    from conftest import complete_kinds
+    kinds = [k for k in complete_kinds() if k != "StatefulSet"]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*_nodes(), _db(0, "n1"), _db(1, "n1"), _db(2, "n3"), kinds=kinds)))
+    r = run_cli("-f", str(f), "-o", "json", "drain", "n1")
+    assert r.returncode == 5, r.stderr
+    doc = json.loads(r.stdout)
+    assert {a["pod"]: a.get("replacementAt") for a in doc["actions"] if a["type"] == "evict"} == {"db-0": None, "db-1": 30}
+    (inc,) = [i for i in doc["incomplete"] if i["kind"] == "StatefulSet"]
+    assert "podManagementPolicy not checked: assumed OrderedReady" in inc["effect"] and "default/db-1" in inc["effect"]

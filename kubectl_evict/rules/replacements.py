@@ -711,6 +711,8 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                             "%s is not Running and Ready%s" % (wait.holder.ref, wait.assumption))
             else:
                 created, lower = ordered_ready_creation(snapshot, pod, d.at, sts_down)
+                if lower is not None and controller_owner(snapshot, pod) is None:
+                    b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
                 if lower is not None:
                     d = d._replace(at=created)
                     mrs = available_after(snapshot, pod)
@@ -815,6 +817,8 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
         a = b.actions[i]
         asked = float(a.replaced_at if a.replaced_at is not None else a.at)
         at, lower = ordered_ready_creation(snapshot, pod, asked, sts_down)
+        if lower is not None and controller_owner(snapshot, pod) is None:
+            b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
         if lower is not None and ORDERED_READY_MARK not in a.reason:
             mrs = available_after(snapshot, pod)
             b.actions[i] = _with(a, replaced_at=at, reason=a.reason + ORDERED_READY_MARK + "%s's replacement is "
