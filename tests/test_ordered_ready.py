@@ -87,6 +87,11 @@ CASES = {
     "drain-two-ordinals-min-ready": (
         ["drain", "n1"], _nodes() + [_sts(min_ready=60), _db(0, "n1"), _db(1, "n1"), _db(2, "n3")],
         {"db-0": (True, None), "db-1": (True, 90)}, [], 0),
+    # db-0 already Terminating on the drained node: evicting it again does not shorten its grace; it
+    # is created again once gone (+20s), Ready at +50s, when db-1 is created
+    "drain-terminating-on-the-node": (
+        ["drain", "n1"], _nodes() + [_sts(), _db(0, "n1", SOON), _db(1, "n1"), _db(2, "n3")],
+        {"db-0": (True, 20), "db-1": (True, 50)}, [], 0),
     # a Failed db-0 is deleted and created again at once (Ready at +30s): db-1 waits for it
     "drain-lower-failed": (
         ["drain", "n1"], _nodes() + [_sts(), _db(0, "n2", phase="Failed", ready=False), _db(1, "n1"), _db(2, "n3")],
@@ -187,3 +192,15 @@ def test_an_assumed_ordered_ready_delay_is_said_in_incomplete(tmp_path) -> None:
     assert {a["pod"]: a.get("replacementAt") for a in doc["actions"] if a["type"] == "evict"} == {"db-0": None, "db-1": 30}
     (inc,) = [i for i in doc["incomplete"] if i["kind"] == "StatefulSet"]
     assert "podManagementPolicy not checked: assumed OrderedReady" in inc["effect"] and "default/db-1" in inc["effect"]
+
+
+def test_a_statefulset_pod_already_terminating_comes_back_in_ready_after(tmp_path) -> None:
+    """A ReplicaSet replaced a terminating pod already (FilterActivePods); a StatefulSet creates
+    the same name only once the old pod is gone, so its replacement counts in readyAfter: db-0
+    (Terminating, not counted now), db-1 and db-2 -> 2 ready now, 3 after."""
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*_nodes(), _sts(), _db(0, "n1", SOON), _db(1, "n1"), _db(2, "n3"))))
+    r = run_cli("-f", str(f), "-o", "json", "drain", "n1")
+    assert r.returncode == 0, r.stderr
+    (w,) = json.loads(r.stdout)["workloads"]
+    assert (w["ready"], w["readyAfter"]) == (2, 3)

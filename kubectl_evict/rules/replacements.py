@@ -816,6 +816,15 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
     for uid, n, removed_at, i, pod in sorted(rows, key=lambda r: r[:3]):
         a = b.actions[i]
         asked = float(a.replaced_at if a.replaced_at is not None else a.at)
+        if pod.deletion_timestamp is not None and a.replaced_at is None and not kubelet_gone(snapshot, pod.node_name):
+            # already Terminating: removing it again does not shorten its grace period, and the
+            # StatefulSet creates the same name only once the old pod is gone (its deletionTimestamp)
+            gone = float(pod.deletion_timestamp) - b.now
+            if gone > asked:
+                asked = gone
+                a = b.actions[i] = _with(a, replaced_at=gone, reason=a.reason + "; already Terminating: the "
+                                         "StatefulSet creates it again once the old pod is gone, at %s"
+                                         % format_offset(gone))
         at, lower = ordered_ready_creation(snapshot, pod, asked, sts_down)
         if lower is not None and controller_owner(snapshot, pod) is None:
             b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
