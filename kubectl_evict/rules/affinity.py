@@ -35,6 +35,7 @@ from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selecto
 from kubectl_evict.rules.replacements import (NOTHING_RECREATES, OrderedWait, chain_ordered_ready, controller_owner,
                                               ordered_ready_wait, recreation, replace_removed)
 from kubectl_evict.rules.scheduling import place
+from kubectl_evict.scheduling.statefulset import ordinal
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, has_no_execute, no_execute_decision,
                                                   taint_eviction_schedule, taints_text)
@@ -268,10 +269,15 @@ def _descheduler_protection(pod: Pod) -> str:
 def _ordered_wait(b: PlanBuilder, snapshot: Snapshot, pod: Pod) -> Optional[OrderedWait]:
     """`ordered_ready_wait` for a StatefulSet pod this plan removes now: the lower ordinals removed
     earlier in the plan are on their way back, unless their replacement never comes (a shortfall)."""
-    if pod.controller_kind != "StatefulSet":
+    if pod.controller_kind != "StatefulSet" or ordinal(pod) is None or pod.controller is None:
         return None
-    leaving = {(a.namespace, a.pod) for a in b.actions if a.type in ("evict", "delete", "kill")}
+    mine = ordinal(pod)
+    lower = [o for o in snapshot.pods_by_owner.get(pod.controller.uid, ()) if (ordinal(o) is not None
+                                                                              and ordinal(o) < mine)]
     pending = {(e.namespace, e.pod) for e in b.shortfalls if e.code in ("no-node-fits", "ordered-ready")}
+    if all(o.phase == "Running" and o.ready and o.deletion_timestamp is None and o.key not in pending for o in lower):
+        return None     # (no scan of the plan's actions for the common case)
+    leaving = {(a.namespace, a.pod) for a in b.actions if a.type in ("evict", "delete", "kill")}
     return ordered_ready_wait(b, snapshot, pod, pending, leaving)
 
 

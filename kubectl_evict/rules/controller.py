@@ -256,6 +256,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         marked = pods_marked_not_ready_at(tl.nodes[name])
         if marked is not None:
             unready_for_good.extend((marked, q.key) for q in snapshot.pods_on(name) if q.controller_kind == "StatefulSet")
+    unready_for_good.sort(reverse=True)     # earliest last: popped as the deletions reach their time
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
     deleter = NODE_LIFECYCLE if tl.legacy else TAINT_EVICTION
     for f in deletions:
@@ -284,8 +285,10 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                 replaced_at = job.at
         wait = None
         if p.controller_kind == "StatefulSet" and not p.is_terminal:
-            never = sts_pending | {k for t, k in unready_for_good if t <= f.at} if unready_for_good else sts_pending
-            wait = ordered_ready_wait(b, snapshot, p, never, leaving, silent)
+            # (deletions come in time order: those marked by now join the ordinals that never come back)
+            while unready_for_good and unready_for_good[-1][0] <= f.at:
+                sts_pending.add(unready_for_good.pop()[1])
+            wait = ordered_ready_wait(b, snapshot, p, sts_pending, leaving, silent)
         if wait is not None:
             # processReplica (monotonic): not while a lower ordinal is not Running and Ready
             sts_pending.add(p.key)

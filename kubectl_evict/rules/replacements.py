@@ -289,7 +289,7 @@ def ordered_ready_wait(b: PlanBuilder, snapshot: Snapshot, pod: Pod, pending: Ab
     mine = ordinal(pod)
     if mine is None:
         return None
-    for other in sorted(snapshot.pods_by_owner.get(pod.controller.uid, ()), key=lambda p: ordinal(p) or 0):
+    for other in snapshot.pods_by_owner.get(pod.controller.uid, ()):
         n = ordinal(other)
         if n is None or n >= mine:
             continue
