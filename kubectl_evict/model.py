@@ -507,6 +507,7 @@ class Owner(Record):
     controller = field(initial=None)            # OwnerRef (ReplicaSet -> Deployment)
     selector = field(initial=None)              # LabelSelector
     pod_management_policy = field(type=str, initial="")   # StatefulSet: OrderedReady (default) | Parallel
+    min_ready_seconds = field(type=int, initial=0)         # StatefulSet: spec.minReadySeconds
     # Job only: spec.backoffLimit (defaulted to 6, or 2147483647 with backoffLimitPerIndex), status.failed,
     # spec.podFailurePolicy.rules,
     # spec.backoffLimitPerIndex (None: not set)

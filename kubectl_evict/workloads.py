@@ -6,7 +6,8 @@ says where a replacement lands (`target`); a replacement counts as Ready `startu
 its controller creates it (its pod is gone, or for a kubelet `kill` the pod is Failed:
 `replaced_at`), the same assumption drain's waves make (`--pod-startup`). A pod that is already
 not Ready or already terminating takes no ready replica away, and a terminating pod's
-replacement already exists, so it adds none. A rule may also say when pods stop being Ready
+replacement already exists (FilterActivePods), so it adds none; except a StatefulSet's, which
+keeps the name and is created only once the old pod is gone (`replaced_at`). A rule may also say when pods stop being Ready
 before (or without) any action on them (`not_ready`): the node lifecycle controller marks every
 pod of a node it turns Unknown not Ready (`MarkPodsNotReady`) in that same pass.
 
@@ -108,7 +109,8 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
         marked = unready.pop((a.namespace, a.pod), None)
         if _counts_ready(pod) and (same is None or same not in removed):
             ev.append((float(a.at) if marked is None else min(float(a.at), marked), -1))
-        if a.target is not None and pod.deletion_timestamp is None and (same is None or same not in replaced) \
+        if a.target is not None and (pod.deletion_timestamp is None or pod.controller_kind == "StatefulSet") \
+                and (same is None or same not in replaced) \
                 and (a.namespace, a.pod) not in never_ready:
             created = a.replaced_at if a.replaced_at is not None else a.at
             ev.append((float(created) + startup, +1))

@@ -523,3 +523,46 @@ def test_finished_pods_are_deleted_too_and_not_replaced():
     assert not plan.shortfall and not plan.skipped
     done = next(a for a in plan.actions if a.pod == "etl-done")
     assert "finished (Succeeded)" in done.reason
+
+
+# A pod already Terminating (deletionTimestamp set) on a node whose kubelet goes silent: nothing
+# confirms its deletion, so the object stays. A ReplicaSet counts only active pods and replaced it
+# when the deletion began (controller_utils.go FilterActivePods): skipped. A StatefulSet creates a
+# pod again only once the old object is gone (stateful_set_control.go processReplica: isCreated,
+# then isTerminating waits): `waits-for-old-pod`, exit 4, whatever NoExecute taint follows
+# (none at all in a small zone in PartialDisruption; a toleration without tolerationSeconds).
+FOREVER = [{"key": UNREACH, "operator": "Exists", "effect": "NoExecute"}]
+
+
+def _terminating(p, at="2026-11-21T11:59:00Z"):
+    p["metadata"]["deletionTimestamp"] = at
+    return p
+
+
+@pytest.mark.parametrize("items, fail, expect", [
+    (zone("n", 3, "z1") + [_terminating(pod("db-0", "n1", owner=("StatefulSet", "db")))], ["n1"],
+     ("shortfall", "waits-for-old-pod")),
+    (zone("n", 3, "z1") + [_terminating(pod("db-0", "n1", owner=("StatefulSet", "db"), tolerations=FOREVER))], ["n1"],
+     ("shortfall", "waits-for-old-pod")),
+    (zone("n", 5, "z1") + [_terminating(pod("db-0", "n1", owner=("StatefulSet", "db")))], ["n1", "n2", "n3"],
+     ("shortfall", "waits-for-old-pod")),
+    (zone("n", 3, "z1") + [_terminating(pod("web-1", "n1"))], ["n1"], ("skipped", "already-terminating")),
+    # the node stays healthy: its kubelet finishes the deletion and the StatefulSet recreates the pod
+    (zone("n", 3, "z1") + [_terminating(pod("db-0", "n1", owner=("StatefulSet", "db")))], ["n2"], None),
+])
+def test_pod_already_terminating_on_a_failing_node(items, fail, expect):
+    plan = _plan(items, fail=fail)
+    assert _deletes(plan) == []
+    got = [("shortfall", e.code) for e in plan.shortfall] + [("skipped", e.code) for e in plan.skipped]
+    assert got == ([] if expect is None else [expect])
+    if expect and expect[0] == "shortfall":
+        assert plan.shortfall[0].reason.startswith("already deleted 1m ago but stays Terminating")
+
+
+def test_cli_exits_4_for_a_statefulset_pod_already_terminating_on_the_failed_node(tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*zone("n", 3, "z1"),
+                                          _terminating(pod("db-0", "n1", owner=("StatefulSet", "db"))))))
+    r = run_cli("-f", str(f), "-o", "json", "controller", "--fail", "n1")
+    assert r.returncode == 4, r.stderr
+    assert [(e["pod"], e["code"]) for e in json.loads(r.stdout)["shortfall"]] == [("db-0", "waits-for-old-pod")]

@@ -971,3 +971,14 @@ def test_a_replacement_that_landed_as_planned_and_moved_again_is_as_planned(evic
     assert text in v.checks[0].observed
     if statuses[0] == AS_PLANNED:
         assert dict(v.checks[0].facts)["landedFirst"]["node"] == "n2"
+
+
+# A replacement the plan creates later than the removal (`replacementAt`: an OrderedReady
+# StatefulSet creates ordinal N only once every lower ordinal is Running and Ready again,
+# stateful_set_control.go processReplica) is not due before that time plus the startup (30s).
+@pytest.mark.parametrize("read, status", [(200, PENDING), (400, DIFFERS)])
+def test_a_replacement_planned_later_is_not_due_before_its_creation(read, status):
+    p = plan([dict(evict("db-1"), replacementAt=300)], workloads=[])
+    c = only(run(p, snapshot(read=read), [event("db-1", "Killing", "Stopping container app", 5, uid="uid-db-1",
+                                                 by="kubelet")], read=read))
+    assert c.status == status, c.differences

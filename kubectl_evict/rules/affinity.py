@@ -32,8 +32,10 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
                                                  ledger_decision, pdbs_for_pod, unknown_budget_text)
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
-from kubectl_evict.rules.replacements import NOTHING_RECREATES, controller_owner, recreation, replace_removed
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, OrderedWait, chain_ordered_ready, controller_owner,
+                                              ordered_ready_wait, recreation, replace_removed)
 from kubectl_evict.rules.scheduling import place
+from kubectl_evict.scheduling.statefulset import ordinal
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, has_no_execute, no_execute_decision,
                                                   taint_eviction_schedule, taints_text)
@@ -119,6 +121,9 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
     for pod, old, new in decisions:
         _decide(b, placing, evictions, pod, old, new, now, settings)
     evictions.finish()
+    # an OrderedReady StatefulSet creates the ordinals it lost one by one, each once the lower ones are Ready
+    chain_ordered_ready(b, after, [i for i, a in enumerate(b.actions) if a.type in ("evict", "delete") and a.target],
+                        DEFAULT_STARTUP)
     _warn_bypassed_budgets(b, before, now)
     return attach(snapshot, b.build())
 
@@ -261,6 +266,21 @@ def _descheduler_protection(pod: Pod) -> str:
     return ""
 
 
+def _ordered_wait(b: PlanBuilder, snapshot: Snapshot, pod: Pod) -> Optional[OrderedWait]:
+    """`ordered_ready_wait` for a StatefulSet pod this plan removes now: the lower ordinals removed
+    earlier in the plan are on their way back, unless their replacement never comes (a shortfall)."""
+    if pod.controller_kind != "StatefulSet" or ordinal(pod) is None or pod.controller is None:
+        return None
+    mine = ordinal(pod)
+    lower = [o for o in snapshot.pods_by_owner.get(pod.controller.uid, ()) if (ordinal(o) is not None
+                                                                              and ordinal(o) < mine)]
+    pending = {(e.namespace, e.pod) for e in b.shortfalls if e.code in ("no-node-fits", "ordered-ready")}
+    if all(o.phase == "Running" and o.ready and o.deletion_timestamp is None and o.key not in pending for o in lower):
+        return None     # (no scan of the plan's actions for the common case)
+    leaving = {(a.namespace, a.pod) for a in b.actions if a.type in ("evict", "delete", "kill")}
+    return ordered_ready_wait(b, snapshot, pod, pending, leaving)
+
+
 def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, reason: str, by: str) -> None:
     if pod.is_mirror:
         # Deleting a mirror pod stops nothing: the kubelet's SyncPod recreates the mirror of the
@@ -273,6 +293,13 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
         # The DaemonSet controller only creates a pod where the node matches: no replacement here.
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, rule=RULE, reason=reason)
+        return
+    wait = _ordered_wait(b, placing.snapshot, pod)
+    if wait is not None:
+        b.shortfall(pod, "ordered-ready", "deleted at %s, but its replacement is never created: %s is not Running "
+                    "and Ready%s" % (format_offset(at), wait.holder.ref, wait.assumption), node=node)
+        b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+                 grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; but " + wait.text(pod))
         return
     placed = replace_removed(b, placing.placer() if recreation(pod).elsewhere else None, pod, at, RULE,
                              "deleted at %s" % format_offset(at), node=node)
@@ -400,6 +427,13 @@ def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, 
         b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits it without "
                 "preemption (the descheduler's PodFitsAnyNode)")
         return None
+    wait = _ordered_wait(b, placing.snapshot, pod) if recreation(pod).elsewhere else None
+    if wait is not None:
+        b.shortfall(pod, "ordered-ready", "evicted, but its replacement is never created: %s is not Running and "
+                    "Ready%s" % (wait.holder.ref, wait.assumption))
+        b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
+                 grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; but " + wait.text(pod))
+        return False
     if recreation(pod).elsewhere:
         placed = place(b, placing.placer(), pod, at, RULE)
         if placed.node is None:

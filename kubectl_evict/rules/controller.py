@@ -18,20 +18,21 @@ nodes do) are part of the plan too (`rules/devicetainteviction.py`).
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
-from kubectl_evict.workloads import attach
+from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs, number
 from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, job_after_deletion, recreation,
-                                              replace_removed, unknown_job, waits_for_old_pod)
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, chain_ordered_ready, job_after_deletion,
+                                              ordered_ready_wait, recreation, replace_removed, unknown_job,
+                                              waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
@@ -116,6 +117,28 @@ def _version_text(v: ClusterVersion) -> str:
     return v.text if v.source != "default" else "%s, the newest modelled: the snapshot records no version" % v.text
 
 
+def _stuck_terminating_statefulset_pods(b: PlanBuilder, snapshot: Snapshot, tl: Timeline, now: float
+                                        ) -> AbstractSet[Tuple[str, str]]:
+    """StatefulSet pods already Terminating on a node whose kubelet is gone (it ends Unknown):
+    nothing confirms their deletion, so they stay, and the StatefulSet controller creates a pod
+    again only once the old object is gone (`processReplica`: `isCreated`, then `isTerminating`
+    waits): a `waits-for-old-pod` shortfall, whatever NoExecute taint follows (a DELETE changes
+    nothing for a pod being deleted). Their keys, which the rest of the plan leaves alone."""
+    out: Set[Tuple[str, str]] = set()
+    for name in sorted(tl.nodes):
+        nt = tl.nodes[name]
+        if status_at(nt.statuses, float("inf")) not in ("Unknown", ""):
+            continue
+        for p in snapshot.pods_on(name):
+            if p.deletion_timestamp is None or p.controller_kind != "StatefulSet" or p.is_terminal:
+                continue
+            ago = now - p.deletion_timestamp
+            when = "%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)
+            waits_for_old_pod(b, p, 0.0, name, deleted="already deleted %s" % when)
+            out.add(p.key)
+    return out
+
+
 def plan_controller(snapshot: Snapshot, settings: ControllerPlanSettings, now: float) -> Plan:
     """Plan the node lifecycle and taint-eviction controllers from the snapshot at `now`, with
     the `--fail`/`--fail-zone` nodes going silent at `now`."""
@@ -145,9 +168,12 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
 
     fates = pod_fates(snapshot, tl, ctl, now)
     down = [n for n, nt in tl.nodes.items() if nt.down_at is not None]
+    stuck_old = _stuck_terminating_statefulset_pods(b, snapshot, tl, now)
     deletions: List[PodFate] = []
     later: Dict[Tuple[str, str], float] = {}       # deletions after the horizon
     for f in fates:
+        if f.pod.key in stuck_old:
+            continue
         if f.kind == "delete" and f.pod.deletion_timestamp is not None:
             ago = now - f.pod.deletion_timestamp
             when = "%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)
@@ -217,6 +243,20 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             for p in snapshot.pods_on(name):
                 not_ready[(p.namespace, p.name)] = at
     job_counted: Dict[str, int] = {}
+    # OrderedReady StatefulSets: ordinals whose replacement never comes, the pods this plan deletes,
+    # and the nodes whose kubelet never confirms a deletion
+    sts_pending: Set[Tuple[str, str]] = set()
+    leaving = frozenset(f.pod.key for f in deletions) | frozenset(e.pod.key for e in device)
+    silent = frozenset(n for n, nt in tl.nodes.items() if status_at(nt.statuses, float("inf")) in ("Unknown", ""))
+    # StatefulSet pods of those nodes are not Ready from the node lifecycle controller's
+    # MarkPodsNotReady on, and never again (no kubelet runs their probes): from then on a higher
+    # ordinal deleted elsewhere is never recreated either
+    unready_for_good: List[Tuple[float, Tuple[str, str]]] = []
+    for name in sorted(silent):
+        marked = pods_marked_not_ready_at(tl.nodes[name])
+        if marked is not None:
+            unready_for_good.extend((marked, q.key) for q in snapshot.pods_on(name) if q.controller_kind == "StatefulSet")
+    unready_for_good.sort(reverse=True)     # earliest last: popped as the deletions reach their time
     who = "node lifecycle controller (pre-taint eviction)" if tl.legacy else "taint-eviction controller"
     deleter = NODE_LIFECYCLE if tl.legacy else TAINT_EVICTION
     for f in deletions:
@@ -224,6 +264,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
         reason = "%s; %s deletes it (%s)" % (f.reason, who, _pdb_text(snapshot, p))
         stuck = p.controller_kind == "StatefulSet" and not p.is_terminal and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
         if stuck:
+            sts_pending.add(p.key)
             waits_for_old_pod(b, p, f.at, f.node)
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=None, rule=RULE,
@@ -242,8 +283,24 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                 continue
             if job.at is not None and job.at > f.at:
                 replaced_at = job.at
+        wait = None
+        if p.controller_kind == "StatefulSet" and not p.is_terminal:
+            # (deletions come in time order: those marked by now join the ordinals that never come back)
+            while unready_for_good and unready_for_good[-1][0] <= f.at:
+                sts_pending.add(unready_for_good.pop()[1])
+            wait = ordered_ready_wait(b, snapshot, p, sts_pending, leaving, silent)
+        if wait is not None:
+            # processReplica (monotonic): not while a lower ordinal is not Running and Ready
+            sts_pending.add(p.key)
+            b.shortfall(p, "ordered-ready", "deleted at %s, but its replacement is never created: %s is not Running "
+                        "and Ready%s" % (format_offset(f.at), wait.holder.ref, wait.assumption), node=f.node)
+            b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
+                     grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; but " + wait.text(p))
+            continue
         placed = replace_removed(b, placer, p, f.at if replaced_at is None else replaced_at, RULE,
                                  "deleted at %s" % format_offset(f.at), node=f.node)
+        if placed is not None and placed.node is None and p.controller_kind == "StatefulSet":
+            sts_pending.add(p.key)
         if placed is None:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, rule=RULE,
@@ -255,6 +312,10 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                      reason=reason + ("" if placed.node else "; its replacement fits no node")
                      + ("; Job controller: replacement created at %s (pod-failure backoff)" % format_offset(replaced_at)
                         if replaced_at is not None else ""))
+
+    # an OrderedReady StatefulSet creates the ordinals one by one, each once the lower ones are Ready
+    chain_ordered_ready(b, snapshot, [i for i, a in enumerate(b.actions) if a.type == "delete" and a.target],
+                        DEFAULT_STARTUP)
 
     # Notes: settings, zones.
     b.note("node-monitor-grace-period %s%s, node-monitor-period %s, node-eviction-rate %s, secondary %s, "

@@ -36,7 +36,8 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
-from kubectl_evict.rules.replacements import ordered_ready_wait, recreation, workload_of, workload_owner
+from kubectl_evict.rules.replacements import (chain_ordered_ready, ordered_ready_wait, recreation, workload_of,
+                                              workload_owner)
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.statefulset import queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
@@ -615,10 +616,20 @@ class DrainRun:
         for name in cfg.nodes:
             batch.extend(self.filter_node(name, 0))
         self.run(batch, 0)
+        self.chain_statefulsets()
         self.inputs_missing()
         self.verdicts()
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), float(cfg.pod_startup))
+
+    def chain_statefulsets(self) -> None:
+        """kubectl drain evicts a node's pods together, but an OrderedReady StatefulSet creates
+        ordinal N again only once every lower ordinal is Running and Ready (`processReplica`):
+        the replacements of its evicted pods come one after the other, later than the evictions
+        (`chain_ordered_ready`, which also waits for lower ordinals that are down now)."""
+        chain_ordered_ready(self.b, self.s, [i for i, a in enumerate(self.b.actions)
+                                             if a.type in ("evict", "delete") and a.target],
+                            float(self.cfg.pod_startup))
 
     def inputs_missing(self) -> None:
         """The plan's `incomplete` entries for what the drains could not check."""

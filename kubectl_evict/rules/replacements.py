@@ -209,13 +209,16 @@ def replace_removed(b: PlanBuilder, placer: Optional[Placer], pod: Pod, at: floa
     return placed
 
 
-def waits_for_old_pod(b: PlanBuilder, pod: Pod, at: float, node: str) -> None:
+def waits_for_old_pod(b: PlanBuilder, pod: Pod, at: float, node: str, deleted: str = "") -> None:
     """A StatefulSet pod deleted on a node whose kubelet is gone: it stays Terminating (nothing
     confirms its end), and the StatefulSet controller never runs two pods with one identity, so
-    its replacement waits for a force delete or the out-of-service taint (`waits-for-old-pod`)."""
-    b.shortfall(pod, "waits-for-old-pod", "deleted at %s but stays Terminating: the node is unreachable, so its kubelet "
+    its replacement waits for a force delete or the out-of-service taint (`waits-for-old-pod`;
+    `processReplica` creates a pod only once the old object is gone). `deleted` says when it was
+    deleted where that is not the plan's `at` (a pod already Terminating in the input)."""
+    b.shortfall(pod, "waits-for-old-pod", "%s but stays Terminating: the node is unreachable, so its kubelet "
                 "never confirms, and the StatefulSet controller creates the replacement only once the old pod is gone "
-                "(out-of-service taint or force delete needed)" % format_offset(at), node=node)
+                "(out-of-service taint or force delete needed)" % (deleted or "deleted at " + format_offset(at)),
+                node=node)
 
 
 # --- the StatefulSet's OrderedReady wait ------------------------------------------------------------
@@ -223,16 +226,22 @@ def waits_for_old_pod(b: PlanBuilder, pod: Pod, at: float, node: str) -> None:
 
 class OrderedWait(NamedTuple):
     """A lower ordinal that keeps an OrderedReady StatefulSet from recreating a pod, and whether
-    OrderedReady is only assumed (the StatefulSet is not in the input: the default policy)."""
+    OrderedReady is only assumed (the StatefulSet is not in the input: the default policy).
+    `stuck`: the holder is Terminating on a node whose kubelet never confirms its deletion."""
     holder: Pod
     assumed: bool
+    stuck: bool = False
 
     def text(self, pod: Pod) -> str:
         """`StatefulSet ns/db is OrderedReady: it recreates db-1 only once db-0 is Running and Ready`."""
         policy = "is OrderedReady" if not self.assumed else \
             "is not in the input, so assumed OrderedReady (the default podManagementPolicy)"
-        return "StatefulSet %s/%s %s: it recreates %s only once %s is Running and Ready" % (
+        text = "StatefulSet %s/%s %s: it recreates %s only once %s is Running and Ready" % (
             pod.namespace, pod.controller.name, policy, pod.name, self.holder.name)
+        if self.stuck:
+            text += (" (%s stays Terminating on node/%s, whose kubelet never confirms its deletion, so it is never "
+                     "recreated)" % (self.holder.name, self.holder.node_name))
+        return text
 
     @property
     def assumption(self) -> str:
@@ -244,12 +253,33 @@ ASSUMED_ORDERED_READY = ("podManagementPolicy not checked: assumed OrderedReady 
                          "waits for every lower ordinal to be Running and Ready")
 
 
+def kubelet_gone(snapshot: Snapshot, node: str, down: AbstractSet[str] = frozenset()) -> bool:
+    """Does nothing confirm the deletion of a pod on `node`? A node the rule takes down (`down`),
+    or one whose kubelet has stopped posting status (Ready=Unknown)."""
+    if node in down:
+        return True
+    n = snapshot.nodes.get(node)
+    return n is not None and n.ready_status == "Unknown"
+
+
+def _comes_back(other: Pod) -> bool:
+    """Is a pod that is not Running and Ready now on its way back by itself? A finished pod is
+    deleted by the StatefulSet controller (grace 0: the pod strategy's CheckGracefulDelete) and
+    created again; a terminating one is created again once its kubelet has confirmed the
+    deletion (`processReplica`: `isFailed`/`isSucceeded`, `isCreated`)."""
+    return other.is_terminal or other.deletion_timestamp is not None
+
+
 def ordered_ready_wait(b: PlanBuilder, snapshot: Snapshot, pod: Pod, pending: AbstractSet[Tuple[str, str]],
-                       leaving: AbstractSet[Tuple[str, str]] = frozenset()) -> Optional[OrderedWait]:
+                       leaving: AbstractSet[Tuple[str, str]] = frozenset(),
+                       down: AbstractSet[str] = frozenset()) -> Optional[OrderedWait]:
     """`processReplica`'s monotonic check: the lower-ordinal pod of the same OrderedReady
-    StatefulSet that keeps `pod`'s replacement from being created, one whose own replacement
-    stays Pending in this plan (`pending`), or one that is not Running and Ready now and is not
-    itself being replaced (`leaving`). A StatefulSet the input does not have is assumed
+    StatefulSet that keeps `pod`'s replacement from ever being created: one whose own replacement
+    stays Pending in this plan (`pending`); one the plan does not replace (`leaving`) that is
+    Terminating on a node whose kubelet never confirms it (`kubelet_gone`, `down`: the nodes the
+    rule takes down); or one that is not Running and Ready now and not on its way back (a
+    finished pod, or one terminating on a live node, is recreated by itself: `ordered_ready_creation`
+    says how long that delays `pod`). A StatefulSet the input does not have is assumed
     OrderedReady, and where that decides, `b` lists StatefulSet in `incomplete` for the pod."""
     if pod.controller_kind != "StatefulSet":
         return None
@@ -263,11 +293,88 @@ def ordered_ready_wait(b: PlanBuilder, snapshot: Snapshot, pod: Pod, pending: Ab
         n = ordinal(other)
         if n is None or n >= mine:
             continue
-        if other.key in pending or (other.key not in leaving and not (other.phase == "Running" and other.ready)):
+        stuck = other.key not in leaving and other.deletion_timestamp is not None and not other.is_terminal \
+            and kubelet_gone(snapshot, other.node_name, down)
+        if other.key in pending or stuck or (other.key not in leaving and not _comes_back(other)
+                                             and not (other.phase == "Running" and other.ready)):
             if owner is None:
                 b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
-            return OrderedWait(other, owner is None)
+            return OrderedWait(other, owner is None, stuck)
     return None
+
+
+#: When each ordinal of a StatefulSet is down: set uid -> ordinal -> (down from, Running and Ready
+#: again), seconds after now.
+DownTimes = Dict[str, Dict[int, Tuple[float, float]]]
+
+
+def available_after(snapshot: Snapshot, pod: Pod) -> float:
+    """How long a Ready ordinal must stay Ready before the next one is created: its StatefulSet's
+    minReadySeconds (`processReplica` waits for `isRunningAndAvailable` too, in monotonic mode);
+    0 without the StatefulSet in the input (the default)."""
+    owner = controller_owner(snapshot, pod)
+    return float(owner.min_ready_seconds) if owner is not None else 0.0
+
+
+def returning_ordinals(snapshot: Snapshot, now: float, startup: float, uid: str,
+                       exclude: AbstractSet[Tuple[str, str]] = frozenset()) -> Dict[int, Tuple[float, float]]:
+    """The ordinals of StatefulSet `uid` that are down now and come back by themselves (not in
+    `exclude`, the pods the plan removes): a finished pod, deleted at once and created again; a
+    pod Terminating on a node whose kubelet is alive, gone by its deletionTimestamp (the deletion
+    time plus its grace period) and created again. Each is created only once every lower
+    ordinal is Running and Ready (`processReplica`, monotonic), and Ready `startup` later.
+    ordinal -> (0, Ready again, plus minReadySeconds: `available_after`); a pod stuck Terminating
+    is `ordered_ready_wait`'s."""
+    out: Dict[int, Tuple[float, float]] = {}
+    pods = [(ordinal(p), p) for p in snapshot.pods_by_owner.get(uid, ()) if p.key not in exclude]
+    for n, p in sorted((n, p) for n, p in pods if n is not None):
+        if p.is_terminal:
+            gone = 0.0
+        elif p.deletion_timestamp is not None and not kubelet_gone(snapshot, p.node_name):
+            gone = max(0.0, float(p.deletion_timestamp) - now)
+        else:
+            continue
+        lower = [ready for m, (_, ready) in out.items() if m < n]
+        created = max([gone] + lower)
+        out[n] = (0.0, created + startup + available_after(snapshot, p))
+    return out
+
+
+def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_down: DownTimes
+                            ) -> Tuple[float, Optional[str]]:
+    """When an OrderedReady StatefulSet creates `pod`'s replacement, asked at `at`: not while a
+    lower ordinal is down (`sts_down`: removed earlier in the plan, or down now and on its way
+    back, `returning_ordinals`), only once it is Running and Ready again (`processReplica`
+    returns at the first replica that is terminating or not Running and Ready, in monotonic
+    mode). (time, the lower pod waited for last, or None when nothing delays it.)"""
+    if pod.controller_kind != "StatefulSet":
+        return at, None
+    owner = controller_owner(snapshot, pod)
+    if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
+        return at, None
+    mine = ordinal(pod)
+    if mine is None:
+        return at, None
+    lower = {n: span for n, span in sts_down.get(pod.controller.uid, {}).items() if n < mine}
+    last = None
+    while True:
+        waits = [(ready, n) for n, (frm, ready) in lower.items() if frm <= at < ready]
+        if not waits:
+            break
+        at, last = max(waits)
+    if last is None:
+        return at, None
+    return at, "%s/%s-%d" % (pod.namespace, pod.controller.name, last)
+
+
+def seed_down_times(snapshot: Snapshot, now: float, startup: float, pods: Sequence[Pod],
+                    exclude: AbstractSet[Tuple[str, str]]) -> DownTimes:
+    """`returning_ordinals` for the StatefulSets of `pods`: the start of a plan's `DownTimes`."""
+    out: DownTimes = {}
+    for p in pods:
+        if p.controller_kind == "StatefulSet" and p.controller.uid not in out:
+            out[p.controller.uid] = returning_ordinals(snapshot, now, startup, p.controller.uid, exclude)
+    return out
 
 
 # --- the controllers' answers ---------------------------------------------------------------------
@@ -564,7 +671,8 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     if not kills:
         return
     stopped_nodes = frozenset(k.pod.node_name for k in kills)
-    sts_ready: Dict[str, Dict[int, float]] = {}      # set uid -> ordinal -> its replacement is Ready
+    # when each ordinal of the sets is down: the ones down now and on their way back, then the kills
+    sts_down = seed_down_times(snapshot, b.now, startup, [k.pod for k in kills], frozenset(k.pod.key for k in kills))
     nodes = [_with(n, taints=node_taints[n.name]) if n.name in node_taints else n for n in snapshot.nodes.values()]
     placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
     job_counted: Dict[str, int] = {}
@@ -594,7 +702,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
         why = d.why
         outcome = "not-replaced"
         if d.kind == "schedule":
-            wait = ordered_ready_wait(b, snapshot, pod, pending, leaving)
+            wait = ordered_ready_wait(b, snapshot, pod, pending, leaving, stopped_nodes)
             if wait is not None:
                 pending.add(pod.key)
                 outcome = "never-created"
@@ -602,11 +710,15 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                 b.shortfall(pod, "ordered-ready", "stopped by the kubelet, but its replacement is never created: "
                             "%s is not Running and Ready%s" % (wait.holder.ref, wait.assumption))
             else:
-                created, lower = ordered_ready_creation(snapshot, pod, d.at, sts_ready)
+                created, lower = ordered_ready_creation(snapshot, pod, d.at, sts_down)
+                if lower is not None and controller_owner(snapshot, pod) is None:
+                    b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
                 if lower is not None:
                     d = d._replace(at=created)
-                    why += ("; OrderedReady: it is created only once %s's replacement is Running and Ready, at %s "
-                            "(processReplica)" % (lower, format_offset(created)))
+                    mrs = available_after(snapshot, pod)
+                    why += ("; OrderedReady: it is created only once %s's replacement is Running and Ready%s, at %s "
+                            "(processReplica)" % (lower, " for minReadySeconds %ds" % mrs if mrs else "",
+                                                  format_offset(created)))
                 placed = place(b, placer, pod, d.at, rule)
                 target, candidates = placed.node, placed.candidates
                 if target is None:
@@ -654,7 +766,8 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     outcome = "placed"
                     why += "; the scheduler places it on %s" % target
                 if outcome == "placed" and pod.controller_kind == "StatefulSet" and ordinal(pod) is not None:
-                    sts_ready.setdefault(pod.controller.uid, {})[ordinal(pod)] = float(d.at) + startup
+                    sts_down.setdefault(pod.controller.uid, {})[ordinal(pod)] = (
+                        float(b.actions[k.index].at), float(d.at) + startup + available_after(snapshot, pod))
         elif d.kind == "same-node":
             target = pod.node_name
             placer.commit(pod, target)
@@ -679,49 +792,50 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     b.extra["replacements"] = sorted(records, key=lambda r: (r["failedAt"], r["namespace"], r["pod"]))
 
 
-def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_ready: Mapping[str, Mapping[int, float]]
-                            ) -> Tuple[float, Optional[str]]:
-    """When an OrderedReady StatefulSet creates `pod`'s replacement, asked at `at`: not before
-    every lower ordinal replaced earlier in the plan is Running and Ready again (`processReplica`
-    returns at the first replica that is not, in monotonic mode). (time, the lower pod waited
-    for, or None when nothing delays it.)"""
-    if pod.controller_kind != "StatefulSet":
-        return at, None
-    owner = controller_owner(snapshot, pod)
-    if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
-        return at, None
-    mine = ordinal(pod)
-    if mine is None:
-        return at, None
-    waits = [(ready, n) for n, ready in sts_ready.get(pod.controller.uid, {}).items() if n < mine and ready > at]
-    if not waits:
-        return at, None
-    ready, n = max(waits)
-    return ready, "%s/%s-%d" % (pod.namespace, pod.controller.name, n)
+ORDERED_READY_MARK = "; OrderedReady: the StatefulSet creates it only once "
 
 
 def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[int], startup: float) -> None:
     """For pod removals already placed (`b.actions[i]` with a `target`), delay the replacements
-    of an OrderedReady StatefulSet so that ordinal N is created only once every lower ordinal
-    replaced earlier is Running and Ready (`ordered_ready_creation`), whatever order the rule
-    placed them in: sets `replaced_at` and says why."""
+    of an OrderedReady StatefulSet so that ordinal N is created only while no lower ordinal is
+    down: removed earlier in the plan and not Ready again, or down now and on its way back
+    (`returning_ordinals`: finished, or Terminating on a live node), whatever order the rule
+    placed them in (`ordered_ready_creation`): sets `replaced_at` and says why. Ordinals are
+    taken lowest first, as `processReplica` walks them; calling it again changes nothing."""
     rows = []
     for i in indexes:
         a = b.actions[i]
         pod = snapshot.pods_by_key.get((a.namespace, a.pod))
         if pod is None or not a.target or pod.controller_kind != "StatefulSet" or ordinal(pod) is None:
             continue
-        created = float(a.replaced_at if a.replaced_at is not None else a.at)
-        rows.append((created, pod.controller.uid, ordinal(pod), i, pod))
-    sts_ready: Dict[str, Dict[int, float]] = {}
-    for created, uid, n, i, pod in sorted(rows, key=lambda r: r[:3]):
-        at, lower = ordered_ready_creation(snapshot, pod, created, sts_ready)
-        if lower is not None:
-            a = b.actions[i]
-            b.actions[i] = _with(a, replaced_at=at, reason=a.reason + "; OrderedReady: the StatefulSet creates it "
-                                 "only once %s's replacement is Running and Ready, at %s (processReplica)"
-                                 % (lower, format_offset(at)))
-        sts_ready.setdefault(uid, {})[n] = at + startup
+        rows.append((pod.controller.uid, ordinal(pod), float(a.at), i, pod))
+    if not rows:
+        return
+    removed = {(a.namespace, a.pod) for a in b.actions if a.type in ("evict", "delete", "kill")}
+    sts_down = seed_down_times(snapshot, b.now, startup, [r[4] for r in rows], removed)
+    for uid, n, removed_at, i, pod in sorted(rows, key=lambda r: r[:3]):
+        a = b.actions[i]
+        asked = float(a.replaced_at if a.replaced_at is not None else a.at)
+        if pod.deletion_timestamp is not None and a.replaced_at is None and not kubelet_gone(snapshot, pod.node_name):
+            # already Terminating: removing it again does not shorten its grace period, and the
+            # StatefulSet creates the same name only once the old pod is gone (its deletionTimestamp)
+            gone = float(pod.deletion_timestamp) - b.now
+            if gone > asked:
+                asked = gone
+                a = b.actions[i] = _with(a, replaced_at=gone, reason=a.reason + "; already Terminating: the "
+                                         "StatefulSet creates it again once the old pod is gone, at %s"
+                                         % format_offset(gone))
+        at, lower = ordered_ready_creation(snapshot, pod, asked, sts_down)
+        if lower is not None and controller_owner(snapshot, pod) is None:
+            b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
+        if lower is not None and ORDERED_READY_MARK not in a.reason:
+            mrs = available_after(snapshot, pod)
+            b.actions[i] = _with(a, replaced_at=at, reason=a.reason + ORDERED_READY_MARK + "%s's replacement is "
+                                 "Running and Ready%s, at %s (processReplica)" % (
+                                     lower, " for minReadySeconds %ds" % mrs if mrs else "", format_offset(at)))
+        elif lower is not None:
+            b.actions[i] = _with(a, replaced_at=at)
+        sts_down.setdefault(uid, {})[n] = (removed_at, at + startup + available_after(snapshot, pod))
 
 
 def _with(record: Any, **changes: Any) -> Any:

@@ -719,7 +719,9 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
                     and not replaces_only_failed(snapshot, pod):
                 tail += "; already terminating, so its replacement already exists"
             elif pod.controller_kind == "StatefulSet":
-                waits_for_old_pod(b, pod, at, name)
+                # a pod already Terminating was deleted before: the controller's DELETE changes nothing
+                waits_for_old_pod(b, pod, at, name, deleted="" if pod.deletion_timestamp is None else
+                                  "already deleted%s" % _since(pod.deletion_timestamp, now))
                 tail += "; StatefulSet replacement waits for the old pod to be gone"
                 kw["target"] = None
             elif pod.controller_kind == "Job" and snapshot is not None:
@@ -916,7 +918,8 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
         replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
             and not replaces_only_failed(snapshot, pod)
         placed = None
-        wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys)
+        wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys,
+                                                                   frozenset(nodes))
         if replaced:
             pass
         elif pod.controller_kind == "Job":

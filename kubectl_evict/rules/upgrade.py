@@ -531,6 +531,7 @@ class UpgradeRun(DrainRun):
             self.b.batch = None
         for job in due:
             self.pod_gc(*job, wave=wave)
+        self.chain_statefulsets()
         self.record_landed_later()
         self.inputs_missing()
         self._report(batches, stopped)

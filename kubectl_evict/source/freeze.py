@@ -945,6 +945,10 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
         replicas = _valid(loc, validate.non_negative, _int(loc, spec, "replicas", "spec.replicas", 1), "spec.replicas")
     job: Dict[str, Any] = _job_fields(loc, obj, spec) if kind == "Job" else {}
     rolling_out, max_unavailable = _statefulset_rollout(loc, obj, spec) if kind == "StatefulSet" else (False, None)
+    if kind == "StatefulSet":   # apps validation: ValidateNonnegativeField(spec.minReadySeconds)
+        job["min_ready_seconds"] = _valid(loc, validate.non_negative, _int(loc, spec, "minReadySeconds",
+                                                                           "spec.minReadySeconds", 0),
+                                          "spec.minReadySeconds")
     ds: Dict[str, Any] = _daemonset_template(loc, spec, it) if kind == "DaemonSet" else {}
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
                  controller=controller, selector=selector,

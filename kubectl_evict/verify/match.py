@@ -501,8 +501,11 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
     if f.owner is None:
         out.append((UNKNOWN, "replacement not matched: %s" % (f.owner_missing or "no owner")))
         return out, evidence, facts
+    # the plan's time for the replacement's creation: later than the removal where its controller
+    # waits (an OrderedReady StatefulSet's lower ordinals, a Job's backoff, a kill's grace period)
+    created = float(a.replaced_at) if a.replaced_at is not None else float(a.at)
     if r is None:
-        at = float(a.at) + DEFAULT_STARTUP
+        at = created + DEFAULT_STARTUP
         waits = ""
         if f.owner.kind == "StatefulSet" and f.pod is not None and f.pod.deletion_timestamp is not None:
             # the same name cannot be created while the old pod object exists: the StatefulSet
@@ -561,7 +564,7 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
             out.append((AS_PLANNED, text))
         elif _landed_first(m, a, f, r, out, evidence, facts):
             pass
-        elif why or m.due(float(a.at) + DEFAULT_STARTUP):
+        elif why or m.due(created + DEFAULT_STARTUP):
             out.append((DIFFERS, text))
         else:
             out.append((PENDING, text))

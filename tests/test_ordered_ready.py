@@ -1,0 +1,206 @@
+"""OrderedReady StatefulSets: when the replacement of an evicted, deleted or stopped ordinal is
+created, in every rule that removes pods (drain, upgrade, controller, shutdown).
+
+Upstream (`pkg/controller/statefulset/stateful_set_control.go`, v1.30-v1.37): `processReplica`
+walks the ordinals lowest first and, in monotonic mode (podManagementPolicy OrderedReady, the
+default), stops at the first one that is Terminating (`isTerminating`) or not Running and Ready
+(`isRunningAndReady`); a missing ordinal is created (`!isCreated`) only when every lower one has
+passed (and, with minReadySeconds, has been Ready that long: `isRunningAndAvailable`, since
+v1.22). A Failed/Succeeded ordinal is deleted (grace 0) and created again in the next sync. A
+pod keeps its name, so a Terminating one is created again only once its kubelet confirms the
+deletion: never on a node whose kubelet is gone. Parallel (`allowsBurst`) does not wait.
+
+Expected times: a deletionTimestamp is the deletion time plus the grace period (when the pod is
+gone at the latest); a recreated pod is Running and Ready 30s after it is created (the plans'
+startup, drain's --pod-startup default); the graceful shutdown below gives pods 20s (30s - 10s
+for critical pods), after which the kubelet sets them Failed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Optional, Tuple
+
+import pytest
+
+from conftest import node, pod, run_cli, snapshot_list
+
+SOON = "2026-11-21T12:00:20Z"       # now + 20s
+AGO = "2026-11-21T11:59:00Z"        # now - 60s
+
+
+def _sts(policy: Optional[str] = None, min_ready: int = 0) -> dict:
+    spec: Dict[str, Any] = {"replicas": 3, "selector": {"matchLabels": {"app": "db"}}, "serviceName": "db",
+                            "template": {"metadata": {"labels": {"app": "db"}},
+                                         "spec": {"containers": [{"name": "a", "image": "x"}]}}}
+    if policy:
+        spec["podManagementPolicy"] = policy
+    if min_ready:
+        spec["minReadySeconds"] = min_ready
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "default", "uid": "uid-db"}, "spec": spec}
+
+
+def _db(n: int, on: str, terminating: Optional[str] = None, **kw: Any) -> dict:
+    p = pod("db-%d" % n, on, owner=("StatefulSet", "db"), labels={"app": "db"}, **kw)
+    if terminating:
+        p["metadata"]["deletionTimestamp"] = terminating
+    return p
+
+
+def _nodes(unknown: str = "", taint: str = "") -> list:
+    out = []
+    for i in range(1, 5):
+        name = "n%d" % i
+        taints = [{"key": "maint", "value": "x", "effect": "NoExecute", "timeAdded": AGO}] if name == taint else []
+        out.append(node(name, ready="Unknown" if name == unknown else "True", taints=taints))
+    return out
+
+
+def _pool() -> list:
+    return [node("n%d" % i, labels={"pool": "a"}) for i in range(1, 5)]
+
+
+_RDE = {"annotations": {"evictplan.io/node-affinity": "RequiredDuringExecution"},
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a"]}]}]}}}}
+
+
+KUBELET = {"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "n2"},
+           "kubeletconfig": {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}}
+
+# (command, objects, {pod: (has a target, replacementAt)}, shortfall (pod, code) pairs, exit code)
+CASES = {
+    # db-0 Terminating on a live node until +20s: recreated then, Ready at +50s; db-1 waits for it
+    "drain-lower-terminating": (
+        ["drain", "n2"], _nodes() + [_sts(), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (True, 50)}, [], 0),
+    # db-0 Terminating on a node whose kubelet is gone: never recreated, so neither is db-1
+    "drain-lower-stuck-terminating": (
+        ["drain", "n2"], _nodes(unknown="n1") + [_sts(), _db(0, "n1", AGO), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (False, None)}, [("db-1", "ordered-ready")], 4),
+    # evicted together: db-0's replacement Ready at +30s, db-1's created then
+    "drain-two-ordinals": (
+        ["drain", "n1"], _nodes() + [_sts(), _db(0, "n1"), _db(1, "n1"), _db(2, "n3")],
+        {"db-0": (True, None), "db-1": (True, 30)}, [], 0),
+    # minReadySeconds 60: db-0's replacement Ready at +30s must stay Ready 60s more (isRunningAndAvailable)
+    "drain-two-ordinals-min-ready": (
+        ["drain", "n1"], _nodes() + [_sts(min_ready=60), _db(0, "n1"), _db(1, "n1"), _db(2, "n3")],
+        {"db-0": (True, None), "db-1": (True, 90)}, [], 0),
+    # db-0 already Terminating on the drained node: evicting it again does not shorten its grace; it
+    # is created again once gone (+20s), Ready at +50s, when db-1 is created
+    "drain-terminating-on-the-node": (
+        ["drain", "n1"], _nodes() + [_sts(), _db(0, "n1", SOON), _db(1, "n1"), _db(2, "n3")],
+        {"db-0": (True, 20), "db-1": (True, 50)}, [], 0),
+    # a Failed db-0 is deleted and created again at once (Ready at +30s): db-1 waits for it
+    "drain-lower-failed": (
+        ["drain", "n1"], _nodes() + [_sts(), _db(0, "n2", phase="Failed", ready=False), _db(1, "n1"), _db(2, "n3")],
+        {"db-1": (True, 30)}, [], 0),
+    # a lower ordinal Running but not Ready, not on its way back: db-1 is never created
+    "drain-lower-not-ready": (
+        ["drain", "n2"], _nodes() + [_sts(), _db(0, "n1", ready=False), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (False, None)}, [("db-1", "ordered-ready")], 4),
+    # Parallel: no wait
+    "drain-parallel": (
+        ["drain", "n2"], _nodes() + [_sts("Parallel"), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (True, None)}, [], 0),
+    "upgrade-two-ordinals": (
+        ["upgrade", "n1", "--max-surge", "1", "--surge-like", "n4"],
+        _nodes() + [_sts(), _db(0, "n1"), _db(1, "n1"), _db(2, "n3")],
+        {"db-0": (True, None), "db-1": (True, 30)}, [], 0),
+    # a user's NoExecute taint on a live node: both deleted at +0s, db-2 created once db-1 is Ready
+    "controller-user-taint": (
+        ["controller"], _nodes(taint="n2") + [_sts(), _db(0, "n1"), _db(1, "n2", tolerations=[]),
+                                              _db(2, "n2", tolerations=[])],
+        {"db-1": (True, None), "db-2": (True, 30)}, [], 0),
+    "controller-user-taint-lower-not-ready": (
+        ["controller"], _nodes(taint="n2") + [_sts(), _db(0, "n1", ready=False), _db(1, "n2", tolerations=[]),
+                                              _db(2, "n2", tolerations=[])],
+        {"db-1": (False, None), "db-2": (False, None)}, [("db-1", "ordered-ready"), ("db-2", "ordered-ready")], 4),
+    # db-0 stays on the failed n1 (it tolerates unreachable forever): MarkPodsNotReady sets it Ready=False at
+    # +50s and no kubelet sets it Ready again; db-1, deleted at +100s for a user's taint, is never recreated
+    "controller-lower-on-a-failed-node": (
+        ["controller", "--fail", "n1"],
+        [node("n1"), node("n2", taints=[{"key": "maint", "value": "x", "effect": "NoExecute",
+                                          "timeAdded": "2026-11-21T12:00:00Z"}]), node("n3"), node("n4"),
+         _sts(), _db(0, "n1", tolerations=[{"key": "node.kubernetes.io/unreachable", "operator": "Exists",
+                                            "effect": "NoExecute"}]),
+         _db(1, "n2", tolerations=[{"key": "maint", "operator": "Exists", "effect": "NoExecute",
+                                    "tolerationSeconds": 100}]), _db(2, "n3")],
+        {"db-1": (False, None)}, [("db-1", "ordered-ready")], 4),
+    "shutdown-non-graceful-lower-terminating": (
+        ["shutdown", "n2", "--non-graceful"], _nodes() + [_sts(), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (True, 50)}, [], 0),
+    # graceful: db-1 Failed at +20s, created only at +50s
+    "shutdown-graceful-lower-terminating": (
+        ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+        {"db-1": (True, 50)}, [], 0),
+    # graceful, both on the node: db-0 created when Failed (+20s), Ready at +50s, then db-1
+    "shutdown-graceful-two-ordinals": (
+        ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n2"), _db(1, "n2"), _db(2, "n3")],
+        {"db-0": (True, 20), "db-1": (True, 50)}, [], 0),
+    # RequiredDuringExecution (the pod annotation): relabelling n2 evicts the db pods there
+    "affinity-lower-not-ready": (
+        ["affinity", "--unlabel", "n2:pool"], _pool() + [_sts(), _db(0, "n1", ready=False, **_RDE), _db(1, "n2", **_RDE),
+                                                         _db(2, "n3", **_RDE)],
+        {"db-1": (False, None)}, [("db-1", "ordered-ready")], 4),
+    "affinity-two-ordinals": (
+        ["affinity", "--unlabel", "n2:pool"], _pool() + [_sts(), _db(0, "n2", **_RDE), _db(1, "n2", **_RDE),
+                                                         _db(2, "n3", **_RDE)],
+        {"db-0": (True, None), "db-1": (True, 30)}, [], 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_ordered_ready_replacements(case: str, tmp_path) -> None:
+    args, items, want, short, code = CASES[case]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*items)))
+    r = run_cli("-f", str(f), "-o", "json", *args)
+    assert r.returncode == code, r.stderr
+    doc = json.loads(r.stdout)
+    got: Dict[str, Tuple[bool, Optional[float]]] = {
+        a["pod"]: (a.get("target") is not None, a.get("replacementAt"))
+        for a in doc["actions"] if a["type"] in ("evict", "delete", "kill") and a["pod"] in want}
+    assert got == want
+    assert sorted((e["pod"], e["code"]) for e in doc["shortfall"]) == short
+
+
+def test_shutdown_without_graceful_shutdown_says_a_terminating_pod_was_deleted_before(tmp_path) -> None:
+    """db-1 was deleted a minute ago: the node goes down with it, its kubelet never confirms, so the
+    StatefulSet never recreates it (waits-for-old-pod), and the shortfall says when it was deleted."""
+    off = dict(KUBELET, kubeletconfig={"shutdownGracePeriod": "0s"})
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*_nodes(), _sts(), off, _db(0, "n1"), _db(1, "n2", AGO), _db(2, "n3"))))
+    r = run_cli("-f", str(f), "-o", "json", "shutdown", "n2")
+    assert r.returncode == 4, r.stderr
+    (e,) = json.loads(r.stdout)["shortfall"]
+    assert (e["pod"], e["code"]) == ("db-1", "waits-for-old-pod")
+    assert e["reason"].startswith("already deleted since 2026-11-21T11:59:00Z (1m ago) but stays Terminating")
+
+
+def test_an_assumed_ordered_ready_delay_is_said_in_incomplete(tmp_path) -> None:
+    """Without the StatefulSet in the input its podManagementPolicy is assumed OrderedReady (the
+    default): db-1 still waits for db-0's replacement, and the plan says the policy was not read."""
+    from conftest import complete_kinds
+    kinds = [k for k in complete_kinds() if k != "StatefulSet"]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*_nodes(), _db(0, "n1"), _db(1, "n1"), _db(2, "n3"), kinds=kinds)))
+    r = run_cli("-f", str(f), "-o", "json", "drain", "n1")
+    assert r.returncode == 5, r.stderr
+    doc = json.loads(r.stdout)
+    assert {a["pod"]: a.get("replacementAt") for a in doc["actions"] if a["type"] == "evict"} == {"db-0": None, "db-1": 30}
+    (inc,) = [i for i in doc["incomplete"] if i["kind"] == "StatefulSet"]
+    assert "podManagementPolicy not checked: assumed OrderedReady" in inc["effect"] and "default/db-1" in inc["effect"]
+
+
+def test_a_statefulset_pod_already_terminating_comes_back_in_ready_after(tmp_path) -> None:
+    """A ReplicaSet replaced a terminating pod already (FilterActivePods); a StatefulSet creates
+    the same name only once the old pod is gone, so its replacement counts in readyAfter: db-0
+    (Terminating, not counted now), db-1 and db-2 -> 2 ready now, 3 after."""
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*_nodes(), _sts(), _db(0, "n1", SOON), _db(1, "n1"), _db(2, "n3"))))
+    r = run_cli("-f", str(f), "-o", "json", "drain", "n1")
+    assert r.returncode == 0, r.stderr
+    (w,) = json.loads(r.stdout)["workloads"]
+    assert (w["ready"], w["readyAfter"]) == (2, 3)
