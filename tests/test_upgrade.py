@@ -863,3 +863,60 @@ def test_pod_gc_frees_ordered_ready_ordinals_one_by_one(tmp_path):
     assert created == {"db-0": gone, "db-1": gone + 30}
     db = [w for w in plan["workloads"] if w["name"] == "db"][0]
     assert (db["readyMin"], db["readyAfter"]) == (0, 2)
+
+
+_NOWHERE = {"disk": "none"}     # a nodeSelector no node matches: the replacement is never placed
+_PIN_P2 = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["p2"]}]}]}}}
+
+
+def _fit_error(n: int, reasons: str) -> str:
+    """`FitError.Error()` (`pkg/scheduler/framework/types.go`, spec scheduler.md S1.10) for a pod
+    preemption cannot help (every node UnschedulableAndUnresolvable)."""
+    return ("0/%d nodes are available: %s. preemption: 0/%d nodes are available: %d Preemption is not helpful "
+            "for scheduling." % (n, reasons, n, n))
+
+
+@pytest.mark.parametrize("provider,on,selector,affinity,expect", [
+    # pool p1-p3 (generic: batches of 1, one surge node more per batch) and node/other. Batch 1:
+    # p1, p2, p3, other and p1-surge-1 exist (p1-surge-2/-3 are not created yet): 5 nodes, p1 cordoned
+    ("generic", "p1", _NOWHERE, None, _fit_error(5, "1 node(s) were unschedulable, 4 node(s) didn't match "
+                                                    "Pod's node affinity/selector")),
+    # batch 2: p1 is gone, p1-surge-2 has joined: still 5 nodes, only p2 cordoned
+    ("generic", "p2", _NOWHERE, None, _fit_error(5, "1 node(s) were unschedulable, 4 node(s) didn't match "
+                                                    "Pod's node affinity/selector")),
+    ("generic", "p3", _NOWHERE, None, _fit_error(5, "1 node(s) were unschedulable, 4 node(s) didn't match "
+                                                    "Pod's node affinity/selector")),
+    # NodeAffinity's PreFilter pins the pod to p2 (cordoned): every other node that exists is
+    # `didn't satisfy plugin(s) [NodeAffinity]`, p1 (removed) and p1-surge-3 (not created) are not
+    ("generic", "p2", None, _PIN_P2, _fit_error(5, "1 node(s) were unschedulable, 4 node(s) didn't satisfy "
+                                                   "plugin(s) [NodeAffinity]")),
+    # EKS (E1): max(2 x 1 zone, 1) = 2 new nodes, every old node marked unschedulable first. Batch 2:
+    # p1 is gone, p1-surge-1..3 joined: p2, p3 unschedulable, other and 3 new nodes do not match
+    ("eks", "p2", _NOWHERE, None, _fit_error(6, "2 node(s) were unschedulable, 4 node(s) didn't match "
+                                                "Pod's node affinity/selector")),
+])
+def test_failed_scheduling_counts_only_the_nodes_that_exist(tmp_path, provider, on, selector, affinity, expect):
+    """kube-scheduler's FitError counts the nodes of its snapshot (`pkg/scheduler/schedule_one.go`:
+    `NumAllNodes: len(allNodes)`, from `nodeInfoSnapshot.NodeInfos().List()`), which holds the nodes
+    that exist: a deleted node is a ghost "skipped from snapshots" (`pkg/scheduler/backend/cache/
+    cache.go` RemoveNode) and a surge node not created yet was never added. So neither is part of N
+    or a `node(s) were unschedulable`."""
+    items = [node("p%d" % i, labels={"pool": "a"}) for i in (1, 2, 3)] + [node("other", labels={"pool": "b"})]
+    items += [pod("web-%d" % i, "p%d" % i, owner=("ReplicaSet", "web"), labels={"app": "web"}) for i in (1, 2, 3)]
+    items.append(pod("odd-1", on, owner=("ReplicaSet", "odd"), node_selector=selector, affinity=affinity))
+    code, plan = upgrade(write(tmp_path, items), "--provider", provider, "--force-upgrade" if provider == "eks"
+                         else "--max-surge=1")
+    assert code == 4, plan["verdict"]
+    assert [(e["pod"], e["node"], e["reason"].split("nowhere to go: ")[1]) for e in plan["shortfall"]] == [
+        ("odd-1", on, expect)]
+
+
+def test_drain_still_counts_its_cordoned_nodes(tmp_path):
+    """drain's nodes stay in the cluster, cordoned: 4 nodes, 1 unschedulable (the same FitError)."""
+    items = [node("p%d" % i, labels={"pool": "a"}) for i in (1, 2, 3)] + [node("other", labels={"pool": "b"})]
+    items.append(pod("odd-1", "p2", owner=("ReplicaSet", "odd"), node_selector=_NOWHERE))
+    res = run_cli("-f", write(tmp_path, items), "-o", "json", "drain", "p2")
+    plan = json.loads(res.stdout)
+    assert [e["reason"].split("nowhere to go: ")[1] for e in plan["shortfall"]] == [
+        _fit_error(4, "1 node(s) were unschedulable, 3 node(s) didn't match Pod's node affinity/selector")]

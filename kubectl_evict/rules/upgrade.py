@@ -272,6 +272,7 @@ class UpgradeRun(DrainRun):
                 extended = extended.with_node(new_node(template, name, settings.surge_labels))
         excluded = list(self.new_names) + (list(pool) if settings.taints_pool_first else [])
         super().__init__(extended, settings.drain, now, command=command, excluded=excluded)
+        self.placer.vanish(self.new_names)     # not created yet: the scheduler does not see them
         self.drained_stay = not surge     # drain --one-at-a-time: drained nodes stay, cordoned
         self.waiting: Set[str] = set(pool)                       # old nodes not drained yet
         self.arrivals: Dict[str, List[Tuple[Pod, Pod]]] = {}     # node -> (placed object, its pod there)
@@ -488,6 +489,8 @@ class UpgradeRun(DrainRun):
                     # the pods left on it once the node is gone (the next batch need not wait)
                     gc = up.provider == "capi"
                     gone_at = force_at + POD_GC_QUARANTINE if gc else force_at
+                    if gc:
+                        self.placer.vanish(batch.nodes)     # gone before pod GC deletes their pods
                     del_end, batch.forced = self._force(held, gone_at)
                     if late:
                         # the provider does not wait for the later PDB waves: those pods are deleted
@@ -512,7 +515,9 @@ class UpgradeRun(DrainRun):
             wave = max(wave, last + 1)
             t = end
             if not self.drained_stay:
-                due.append(([n for n in batch.nodes if n not in batch.quarantined], end, batch.number))
+                gone = [n for n in batch.nodes if n not in batch.quarantined]
+                self.placer.vanish(gone)     # removed at `end`: out of the scheduler's snapshot
+                due.append((gone, end, batch.number))
         self.b.batch = None
         self.finish = batches[-1].end if batches else 0.0
         if stopped is None and batches and joined < len(self.pool):
