@@ -920,3 +920,66 @@ def test_drain_still_counts_its_cordoned_nodes(tmp_path):
     plan = json.loads(res.stdout)
     assert [e["reason"].split("nowhere to go: ")[1] for e in plan["shortfall"]] == [
         _fit_error(4, "1 node(s) were unschedulable, 3 node(s) didn't match Pod's node affinity/selector")]
+
+
+def _shutdown_cluster(kubelet: Optional[dict]) -> List[dict]:
+    """p1 runs web-1 (drained), keep-1 (a ReplicaSet pod --pod-selector leaves, grace 30 s) and a
+    system-node-critical DaemonSet pod; p1's kubelet has `kubelet` as its configuration."""
+    items = [node("p1", labels={"pool": "a"}), node("p2", labels={"pool": "a"}), node("other", labels={"pool": "b"})]
+    items += [pod("web-1", "p1", owner=("ReplicaSet", "web"), labels={"app": "web"}),
+              pod("keep-1", "p1", owner=("ReplicaSet", "keep"), labels={"tier": "keep"}),
+              pod("ds-p1", "p1", owner=("DaemonSet", "ds"), labels={"ds": "x"}, priority=2000001000)]
+    if kubelet is not None:
+        items.append({"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "p1"},
+                      "kubeletconfig": kubelet})
+    return items
+
+
+_GRACEFUL = {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}
+
+
+@pytest.mark.parametrize("provider,args,kubelet,removed,kill,gc", [
+    # spec semantics.md B3/B5-B7 (nodeshutdown migrateConfig, groupByPriority, killPods): 30s / 10s
+    # critical is [{0: 20s}, {2000000000: 10s}]; keep-1 (priority 0, asks 30s) is killed first with
+    # grace 20 and is Failed 20s later, when its ReplicaSet replaces it; the DaemonSet pod
+    # (system-node-critical) goes in the second phase, 10s: the shutdown takes 30s. GKE deletes the
+    # VM with a guest OS shutdown (Compute Engine graceful-shutdown-overview); pod GC deletes the
+    # Failed pod 40s after the Node object is gone (once the VM is off).
+    ("gke", [], _GRACEFUL, 30, (30, 20, 50), 30 + 30 + 40),
+    # EKS: the default terminate is an attempted graceful OS shutdown (EC2 instance-terminate-methods);
+    # the node is terminated 60 s after its drain (E1)
+    ("eks", [], _GRACEFUL, 90, (90, 20, 110), 90 + 30 + 40),
+    # shutdownGracePeriodByPodPriority (B5): keep-1 in the 0 group (5 s), the DaemonSet pod in 2000000000's (3 s)
+    ("gke", [], {"shutdownGracePeriodByPodPriority": [{"priority": 0, "shutdownGracePeriodSeconds": 5},
+                                                      {"priority": 2000000000, "shutdownGracePeriodSeconds": 3}]},
+     30, (30, 5, 35), 30 + 8 + 40),
+    # no kubelet configuration for p1: upstream defaults (shutdownGracePeriod 0: disabled, B2)
+    ("gke", [], None, 30, None, 30 + 40),
+    ("gke", [], {"shutdownGracePeriod": "0s"}, 30, None, 30 + 40),
+    # AKS and Cluster API: an OS shutdown on VM deletion is not documented where we read; pod GC only
+    ("aks", [], _GRACEFUL, 30, None, 30 + 40),
+    ("capi", [], _GRACEFUL, 30, None, 30 + 40),
+])
+def test_a_deleted_vms_graceful_shutdown_kills_what_the_drain_left(tmp_path, provider, args, kubelet, removed,
+                                                                  kill, gc):
+    items = _shutdown_cluster(kubelet)
+    code, plan = upgrade(write(tmp_path, items, ("DaemonSet", "NodeKubeletConfig")), "--provider", provider,
+                         "--pod-selector", "app=web", "--ignore-daemonsets", *args)
+    assert code == 0, (plan["verdict"], plan["shortfall"], plan["blocked"])
+    assert [n["end"] for n in plan["nodes"] if n["node"] == "p1"] == [removed]
+    keep = [a for a in plan["actions"] if a.get("pod") == "keep-1"]
+    if kill is None:
+        assert [(a["type"], a["by"], a["at"]) for a in keep] == [("delete", "pod-gc", gc)]
+        assert keep[0]["target"] is not None
+    else:
+        assert [(a["type"], a["by"], a["at"], a["gracePeriodSeconds"], a.get("replacementAt")) for a in keep] == [
+            ("kill", "kubelet", kill[0], kill[1], kill[2]), ("delete", "pod-gc", gc, 0, None)]
+        # the replacement comes with the kill (Failed: no longer active for its ReplicaSet), not with pod GC
+        assert keep[0]["target"] is not None and keep[1]["target"] is None
+        ds = [e for e in plan["skipped"] if e["pod"] == "ds-p1"]
+        assert len(ds) == 1 and "graceful shutdown kills it at" in ds[0]["reason"]
+    # a DaemonSet pod goes with its node: no action (the plan starts none on a new node)
+    assert [a for a in plan["actions"] if a.get("pod") == "ds-p1"] == []
+    keep_wl = [w for w in plan["workloads"] if w["name"] == "keep"][0]
+    assert (keep_wl["readyMin"], keep_wl["readyMinAt"], keep_wl["readyAfter"]) == (
+        0, kill[0] if kill else gc, 1)
