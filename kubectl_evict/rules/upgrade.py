@@ -747,7 +747,7 @@ class UpgradeRun(DrainRun):
                               replaced_at=kill[2], rule=RULE, reason=reason)
                 placed = len(self.b.actions) - 1
                 self.b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
-                              at=gc_at[e.node], grace_period_seconds=0, force=True, target=None, rule=RULE,
+                              at=gc_at[e.node], grace_period_seconds=0, force=True, rule=RULE,
                               reason="the Failed pod the kubelet killed at %s (its controller replaced it when it "
                                      "failed): %s" % (format_offset(kill[0]), gc_text(
                                          e.node, gc_at[e.node] - POD_GC_QUARANTINE,
