@@ -983,3 +983,24 @@ def test_a_deleted_vms_graceful_shutdown_kills_what_the_drain_left(tmp_path, pro
     keep_wl = [w for w in plan["workloads"] if w["name"] == "keep"][0]
     assert (keep_wl["readyMin"], keep_wl["readyMinAt"], keep_wl["readyAfter"]) == (
         0, kill[0] if kill else gc, 1)
+
+
+def test_a_killed_pods_replacement_sees_the_shutting_down_nodes(tmp_path):
+    """p1 and p2 go in one batch (max surge 2). p1's VM shuts down for 30s (shutdownGracePeriod
+    30s, spec semantics.md B3/B6: odd-1 gets 30s), so its Node object, cordoned, is still in the
+    scheduler's snapshot when odd-1 is Failed at +30s; p2 has no pod, and a group with no pods is
+    skipped with no wait (B6): it is gone. The replacement (nodeSelector disk=none) sees 3 nodes,
+    p1 unschedulable (NodeUnschedulable, the first Filter), the two new nodes not matching. No
+    replacement lands, so the kill has no replacementAt."""
+    items = [node("p1", labels={"pool": "a"}), node("p2", labels={"pool": "a"})]
+    items += [pod("odd-1", "p1", owner=("ReplicaSet", "odd"), labels={"tier": "keep"}, node_selector=_NOWHERE)]
+    items += [{"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": n},
+               "kubeletconfig": {"shutdownGracePeriod": "30s"}} for n in ("p1", "p2")]
+    code, plan = upgrade(write(tmp_path, items, ("NodeKubeletConfig",)), "--provider", "gke", "--max-surge", "2",
+                         "--pod-selector", "app=web")
+    assert code == 4, plan["verdict"]
+    kill = [a for a in plan["actions"] if a["type"] == "kill"]
+    assert [(a["pod"], a["at"], a["gracePeriodSeconds"], a.get("replacementAt")) for a in kill] == [
+        ("odd-1", 0, 30, None)]
+    assert [e["reason"].split("nowhere to go: ")[1] for e in plan["shortfall"]] == [_fit_error(
+        3, "1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector")]

@@ -586,9 +586,10 @@ class UpgradeRun(DrainRun):
             return None
         if not PROVIDERS[self.up.provider].os_shutdown:
             self.b.note("node/%s's kubelet has graceful node shutdown configured (%s) and %s still runs there when "
-                        "the upgrade removes it: whether %s shuts the VM's OS down (so that the kubelet kills them "
+                        "the upgrade removes it: whether %s shuts the VM's OS down (so that the kubelet kills %s "
                         "by priority before pod GC) is not planned" % (
-                            name, cfg.source, _plural(len(left), "pod", "pods"), PROVIDERS[self.up.provider].title))
+                            name, cfg.source, _plural(len(left), "pod", "pods"), PROVIDERS[self.up.provider].title,
+                            "it" if len(left) == 1 else "them"))
             return None
         left.sort(key=lambda p: (p.namespace, p.name))
         out: Dict[Tuple[str, str], Tuple[float, int, float, str]] = {}
@@ -666,6 +667,12 @@ class UpgradeRun(DrainRun):
         ids = {id(e) for e in short}
         self.b.shortfalls = [e for e in self.b.shortfalls if id(e) not in ids]
         self.placer.exclude(leaving)
+        # a node whose VM shuts down is still there, cordoned, until the VM is off: the kubelet's
+        # kills end before then, so their replacements see it (`node(s) were unschedulable`)
+        shutting = [n for n in removed if n in self.shutdowns]
+        if shutting:
+            self.placer.include(shutting)
+            self.placer.exclude(shutting)
         saved, self.b.batch, self.wave = self.b.batch, number, wave
         wanted = {(e.namespace, e.pod, e.node) for e in short}
         evicted_at = {(a.namespace, a.pod, a.node, a.uid): a for a in (self.b.actions if wanted else ())
@@ -744,7 +751,7 @@ class UpgradeRun(DrainRun):
             if kill is not None:
                 self.b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
                               at=kill[0], grace_period_seconds=kill[1], target=target, candidates=candidates,
-                              replaced_at=kill[2], rule=RULE, reason=reason)
+                              replaced_at=kill[2] if target is not None else None, rule=RULE, reason=reason)
                 placed = len(self.b.actions) - 1
                 self.b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
                               at=gc_at[e.node], grace_period_seconds=0, force=True, rule=RULE,
@@ -774,6 +781,8 @@ class UpgradeRun(DrainRun):
                                 how="killed by the kubelet" if kill is not None else "deleted by pod GC")
         # an OrderedReady StatefulSet creates the ordinals pod GC freed one by one, each once the
         # lower one is Running and Ready (processReplica); the eviction says when, too
+        if shutting:
+            self.placer.vanish(shutting)      # the VMs are off and their Node objects deleted
         chain_ordered_ready(self.b, self.s, [i for i, _ in rows], ps)
         for i, j in rows:
             later = self.b.actions[i].replaced_at
