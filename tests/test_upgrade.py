@@ -863,3 +863,144 @@ def test_pod_gc_frees_ordered_ready_ordinals_one_by_one(tmp_path):
     assert created == {"db-0": gone, "db-1": gone + 30}
     db = [w for w in plan["workloads"] if w["name"] == "db"][0]
     assert (db["readyMin"], db["readyAfter"]) == (0, 2)
+
+
+_NOWHERE = {"disk": "none"}     # a nodeSelector no node matches: the replacement is never placed
+_PIN_P2 = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["p2"]}]}]}}}
+
+
+def _fit_error(n: int, reasons: str) -> str:
+    """`FitError.Error()` (`pkg/scheduler/framework/types.go`, spec scheduler.md S1.10) for a pod
+    preemption cannot help (every node UnschedulableAndUnresolvable)."""
+    return ("0/%d nodes are available: %s. preemption: 0/%d nodes are available: %d Preemption is not helpful "
+            "for scheduling." % (n, reasons, n, n))
+
+
+@pytest.mark.parametrize("provider,on,selector,affinity,expect", [
+    # pool p1-p3 (generic: batches of 1, one surge node more per batch) and node/other. Batch 1:
+    # p1, p2, p3, other and p1-surge-1 exist (p1-surge-2/-3 are not created yet): 5 nodes, p1 cordoned
+    ("generic", "p1", _NOWHERE, None, _fit_error(5, "1 node(s) were unschedulable, 4 node(s) didn't match "
+                                                    "Pod's node affinity/selector")),
+    # batch 2: p1 is gone, p1-surge-2 has joined: still 5 nodes, only p2 cordoned
+    ("generic", "p2", _NOWHERE, None, _fit_error(5, "1 node(s) were unschedulable, 4 node(s) didn't match "
+                                                    "Pod's node affinity/selector")),
+    ("generic", "p3", _NOWHERE, None, _fit_error(5, "1 node(s) were unschedulable, 4 node(s) didn't match "
+                                                    "Pod's node affinity/selector")),
+    # NodeAffinity's PreFilter pins the pod to p2 (cordoned): every other node that exists is
+    # `didn't satisfy plugin(s) [NodeAffinity]`, p1 (removed) and p1-surge-3 (not created) are not
+    ("generic", "p2", None, _PIN_P2, _fit_error(5, "1 node(s) were unschedulable, 4 node(s) didn't satisfy "
+                                                   "plugin(s) [NodeAffinity]")),
+    # EKS (E1): max(2 x 1 zone, 1) = 2 new nodes, every old node marked unschedulable first. Batch 2:
+    # p1 is gone, p1-surge-1..3 joined: p2, p3 unschedulable, other and 3 new nodes do not match
+    ("eks", "p2", _NOWHERE, None, _fit_error(6, "2 node(s) were unschedulable, 4 node(s) didn't match "
+                                                "Pod's node affinity/selector")),
+])
+def test_failed_scheduling_counts_only_the_nodes_that_exist(tmp_path, provider, on, selector, affinity, expect):
+    """kube-scheduler's FitError counts the nodes of its snapshot (`pkg/scheduler/schedule_one.go`:
+    `NumAllNodes: len(allNodes)`, from `nodeInfoSnapshot.NodeInfos().List()`), which holds the nodes
+    that exist: a deleted node is a ghost "skipped from snapshots" (`pkg/scheduler/backend/cache/
+    cache.go` RemoveNode) and a surge node not created yet was never added. So neither is part of N
+    or a `node(s) were unschedulable`."""
+    items = [node("p%d" % i, labels={"pool": "a"}) for i in (1, 2, 3)] + [node("other", labels={"pool": "b"})]
+    items += [pod("web-%d" % i, "p%d" % i, owner=("ReplicaSet", "web"), labels={"app": "web"}) for i in (1, 2, 3)]
+    items.append(pod("odd-1", on, owner=("ReplicaSet", "odd"), node_selector=selector, affinity=affinity))
+    code, plan = upgrade(write(tmp_path, items), "--provider", provider, "--force-upgrade" if provider == "eks"
+                         else "--max-surge=1")
+    assert code == 4, plan["verdict"]
+    assert [(e["pod"], e["node"], e["reason"].split("nowhere to go: ")[1]) for e in plan["shortfall"]] == [
+        ("odd-1", on, expect)]
+
+
+def test_drain_still_counts_its_cordoned_nodes(tmp_path):
+    """drain's nodes stay in the cluster, cordoned: 4 nodes, 1 unschedulable (the same FitError)."""
+    items = [node("p%d" % i, labels={"pool": "a"}) for i in (1, 2, 3)] + [node("other", labels={"pool": "b"})]
+    items.append(pod("odd-1", "p2", owner=("ReplicaSet", "odd"), node_selector=_NOWHERE))
+    res = run_cli("-f", write(tmp_path, items), "-o", "json", "drain", "p2")
+    plan = json.loads(res.stdout)
+    assert [e["reason"].split("nowhere to go: ")[1] for e in plan["shortfall"]] == [
+        _fit_error(4, "1 node(s) were unschedulable, 3 node(s) didn't match Pod's node affinity/selector")]
+
+
+def _shutdown_cluster(kubelet: Optional[dict]) -> List[dict]:
+    """p1 runs web-1 (drained), keep-1 (a ReplicaSet pod --pod-selector leaves, grace 30 s) and a
+    system-node-critical DaemonSet pod; p1's kubelet has `kubelet` as its configuration."""
+    items = [node("p1", labels={"pool": "a"}), node("p2", labels={"pool": "a"}), node("other", labels={"pool": "b"})]
+    items += [pod("web-1", "p1", owner=("ReplicaSet", "web"), labels={"app": "web"}),
+              pod("keep-1", "p1", owner=("ReplicaSet", "keep"), labels={"tier": "keep"}),
+              pod("ds-p1", "p1", owner=("DaemonSet", "ds"), labels={"ds": "x"}, priority=2000001000)]
+    if kubelet is not None:
+        items.append({"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "p1"},
+                      "kubeletconfig": kubelet})
+    return items
+
+
+_GRACEFUL = {"shutdownGracePeriod": "30s", "shutdownGracePeriodCriticalPods": "10s"}
+
+
+@pytest.mark.parametrize("provider,args,kubelet,removed,kill,gc", [
+    # spec semantics.md B3/B5-B7 (nodeshutdown migrateConfig, groupByPriority, killPods): 30s / 10s
+    # critical is [{0: 20s}, {2000000000: 10s}]; keep-1 (priority 0, asks 30s) is killed first with
+    # grace 20 and is Failed 20s later, when its ReplicaSet replaces it; the DaemonSet pod
+    # (system-node-critical) goes in the second phase, 10s: the shutdown takes 30s. GKE deletes the
+    # VM with a guest OS shutdown (Compute Engine graceful-shutdown-overview); pod GC deletes the
+    # Failed pod 40s after the Node object is gone (once the VM is off).
+    ("gke", [], _GRACEFUL, 30, (30, 20, 50), 30 + 30 + 40),
+    # EKS: the default terminate is an attempted graceful OS shutdown (EC2 instance-terminate-methods);
+    # the node is terminated 60 s after its drain (E1)
+    ("eks", [], _GRACEFUL, 90, (90, 20, 110), 90 + 30 + 40),
+    # shutdownGracePeriodByPodPriority (B5): keep-1 in the 0 group (5 s), the DaemonSet pod in 2000000000's (3 s)
+    ("gke", [], {"shutdownGracePeriodByPodPriority": [{"priority": 0, "shutdownGracePeriodSeconds": 5},
+                                                      {"priority": 2000000000, "shutdownGracePeriodSeconds": 3}]},
+     30, (30, 5, 35), 30 + 8 + 40),
+    # no kubelet configuration for p1: upstream defaults (shutdownGracePeriod 0: disabled, B2)
+    ("gke", [], None, 30, None, 30 + 40),
+    ("gke", [], {"shutdownGracePeriod": "0s"}, 30, None, 30 + 40),
+    # AKS and Cluster API: an OS shutdown on VM deletion is not documented where we read; pod GC only
+    ("aks", [], _GRACEFUL, 30, None, 30 + 40),
+    ("capi", [], _GRACEFUL, 30, None, 30 + 40),
+])
+def test_a_deleted_vms_graceful_shutdown_kills_what_the_drain_left(tmp_path, provider, args, kubelet, removed,
+                                                                  kill, gc):
+    items = _shutdown_cluster(kubelet)
+    code, plan = upgrade(write(tmp_path, items, ("DaemonSet", "NodeKubeletConfig")), "--provider", provider,
+                         "--pod-selector", "app=web", "--ignore-daemonsets", *args)
+    assert code == 0, (plan["verdict"], plan["shortfall"], plan["blocked"])
+    assert [n["end"] for n in plan["nodes"] if n["node"] == "p1"] == [removed]
+    keep = [a for a in plan["actions"] if a.get("pod") == "keep-1"]
+    if kill is None:
+        assert [(a["type"], a["by"], a["at"]) for a in keep] == [("delete", "pod-gc", gc)]
+        assert keep[0]["target"] is not None
+    else:
+        assert [(a["type"], a["by"], a["at"], a["gracePeriodSeconds"], a.get("replacementAt")) for a in keep] == [
+            ("kill", "kubelet", kill[0], kill[1], kill[2]), ("delete", "pod-gc", gc, 0, None)]
+        # the replacement comes with the kill (Failed: no longer active for its ReplicaSet), not with pod GC
+        assert keep[0]["target"] is not None and "target" not in keep[1]
+        ds = [e for e in plan["skipped"] if e["pod"] == "ds-p1"]
+        assert len(ds) == 1 and "graceful shutdown kills it at" in ds[0]["reason"]
+    # a DaemonSet pod goes with its node: no action (the plan starts none on a new node)
+    assert [a for a in plan["actions"] if a.get("pod") == "ds-p1"] == []
+    keep_wl = [w for w in plan["workloads"] if w["name"] == "keep"][0]
+    assert (keep_wl["readyMin"], keep_wl["readyMinAt"], keep_wl["readyAfter"]) == (
+        0, kill[0] if kill else gc, 1)
+
+
+def test_a_killed_pods_replacement_sees_the_shutting_down_nodes(tmp_path):
+    """p1 and p2 go in one batch (max surge 2). p1's VM shuts down for 30s (shutdownGracePeriod
+    30s, spec semantics.md B3/B6: odd-1 gets 30s), so its Node object, cordoned, is still in the
+    scheduler's snapshot when odd-1 is Failed at +30s; p2 has no pod, and a group with no pods is
+    skipped with no wait (B6): it is gone. The replacement (nodeSelector disk=none) sees 3 nodes,
+    p1 unschedulable (NodeUnschedulable, the first Filter), the two new nodes not matching. No
+    replacement lands, so the kill has no replacementAt."""
+    items = [node("p1", labels={"pool": "a"}), node("p2", labels={"pool": "a"})]
+    items += [pod("odd-1", "p1", owner=("ReplicaSet", "odd"), labels={"tier": "keep"}, node_selector=_NOWHERE)]
+    items += [{"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": n},
+               "kubeletconfig": {"shutdownGracePeriod": "30s"}} for n in ("p1", "p2")]
+    code, plan = upgrade(write(tmp_path, items, ("NodeKubeletConfig",)), "--provider", "gke", "--max-surge", "2",
+                         "--pod-selector", "app=web")
+    assert code == 4, plan["verdict"]
+    kill = [a for a in plan["actions"] if a["type"] == "kill"]
+    assert [(a["pod"], a["at"], a["gracePeriodSeconds"], a.get("replacementAt")) for a in kill] == [
+        ("odd-1", 0, 30, None)]
+    assert [e["reason"].split("nowhere to go: ")[1] for e in plan["shortfall"]] == [_fit_error(
+        3, "1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector")]

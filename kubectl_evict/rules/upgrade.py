@@ -45,10 +45,11 @@ from pyrsistent import PClass, field
 
 from kubectl_evict.errors import InputError
 from kubectl_evict.model import EMPTY_MAP, Condition, Node, Pod, Snapshot
-from kubectl_evict.plan import POD_GC, USER, Entry, Plan
+from kubectl_evict.plan import KUBELET, POD_GC, USER, Entry, Plan
 from kubectl_evict.rules.drain import DrainRun, DrainSettings
 from kubectl_evict.rules.replacements import chain_ordered_ready, recreation
-from kubectl_evict.rules.shutdown import POD_GC_PERIOD
+from kubectl_evict.rules.shutdown import (POD_GC_PERIOD, ShutdownSettings, effective_groups, grace_override,
+                                          group_by_priority, group_wait, resolve_config, windows_shutdown_off)
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
 from kubectl_evict.timeutil import format_offset, format_seconds
 from kubectl_evict.workloads import attach
@@ -98,12 +99,13 @@ class Provider(NamedTuple):
     taints_pool_first: bool           # EKS taints every old node NoSchedule before draining any
     timeout_name: str                 # the provider's own name for the timeout
     after_drain: float = 0.0          # seconds between a node's last eviction and its removal
+    os_shutdown: bool = False         # deleting the VM shuts its OS down (the kubelet's graceful shutdown runs)
 
 
 PROVIDERS: Dict[str, Provider] = {
     "generic": Provider("generic", "the upgrade", "1", "0", None, "fail", False, False, "--drain-timeout"),
-    "gke": Provider("gke", "GKE", "1", "0", 3600.0, "force", False, False, "the PDB timeout"),
-    "eks": Provider("eks", "EKS", None, "1", 900.0, "fail", False, True, "the drain timeout", 60.0),
+    "gke": Provider("gke", "GKE", "1", "0", 3600.0, "force", False, False, "the PDB timeout", os_shutdown=True),
+    "eks": Provider("eks", "EKS", None, "1", 900.0, "fail", False, True, "the drain timeout", 60.0, os_shutdown=True),
     "aks": Provider("aks", "AKS", "10%", "0", 1800.0, "fail", False, False, "drainTimeoutInMinutes"),
     "capi": Provider("capi", "Cluster API", "1", "0", None, "force", True, False, "nodeDrainTimeout"),
 }
@@ -272,6 +274,7 @@ class UpgradeRun(DrainRun):
                 extended = extended.with_node(new_node(template, name, settings.surge_labels))
         excluded = list(self.new_names) + (list(pool) if settings.taints_pool_first else [])
         super().__init__(extended, settings.drain, now, command=command, excluded=excluded)
+        self.placer.vanish(self.new_names)     # not created yet: the scheduler does not see them
         self.drained_stay = not surge     # drain --one-at-a-time: drained nodes stay, cordoned
         self.waiting: Set[str] = set(pool)                       # old nodes not drained yet
         self.arrivals: Dict[str, List[Tuple[Pod, Pod]]] = {}     # node -> (placed object, its pod there)
@@ -284,6 +287,10 @@ class UpgradeRun(DrainRun):
         self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float]] = {}
         self.collected: Dict[int, Tuple[int, float]] = {}        # batch -> (pods pod GC deletes, when)
         self.collected_pods: Set[Tuple[Tuple[str, str], str]] = set()   # (pod key, node) pod GC deleted it on
+        # removed nodes whose VM's deletion runs the kubelet's graceful shutdown: node -> (pod key ->
+        # (kill at, grace, Failed at, phase), how long the shutdown takes); `vm_shutdown`
+        self.shutdowns: Dict[str, Tuple[Dict[Tuple[str, str], Tuple[float, int, float, str]], float]] = {}
+        self.killed: Dict[int, Tuple[int, float, float]] = {}    # batch -> (pods killed, from, until)
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
@@ -425,7 +432,7 @@ class UpgradeRun(DrainRun):
         stopped: Optional[_Batch] = None
         # pod GC's work: (nodes removed, when, by which batch), done at the first batch whose drain
         # starts once pod GC deletes their pods (a quick batch may come and go in between)
-        due: List[Tuple[Sequence[str], float, int]] = []
+        due: List[Tuple[Sequence[str], float, int, float]] = []    # ... and when the first replacement is due
         if up.taints_pool_first and batches:
             self.b.batch = 1
             for name in self.pool:
@@ -447,8 +454,8 @@ class UpgradeRun(DrainRun):
             batch.drain_start = drain_start
             self.offset = drain_start - wave * ps
             self.retry_pending(new, drain_start, wave, batch.nodes)
-            while due and due[0][1] + POD_GC_QUARANTINE <= drain_start:
-                self.pod_gc(*due.pop(0), wave=wave, leaving=batch.nodes)
+            while due and due[0][3] <= drain_start:
+                self.pod_gc(*due.pop(0)[:3], wave=wave, leaving=batch.nodes)
             first_block = len(self.b.blocked)
             limit = up.drain_timeout
             # a provider that fails the upgrade (or quarantines the node) at its timeout stops the
@@ -488,6 +495,8 @@ class UpgradeRun(DrainRun):
                     # the pods left on it once the node is gone (the next batch need not wait)
                     gc = up.provider == "capi"
                     gone_at = force_at + POD_GC_QUARANTINE if gc else force_at
+                    if gc:
+                        self.placer.vanish(batch.nodes)     # gone before pod GC deletes their pods
                     del_end, batch.forced = self._force(held, gone_at)
                     if late:
                         # the provider does not wait for the later PDB waves: those pods are deleted
@@ -512,7 +521,15 @@ class UpgradeRun(DrainRun):
             wave = max(wave, last + 1)
             t = end
             if not self.drained_stay:
-                due.append(([n for n in batch.nodes if n not in batch.quarantined], end, batch.number))
+                gone = [n for n in batch.nodes if n not in batch.quarantined]
+                self.placer.vanish(gone)     # removed at `end`: out of the scheduler's snapshot
+                first = end + POD_GC_QUARANTINE
+                for name in gone:
+                    sched = self.vm_shutdown(name, end)
+                    if sched is not None:
+                        self.shutdowns[name] = sched
+                        first = min([first] + [k[2] for k in sched[0].values()])
+                due.append((gone, end, batch.number, first))
         self.b.batch = None
         self.finish = batches[-1].end if batches else 0.0
         if stopped is None and batches and joined < len(self.pool):
@@ -530,13 +547,68 @@ class UpgradeRun(DrainRun):
             self.finish = ready_at + (ps if len(self.landed_later) > before else 0.0)
             self.b.batch = None
         for job in due:
-            self.pod_gc(*job, wave=wave)
+            self.pod_gc(*job[:3], wave=wave)
         self.chain_statefulsets()
         self.record_landed_later()
         self.inputs_missing()
         self._report(batches, stopped)
         self.b.extra["budgets"] = self.budgets_extra()
         return attach(self.s, self.b.build(), ps)
+
+    def vm_shutdown(self, name: str, at: float) -> Optional[Tuple[Dict[Tuple[str, str], Tuple[float, int, float, str]],
+                                                                 float]]:
+        """The kubelet's graceful node shutdown on node `name`, whose VM the provider deletes at `at`:
+        for each pod still running there, (kill at, grace, Failed at, phase), and the shutdown's
+        length; None when none runs. GKE and EKS delete the VM with a guest OS shutdown (Compute
+        Engine "When stopping or deleting an instance, Compute Engine allows a short time for the
+        guest OS to fully shut down", compute/docs/instances/graceful-shutdown-overview; EC2's
+        default terminate is a "normal instance shutdown with attempted graceful OS shutdown",
+        AWSEC2/latest/UserGuide/instance-terminate-methods), which the kubelet's shutdown manager
+        sees through its systemd inhibitor lock. With shutdownGracePeriod (or ByPodPriority) set in
+        the node's kubelet configuration it then kills the pods group by group, lowest priority
+        first (`pkg/kubelet/nodeshutdown` killPods: the shutdown rule's `effective_groups`,
+        `group_by_priority`, `grace_override`, `group_wait`); each ends Failed (reason Terminated),
+        and its controller replaces it then. Whether AKS's and Cluster API's infrastructure shut the
+        OS down is not documented where we could read it: a note says so."""
+        node = self.s.nodes.get(name)
+        if node is None or node.ready_status != "True" or name not in self.s.kubelet_configs:
+            return None         # no kubelet left to act, or its configuration is not in the input
+        cfg = resolve_config(self.s, ShutdownSettings(nodes=(name,)), name)
+        groups = effective_groups(cfg)
+        if groups is None or windows_shutdown_off(self.s, node, cfg):
+            return None
+        left: List[Pod] = []
+        for e in self.b.skipped:
+            if e.node == name and e.pod and e.code != "completed":
+                pod = self._pod(e.namespace, e.pod, e.node)
+                if pod is not None and not pod.is_terminal and all(p.key != pod.key for p in left):
+                    left.append(pod)
+        if not left:
+            return None
+        if not PROVIDERS[self.up.provider].os_shutdown:
+            self.b.note("node/%s's kubelet has graceful node shutdown configured (%s) and %s still runs there when "
+                        "the upgrade removes it: whether %s shuts the VM's OS down (so that the kubelet kills %s "
+                        "by priority before pod GC) is not planned" % (
+                            name, cfg.source, _plural(len(left), "pod", "pods"), PROVIDERS[self.up.provider].title,
+                            "it" if len(left) == 1 else "them"))
+            return None
+        left.sort(key=lambda p: (p.namespace, p.name))
+        out: Dict[Tuple[str, str], Tuple[float, int, float, str]] = {}
+        t = 0.0
+        n = 0
+        for g, idxs in zip(groups, group_by_priority(groups, [p.priority for p in left])):
+            if not idxs:
+                continue        # a group with no pods takes no time
+            n += 1
+            graces = []
+            for j in idxs:
+                grace = grace_override(g.seconds, left[j].termination_grace_period)
+                graces.append(grace)
+                # the pod worker gives a 0 grace at least 1 s: Failed then at the latest
+                out[left[j].key] = (at + t, grace, at + t + max(grace, 1),
+                                    "phase %d, %ds" % (n, g.seconds))
+            t += group_wait(g.seconds, graces)
+        return out, t
 
     def pod_gc(self, removed: Sequence[str], removed_at: float, number: int, wave: int,
                leaving: Sequence[str] = ()) -> None:
@@ -555,6 +627,16 @@ class UpgradeRun(DrainRun):
         gone = set(removed)
         if not gone:
             return
+        # the VMs' graceful shutdowns (`vm_shutdown`): what their kubelets kill, and when pod GC
+        # then deletes the Failed pods (the Node object goes once its VM is off)
+        kills: Dict[Tuple[str, str, str], Tuple[float, int, float, str]] = {}
+        gc_at: Dict[str, float] = {}
+        for name in removed:
+            sched, total = self.shutdowns.get(name, ({}, 0.0))
+            kills.update({key + (name,): k for key, k in sched.items()})
+            gc_at[name] = removed_at + total + POD_GC_QUARANTINE
+        if kills:
+            self._kill_with_node(gone, kills, removed_at, number)
 
         def left(e: Entry) -> bool:
             if e.node not in gone or not e.pod:
@@ -572,22 +654,52 @@ class UpgradeRun(DrainRun):
         # the drain did leave the skipped ones (they stay `skipped`, saying what follows); a
         # StatefulSet pod's replacement no longer waits forever
         ids = {id(e) for e in skipped}
-        after = "; the upgrade removes node/%s at %s, and pod GC deletes it at %s" % (
-            "%s", format_offset(removed_at), format_offset(at))
-        self.b.skipped = [e.set(reason=e.reason.replace(" leaves it running", " leaves it") + after % e.node)
+
+        def after(e: Entry) -> str:
+            kill = kills.get((e.namespace, e.pod, e.node))
+            if kill is None:
+                return "; the upgrade removes node/%s at %s, and pod GC deletes it at %s" % (
+                    e.node, format_offset(removed_at), format_offset(at))
+            return ("; the upgrade deletes node/%s's VM at %s, whose kubelet's graceful shutdown kills it at %s, and "
+                    "pod GC deletes the Failed pod at %s" % (e.node, format_offset(removed_at), format_offset(kill[0]),
+                                                             format_offset(gc_at[e.node])))
+        self.b.skipped = [e.set(reason=e.reason.replace(" leaves it running", " leaves it") + after(e))
                           if id(e) in ids else e for e in self.b.skipped]
         ids = {id(e) for e in short}
         self.b.shortfalls = [e for e in self.b.shortfalls if id(e) not in ids]
         self.placer.exclude(leaving)
+        # a node whose VM shuts down is still there, cordoned, until the VM is off: the kubelet's
+        # kills end before then, so their replacements see it (`node(s) were unschedulable`)
+        shutting = [n for n in removed if n in self.shutdowns]
+        if shutting:
+            self.placer.include(shutting)
+            self.placer.exclude(shutting)
         saved, self.b.batch, self.wave = self.b.batch, number, wave
         wanted = {(e.namespace, e.pod, e.node) for e in short}
         evicted_at = {(a.namespace, a.pod, a.node, a.uid): a for a in (self.b.actions if wanted else ())
                       if a.type == "evict" and (a.namespace, a.pod, a.node) in wanted}
         rows: List[Tuple[int, Optional[int]]] = []     # (pod GC's delete, the pod's eviction) of StatefulSet pods
-        for e in sorted(skipped + short, key=lambda e: (-self._priority(e), e.namespace, e.pod)):
+        def gc_text(node: str, gone_at: float, how: str) -> str:
+            return ("node/%s is removed at %s%s and pod GC force-deletes the pods bound to a node that no longer "
+                    "exists once its %ds quarantine is over (a pass every %ds: %ds to %ds after the removal; grace 0, "
+                    "no Eviction API, PodDisruptionBudget not consulted)" % (
+                        node, format_offset(gone_at), (" (%s)" % how) if how else "", POD_GC_QUARANTINE,
+                        POD_GC_PERIOD, POD_GC_QUARANTINE, POD_GC_QUARANTINE + 2 * POD_GC_PERIOD))
+
+        def killed(e: Entry) -> Optional[Tuple[float, int, float, str]]:
+            return kills.get((e.namespace, e.pod, e.node)) if e.code in GC_SKIPPED else None
+
+        # replacements come in the order their pods go: Failed at the end of their kill, or
+        # deleted by pod GC (then by priority, as kube-scheduler's queue takes them)
+        for e in sorted(skipped + short, key=lambda e: ((killed(e) or (0, 0, at))[2], -self._priority(e),
+                                                         e.namespace, e.pod)):
             pod = self._pod(e.namespace, e.pod, e.node)
             if pod is None:
                 continue
+            kill = killed(e)
+            goes = kill[2] if kill is not None else at      # when its controller replaces it
+            how = ("killed by the kubelet at %s (Failed at %s)" % (format_offset(kill[0]), format_offset(kill[2]))
+                   if kill is not None else "deleted by pod GC at %s" % format_offset(at))
             shorts = len(self.b.shortfalls)
             evict = evicted_at.get((pod.namespace, pod.name, pod.node_name, pod.uid))
             j = self.b.actions.index(evict) if evict is not None else None
@@ -599,25 +711,28 @@ class UpgradeRun(DrainRun):
                 why = "evicted at %s, it stayed Terminating on the unreachable node" % format_offset(evict.at)
             else:
                 why = "it stayed Terminating on the unreachable node"
-            reason = ("%s; node/%s is removed at %s and pod GC force-deletes the pods bound to a node that no "
-                      "longer exists once its %ds quarantine is over (a pass every %ds: %ds to %ds after the "
-                      "removal; grace 0, no Eviction API, PodDisruptionBudget not consulted)" % (
-                          why, e.node, format_offset(removed_at), POD_GC_QUARANTINE, POD_GC_PERIOD,
-                          POD_GC_QUARANTINE, POD_GC_QUARANTINE + 2 * POD_GC_PERIOD))
+            gc_reason = gc_text(e.node, removed_at, "")
+            if kill is not None:
+                reason = ("%s; %s deletes node/%s's VM at %s with an OS shutdown, and the kubelet's graceful node "
+                          "shutdown kills it (%s: grace %ds%s); it ends Failed (reason Terminated) at %s, when its "
+                          "controller replaces it" % (
+                              why, PROVIDERS[self.up.provider].title, e.node, format_offset(removed_at), kill[3],
+                              kill[1], " (asks for %ds)" % pod.termination_grace_period
+                              if kill[1] < pod.termination_grace_period else "", format_offset(kill[2])))
+            else:
+                reason = "%s; %s" % (why, gc_reason)
             self.placer.terminate([pod])
-            target, problem = self.land(pod, at)
+            target, problem = self.land(pod, goes)
             candidates = self.candidates.pop(pod.key, ())
             rec = recreation(pod)
             if not rec.elsewhere:
                 reason += "; " + rec.why
             elif problem and pod.key in self.ordered_ready:
                 reason += "; its replacement is never created"
-                self.short(pod, "ordered-ready", "deleted by pod GC at %s, but its replacement is never created: %s"
-                           % (format_offset(at), problem))
+                self.short(pod, "ordered-ready", "%s, but its replacement is never created: %s" % (how, problem))
             elif problem:
                 reason += "; its replacement fits no node"
-                self.short(pod, "no-node-fits", "deleted by pod GC at %s, but its replacement has nowhere to go: %s"
-                           % (format_offset(at), problem))
+                self.short(pod, "no-node-fits", "%s, but its replacement has nowhere to go: %s" % (how, problem))
             elif pod.controller_kind == "StatefulSet":
                 reason += "; the StatefulSet then creates it again (same name) on node/%s" % target
             if len(self.b.shortfalls) > shorts and e.code in GC_SKIPPED:
@@ -634,12 +749,26 @@ class UpgradeRun(DrainRun):
                     reason="%s; it stays Terminating on the unreachable node until pod GC deletes it at %s (node/%s "
                            "is removed at %s), then the StatefulSet creates it again on node/%s" % (
                                evict.reason, format_offset(at), e.node, format_offset(removed_at), target))
-            self.b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
-                          at=at, grace_period_seconds=0, force=True, target=target, candidates=candidates, rule=RULE,
-                          reason=reason)
+            if kill is not None:
+                self.b.action("kill", by=KUBELET, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
+                              at=kill[0], grace_period_seconds=kill[1], target=target, candidates=candidates,
+                              replaced_at=kill[2] if target is not None else None, rule=RULE, reason=reason)
+                placed = len(self.b.actions) - 1
+                self.b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
+                              at=gc_at[e.node], grace_period_seconds=0, force=True, rule=RULE,
+                              reason="the Failed pod the kubelet killed at %s (its controller replaced it when it "
+                                     "failed): %s" % (format_offset(kill[0]), gc_text(
+                                         e.node, gc_at[e.node] - POD_GC_QUARANTINE,
+                                         "once its VM is off and its Node object is deleted")))
+            else:
+                self.b.action("delete", by=POD_GC, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=e.node,
+                              at=at, grace_period_seconds=0, force=True, target=target, candidates=candidates,
+                              rule=RULE, reason=reason)
+                placed = len(self.b.actions) - 1
             if target is not None and pod.controller_kind == "StatefulSet":
-                rows.append((len(self.b.actions) - 1, j))
-            self.collected[number] = (self.collected.get(number, (0, at))[0] + 1, at)
+                rows.append((placed, j))
+            when = gc_at[e.node] if kill is not None else at
+            self.collected[number] = (self.collected.get(number, (0, when))[0] + 1, when)
             pdbs = pdbs_for_pod(self.s, pod)
             state = self.budget(pdbs[0]) if len(pdbs) == 1 else None
             if state is None or state.budget.unknown or not rec.elsewhere:
@@ -648,16 +777,41 @@ class UpgradeRun(DrainRun):
                 if target is not None:
                     state.landed_later(pod, float(evict.at), wave + 1)
             else:
-                state.preempted(pod, wave, at, target is not None,
-                                "has nowhere to go" if problem else "is never created", how="deleted by pod GC")
+                state.preempted(pod, wave, kill[0] if kill is not None else at, target is not None,
+                                "has nowhere to go" if problem else "is never created",
+                                how="killed by the kubelet" if kill is not None else "deleted by pod GC")
         # an OrderedReady StatefulSet creates the ordinals pod GC freed one by one, each once the
         # lower one is Running and Ready (processReplica); the eviction says when, too
+        if shutting:
+            self.placer.vanish(shutting)      # the VMs are off and their Node objects deleted
         chain_ordered_ready(self.b, self.s, [i for i, _ in rows], ps)
         for i, j in rows:
             later = self.b.actions[i].replaced_at
             if later is not None and j is not None:
                 self.b.actions[j] = self.b.actions[j].set(replaced_at=later)
         self.b.batch = saved
+
+    def _kill_with_node(self, gone: Set[str], kills: Dict[Tuple[str, str, str], Tuple[float, int, float, str]],
+                        removed_at: float, number: int) -> None:
+        """The graceful shutdown's kills of the DaemonSet and static pods on the nodes `gone` (batch
+        `number`): nothing replaces them elsewhere (their controller runs one per node, the kubelet
+        its static pods; the plan starts no DaemonSet pod on a new node), so they stay `skipped`
+        without an action, their reason saying when the kubelet kills them. The other pods' kills
+        come with their replacements (`pod_gc`). Records the batch's kills for its line."""
+        told = {}
+        for (namespace, name, node), kill in kills.items():
+            pod = self._pod(namespace, name, node)
+            if pod is not None and node in gone and (pod.controller_kind == "DaemonSet" or pod.is_mirror):
+                told[(namespace, name, node)] = "; %s deletes node/%s's VM at %s and its kubelet's graceful shutdown " \
+                    "kills it at %s (%s: grace %ds)" % (PROVIDERS[self.up.provider].title, node,
+                                                        format_offset(removed_at), format_offset(kill[0]), kill[3],
+                                                        kill[1])
+        if told:
+            self.b.skipped = [e.set(reason=e.reason + told[(e.namespace, e.pod, e.node)])
+                              if (e.namespace, e.pod, e.node) in told else e for e in self.b.skipped]
+        count, first, last = self.killed.get(number, (0, float("inf"), 0.0))
+        self.killed[number] = (count + len(kills), min([first] + [k[0] for k in kills.values()]),
+                               max([last] + [k[2] for k in kills.values()]))
 
     def _priority(self, e: Entry) -> int:
         pod = self._pod(e.namespace, e.pod, e.node)
@@ -954,6 +1108,11 @@ class UpgradeRun(DrainRun):
                 "; the others removed" if len(b.quarantined) < len(b.nodes) else ""))
         else:
             parts.append("stalls on %s forever" % b.stall)
+        if b.number in self.killed:
+            count, first, last = self.killed[b.number]
+            parts.append("its kubelet's graceful shutdown kills %s left on %s from %s to %s" % (
+                _plural(count, "pod", "pods"), "it" if len(b.nodes) == 1 else "them", format_offset(first),
+                format_offset(last)))
         if b.number in self.collected:
             count, at = self.collected[b.number]
             parts.append("pod GC deletes %s left on %s at %s" % (

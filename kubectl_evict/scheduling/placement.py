@@ -145,6 +145,9 @@ class Placer:
         self.names = self.cs.names
         self.excluded: Set[str] = set(excluded)
         self.cs.cordoned = frozenset(self.excluded)
+        # nodes not in the cluster at the plan's moment (an upgrade's surge nodes not created yet,
+        # its removed nodes): excluded too, and not counted at all (`vanish`)
+        self.absent: Set[str] = set()
         self.snapshot = snapshot
         self.preempt = preempt
         # the PodDisruptionBudgets of a namespace as they stand now, for preemption's PDB check
@@ -158,6 +161,7 @@ class Placer:
         self._build_classes()
         self._verdicts: Dict[tuple, List[Tuple[str, Any]]] = {}     # per template: per class (never stale)
         self._live_count = [sum(1 for n in c.names if n not in self.excluded) for c in self.classes]
+        self._absent_count = [0] * len(self.classes)
         self._static: Dict[tuple, Tuple[Tuple[_Entry, ...], Counter]] = {}   # per template: over the candidates
         # per static result: (itself, how many candidate nodes, their names once asked for)
         self._live: Dict[int, Tuple[Tuple[_Entry, ...], int, List[str]]] = {}
@@ -235,10 +239,31 @@ class Placer:
         self._static.clear()
         self._live.clear()
 
-    def include(self, names: Iterable[str]) -> None:
-        """Make nodes candidates again (upgrade: surge nodes that have joined). The class and
-        order indexes and the per-class verdicts stay: only their sums are made again."""
+    def vanish(self, names: Iterable[str]) -> None:
+        """Nodes that are not in the cluster (an upgrade's surge node not created yet, an old node
+        it has removed): not candidates, and not counted either. kube-scheduler's FitError counts
+        the nodes of its snapshot (`schedule_one.go`: `NumAllNodes: len(allNodes)`), which holds
+        only nodes that exist (`backend/cache/cache.go` RemoveNode: a removed node is a ghost,
+        "skipped from snapshots"; a node not created yet was never added), so such a node is no
+        `node(s) were unschedulable` and no part of N."""
+        names = [n for n in names if n not in self.absent]
+        self.exclude(names)
         for n in names:
+            self.absent.add(n)
+            self._absent_count[self._class_of[n].id] += 1
+
+    def present(self) -> int:
+        """How many nodes the scheduler sees (FitError's N): every node but the absent ones."""
+        return len(self.names) - len(self.absent)
+
+    def include(self, names: Iterable[str]) -> None:
+        """Make nodes candidates again (upgrade: surge nodes that have joined, which exist from
+        then on). The class and order indexes and the per-class verdicts stay: only their sums
+        are made again."""
+        for n in names:
+            if n in self.absent:
+                self.absent.discard(n)
+                self._absent_count[self._class_of[n].id] -= 1
             if n in self.excluded:
                 self.excluded.discard(n)
                 cls = self._class_of[n]
@@ -290,7 +315,7 @@ class Placer:
         count = 0
         for cls, (kind, value) in zip(self.classes, verdicts):
             live = live_count[cls.id]
-            gone = len(cls.names) - live
+            gone = len(cls.names) - live - self._absent_count[cls.id]    # cordoned: still there
             if gone:
                 why[UNSCHEDULABLE_MSG] += gone
             if not live:
@@ -323,7 +348,7 @@ class Placer:
         by_class: Dict[int, List[str]] = {}
         inside = 0
         for name in sorted(pinned):
-            if name not in self.nodes:
+            if name not in self.nodes or name in self.absent:
                 continue
             inside += 1
             if name in self.excluded:
@@ -341,8 +366,9 @@ class Placer:
                 why[AFFINITY_MSG] += len(names) - len(subset)
             if subset:
                 entries.append(_Entry(self.classes[cid], max(sc for _, sc in subset), subset))
-        if len(self.names) > inside:
-            why[na_plugin.PREFILTER_OUT] += len(self.names) - inside
+        total = self.present()
+        if total > inside:
+            why[na_plugin.PREFILTER_OUT] += total - inside
         entries.sort(key=lambda e: -e.pref)
         return tuple(entries), why
 
@@ -709,7 +735,7 @@ class Placer:
     def _place(self, pod: Pod) -> Placement:
         entries, static_why = self._static_feasible(pod)
         cyc = self.cycle(pod)
-        total = len(self.names)
+        total = self.present()
         self._freed = False
         if cyc.rejected is not None:
             msg = "; ".join(cyc.rejected.reasons)

@@ -140,7 +140,7 @@ def pick_node(candidates: Sequence[Candidate]) -> Candidate:
 def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
     """DefaultPreemption's PostFilter for `pod` after every node failed Filter with `statuses`
     (nodes absent from `statuses` failed a static, unresolvable filter)."""
-    total = len(placer.names)
+    total = placer.present()        # the nodes that exist (FitError's N)
     if pod.preemption_policy == "Never":
         return Preemption(None, (), "preemption: " + NEVER)
     why: Counter = Counter()
@@ -154,6 +154,8 @@ def preempt(placer: Any, pod: Pod, statuses: Dict[str, Status]) -> Preemption:
     spread = next((data[0] for plugin, data in active if plugin.name == PodTopologySpread.name), None)
     ipa = next((data for plugin, data in active if plugin.name == InterPodAffinity.name), None)
     for name in placer.names:
+        if name in placer.absent:
+            continue
         st = statuses.get(name)
         if st is None or st.code != UNSCHEDULABLE:
             why[NOT_HELPFUL] += 1
