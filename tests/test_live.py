@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Dict, List
 from unittest import mock
 
+import msgspec
 import pytest
 import yaml
 
@@ -1124,3 +1125,19 @@ def test_the_reads_time_is_the_api_servers_clock(tmp_path, offset, date, taints,
     if warned:
         assert re.match(r"warning: the local clock is (9m59s|10m|10m1s) %s the API server's"
                         % ("ahead of" if offset < 0 else "behind"), said[0]), said
+
+
+# `upgrade -l SELECTOR` reads the kubelets of the pool's nodes only (their configuration decides
+# whether deleting the VM runs graceful node shutdown): the selector is matched against the node
+# list as it arrives, whose labels the fast decoder leaves as raw JSON text.
+@pytest.mark.parametrize("labels, picked", [
+    (msgspec.Raw(b'{"pool":"a","disktype":"ssd"}'), True),
+    ({"pool": "a"}, True),
+    (msgspec.Raw(b'{"pool":"b"}'), False),
+    (None, False),                                  # no labels: the selector needs pool=a
+    (msgspec.Raw(b'{"pool":'), False),              # malformed: left to the freezer's error
+])
+def test_upgrade_reads_the_kubelets_of_the_nodes_its_selector_picks(labels, picked):
+    items = [{"metadata": {"name": "n1", "labels": labels}}, {"metadata": {"name": "n2"}}, "not an object"]
+    names = live.labelled_node_names(items, lambda got: got.get("pool") == "a")
+    assert names == (["n1"] if picked else [])

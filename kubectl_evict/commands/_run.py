@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 import click
 
@@ -23,7 +23,7 @@ from kubectl_evict.versions import (cluster_version, comparison_tolerations, dra
 from kubectl_evict.workloads import attach_owners
 
 
-def load(opts: GlobalOptions, nodes: Optional[list] = None) -> Snapshot:
+def load(opts: GlobalOptions, nodes: Optional[Any] = None) -> Snapshot:
     """The snapshot the options name: files, the demo cluster, or the live cluster."""
     from kubectl_evict.source.files import DEMO_PATH, load_snapshot
     paths = list(opts.filenames)
@@ -124,7 +124,7 @@ def snapshot_time(snapshot: Snapshot) -> float:
     return latest
 
 
-def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Optional[list] = None) -> int:
+def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Optional[Any] = None) -> int:
     """Load, plan, print. Returns the exit code (0; 3 when something is blocked; else 4 when there
     is a shortfall; else 5 when the verdict depends on kinds the input does not hold).
 

@@ -13,7 +13,7 @@ from kubectl_evict.model import Snapshot
 from kubectl_evict.options import global_options, pop_global
 from kubectl_evict.plan import Plan
 from kubectl_evict.rules.upgrade import HOSTNAME, PROVIDERS, parse_count, plan_upgrade, resolve_settings
-from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
+from kubectl_evict.scheduling.labels import label_selector_matches, label_value_errors, qualified_name_errors
 
 
 def _labels(values: Tuple[str, ...]) -> List[Tuple[str, str]]:
@@ -115,4 +115,8 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], selector: Optional[str],
                                     node_startup=startup, undrainable=undrainable)
         return flags.chunk_note(plan_upgrade(snapshot, settings, now))
 
-    return run(opts, rule, nodes=[])
+    # a live read asks the upgraded nodes' kubelets for their configuration (graceful shutdown when
+    # a provider deletes the VM): the nodes named, or those -l selects, matched as the list arrives
+    pool = flags.nodes if flags.node_selector is None else \
+        (lambda labels: label_selector_matches(flags.node_selector, labels))
+    return run(opts, rule, nodes=pool)

@@ -49,6 +49,10 @@ from kubectl_evict.source.freeze import EVICTPLAN_API, KUBELET_KINDS, NODE_LEASE
 from kubectl_evict.timeutil import format_time
 from kubectl_evict.versions import is_version
 
+# The nodes whose kubelets a read asks: their names, or a test of a node's labels (`-l`: the
+# selector is matched as the list arrives, so only the selected nodes' kubelets are read).
+KubeletTargets = Optional[Any]
+
 try:  # the fast path; the pure-Python bundle falls back to the stdlib
     import msgspec
     from kubectl_evict.source import fastjson
@@ -1238,7 +1242,7 @@ class ClusterReader:
         data.warnings.extend(_kubelet_warnings(names, problems))
 
     # -- everything ------------------------------------------------------------------------------
-    def read(self, mode: str = "pruned", nodes: Optional[Sequence[str]] = None, kubelet: bool = True,
+    def read(self, mode: str = "pruned", nodes: KubeletTargets = None, kubelet: bool = True,
              taken_at: Optional[float] = None, sink: Optional["FreezeSink"] = None) -> ClusterData:
         """Read the cluster. `nodes`: the nodes whose kubelets to read (None: every node).
         `sink`: takes pages as they arrive (see FreezeSink); its FIRST kinds are read before the
@@ -1277,7 +1281,8 @@ class ClusterReader:
                     data.items[spec.kind] = items
                     data.resource_versions[spec.resource] = rv
                     if spec.kind == "Node" and kubelet:
-                        targets = list(nodes) if nodes is not None else node_names(items, mode)
+                        targets = labelled_node_names(items, nodes) if callable(nodes) else \
+                            list(nodes) if nodes is not None else node_names(items, mode)
                         known = set(node_names(items, mode))
                         kub = threading.Thread(target=self.kubelets, name="kubelets",
                                                args=([n for n in dict.fromkeys(targets) if n in known], data))
@@ -1388,6 +1393,25 @@ def node_names(items: list, mode: str) -> List[str]:
             name = (item.get("metadata") or {}).get("name")
         if isinstance(name, str) and name:
             out.append(name)
+    return out
+
+
+def labelled_node_names(items: list, matches: Callable[[Dict[str, str]], bool]) -> List[str]:
+    """Names of listed nodes (items as "pruned" decodes them) whose labels `matches` accepts. A
+    label map that is not a map of strings is left to the freezer, which names the field."""
+    out = []
+    for item in items:
+        md = item.get("metadata") if isinstance(item, dict) else None
+        if not isinstance(md, dict):
+            continue
+        name, labels = md.get("name"), md.get("labels")
+        try:
+            if labels is not None and not isinstance(labels, dict):
+                labels = json.loads(bytes(labels))     # raw text (msgspec.Raw) from the fast decoder
+            if isinstance(name, str) and name and matches(labels or {}):
+                out.append(name)
+        except (TypeError, ValueError, AttributeError):
+            continue
     return out
 
 
@@ -1556,7 +1580,7 @@ def read_live(opts: GlobalOptions, mode: str, nodes: Optional[Sequence[str]] = N
     return ClusterReader(conn).read(mode=mode, nodes=nodes, kubelet=kubelet)
 
 
-def _read_into(reader: "ClusterReader", freezer: Freezer, context: str, nodes: Optional[Sequence[str]],
+def _read_into(reader: "ClusterReader", freezer: Freezer, context: str, nodes: KubeletTargets,
                kubelet: bool) -> ClusterData:
     """Read the cluster ("pruned") with pod and workload pages projected as they arrive (FreezeSink)."""
     sink = FreezeSink(freezer, source_label(context))
@@ -1569,7 +1593,7 @@ def _read_into(reader: "ClusterReader", freezer: Freezer, context: str, nodes: O
     return data
 
 
-def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: bool = True) -> Snapshot:
+def load_live(opts: GlobalOptions, nodes: KubeletTargets = None, *, kubelet: bool = True) -> Snapshot:
     """The live cluster as a Snapshot, through the same Freezer as snapshot files.
 
     `nodes`: the nodes the command targets, whose kubelet configz and stats/summary are read
@@ -1580,7 +1604,7 @@ def load_live(opts: GlobalOptions, nodes: Optional[list] = None, *, kubelet: boo
     return _load(ClusterReader(conn), conn.context, nodes, kubelet)
 
 
-def _load(reader: "ClusterReader", context: str, nodes: Optional[Sequence[str]], kubelet: bool) -> Snapshot:
+def _load(reader: "ClusterReader", context: str, nodes: KubeletTargets, kubelet: bool) -> Snapshot:
     """The one live read path of plans and `verify`: list pages projected as they arrive, the
     rest frozen after the read. The garbage collector is paused throughout, as for files
     (files.load_snapshot): reading and freezing allocate millions of objects that all stay alive."""
