@@ -6,10 +6,11 @@ node's filter error aborts that node before anything is evicted, `--disable-evic
 plain DELETEs that bypass PDBs, `--grace-period` (-1: the pod's own). Each eviction is decided
 as the API server's eviction subresource decides it (`pkg/registry/core/pod/storage/eviction.go`)
 against budgets computed as the disruption controller computes them
-(`pkg/controller/disruption`), via `scheduling/disruption.py`. Where kubectl would retry a 429
+(`pkg/controller/disruption`), via `scheduling/disruption.py`. Where kubectl retries a 429
 every 5 s until the budget recovers, the plan puts the pod in a later wave: a budget spent on a
 pod comes back `--pod-startup` after the eviction if the pod's replacement has a node to land on
-(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise. The replacements
+(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise, and the held pod
+goes at kubectl's first retry after that (`wave_spacing`). The replacements
 of a wave are placed in the order they reach the scheduler (`arrival_order`: kubectl's concurrent,
 throttled evictions, the node's last pod first).
 
@@ -21,6 +22,7 @@ built on this module's `DrainRun`.
 
 from __future__ import annotations
 
+import math
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
@@ -53,6 +55,23 @@ _BLOCK_CODES = {"pdb": "pdb-budget", "multiple-pdbs": "pdb-multiple", "filters":
 # drain's own requests before its first eviction (the node, the cordon, the pod list, each
 # DaemonSet pod's DaemonSet) take a few of those: about the first 8 evictions go out at once.
 KUBECTL_EVICTION_BURST = 8
+
+# kubectl drain retries an eviction the API server refused with 429 every 5 s, counted from that
+# pod's own first attempt (`staging/src/k8s.io/kubectl/pkg/drain/drain.go` evictPods:
+# "will retry after 5s", time.Sleep(5*time.Second); spec/semantics.md F6).
+KUBECTL_RETRY_SECONDS = 5.0
+
+
+def wave_spacing(pod_startup: float) -> float:
+    """Seconds between the PDB waves of one node's drain.
+
+    kubectl tries every pod of the node when its drain starts and retries a refused one every
+    5 s; the budget an evicted pod spent comes back once its replacement is Ready, `pod_startup`
+    after the eviction. So a held pod goes at the first retry at or after that: the waves are the
+    smallest whole number of retries (at least one) that covers `pod_startup`, measured from the
+    node's start. Waves `pod_startup` apart would have kubectl evict between its retries."""
+    retries = max(1, math.ceil(pod_startup / KUBECTL_RETRY_SECONDS - 1e-9))
+    return retries * KUBECTL_RETRY_SECONDS
 
 
 def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
@@ -150,7 +169,7 @@ class DrainRun:
         self.placer.pdb_view = self.pdbs_now
         self.offset = 0.0        # seconds added to every wave's time (upgrade: the batch's start)
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
-                                                "start": 0, "short": 0}
+                                                "start": 0, "start_at": 0.0, "short": 0}
                                             for n in settings.nodes}
         self.sts_pending: Set[Tuple[str, str]] = set()     # StatefulSet pods whose replacement stays Pending
         self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
@@ -169,9 +188,14 @@ class DrainRun:
 
     # -- helpers --------------------------------------------------------------------------------
 
+    @property
+    def spacing(self) -> float:
+        """Seconds between two PDB waves of a node's drain (`wave_spacing`)."""
+        return wave_spacing(float(self.cfg.pod_startup))
+
     def at(self, wave: int) -> float:
-        """When wave `wave` happens: waves are `--pod-startup` apart, from `offset`."""
-        return self.offset + wave * self.cfg.pod_startup
+        """When wave `wave` happens: waves are kubectl's retries apart (`spacing`), from `offset`."""
+        return self.offset + wave * self.spacing
 
     def pods_of(self, name: str) -> Sequence[Pod]:
         """The pods on node `name` when its drain starts (upgrade adds replacements that landed there)."""
@@ -671,7 +695,8 @@ class DrainRun:
                 text = "node/%s: can be drained: nothing to evict" % name
             else:
                 n = waves[-1] - start + 1
-                secs = n * cfg.pod_startup
+                # the last wave's replacements are Ready --pod-startup after its evictions
+                secs = (n - 1) * self.spacing + cfg.pod_startup
                 text = "node/%s: can be drained in %s (~%s)" % (name, _plural(n, "wave", "waves"), format_seconds(secs))
                 if short:
                     text = "node/%s: can be drained, but %s in %s (~%s)" % (
@@ -683,8 +708,8 @@ class DrainRun:
             if cfg.timeout:
                 info["timeout"] = cfg.timeout
             if cfg.one_at_a_time:
-                text += " (starts at %s)" % format_offset(start * cfg.pod_startup)
-                info["startsAt"] = start * cfg.pod_startup
+                text += " (starts at %s)" % format_offset(st["start_at"])
+                info["startsAt"] = st["start_at"]
             if st.get("error"):
                 info["error"] = st["error"]
             info["verdict"] = text
@@ -700,7 +725,7 @@ class DrainRun:
         limit = self.cfg.timeout
         if not limit:
             return
-        begin = st["start"] * self.cfg.pod_startup
+        begin = st["start_at"]
         for pod, at in st.get("evictions", ()):
             if at - begin >= limit:
                 self.block(pod, "planned for %s, but kubectl drain --timeout %s runs out at %s: kubectl gives up on "
@@ -711,7 +736,7 @@ class DrainRun:
         """What kubectl drain does when --timeout runs out on this node."""
         limit = _go_duration(self.cfg.timeout)
         first = min((p for p, at in st.get("evictions", ())
-                     if at - st["start"] * self.cfg.pod_startup >= self.cfg.timeout), key=lambda p: p.key, default=None)
+                     if at - st["start_at"] >= self.cfg.timeout), key=lambda p: p.key, default=None)
         pod = ('pods/"%s" -n "%s"' % (first.name, first.namespace)) if first is not None else "pods"
         return ("kubectl drain --timeout %s gives up on it: 'error: unable to drain node \"%s\" due to error: error "
                 "when evicting %s: global timeout reached: %s, continuing command...'; the node stays cordoned, "

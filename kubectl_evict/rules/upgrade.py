@@ -32,7 +32,7 @@ What the drains leave on a removed node (--pod-selector, Cluster API's drain-ski
 StatefulSet pod Terminating on an unreachable node) is force-deleted by pod GC 40 s after the
 node goes (`pod_gc`: kubernetes `pkg/controller/podgc/gc_controller.go` gcOrphaned), a forecast
 `by: pod-gc`, and replaced.
-Times: waves are `--pod-startup` apart, new nodes are Ready `--node-startup` after they are created,
+Times: waves are kubectl's 5 s retries apart, as many as cover `--pod-startup` (`drain.wave_spacing`), new nodes are Ready `--node-startup` after they are created,
 and a batch ends when its last replacements are Ready.
 """
 
@@ -336,10 +336,11 @@ class UpgradeRun(DrainRun):
         self.placer.exclude(nodes)
         if self.drained_stay:
             self.cordoned.extend(nodes)
-        self.offset = drain_start - wave * float(self.cfg.pod_startup)
+        self.offset = drain_start - wave * self.spacing
         pods: List[Pod] = []
         for name in nodes:
             self.node_stats[name]["start"] = wave
+            self.node_stats[name]["start_at"] = drain_start
             if self.node_settings(name) is not self.cfg:
                 self.b.note("node/%s is unreachable (Ready=Unknown): Cluster API drains it with a grace period of "
                             "%ds and stops waiting for pods deleted more than %ds ago (PDBs still apply to the "
@@ -445,7 +446,7 @@ class UpgradeRun(DrainRun):
                 self.placer.include(new)
             drain_start = t + (up.node_startup if new else 0.0)
             batch.drain_start = drain_start
-            self.offset = drain_start - wave * ps
+            self.offset = drain_start - wave * self.spacing
             self.retry_pending(new, drain_start, wave, batch.nodes)
             while due and due[0][1] + POD_GC_QUARANTINE <= drain_start:
                 self.pod_gc(*due.pop(0), wave=wave, leaving=batch.nodes)
