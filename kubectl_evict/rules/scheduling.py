@@ -52,9 +52,20 @@ def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth:
 
 def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor: Pod, placed: Placement,
               at: float, rule: str, depth: int, on_victim: Optional[VictimHook] = None) -> None:
-    """The `delete` of one preemption victim, and where its own replacement goes."""
+    """The `delete` of one preemption victim, and where its own replacement goes.
+
+    A victim that is itself a replacement placed earlier in the plan (the scheduler model holds it
+    under the record of the pod it replaces, whose node is another, or with no uid) is a new pod
+    whose name and uid no plan can know: its `delete` names the pod it replaces, with no uid, and
+    says so, as a second eviction does (the uid of the pod it replaces would name a pod already
+    gone)."""
     reason = ("preempted by kube-scheduler to make room for %s (priority %d > %d); the scheduler deletes it "
               "directly (no Eviction API)" % (preemptor.ref, preemptor.priority, victim.priority))
+    named = victim
+    if not victim.uid or victim.node_name != node:
+        named = victim.set(uid="", node_name=node)
+        reason = ("the replacement of %s, placed on node/%s earlier in this plan (its own name and uid are not "
+                  "known in advance), is %s" % (victim.ref, node, reason))
     if placed.pdb_violations:
         reason += "; this preemption violates %d PodDisruptionBudget%s" % (
             placed.pdb_violations, "" if placed.pdb_violations == 1 else "s")
@@ -76,11 +87,11 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
     if on_victim is not None:
         on_victim(victim, target, why_not)
     # util.DeletePod sends DeleteOptions{}: the victim's own grace period applies (null in the plan)
-    b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=node, at=at,
+    b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=named.uid, node=node, at=at,
              grace_period_seconds=None, target=target, candidates=candidates,
              rule=rule, reason=reason)
     if problem:
-        b.shortfall(victim, "no-node-fits", "preempted, and its replacement has nowhere to go: %s" % problem, node)
+        b.shortfall(named, "no-node-fits", "preempted, and its replacement has nowhere to go: %s" % problem, node)
 
 
 def unchecked(b: PlanBuilder, placer: Placer, pod: Pod) -> None:
