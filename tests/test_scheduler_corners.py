@@ -350,3 +350,30 @@ def test_preferred_terms_fold_match_label_keys_too() -> None:
                     _labelled("web-1", "x", spec, **{"pod-template-hash": "h1"}),
                     _labelled("web-2", "y", spec, **{"pod-template-hash": "h2"}), pod("big-0", "x", cpu="1", memory="1Gi"))
     assert evictions(drain(snap, "src"))["web-0"] == (0, "x")
+
+
+# kube-scheduler's cache holds pods by uid (pkg/scheduler/backend/cache/cache.go: podStates keyed
+# by UID): a replacement is a pod of its own, and the evicted pod it replaces leaving (its
+# termination done) takes nothing else away. The model keys pods by namespace/name, which a
+# replacement shares with the pod it replaces. Here a-1's replacement lands on x while a-1 is still
+# terminating; c-1's replacement then fits nowhere, after which the model counts the terminating
+# pods as gone; b-1's replacement, placed last (priority 100 > 50 > 0: the burst is taken by
+# priority), must still see a-1's replacement on x (required pod affinity: lands there; required
+# anti-affinity: x is out, "didn't match pod anti-affinity rules").
+@pytest.mark.parametrize("term,target", [
+    ("podAffinity", "x"),
+    ("podAntiAffinity", None),
+])
+def test_a_replacement_stays_visible_once_the_pod_it_replaces_is_gone(term, target):
+    spec = {"affinity": {term: {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}]}}, "priority": 0}
+    snap = snapshot(node("src"), node("x", cpu="2"), deployment("a", 1), deployment("b", 1), deployment("c", 1),
+                    pod("a-1", "src", spec={"priority": 100}), pod("c-1", "src", cpu="64", spec={"priority": 50}),
+                    pod("b-1", "src", spec=spec))
+    plan = drain(snap, "src")
+    ev = evictions(plan)
+    assert ev["a-1"][1] == "x" and ev["c-1"][1] is None
+    assert ev["b-1"][1] == target
+    if target is None:
+        why = [e.reason for e in plan.shortfall if e.pod == "b-1"][0]
+        assert "1 node(s) didn't match pod anti-affinity rules" in why
