@@ -377,3 +377,31 @@ def test_a_replacement_stays_visible_once_the_pod_it_replaces_is_gone(term, targ
     if target is None:
         why = [e.reason for e in plan.shortfall if e.pod == "b-1"][0]
         assert "1 node(s) didn't match pod anti-affinity rules" in why
+
+
+# kube-scheduler's activeQ pops the highest priority first, then the pod queued first
+# (pkg/scheduler/framework/plugins/queuesort/priority_sort.go Less: p1 > p2 || (p1 == p2 &&
+# pInfo1.Timestamp.Before(pInfo2.Timestamp))). A preemption victim's replacement is created when
+# the victim is deleted, so it queues behind the replacements of the drain's burst already
+# waiting with a priority at least its own. Here h-1's replacement (priority 1000, pinned to x)
+# preempts v-1 (100) on x; m-1's replacement (500, queued since the burst) is placed before v-1's
+# and takes y; v-1's replacement then fits nowhere and has no lower-priority pod to preempt. Placed
+# at once instead, v-1's replacement would take y and be preempted by m-1's (a second delete that
+# upstream never makes).
+@pytest.mark.parametrize("m_priority,m_target,v_target,deletes", [
+    (500, "y", None, [("v-1", "x")]),
+    # m-1 below v-1: v-1's replacement goes first and takes y; m-1's cannot preempt it (50 < 100)
+    (50, None, "y", [("v-1", "x")]),
+])
+def test_a_victims_replacement_queues_behind_the_burst(m_priority, m_target, v_target, deletes):
+    snap = snapshot(node("src"), node("x", cpu="1"), node("y", cpu="1"),
+                    deployment("v", 1), deployment("h", 1), deployment("m", 1),
+                    pod("v-1", "x", cpu="800m", spec={"priority": 100}),
+                    pod("h-1", "src", cpu="800m", spec={"priority": 1000, "nodeSelector": {"kubernetes.io/hostname": "x"}}),
+                    pod("m-1", "src", cpu="800m", spec={"priority": m_priority}))
+    plan = drain(snap, "src")
+    ev = evictions(plan)
+    assert ev["h-1"][1] == "x" and ev["m-1"][1] == m_target
+    assert [(a.pod, a.node) for a in plan.actions if a.type == "delete"] == deletes
+    victim = [a for a in plan.actions if a.type == "delete"][0]
+    assert victim.target == v_target

@@ -39,7 +39,7 @@ from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
 from kubectl_evict.rules.replacements import ordered_ready_wait, recreation, workload_of, workload_owner
-from kubectl_evict.rules.scheduling import place
+from kubectl_evict.rules.scheduling import Queued, place, place_queued
 from kubectl_evict.scheduling.statefulset import queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.workloads import attach
@@ -74,7 +74,7 @@ def wave_spacing(pod_startup: float) -> float:
     return retries * KUBECTL_RETRY_SECONDS
 
 
-def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
+def arrival_order(pods: Sequence[Pod], together: Optional[Set[Tuple[str, str]]] = None) -> List[Pod]:
     """The order in which the replacements of `pods` (one node's pods, or several nodes' in the
     order given, each node's in kubectl's order: namespace, then name), evicted in the same wave,
     reach kube-scheduler.
@@ -86,7 +86,9 @@ def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
     arrives alone and is placed before the next comes: eviction order, whatever its priority.
     StatefulSet replacements come last, created only once their old pod is gone (`queue_key`).
     Measured against eight real v1.33 drains (`tests/data/real-drains`): 64 of 78 replacements
-    on the real node (or its tie), against 56 when the whole wave was taken by priority."""
+    on the real node (or its tie), against 56 when the whole wave was taken by priority.
+    `together`, when given, gets the keys of the pods whose replacements wait in the queue
+    together (each node's burst)."""
     by_node: Dict[str, List[Pod]] = {}
     for pod in pods:
         by_node.setdefault(pod.node_name, []).append(pod)
@@ -100,6 +102,8 @@ def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
                 key: tuple = (1,) + queue_key(pod, len(keyed))
             elif i < KUBECTL_EVICTION_BURST:
                 key = (0, n, -1, -pod.priority, len(keyed))
+                if together is not None:
+                    together.add(pod.key)
             else:
                 key = (0, n, i, 0, len(keyed))
             keyed.append((key, pod))
@@ -177,6 +181,9 @@ class DrainRun:
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
         self.wave = 0                  # the wave of the eviction being planned (preemption victims' budgets)
         self.victims: List[Tuple[Pod, Optional[str], str, float, int]] = []    # preempted this wave
+        # preemption victims of this wave whose replacements wait in kube-scheduler's queue; None:
+        # not queueing (a victim's replacement is placed at once)
+        self.queued: Optional[List[Queued]] = None
         # replacements of this wave that fit nowhere yet: pod key -> (pod, at, budget, spent)
         self.unplaced: Dict[Tuple[str, str], Tuple[Pod, float, Optional[BudgetState], bool]] = {}
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
@@ -354,7 +361,8 @@ class DrainRun:
         back = self.cordoned if self.cordoned and tolerates_unschedulable(pod.tolerations) else ()
         if back:
             self.placer.include(back)
-        placed = place(self.b, self.placer, pod, at, RULE, on_victim=lambda v, t, why: self.victim(v, t, why, at))
+        placed = place(self.b, self.placer, pod, at, RULE, on_victim=lambda v, t, why: self.victim(v, t, why, at),
+                       queue=self.queued.append if self.queued is not None else None)
         if back:
             self.placer.exclude(back)
             if placed.node in back:
@@ -374,6 +382,25 @@ class DrainRun:
         the scheduler has placed their replacements, so the loss counts from the wave's end
         (`settle_victims`): for the pods a budget holds back, and for later waves."""
         self.victims.append((pod, target, why_not, at, self.wave))
+
+    def place_queued(self, before: Optional[Pod], last: bool = False) -> None:
+        """Place the replacements of this wave's preemption victims that kube-scheduler takes
+        before `before`'s: its activeQ pops the highest priority first, then the pod queued first
+        (`pkg/scheduler/framework/plugins/queuesort/priority_sort.go` Less). A victim's replacement
+        is created when the victim is deleted, after the replacements already waiting with it
+        (`before` one of them: only a higher-priority replacement goes first), before any that
+        arrives later (`before` None). A StatefulSet's comes only once the victim is gone (its own
+        grace period), after the wave's other replacements (`last`)."""
+        while self.queued:
+            ready = [(i, q) for i, q in enumerate(self.queued)
+                     if (last or q.victim.controller_kind != "StatefulSet")
+                     and (before is None or q.victim.priority > before.priority)]
+            if not ready:
+                return
+            i, q = min(ready, key=lambda t: (-t[1].victim.priority, t[0]))
+            del self.queued[i]
+            place_queued(self.b, self.placer, q, RULE, on_victim=lambda v, t, why: self.victim(v, t, why, q.at),
+                         queue=self.queued.append)
 
     def settle_victims(self) -> None:
         for pod, target, why_not, at, wave in self.victims:
@@ -539,9 +566,11 @@ class DrainRun:
             # kubectl evicts concurrently, throttled; the replacements reach the scheduler in
             # `arrival_order`. Pods a budget held back retry together every 5 s: the scheduler's
             # queue takes their replacements by priority (StatefulSet ones once their old pod is gone).
+            together: Set[Tuple[str, str]] = set()     # replacements waiting in the queue together
             if wave == start_wave:
-                pending = arrival_order(pending)
+                pending = arrival_order(pending, together)
             else:
+                together = {p.key for p in pending}     # retried together at kubectl's next 5 s tick
                 pending = [p for _, p in sorted(((queue_key(p, i), p) for i, p in enumerate(pending)),
                                                 key=lambda t: t[0])]
             self.placer.terminate(pending)      # evicted together: terminating while replacements land
@@ -607,8 +636,12 @@ class DrainRun:
             # The wave's evictions all reach the API server (each spending its PDB's budget)
             # before kube-scheduler works through their replacements: a replacement that preempts
             # reads the budgets the whole wave has spent (`pdbs_now`). Placement comes after.
+            self.queued = []
             for pod, reason, st, spent in decided:
+                self.place_queued(pod if pod.key in together else None)
                 self.remove(pod, wave, reason, st, spent=spent)
+            self.place_queued(None, last=True)
+            self.queued = None
             if self.RETRY_IN_WAVE:
                 self.retry_unplaced(wave)
             self.unplaced.clear()
