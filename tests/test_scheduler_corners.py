@@ -405,3 +405,30 @@ def test_a_victims_replacement_queues_behind_the_burst(m_priority, m_target, v_t
     assert [(a.pod, a.node) for a in plan.actions if a.type == "delete"] == deletes
     victim = [a for a in plan.actions if a.type == "delete"][0]
     assert victim.target == v_target
+
+
+# kubectl drain evicts the pods its list finds on the node (a field selector on spec.nodeName,
+# spec/semantics.md F3). A pod kube-scheduler preempted (a plain DELETE, scheduler.md S6.7) is no
+# longer on its node when that node's turn comes, and its replacement is wherever the scheduler
+# bound it: on a node drained later, that drain evicts it (no uid: a pod the plan cannot name).
+@pytest.mark.parametrize("where,order,evicts", [
+    # r-1 runs on n2; h-1's replacement (pinned to n2) preempts it at +0s; r-1's replacement
+    # lands on n3: n2's drain does not evict r-1, n3's does
+    ("resident", ("n1", "n2", "n3"), [("h-1", "n1", 0), ("h-1", "n2", 30), ("r-1", "n3", 60)]),
+    # r-1 runs on n0: its replacement lands on n2 (+0s), is preempted there by h-1's (+30s), and
+    # its own replacement lands on n3: n2's drain does not evict it, n3's does
+    ("replacement", ("n0", "n1", "n2", "n3"),
+     [("r-1", "n0", 0), ("h-1", "n1", 30), ("h-1", "n2", 60), ("r-1", "n3", 90)]),
+])
+def test_a_preempted_pod_is_evicted_where_its_replacement_went(where, order, evicts):
+    nodes = [node(n, cpu="4" if n == "n0" else "1") for n in order]
+    snap = snapshot(*nodes, deployment("r", 1), deployment("h", 1),
+                    pod("r-1", "n2" if where == "resident" else "n0", cpu="800m", spec={"priority": 0}),
+                    pod("h-1", "n1", cpu="800m",
+                        spec={"priority": 1000, "nodeSelector": {"kubernetes.io/hostname": "n2"}}))
+    plan = drain(snap, *order, one_at_a_time=True)
+    assert [(a.pod, a.node, a.at) for a in plan.actions if a.type == "evict"] == evicts
+    deletes = [a for a in plan.actions if a.type == "delete"]
+    assert [(a.pod, a.node, a.by, a.target) for a in deletes] == [("r-1", "n2", "scheduler", "n3")]
+    last = [a for a in plan.actions if a.type == "evict"][-1]
+    assert last.uid == "" and "kube-scheduler preempted it on node/n2" in last.reason
