@@ -32,8 +32,9 @@ What the drains leave on a removed node (--pod-selector, Cluster API's drain-ski
 StatefulSet pod Terminating on an unreachable node) is force-deleted by pod GC 40 s after the
 node goes (`pod_gc`: kubernetes `pkg/controller/podgc/gc_controller.go` gcOrphaned), a forecast
 `by: pod-gc`, and replaced.
-Times: waves are kubectl's 5 s retries apart, as many as cover `--pod-startup` (`drain.wave_spacing`), new nodes are Ready `--node-startup` after they are created,
-and a batch ends when its last replacements are Ready.
+Times: waves are as many of kubectl's 5 s retries apart as cover `--pod-startup`
+(`drain.wave_spacing`), new nodes are Ready `--node-startup` after they are created, and a batch
+ends when its last replacements are Ready (`--pod-startup` after its last evictions).
 """
 
 from __future__ import annotations
