@@ -94,6 +94,11 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
     # (a second eviction, empty uid) is another pod.
     removed: set = set()
     replaced: set = set()
+    # (namespace, pod) -> (workload, index in its events) of the +1 of the latest replacement: a
+    # later action on that replacement (empty uid: preempted, evicted again) takes a Ready pod
+    # away only once it is Ready; before that it never counted, and its +1 never comes
+    latest_up: Dict[Tuple[str, str], Tuple[WorkloadKey, int]] = {}
+    dropped: set = set()       # (workload, index) of +1 events taken back
     for a in actions:
         if a.type not in POD_ACTIONS:
             continue
@@ -107,12 +112,16 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
         pods.setdefault(key, []).append(pod)
         same = (a.namespace, a.pod, a.uid) if a.uid else None
         marked = unready.pop((a.namespace, a.pod), None)
-        if _counts_ready(pod) and (same is None or same not in removed):
+        up = latest_up.pop((a.namespace, a.pod), None) if same is None else None
+        if up is not None and events[up[0]][up[1]][0] > float(a.at):
+            dropped.add(up)        # removed before its replacement was Ready
+        elif (up is not None or _counts_ready(pod)) and (same is None or same not in removed):
             ev.append((float(a.at) if marked is None else min(float(a.at), marked), -1))
         if a.target is not None and (pod.deletion_timestamp is None or pod.controller_kind == "StatefulSet") \
                 and (same is None or same not in replaced) \
                 and (a.namespace, a.pod) not in never_ready:
             created = a.replaced_at if a.replaced_at is not None else a.at
+            latest_up[(a.namespace, a.pod)] = (key, len(ev))
             ev.append((float(created) + startup, +1))
             if same is not None:
                 replaced.add(same)
@@ -138,6 +147,8 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
             continue
         events.setdefault(key, []).append((float(at), -1))
         pods.setdefault(key, []).append(pod)
+    if dropped:
+        events = {k: [e for i, e in enumerate(v) if (k, i) not in dropped] for k, v in events.items()}
     if not events:
         return (), (), ()
     rs_index = replicasets_by_deployment(snapshot) if any(k[0] == "Deployment" for k in events) else {}

@@ -152,3 +152,41 @@ def test_replacements_arrive_in_kubectls_eviction_order(case):
     _, pods, expected = case
     got = arrival_order([_pod(n, node, prio, kind) for n, node, prio, kind in pods])
     assert [p.name for p in got] == expected
+
+
+# kube-scheduler preempts the pods that run on the node: in 25 the victims on node-a1 were
+# shop/web7-569fdfc6d4-sdk4q and -bws56, replacements the ReplicaSet created during the drain
+# (real.replacements: `for` the evicted -fknnp and -9m27t), new pods no snapshot holds. A planned
+# victim that is a replacement placed earlier in the plan is named after the pod it replaces with
+# no uid (README: "a second eviction names the pod it replaces (same pod, empty uid)"); a resident
+# victim keeps its own uid.
+@pytest.mark.parametrize("seed", ["1", "3", "6", "8", "11", "16", "20", "25"])
+def test_a_preempted_replacement_has_no_uid_of_the_pod_it_replaces(tmp_path, seed):
+    case = json.loads((DRAINS / ("%s.json" % seed)).read_text())
+    snap = tmp_path / "snapshot.json"
+    snap.write_text(json.dumps(case["snapshot"]))
+    plan = json.loads(run_cli("-f", str(snap), "-o", "json", *case["args"]).stdout)
+    where = {(p["metadata"]["namespace"], p["metadata"]["name"]): (p["metadata"]["uid"], p["spec"].get("nodeName"))
+             for p in case["snapshot"]["items"] if p.get("kind") == "Pod"}
+    replaced = 0
+    for a in plan["actions"]:
+        if a["type"] != "delete" or a["by"] != "scheduler":
+            continue
+        uid, node = where[(a["namespace"], a["pod"])]
+        if node == a["node"]:
+            assert a["uid"] == uid, a
+        else:
+            replaced += 1
+            assert a.get("uid", "") == "", a
+            assert a["reason"].startswith("the replacement of %s/%s, placed on node/%s earlier in this plan"
+                                          % (a["namespace"], a["pod"], a["node"])), a["reason"]
+    if seed == "25":
+        real = {r["pod"]: r["for"] for r in case["real"]["replacements"]}
+        assert "shop/web7-569fdfc6d4-sdk4q" in real and any(
+            p["victim"] == "shop/web7-569fdfc6d4-sdk4q" and p["node"] == "node-a1" for p in case["real"]["preemptions"])
+        assert replaced >= 1
+        web7 = [w for w in plan["workloads"] if w["name"] == "web7"][0]
+        # 6 Ready, 3 evicted from node-a8; the replacement preempted at +0s was never Ready (Ready
+        # only --pod-startup after it lands): it takes no Ready pod away, and its own replacement
+        # brings the count back
+        assert (web7["ready"], web7["readyMin"], web7["readyAfter"]) == (6, 3, 6)

@@ -350,3 +350,85 @@ def test_preferred_terms_fold_match_label_keys_too() -> None:
                     _labelled("web-1", "x", spec, **{"pod-template-hash": "h1"}),
                     _labelled("web-2", "y", spec, **{"pod-template-hash": "h2"}), pod("big-0", "x", cpu="1", memory="1Gi"))
     assert evictions(drain(snap, "src"))["web-0"] == (0, "x")
+
+
+# kube-scheduler's cache holds pods by uid (pkg/scheduler/backend/cache/cache.go: podStates keyed
+# by UID): a replacement is a pod of its own, and the evicted pod it replaces leaving (its
+# termination done) takes nothing else away. The model keys pods by namespace/name, which a
+# replacement shares with the pod it replaces. Here a-1's replacement lands on x while a-1 is still
+# terminating; c-1's replacement then fits nowhere, after which the model counts the terminating
+# pods as gone; b-1's replacement, placed last (priority 100 > 50 > 0: the burst is taken by
+# priority), must still see a-1's replacement on x (required pod affinity: lands there; required
+# anti-affinity: x is out, "didn't match pod anti-affinity rules").
+@pytest.mark.parametrize("term,target", [
+    ("podAffinity", "x"),
+    ("podAntiAffinity", None),
+])
+def test_a_replacement_stays_visible_once_the_pod_it_replaces_is_gone(term, target):
+    spec = {"affinity": {term: {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}]}}, "priority": 0}
+    snap = snapshot(node("src"), node("x", cpu="2"), deployment("a", 1), deployment("b", 1), deployment("c", 1),
+                    pod("a-1", "src", spec={"priority": 100}), pod("c-1", "src", cpu="64", spec={"priority": 50}),
+                    pod("b-1", "src", spec=spec))
+    plan = drain(snap, "src")
+    ev = evictions(plan)
+    assert ev["a-1"][1] == "x" and ev["c-1"][1] is None
+    assert ev["b-1"][1] == target
+    if target is None:
+        why = [e.reason for e in plan.shortfall if e.pod == "b-1"][0]
+        assert "1 node(s) didn't match pod anti-affinity rules" in why
+
+
+# kube-scheduler's activeQ pops the highest priority first, then the pod queued first
+# (pkg/scheduler/framework/plugins/queuesort/priority_sort.go Less: p1 > p2 || (p1 == p2 &&
+# pInfo1.Timestamp.Before(pInfo2.Timestamp))). A preemption victim's replacement is created when
+# the victim is deleted, so it queues behind the replacements of the drain's burst already
+# waiting with a priority at least its own. Here h-1's replacement (priority 1000, pinned to x)
+# preempts v-1 (100) on x; m-1's replacement (500, queued since the burst) is placed before v-1's
+# and takes y; v-1's replacement then fits nowhere and has no lower-priority pod to preempt. Placed
+# at once instead, v-1's replacement would take y and be preempted by m-1's (a second delete that
+# upstream never makes).
+@pytest.mark.parametrize("m_priority,m_target,v_target,deletes", [
+    (500, "y", None, [("v-1", "x")]),
+    # m-1 below v-1: v-1's replacement goes first and takes y; m-1's cannot preempt it (50 < 100)
+    (50, None, "y", [("v-1", "x")]),
+])
+def test_a_victims_replacement_queues_behind_the_burst(m_priority, m_target, v_target, deletes):
+    snap = snapshot(node("src"), node("x", cpu="1"), node("y", cpu="1"),
+                    deployment("v", 1), deployment("h", 1), deployment("m", 1),
+                    pod("v-1", "x", cpu="800m", spec={"priority": 100}),
+                    pod("h-1", "src", cpu="800m", spec={"priority": 1000, "nodeSelector": {"kubernetes.io/hostname": "x"}}),
+                    pod("m-1", "src", cpu="800m", spec={"priority": m_priority}))
+    plan = drain(snap, "src")
+    ev = evictions(plan)
+    assert ev["h-1"][1] == "x" and ev["m-1"][1] == m_target
+    assert [(a.pod, a.node) for a in plan.actions if a.type == "delete"] == deletes
+    victim = [a for a in plan.actions if a.type == "delete"][0]
+    assert victim.target == v_target
+
+
+# kubectl drain evicts the pods its list finds on the node (a field selector on spec.nodeName,
+# spec/semantics.md F3). A pod kube-scheduler preempted (a plain DELETE, scheduler.md S6.7) is no
+# longer on its node when that node's turn comes, and its replacement is wherever the scheduler
+# bound it: on a node drained later, that drain evicts it (no uid: a pod the plan cannot name).
+@pytest.mark.parametrize("where,order,evicts", [
+    # r-1 runs on n2; h-1's replacement (pinned to n2) preempts it at +0s; r-1's replacement
+    # lands on n3: n2's drain does not evict r-1, n3's does
+    ("resident", ("n1", "n2", "n3"), [("h-1", "n1", 0), ("h-1", "n2", 30), ("r-1", "n3", 60)]),
+    # r-1 runs on n0: its replacement lands on n2 (+0s), is preempted there by h-1's (+30s), and
+    # its own replacement lands on n3: n2's drain does not evict it, n3's does
+    ("replacement", ("n0", "n1", "n2", "n3"),
+     [("r-1", "n0", 0), ("h-1", "n1", 30), ("h-1", "n2", 60), ("r-1", "n3", 90)]),
+])
+def test_a_preempted_pod_is_evicted_where_its_replacement_went(where, order, evicts):
+    nodes = [node(n, cpu="4" if n == "n0" else "1") for n in order]
+    snap = snapshot(*nodes, deployment("r", 1), deployment("h", 1),
+                    pod("r-1", "n2" if where == "resident" else "n0", cpu="800m", spec={"priority": 0}),
+                    pod("h-1", "n1", cpu="800m",
+                        spec={"priority": 1000, "nodeSelector": {"kubernetes.io/hostname": "n2"}}))
+    plan = drain(snap, *order, one_at_a_time=True)
+    assert [(a.pod, a.node, a.at) for a in plan.actions if a.type == "evict"] == evicts
+    deletes = [a for a in plan.actions if a.type == "delete"]
+    assert [(a.pod, a.node, a.by, a.target) for a in deletes] == [("r-1", "n2", "scheduler", "n3")]
+    last = [a for a in plan.actions if a.type == "evict"][-1]
+    assert last.uid == "" and "kube-scheduler preempted it on node/n2" in last.reason

@@ -6,10 +6,11 @@ node's filter error aborts that node before anything is evicted, `--disable-evic
 plain DELETEs that bypass PDBs, `--grace-period` (-1: the pod's own). Each eviction is decided
 as the API server's eviction subresource decides it (`pkg/registry/core/pod/storage/eviction.go`)
 against budgets computed as the disruption controller computes them
-(`pkg/controller/disruption`), via `scheduling/disruption.py`. Where kubectl would retry a 429
+(`pkg/controller/disruption`), via `scheduling/disruption.py`. Where kubectl retries a 429
 every 5 s until the budget recovers, the plan puts the pod in a later wave: a budget spent on a
 pod comes back `--pod-startup` after the eviction if the pod's replacement has a node to land on
-(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise. The replacements
+(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise, and the held pod
+goes at kubectl's first retry after that (`wave_spacing`). The replacements
 of a wave are placed in the order they reach the scheduler (`arrival_order`: kubectl's concurrent,
 throttled evictions, the node's last pod first).
 
@@ -21,6 +22,7 @@ built on this module's `DrainRun`.
 
 from __future__ import annotations
 
+import math
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
@@ -38,7 +40,7 @@ from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
 from kubectl_evict.rules.replacements import (chain_ordered_ready, ordered_ready_wait, recreation, workload_of,
                                               workload_owner)
-from kubectl_evict.rules.scheduling import place
+from kubectl_evict.rules.scheduling import Queued, place, place_queued
 from kubectl_evict.scheduling.statefulset import queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.workloads import attach
@@ -55,8 +57,25 @@ _BLOCK_CODES = {"pdb": "pdb-budget", "multiple-pdbs": "pdb-multiple", "filters":
 # DaemonSet pod's DaemonSet) take a few of those: about the first 8 evictions go out at once.
 KUBECTL_EVICTION_BURST = 8
 
+# kubectl drain retries an eviction the API server refused with 429 every 5 s, counted from that
+# pod's own first attempt (`staging/src/k8s.io/kubectl/pkg/drain/drain.go` evictPods:
+# "will retry after 5s", time.Sleep(5*time.Second); spec/semantics.md F6).
+KUBECTL_RETRY_SECONDS = 5.0
 
-def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
+
+def wave_spacing(pod_startup: float) -> float:
+    """Seconds between the PDB waves of one node's drain.
+
+    kubectl tries every pod of the node when its drain starts and retries a refused one every
+    5 s; the budget an evicted pod spent comes back once its replacement is Ready, `pod_startup`
+    after the eviction. So a held pod goes at the first retry at or after that: the waves are the
+    smallest whole number of retries (at least one) that covers `pod_startup`, measured from the
+    node's start. Waves `pod_startup` apart would have kubectl evict between its retries."""
+    retries = max(1, math.ceil(pod_startup / KUBECTL_RETRY_SECONDS - 1e-9))
+    return retries * KUBECTL_RETRY_SECONDS
+
+
+def arrival_order(pods: Sequence[Pod], together: Optional[Set[Tuple[str, str]]] = None) -> List[Pod]:
     """The order in which the replacements of `pods` (one node's pods, or several nodes' in the
     order given, each node's in kubectl's order: namespace, then name), evicted in the same wave,
     reach kube-scheduler.
@@ -68,7 +87,9 @@ def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
     arrives alone and is placed before the next comes: eviction order, whatever its priority.
     StatefulSet replacements come last, created only once their old pod is gone (`queue_key`).
     Measured against eight real v1.33 drains (`tests/data/real-drains`): 64 of 78 replacements
-    on the real node (or its tie), against 56 when the whole wave was taken by priority."""
+    on the real node (or its tie), against 56 when the whole wave was taken by priority.
+    `together`, when given, gets the keys of the pods whose replacements wait in the queue
+    together (each node's burst)."""
     by_node: Dict[str, List[Pod]] = {}
     for pod in pods:
         by_node.setdefault(pod.node_name, []).append(pod)
@@ -82,6 +103,8 @@ def arrival_order(pods: Sequence[Pod]) -> List[Pod]:
                 key: tuple = (1,) + queue_key(pod, len(keyed))
             elif i < KUBECTL_EVICTION_BURST:
                 key = (0, n, -1, -pod.priority, len(keyed))
+                if together is not None:
+                    together.add(pod.key)
             else:
                 key = (0, n, i, 0, len(keyed))
             keyed.append((key, pod))
@@ -151,7 +174,7 @@ class DrainRun:
         self.placer.pdb_view = self.pdbs_now
         self.offset = 0.0        # seconds added to every wave's time (upgrade: the batch's start)
         self.node_stats: Dict[str, dict] = {n: {"evicted": 0, "blocked": {}, "waves": set(), "skipped": 0,
-                                                "start": 0, "short": 0}
+                                                "start": 0, "start_at": 0.0, "short": 0}
                                             for n in settings.nodes}
         self.sts_pending: Set[Tuple[str, str]] = set()     # StatefulSet pods whose replacement stays Pending
         self.ordered_ready: Set[Tuple[str, str]] = set()   # ... because a lower ordinal's does
@@ -159,6 +182,9 @@ class DrainRun:
         self.leaving = frozenset(p.key for n in settings.nodes for p in snapshot.pods_on(n))
         self.wave = 0                  # the wave of the eviction being planned (preemption victims' budgets)
         self.victims: List[Tuple[Pod, Optional[str], str, float, int]] = []    # preempted this wave
+        # preemption victims of this wave whose replacements wait in kube-scheduler's queue; None:
+        # not queueing (a victim's replacement is placed at once)
+        self.queued: Optional[List[Queued]] = None
         # replacements of this wave that fit nowhere yet: pod key -> (pod, at, budget, spent)
         self.unplaced: Dict[Tuple[str, str], Tuple[Pod, float, Optional[BudgetState], bool]] = {}
         self.unchecked_budgets = 0     # evictions of pods whose PDBs the input does not hold
@@ -170,9 +196,14 @@ class DrainRun:
 
     # -- helpers --------------------------------------------------------------------------------
 
+    @property
+    def spacing(self) -> float:
+        """Seconds between two PDB waves of a node's drain (`wave_spacing`)."""
+        return wave_spacing(float(self.cfg.pod_startup))
+
     def at(self, wave: int) -> float:
-        """When wave `wave` happens: waves are `--pod-startup` apart, from `offset`."""
-        return self.offset + wave * self.cfg.pod_startup
+        """When wave `wave` happens: waves are kubectl's retries apart (`spacing`), from `offset`."""
+        return self.offset + wave * self.spacing
 
     def pods_of(self, name: str) -> Sequence[Pod]:
         """The pods on node `name` when its drain starts (upgrade adds replacements that landed there)."""
@@ -331,7 +362,8 @@ class DrainRun:
         back = self.cordoned if self.cordoned and tolerates_unschedulable(pod.tolerations) else ()
         if back:
             self.placer.include(back)
-        placed = place(self.b, self.placer, pod, at, RULE, on_victim=lambda v, t, why: self.victim(v, t, why, at))
+        placed = place(self.b, self.placer, pod, at, RULE, on_victim=lambda v, t, why: self.victim(v, t, why, at),
+                       queue=self.queued.append if self.queued is not None else None)
         if back:
             self.placer.exclude(back)
             if placed.node in back:
@@ -351,6 +383,25 @@ class DrainRun:
         the scheduler has placed their replacements, so the loss counts from the wave's end
         (`settle_victims`): for the pods a budget holds back, and for later waves."""
         self.victims.append((pod, target, why_not, at, self.wave))
+
+    def place_queued(self, before: Optional[Pod], last: bool = False) -> None:
+        """Place the replacements of this wave's preemption victims that kube-scheduler takes
+        before `before`'s: its activeQ pops the highest priority first, then the pod queued first
+        (`pkg/scheduler/framework/plugins/queuesort/priority_sort.go` Less). A victim's replacement
+        is created when the victim is deleted, after the replacements already waiting with it
+        (`before` one of them: only a higher-priority replacement goes first), before any that
+        arrives later (`before` None). A StatefulSet's comes only once the victim is gone (its own
+        grace period), after the wave's other replacements (`last`)."""
+        while self.queued:
+            ready = [(i, q) for i, q in enumerate(self.queued)
+                     if (last or q.victim.controller_kind != "StatefulSet")
+                     and (before is None or q.victim.priority > before.priority)]
+            if not ready:
+                return
+            i, q = min(ready, key=lambda t: (-t[1].victim.priority, t[0]))
+            del self.queued[i]
+            place_queued(self.b, self.placer, q, RULE, on_victim=lambda v, t, why: self.victim(v, t, why, q.at),
+                         queue=self.queued.append)
 
     def settle_victims(self) -> None:
         for pod, target, why_not, at, wave in self.victims:
@@ -516,9 +567,11 @@ class DrainRun:
             # kubectl evicts concurrently, throttled; the replacements reach the scheduler in
             # `arrival_order`. Pods a budget held back retry together every 5 s: the scheduler's
             # queue takes their replacements by priority (StatefulSet ones once their old pod is gone).
+            together: Set[Tuple[str, str]] = set()     # replacements waiting in the queue together
             if wave == start_wave:
-                pending = arrival_order(pending)
+                pending = arrival_order(pending, together)
             else:
+                together = {p.key for p in pending}     # retried together at kubectl's next 5 s tick
                 pending = [p for _, p in sorted(((queue_key(p, i), p) for i, p in enumerate(pending)),
                                                 key=lambda t: t[0])]
             self.placer.terminate(pending)      # evicted together: terminating while replacements land
@@ -584,8 +637,12 @@ class DrainRun:
             # The wave's evictions all reach the API server (each spending its PDB's budget)
             # before kube-scheduler works through their replacements: a replacement that preempts
             # reads the budgets the whole wave has spent (`pdbs_now`). Placement comes after.
+            self.queued = []
             for pod, reason, st, spent in decided:
+                self.place_queued(pod if pod.key in together else None)
                 self.remove(pod, wave, reason, st, spent=spent)
+            self.place_queued(None, last=True)
+            self.queued = None
             if self.RETRY_IN_WAVE:
                 self.retry_unplaced(wave)
             self.unplaced.clear()
@@ -682,7 +739,8 @@ class DrainRun:
                 text = "node/%s: can be drained: nothing to evict" % name
             else:
                 n = waves[-1] - start + 1
-                secs = n * cfg.pod_startup
+                # the last wave's replacements are Ready --pod-startup after its evictions
+                secs = (n - 1) * self.spacing + cfg.pod_startup
                 text = "node/%s: can be drained in %s (~%s)" % (name, _plural(n, "wave", "waves"), format_seconds(secs))
                 if short:
                     text = "node/%s: can be drained, but %s in %s (~%s)" % (
@@ -694,8 +752,8 @@ class DrainRun:
             if cfg.timeout:
                 info["timeout"] = cfg.timeout
             if cfg.one_at_a_time:
-                text += " (starts at %s)" % format_offset(start * cfg.pod_startup)
-                info["startsAt"] = start * cfg.pod_startup
+                text += " (starts at %s)" % format_offset(st["start_at"])
+                info["startsAt"] = st["start_at"]
             if st.get("error"):
                 info["error"] = st["error"]
             info["verdict"] = text
@@ -711,7 +769,7 @@ class DrainRun:
         limit = self.cfg.timeout
         if not limit:
             return
-        begin = st["start"] * self.cfg.pod_startup
+        begin = st["start_at"]
         for pod, at in st.get("evictions", ()):
             if at - begin >= limit:
                 self.block(pod, "planned for %s, but kubectl drain --timeout %s runs out at %s: kubectl gives up on "
@@ -722,7 +780,7 @@ class DrainRun:
         """What kubectl drain does when --timeout runs out on this node."""
         limit = _go_duration(self.cfg.timeout)
         first = min((p for p, at in st.get("evictions", ())
-                     if at - st["start"] * self.cfg.pod_startup >= self.cfg.timeout), key=lambda p: p.key, default=None)
+                     if at - st["start_at"] >= self.cfg.timeout), key=lambda p: p.key, default=None)
         pod = ('pods/"%s" -n "%s"' % (first.name, first.namespace)) if first is not None else "pods"
         return ("kubectl drain --timeout %s gives up on it: 'error: unable to drain node \"%s\" due to error: error "
                 "when evicting %s: global timeout reached: %s, continuing command...'; the node stays cordoned, "

@@ -41,10 +41,13 @@ class _InOrder(UpgradeRun):
     def plan(self) -> Plan:
         ps = float(self.cfg.pod_startup)
         wave = 0
+        start = 0.0
         for name in self.pool:
             self.placer.settle()       # what the previous node's drain evicted is gone
-            last = self.drain_batch([name], wave * ps, wave)
+            last = self.drain_batch([name], start, wave)
             if last >= wave:
+                # the next node starts once this one's last replacements are Ready
+                start = self.at(last) + ps
                 wave = last + 1
         self.inputs_missing()
         self.verdicts()

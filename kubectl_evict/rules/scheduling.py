@@ -4,13 +4,14 @@ node and writes what kube-scheduler itself does along the way into the plan.
 When the replacement fits nowhere but can preempt (DefaultPreemption), its victims become
 `delete` actions `by: scheduler` (the scheduler deletes them directly with their own grace
 period, no Eviction API, so PodDisruptionBudgets do not stop it; the plan says when one is
-violated). Each victim's own replacement is then placed in turn, and may preempt again: the
-cascade is followed for `MAX_CASCADE` levels, and a warning says where it stops.
+violated). Each victim's own replacement is then placed in turn (or, given a `queue`, when the
+caller's scheduling-queue order reaches it: `place_queued`), and may preempt again: the cascade
+is followed for `MAX_CASCADE` levels, and a warning says where it stops.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 from kubectl_evict.model import Pod
 from kubectl_evict.plan import SCHEDULER, PlanBuilder
@@ -34,9 +35,26 @@ PREEMPTION_WITHOUT_PDBS = ("preemption victims and their node chosen without bud
 VictimHook = Callable[[Pod, Optional[str], str], None]
 
 
+class Queued(NamedTuple):
+    """A preemption victim whose own replacement waits in kube-scheduler's queue behind the pods
+    already there (`place(queue=...)`, placed later by `place_queued`)."""
+    victim: Pod
+    node: str
+    at: float
+    depth: int
+    index: int       # the victim's `delete` in the plan's actions, whose target it fills in
+    named: Pod       # the victim as the plan names it
+
+
+#: Given each victim whose replacement is to wait in the caller's queue.
+QueueHook = Callable[[Queued], None]
+
+
 def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth: int = 0,
-          on_victim: Optional[VictimHook] = None) -> Placement:
-    """Place the replacement of `pod` (removed at `at`); emit the preemptions it causes."""
+          on_victim: Optional[VictimHook] = None, queue: Optional[QueueHook] = None) -> Placement:
+    """Place the replacement of `pod` (removed at `at`); emit the preemptions it causes. With
+    `queue`, each victim's own replacement is handed to it instead of placed at once (the caller
+    places it with `place_queued` when kube-scheduler's queue order reaches it)."""
     placed = placer.place(pod)
     unchecked(b, placer, pod)
     for kind in unknown_kinds(placer.snapshot, pod):
@@ -46,15 +64,27 @@ def place(b: PlanBuilder, placer: Placer, pod: Pod, at: float, rule: str, depth:
         for p in [pod] + [victim for victim, _ in placed.preemptions]:
             b.incomplete_for("PodDisruptionBudget", PREEMPTION_WITHOUT_PDBS, p.ref)
     for victim, node in placed.preemptions:
-        preempted(b, placer, victim, node, pod, placed, at, rule, depth + 1, on_victim)
+        preempted(b, placer, victim, node, pod, placed, at, rule, depth + 1, on_victim, queue)
     return placed
 
 
 def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor: Pod, placed: Placement,
-              at: float, rule: str, depth: int, on_victim: Optional[VictimHook] = None) -> None:
-    """The `delete` of one preemption victim, and where its own replacement goes."""
+              at: float, rule: str, depth: int, on_victim: Optional[VictimHook] = None,
+              queue: Optional[QueueHook] = None) -> None:
+    """The `delete` of one preemption victim, and where its own replacement goes.
+
+    A victim that is itself a replacement placed earlier in the plan (the scheduler model holds it
+    under the record of the pod it replaces, whose node is another, or with no uid) is a new pod
+    whose name and uid no plan can know: its `delete` names the pod it replaces, with no uid, and
+    says so, as a second eviction does (the uid of the pod it replaces would name a pod already
+    gone)."""
     reason = ("preempted by kube-scheduler to make room for %s (priority %d > %d); the scheduler deletes it "
               "directly (no Eviction API)" % (preemptor.ref, preemptor.priority, victim.priority))
+    named = victim
+    if not victim.uid or victim.node_name != node:
+        named = victim.set(uid="", node_name=node)
+        reason = ("the replacement of %s, placed on node/%s earlier in this plan (its own name and uid are not "
+                  "known in advance), is %s" % (victim.ref, node, reason))
     if placed.pdb_violations:
         reason += "; this preemption violates %d PodDisruptionBudget%s" % (
             placed.pdb_violations, "" if placed.pdb_violations == 1 else "s")
@@ -64,6 +94,11 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
     candidates: tuple = ()
     problem = ""
     why_not = "is never created"
+    if victim.recreated_elsewhere and depth <= MAX_CASCADE and queue is not None:
+        b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=named.uid, node=node,
+                 at=at, grace_period_seconds=None, target=None, candidates=(), rule=rule, reason=reason)
+        queue(Queued(victim, node, at, depth, len(b.actions) - 1, named))
+        return
     if victim.recreated_elsewhere:
         if depth > MAX_CASCADE:
             b.warn("preemption cascade stops after %d levels: where the replacement of %s (preempted for %s) "
@@ -76,11 +111,24 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
     if on_victim is not None:
         on_victim(victim, target, why_not)
     # util.DeletePod sends DeleteOptions{}: the victim's own grace period applies (null in the plan)
-    b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=victim.uid, node=node, at=at,
+    b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=named.uid, node=node, at=at,
              grace_period_seconds=None, target=target, candidates=candidates,
              rule=rule, reason=reason)
     if problem:
-        b.shortfall(victim, "no-node-fits", "preempted, and its replacement has nowhere to go: %s" % problem, node)
+        b.shortfall(named, "no-node-fits", "preempted, and its replacement has nowhere to go: %s" % problem, node)
+
+
+def place_queued(b: PlanBuilder, placer: Placer, q: Queued, rule: str, on_victim: Optional[VictimHook] = None,
+                 queue: Optional[QueueHook] = None) -> None:
+    """Place the replacement of a victim `preempted` queued: its `delete` gets the target (or a
+    `no-node-fits` shortfall), and its own preemptions follow as `place` makes them."""
+    again = place(b, placer, q.victim, q.at, rule, q.depth, on_victim, queue)
+    if on_victim is not None:
+        on_victim(q.victim, again.node, "has nowhere to go")
+    b.actions[q.index] = b.actions[q.index].set(target=again.node, candidates=again.candidates)
+    if again.reason:
+        b.shortfall(q.named, "no-node-fits", "preempted, and its replacement has nowhere to go: %s" % again.reason,
+                    q.node)
 
 
 def unchecked(b: PlanBuilder, placer: Placer, pod: Pod) -> None:

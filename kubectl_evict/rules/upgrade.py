@@ -32,8 +32,9 @@ What the drains leave on a removed node (--pod-selector, Cluster API's drain-ski
 StatefulSet pod Terminating on an unreachable node) is force-deleted by pod GC 40 s after the
 node goes (`pod_gc`: kubernetes `pkg/controller/podgc/gc_controller.go` gcOrphaned), a forecast
 `by: pod-gc`, and replaced.
-Times: waves are `--pod-startup` apart, new nodes are Ready `--node-startup` after they are created,
-and a batch ends when its last replacements are Ready.
+Times: waves are as many of kubectl's 5 s retries apart as cover `--pod-startup`
+(`drain.wave_spacing`), new nodes are Ready `--node-startup` after they are created, and a batch
+ends when its last replacements are Ready (`--pod-startup` after its last evictions).
 """
 
 from __future__ import annotations
@@ -291,6 +292,8 @@ class UpgradeRun(DrainRun):
         # (kill at, grace, Failed at, phase), how long the shutdown takes); `vm_shutdown`
         self.shutdowns: Dict[str, Tuple[Dict[Tuple[str, str], Tuple[float, int, float, str]], float]] = {}
         self.killed: Dict[int, Tuple[int, float, float]] = {}    # batch -> (pods killed, from, until)
+        self.preempted_on: Dict[Tuple[str, str], str] = {}       # pod -> the old node its replacement was preempted on
+        self.preempted: Set[Tuple[Tuple[str, str], str, str]] = set()    # (key, uid, node) of preemption victims
 
     # -- DrainRun's hooks ------------------------------------------------------------------------
 
@@ -307,8 +310,9 @@ class UpgradeRun(DrainRun):
         return self.cfg
 
     def pods_of(self, name: str) -> Sequence[Pod]:
-        """The node's own pods plus the replacements that landed on it in earlier batches."""
-        own = list(self.s.pods_on(name))
+        """The node's own pods (but those kube-scheduler preempted since) plus the replacements
+        that landed on it in earlier batches."""
+        own = [p for p in self.s.pods_on(name) if (p.key, p.uid, p.node_name) not in self.preempted]
         return own + [pod for _, pod in self.arrivals.get(name, ())]
 
     def land(self, pod: Pod, at: float) -> Tuple[Optional[str], str]:
@@ -321,12 +325,36 @@ class UpgradeRun(DrainRun):
             self.arrivals.setdefault(target, []).append((pod, copy))
         return target, problem
 
+    def victim(self, pod: Pod, target: Optional[str], why_not: str, at: float) -> None:
+        """A pod kube-scheduler preempts leaves its node: if that is an old node not drained yet
+        (its own pod, or a replacement that landed there), that node's drain no longer finds it
+        there; if its own replacement lands on such a node (`target`), that node's drain evicts it
+        again, as for any replacement (`land`)."""
+        super().victim(pod, target, why_not, at)
+        self.preempted.add((pod.key, pod.uid, pod.node_name))
+        if pod.node_name in self.waiting and any(p is pod for p in self.s.pods_on(pod.node_name)):
+            self.preempted_on[pod.key] = pod.node_name     # one of that node's own pods
+        for name, entries in self.arrivals.items():
+            kept = [(placed, copy) for placed, copy in entries if placed is not pod]
+            if len(kept) < len(entries):
+                entries[:] = kept
+                self.preempted_on[pod.key] = name
+        if target is not None and target in self.waiting:
+            copy = pod.set(node_name=target, uid="", phase="Running", ready=True, deletion_timestamp=None,
+                           nominated_node_name="")
+            self.arrivals.setdefault(target, []).append((pod, copy))
+
     def remove(self, pod: Pod, wave: int, reason: str, state, spent: bool = True) -> None:
         path = self.evictions.setdefault(pod.key, [])
+        gone = self.preempted_on.pop(pod.key, None) if not pod.uid else None
         if path:
             how = "pod GC deleted it on" if (pod.key, path[-1]) in self.collected_pods else "the eviction from"
-            reason = ("evicted again: its replacement landed here after %s %s; %s"
-                      % (how, self.earlier(path[-1]), reason))
+            where = self.earlier(path[-1])
+            if gone is not None:
+                how, where = "kube-scheduler preempted it on", "node/%s" % gone
+            reason = "evicted again: its replacement landed here after %s %s; %s" % (how, where, reason)
+        elif gone is not None:
+            reason = "its replacement landed here after kube-scheduler preempted it on node/%s; %s" % (gone, reason)
         path.append(pod.node_name)
         super().remove(pod, wave, reason, state, spent)
 
@@ -343,10 +371,11 @@ class UpgradeRun(DrainRun):
         self.placer.exclude(nodes)
         if self.drained_stay:
             self.cordoned.extend(nodes)
-        self.offset = drain_start - wave * float(self.cfg.pod_startup)
+        self.offset = drain_start - wave * self.spacing
         pods: List[Pod] = []
         for name in nodes:
             self.node_stats[name]["start"] = wave
+            self.node_stats[name]["start_at"] = drain_start
             if self.node_settings(name) is not self.cfg:
                 self.b.note("node/%s is unreachable (Ready=Unknown): Cluster API drains it with a grace period of "
                             "%ds and stops waiting for pods deleted more than %ds ago (PDBs still apply to the "
@@ -452,7 +481,7 @@ class UpgradeRun(DrainRun):
                 self.placer.include(new)
             drain_start = t + (up.node_startup if new else 0.0)
             batch.drain_start = drain_start
-            self.offset = drain_start - wave * ps
+            self.offset = drain_start - wave * self.spacing
             self.retry_pending(new, drain_start, wave, batch.nodes)
             while due and due[0][3] <= drain_start:
                 self.pod_gc(*due.pop(0)[:3], wave=wave, leaving=batch.nodes)

@@ -369,7 +369,9 @@ class ClusterState:
             self.pod_of[key] = pod
             if pod.anti_affinity_required:
                 self.with_anti[key] = pod
-        else:
+        elif self.pod_of.get(key) is pod or key not in self.pod_of:
+            # a replacement shares its evicted pod's key (namespace, name): the old record leaving
+            # (a terminating pod gone) must not take the replacement, indexed since, with it
             self.by_ns.get(pod.namespace, {}).pop(key, None)
             self.pod_of.pop(key, None)
             self.with_anti.pop(key, None)
