@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import pytest
 import yaml
 
-from conftest import NOW, complete_kinds, node, pod, run_cli, snapshot_list
+from conftest import NOW, complete_kinds, node, pod, run_cli, snapshot_list, with_owners
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from apiserver import ApiServer  # noqa: E402
@@ -39,14 +39,14 @@ def _cluster() -> List[dict]:
 
 
 def _write(tmp_path: Path, items: List[dict], *, kinds: Optional[List[str]] = None, info: bool = True,
-           without: tuple = (), name: str = "cluster.json") -> str:
+           without: tuple = (), name: str = "cluster.json", owners: bool = True) -> str:
     """The cluster as a snapshot file: complete (its SnapshotInfo holds every kind) unless
     `kinds` names the kinds held, `without` leaves kinds out, or `info` is False (then it holds
     only the kinds that appear in it)."""
     if without:
         kinds = [k for k in complete_kinds() if k not in without]
         items = [i for i in items if i.get("kind") not in without]
-    doc = snapshot_list(*items, kinds=kinds)
+    doc = snapshot_list(*items, kinds=kinds, owners=owners)
     if not info:
         doc["items"] = doc["items"][1:]
     p = tmp_path / name
@@ -177,7 +177,7 @@ def test_snapshot_records_every_kind_listed_even_when_the_cluster_has_none(tmp_p
     """`snapshot` writes SnapshotInfo.kinds: every kind it listed (the cluster has no PDB,
     PVC, StorageClass...), and the kubelet documents unless --no-kubelet. Planning from that
     file checks budgets (there are none) and is complete: exit 0."""
-    with ApiServer(_cluster()) as srv:
+    with ApiServer(with_owners(_cluster())) as srv:
         kc = str(srv.write_kubeconfig(tmp_path / "kc"))
         plain = run_cli("--kubeconfig", kc, "snapshot", "--no-kubelet")
         kub = run_cli("--kubeconfig", kc, "snapshot")
@@ -426,7 +426,8 @@ def test_a_budget_that_needs_controllers_not_in_the_input(tmp_path: Path, held: 
                                                            incomplete: List[str], blocked: List[str]) -> None:
     pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
            "spec": {"maxUnavailable": "50%", "selector": {"matchLabels": {"app": "web"}}}}
-    path = _write(tmp_path, _cluster()[:5] + [pdb], without=() if held else ("ReplicaSet",))
+    # held: every ReplicaSet is in the input, and web's is not (owners=False)
+    path = _write(tmp_path, _cluster()[:5] + [pdb], without=() if held else ("ReplicaSet",), owners=False)
     res = _drain(path)
     assert res.returncode == code, res.stdout
     doc = json.loads(res.stdout)

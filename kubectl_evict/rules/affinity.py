@@ -32,7 +32,7 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
                                                  ledger_decision, pdbs_for_pod, unknown_budget_text)
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
-from kubectl_evict.rules.replacements import NOTHING_RECREATES, controller_owner, recreation, replace_removed
+from kubectl_evict.rules.replacements import controller_owner, no_replacement, recreation, replace_removed
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import (default_toleration_seconds, has_no_execute, no_execute_decision,
@@ -274,7 +274,8 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, rule=RULE, reason=reason)
         return
-    placed = replace_removed(b, placing.placer() if recreation(pod).elsewhere else None, pod, at, RULE,
+    placed = replace_removed(b, placing.snapshot, placing.placer() if recreation(placing.snapshot, pod).elsewhere
+                             else None, pod, at, RULE,
                              "deleted at %s" % format_offset(at), node=node)
     if placed is not None:
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
@@ -282,7 +283,7 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
                  reason=reason + ("" if placed.node else "; its replacement fits no node"))
     else:
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
-                 grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+                 grace_period_seconds=None, rule=RULE, reason=reason + "; " + no_replacement(placing.snapshot, pod))
 
 
 #: An eviction to try: pod, node, reason, whether another node must fit, and the taint-eviction
@@ -351,7 +352,7 @@ class _Evictions:
                 if decision.spends_budget:
                     state.spend()
                 state.replaced(pod, wave, wave * DEFAULT_STARTUP, decision.spends_budget, landed,
-                               "has nowhere to go" if recreation(pod).elsewhere else "is never created")
+                               "has nowhere to go" if recreation(snapshot, pod).elsewhere else "is never created")
         elif decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None:
             self.held.append((item, state, decision))
         elif self._fall_back(item):
@@ -400,7 +401,7 @@ def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, 
         b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits it without "
                 "preemption (the descheduler's PodFitsAnyNode)")
         return None
-    if recreation(pod).elsewhere:
+    if recreation(placing.snapshot, pod).elsewhere:
         placed = place(b, placing.placer(), pod, at, RULE)
         if placed.node is None:
             if need_target:
@@ -415,5 +416,6 @@ def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, 
                  reason=reason)
         return placed.node is not None
     b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
-             grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+             grace_period_seconds=None, target=None, rule=RULE,
+             reason=reason + "; " + no_replacement(placing.snapshot, pod))
     return False

@@ -30,7 +30,7 @@ from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_tai
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, job_after_deletion, recreation,
+from kubectl_evict.rules.replacements import (absent_owner, job_after_deletion, no_replacement, recreation,
                                               replace_removed, unknown_job, waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
@@ -186,7 +186,8 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     gone = {(e.pod.namespace, e.pod.name) for e in device}
     deletions = [f for f in deletions if (f.pod.namespace, f.pod.name) not in gone]
     placer: Optional[Placer] = None
-    if any(recreation(f.pod).elsewhere for f in deletions) or any(recreation(e.pod).elsewhere for e in device):
+    if any(recreation(snapshot, f.pod).elsewhere for f in deletions) or \
+            any(recreation(snapshot, e.pod).elsewhere for e in device):
         # the down nodes are not cordoned: their taints keep replacements off (and name them in a FitError);
         # taints the controller removes at +0s (a node Ready again, a condition that no longer calls for
         # its taint) no longer keep them off
@@ -202,12 +203,12 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                   "reason %s)" % (e.claim.ref, "; ".join(e.taints), CONDITION_REASON))
         target = None
         candidates: tuple = ()
-        placed = replace_removed(b, placer, p, e.at, RULE, "deleted at %s (device taint)" % format_offset(e.at),
+        placed = replace_removed(b, snapshot, placer, p, e.at, RULE, "deleted at %s (device taint)" % format_offset(e.at),
                                  node=p.node_name)
         if placed is not None:
             target, candidates = placed.node, placed.candidates
         else:
-            reason += "; " + NOTHING_RECREATES
+            reason += "; " + no_replacement(snapshot, p)
         b.action("delete", by=DEVICE_TAINT_EVICTION, namespace=p.namespace, pod=p.name, uid=p.uid, node=p.node_name,
                  at=e.at, grace_period_seconds=None, target=target, candidates=candidates, rule=RULE, reason=reason)
     not_ready: Dict[Tuple[str, str], float] = {}
@@ -222,7 +223,9 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     for f in deletions:
         p = f.pod
         reason = "%s; %s deletes it (%s)" % (f.reason, who, _pdb_text(snapshot, p))
-        stuck = p.controller_kind == "StatefulSet" and not p.is_terminal and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
+        # a pod whose owner is not in the cluster: nothing recreates it, nothing waits
+        ownerless = absent_owner(snapshot, p)
+        stuck = p.controller_kind == "StatefulSet" and not p.is_terminal and not ownerless and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
         if stuck:
             waits_for_old_pod(b, p, f.at, f.node)
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
@@ -230,7 +233,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
             continue
         replaced_at = None
-        if p.controller_kind == "Job" and not p.is_terminal:
+        if p.controller_kind == "Job" and not p.is_terminal and not ownerless:
             unknown_job(b, snapshot, p)
             job = job_after_deletion(snapshot, p, f.at, status_at(tl.nodes[f.node].statuses, f.at),
                                    not_ready.get((p.namespace, p.name)), job_counted)
@@ -242,12 +245,12 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                 continue
             if job.at is not None and job.at > f.at:
                 replaced_at = job.at
-        placed = replace_removed(b, placer, p, f.at if replaced_at is None else replaced_at, RULE,
+        placed = replace_removed(b, snapshot, placer, p, f.at if replaced_at is None else replaced_at, RULE,
                                  "deleted at %s" % format_offset(f.at), node=f.node)
         if placed is None:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, rule=RULE,
-                     reason=reason + "; " + (recreation(p).why if p.is_terminal else NOTHING_RECREATES))
+                     reason=reason + "; " + no_replacement(snapshot, p))
         else:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,

@@ -14,6 +14,7 @@ from typing import Callable, Optional
 
 from kubectl_evict.model import Pod
 from kubectl_evict.plan import SCHEDULER, PlanBuilder
+from kubectl_evict.rules.owners import absent_owner
 from kubectl_evict.scheduling.placement import Placement, Placer
 from kubectl_evict.scheduling.plugins.dynamicresources import unknown_kinds
 from kubectl_evict.scheduling.scoring import SCORE_WITHOUT_CONTROLLER, SCORE_WITHOUT_NAMESPACES
@@ -64,7 +65,8 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
     candidates: tuple = ()
     problem = ""
     why_not = "is never created"
-    if victim.recreated_elsewhere:
+    # a victim whose owner is not in the cluster: the garbage collector deletes it, nothing recreates it
+    if victim.recreated_elsewhere and not (placer.snapshot is not None and absent_owner(placer.snapshot, victim)):
         if depth > MAX_CASCADE:
             b.warn("preemption cascade stops after %d levels: where the replacement of %s (preempted for %s) "
                    "lands is not followed" % (MAX_CASCADE, victim.ref, preemptor.ref))

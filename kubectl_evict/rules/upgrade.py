@@ -606,7 +606,7 @@ class UpgradeRun(DrainRun):
             self.placer.terminate([pod])
             target, problem = self.land(pod, at)
             candidates = self.candidates.pop(pod.key, ())
-            rec = recreation(pod)
+            rec = recreation(self.s, pod)
             if not rec.elsewhere:
                 reason += "; " + rec.why
             elif problem and pod.key in self.ordered_ready:
