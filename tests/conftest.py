@@ -123,20 +123,28 @@ def with_owners(items: List[dict], kinds: Optional[List[str]] = None) -> List[di
     kind the input holds in full, but absent, has no controller: the garbage collector deletes it
     and nothing recreates it (`garbagecollector.go` attemptToDeleteItem). The small clusters the
     tests build mean their pods' controllers to exist, as in a real cluster."""
-    have = {(i.get("kind"), i.get("metadata", {}).get("namespace", "default"), i.get("metadata", {}).get("name"))
-            for i in items}
+    def key(kind: Any, meta: Any, name: Any) -> Optional[tuple]:
+        ns = meta.get("namespace", "default") if isinstance(meta, dict) else None
+        # the bad-input tests put any type anywhere: only well-formed names make a key
+        return (kind, ns, name) if all(isinstance(v, str) for v in (kind, ns, name)) else None
+
+    have = {key(i.get("kind"), i.get("metadata"), (i.get("metadata") or {}).get("name"))
+            for i in items if isinstance(i, dict) and isinstance(i.get("metadata"), dict)}
     wanted: Dict[tuple, List[str]] = {}
     for i in items:
-        if i.get("kind") != "Pod":
+        if not isinstance(i, dict) or i.get("kind") != "Pod" or not isinstance(i.get("metadata"), dict):
             continue
-        meta = i.get("metadata", {})
-        for ref in meta.get("ownerReferences") or ():
+        meta = i["metadata"]
+        refs = meta.get("ownerReferences")
+        for ref in refs if isinstance(refs, list) else ():
+            if not isinstance(ref, dict):
+                continue
             kind = ref.get("kind")
             if not ref.get("controller") or kind not in RECREATING_KINDS or (kinds is not None and kind not in kinds):
                 continue
-            key = (kind, meta.get("namespace", "default"), ref.get("name"))
-            if key not in have:
-                wanted.setdefault(key, []).append(ref.get("uid", ""))
+            k = key(kind, meta, ref.get("name"))
+            if k is not None and k not in have:
+                wanted.setdefault(k, []).append(ref.get("uid", ""))
     out = list(items)
     for (kind, ns, name), uids in wanted.items():
         spec: Dict[str, Any] = {}

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from conftest import NOW, complete_kinds, node as cnode, pod as cpod, run_cli, snapshot_list
+from conftest import NOW, complete_kinds, node as cnode, pod as cpod, run_cli, snapshot_list, with_owners
 from test_drain_plan import drain, node, pod, snapshot
 from test_replacements import kill_of, plan_for, victim
 
@@ -278,6 +278,11 @@ ABSENT_OWNER_CASES = [
      "its ReplicaSet default/web-5d8 belongs to Deployment default/web, which is not in the cluster: the garbage "
      "collector deletes the ReplicaSet and then its pods, and " + NOTHING_RECREATES),
     ("deployment-kind-not-held", ("ReplicaSet", "web-5d8"), [_RS_OF_GONE_DEPLOYMENT], "", True, ""),
+    # isDangling: an object of the owner's name whose uid is not the reference's is not the owner
+    ("uid-mismatch", ("ReplicaSet", "rs"), [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+        "name": "rs", "namespace": "default", "uid": "uid-new"}, "spec": {"replicas": 1}}], None, False,
+     "its ReplicaSet default/rs is not in the cluster (ReplicaSet default/rs there is another object: uid uid-new, "
+     "not uid-rs): " + GC),
 ]
 
 
@@ -310,3 +315,18 @@ def test_a_pod_whose_owner_is_not_in_the_cluster_is_not_replaced(case: tuple) ->
             assert act.reason.endswith(why), (rule, act.reason)
     r = recreation(snap, snap.pods_by_key[("default", "web-1")])
     assert (r.elsewhere, r.why) == (replaced, why)
+
+
+def test_a_preemption_victim_whose_owner_is_not_in_the_cluster_is_not_replaced() -> None:
+    """drain n1: hi-1 (priority 1000) fits only on n2 by preempting lo-1, whose ReplicaSet the
+    input (every kind held) does not have: the scheduler deletes lo-1, and nothing replaces it
+    (garbagecollector.go attemptToDeleteItem), where a victim with an owner would be placed again."""
+    hi = cpod("hi-1", "n1", owner=("ReplicaSet", "hi"), cpu="3", priority=1000)
+    lo = cpod("lo-1", "n2", owner=("ReplicaSet", "gone"), cpu="3", priority=0)
+    items = snapshot_list(*with_owners([cnode("n1"), cnode("n2"), cnode("n3", cpu="2"), hi]), lo,
+                          owners=False)["items"]
+    plan = drain(freeze([("t", str(i), o) for i, o in enumerate(items)]), "n1")
+    [victim_delete] = [a for a in plan.actions if a.type == "delete" and a.pod == "lo-1"]
+    assert victim_delete.by == "scheduler" and victim_delete.target is None
+    assert victim_delete.reason.endswith("its ReplicaSet default/gone is not in the cluster: " + GC)
+    assert [a.target for a in plan.actions if a.type == "evict"] == ["n2"] and list(plan.shortfall) == []

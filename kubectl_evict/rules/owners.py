@@ -8,7 +8,8 @@ An owner the input does not hold the kind of is assumed to exist (the plan says 
 `incomplete`). An owner whose kind the input holds in full and that is not in it does not
 exist, and then Kubernetes' garbage collector deletes the pod: `attemptToDeleteItem`
 (`pkg/controller/garbagecollector/garbagecollector.go`) classifies each owner reference
-(`classifyReferences`: an owner that is not found is dangling) and deletes an object none of
+(`classifyReferences`, `isDangling`: an owner that is not found, or whose uid is not the
+reference's, is dangling) and deletes an object none of
 whose owners is solid, with background propagation; nothing recreates it, since the controller
 that would is gone. A ReplicaSet whose Deployment does not exist goes the same way, and its pods
 with it.
@@ -43,17 +44,30 @@ def controller_owner(snapshot: Snapshot, pod: Pod) -> Optional[Owner]:
     return find_owner(snapshot, ref.kind, pod.namespace, ref.name, ref.uid) if ref is not None else None
 
 
-def _dangling(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> bool:
-    """Is the object `ref` names known not to exist? Only for a workload kind the input holds."""
+def _missing(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> bool:
+    """Is the object `ref` names known not to be there, by name (what kubectl's GET asks)? Only
+    for a workload kind the input holds."""
     return (ref.kind in WORKLOAD_KINDS and snapshot.holds(ref.kind)
             and find_owner(snapshot, ref.kind, namespace, ref.name, ref.uid) is None)
 
 
+def _dangling(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> bool:
+    """The garbage collector's `isDangling`: the owner is not found, or the object of that name
+    is another one (its uid is not the reference's: the owner was deleted and recreated)."""
+    if _missing(snapshot, ref, namespace):
+        return True
+    if not ref.uid or ref.kind not in WORKLOAD_KINDS or not snapshot.holds(ref.kind):
+        return False
+    owner = find_owner(snapshot, ref.kind, namespace, ref.name, ref.uid)
+    return owner is not None and bool(owner.uid) and owner.uid != ref.uid
+
+
 def owner_absent(snapshot: Snapshot, pod: Pod) -> bool:
-    """Does the pod's controller not exist? Only an input that holds every object of its kind
-    can say so; for a kind it does not hold the owner is assumed to exist."""
+    """Does the pod's controller not exist, by name (kubectl drain GETs a DaemonSet by name)?
+    Only an input that holds every object of its kind can say so; for a kind it does not hold
+    the owner is assumed to exist."""
     ref = pod.controller
-    return ref is not None and _dangling(snapshot, ref, pod.namespace)
+    return ref is not None and _missing(snapshot, ref, pod.namespace)
 
 
 def absent_owner(snapshot: Snapshot, pod: Pod) -> str:
@@ -66,6 +80,9 @@ def absent_owner(snapshot: Snapshot, pod: Pod) -> str:
     ns = pod.namespace
     if _dangling(snapshot, ref, ns):
         head = "its %s %s/%s is not in the cluster" % (ref.kind, ns, ref.name)
+        if not _missing(snapshot, ref, ns):
+            head += " (%s %s/%s there is another object: uid %s, not %s)" % (
+                ref.kind, ns, ref.name, find_owner(snapshot, ref.kind, ns, ref.name).uid, ref.uid)
         if all(_dangling(snapshot, r, ns) for r in pod.owner_refs):
             return head + ": the garbage collector deletes it and " + NOTHING_RECREATES
         # another owner is solid (or not known): the collector only drops the dangling reference

@@ -66,7 +66,10 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
     problem = ""
     why_not = "is never created"
     # a victim whose owner is not in the cluster: the garbage collector deletes it, nothing recreates it
-    if victim.recreated_elsewhere and not (placer.snapshot is not None and absent_owner(placer.snapshot, victim)):
+    gone = absent_owner(placer.snapshot, victim) if placer.snapshot is not None else ""
+    if gone:
+        reason += "; " + gone
+    if victim.recreated_elsewhere and not gone:
         if depth > MAX_CASCADE:
             b.warn("preemption cascade stops after %d levels: where the replacement of %s (preempted for %s) "
                    "lands is not followed" % (MAX_CASCADE, victim.ref, preemptor.ref))
