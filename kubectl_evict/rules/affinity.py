@@ -27,7 +27,7 @@ from pyrsistent import PClass, field
 
 from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
-from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
+from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder, counted_refs
 from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
                                                  ledger_decision, pdbs_for_pod, unknown_budget_text)
 from kubectl_evict.rules.whatif import apply_edits
@@ -120,7 +120,24 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
         _decide(b, placing, evictions, pod, old, new, now, settings)
     evictions.finish()
     _warn_bypassed_budgets(b, before, now)
+    if not snapshot.holds("Pod"):
+        _pods_gap(b, settings, sorted(after.nodes))
     return attach(snapshot, b.build())
+
+
+def _pods_gap(b: PlanBuilder, settings: AffinitySettings, every: List[str]) -> None:
+    """Without Pods, the verdict depends on them only on the nodes where an edit can make a
+    running pod go: a label edit (node affinity, a DaemonSet's node selector) or a new NoExecute
+    taint (the taint-eviction controller); with no edit, every node is checked as it is. A
+    NoSchedule or PreferNoSchedule taint, and a taint removal, move no running pod: the
+    taint-eviction controller acts on NoExecute taints only (`processPodOnNode`) and a DaemonSet
+    pod keeps running unless a NoExecute taint says otherwise (`NodeShouldRunDaemonPod`:
+    shouldContinueRunning)."""
+    nodes = every if not settings.edits else sorted({
+        e.node for e in settings.edits if e.op in ("label", "unlabel") or (e.op == "taint" and e.effect == "NoExecute")})
+    if nodes:
+        b.incomplete("Pod", "which pods run on %s, and so what the %s, is unknown" % (
+            counted_refs("node", nodes), "edits evict or delete" if settings.edits else "plan evicts or deletes"))
 
 
 def _warn_bypassed_budgets(b: PlanBuilder, snapshot: Snapshot, now: float) -> None:

@@ -26,7 +26,8 @@ from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.workloads import attach
 from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs, number
-from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
+from kubectl_evict.rules.devicetainteviction import (CONDITION_REASON, device_taint_evictions,
+                                                      has_noexecute_device_taints, unknown_kinds)
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
@@ -110,6 +111,22 @@ def _zone_note(zt: ZoneTimeline, tl: Timeline, horizon: float, threshold: int) -
         text += "; %d node%s queued but never %s" % (len(zt.stuck), "" if len(zt.stuck) == 1 else "s",
                                                      "tainted" if not tl.legacy else "emptied")
     return text
+
+
+def _pods_gap(b: PlanBuilder, snapshot: Snapshot, tl: Timeline, horizon: float) -> None:
+    """Without Pods, the plan's verdict depends on them only where a pod can go: on the nodes
+    that carry or get a NoExecute taint within the horizon (the taint-eviction controller acts on
+    nothing else, `processPodOnNode`; pre-taint eviction: the nodes it empties) and, from v1.36,
+    wherever a device has a NoExecute taint. Elsewhere no pod is touched, whatever runs there."""
+    nodes = sorted(n for n, nt in tl.nodes.items()
+                   if (nt.dequeued_at is not None and nt.dequeued_at <= horizon if tl.legacy
+                       else any(ts and at <= horizon for at, ts in nt.noexecute)))
+    if nodes:
+        b.incomplete("Pod", "which pods run on %s, and so what the %s deletes, is unknown" % (
+            counted_refs("node", nodes), "node lifecycle controller" if tl.legacy else "taint-eviction controller"))
+    elif has_noexecute_device_taints(snapshot):
+        b.incomplete("Pod", "which pods use the devices with NoExecute taints, and so what the device taint eviction "
+                     "controller deletes, is unknown")
 
 
 def _version_text(v: ClusterVersion) -> str:
@@ -296,6 +313,8 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     gap = lease_gap(tl)
     if gap:
         b.incomplete("Lease", gap)
+    if not snapshot.holds("Pod"):
+        _pods_gap(b, snapshot, tl, horizon)
     if omitted:
         b.warn("%d action%s after the %s horizon %s omitted (raise --horizon to see them)"
                % (omitted, "" if omitted == 1 else "s", format_seconds(horizon), "is" if omitted == 1 else "are"))
