@@ -110,11 +110,60 @@ def complete_kinds() -> List[str]:
     return [spec.kind for spec in LISTS] + list(KUBELET_KINDS)
 
 
+# The controllers `with_owners` adds: those that recreate a pod elsewhere. Not DaemonSet: whether
+# a DaemonSet exists decides kubectl drain's filter (`daemonsets.apps "x" not found`), which the
+# tests that need it say themselves.
+RECREATING_KINDS = ("ReplicaSet", "ReplicationController", "StatefulSet", "Job")
+_API = {"ReplicaSet": "apps/v1", "ReplicationController": "v1", "StatefulSet": "apps/v1", "Job": "batch/v1"}
+
+
+def with_owners(items: List[dict], kinds: Optional[List[str]] = None) -> List[dict]:
+    """`items` plus the controller objects their pods name that are not among them, of the
+    recreating kinds the input holds (`kinds`; None: every kind). A pod whose controller is of a
+    kind the input holds in full, but absent, has no controller: the garbage collector deletes it
+    and nothing recreates it (`garbagecollector.go` attemptToDeleteItem). The small clusters the
+    tests build mean their pods' controllers to exist, as in a real cluster."""
+    def key(kind: Any, meta: Any, name: Any) -> Optional[tuple]:
+        ns = meta.get("namespace", "default") if isinstance(meta, dict) else None
+        # the bad-input tests put any type anywhere: only well-formed names make a key
+        return (kind, ns, name) if all(isinstance(v, str) for v in (kind, ns, name)) else None
+
+    have = {key(i.get("kind"), i.get("metadata"), (i.get("metadata") or {}).get("name"))
+            for i in items if isinstance(i, dict) and isinstance(i.get("metadata"), dict)}
+    wanted: Dict[tuple, List[str]] = {}
+    for i in items:
+        if not isinstance(i, dict) or i.get("kind") != "Pod" or not isinstance(i.get("metadata"), dict):
+            continue
+        meta = i["metadata"]
+        refs = meta.get("ownerReferences")
+        for ref in refs if isinstance(refs, list) else ():
+            if not isinstance(ref, dict):
+                continue
+            kind = ref.get("kind")
+            if not ref.get("controller") or kind not in RECREATING_KINDS or (kinds is not None and kind not in kinds):
+                continue
+            k = key(kind, meta, ref.get("name"))
+            if k is not None and k not in have:
+                wanted.setdefault(k, []).append(ref.get("uid", ""))
+    out = list(items)
+    for (kind, ns, name), uids in wanted.items():
+        spec: Dict[str, Any] = {}
+        if kind != "Job":
+            spec["replicas"] = len(uids)
+        out.append({"apiVersion": _API[kind], "kind": kind,
+                    "metadata": {"name": name, "namespace": ns, "uid": uids[0]}, "spec": spec})
+    return out
+
+
 def snapshot_list(*items: dict, now: str = NOW, kinds: Optional[List[str]] = None,
-                  server_version: str = "") -> dict:
+                  server_version: str = "", owners: bool = True) -> dict:
     """A v1 List of `items` with a SnapshotInfo taken at `now` that holds `kinds` in full
     (default: every kind, see `complete_kinds`) and records `server_version` as serverVersion
-    (which release's behaviour the rules model; none: the newest modelled)."""
+    (which release's behaviour the rules model; none: the newest modelled). With `owners`, the
+    controllers the pods name are added where missing (`with_owners`); False: they stay absent.
+    """
+    if owners:
+        items = tuple(with_owners(list(items), kinds))
     info = {"apiVersion": "evictplan/v1alpha1", "kind": "SnapshotInfo", "metadata": {"name": "snapshot"},
             "takenAt": now, "context": "test", "server": "https://test.invalid:6443",
             "kinds": complete_kinds() if kinds is None else kinds}

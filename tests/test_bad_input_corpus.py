@@ -433,7 +433,8 @@ WARNINGS = [
      ["-f", "snap", "-f", "snap", "drain", "n1", "--force"], ["2 files given more than once"]),
     ("overlapping-captures", {"a.json": doc(*good()), "b.json": doc(*good())},
      ["-f", "a.json", "-f", "b.json", "drain", "n1", "--force"],
-     ["5 objects appear more than once", "Node n1", "the later one wins"]),
+     # SnapshotInfo, n1, n2, web-1, web-2 and the ReplicaSet the pods name
+     ["6 objects appear more than once", "Node n1", "the later one wins"]),
     ("now-years-before", {"c.json": GOOD}, ["-f", "c.json", "--now", "2001-01-01T00:00:00Z", "drain", "n1", "--force"],
      ["--now is", "years before the snapshot"]),
     ("untaint-absent", {"c.json": GOOD}, ["-f", "c.json", "affinity", "--taint", "n1:gone:NoExecute-"],

@@ -6,7 +6,7 @@ import re
 import pytest
 import yaml
 
-from conftest import NOW, REPO, node, pod, run_cli, snapshot_list
+from conftest import NOW, REPO, node, pod, run_cli, snapshot_list, with_owners
 
 
 def test_json_plan_matches_contract_shape():
@@ -109,7 +109,8 @@ def test_stdin_and_directory_inputs(tmp_path):
     via_stdin = run_cli("-f", "-", "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute", input=text)
     d = tmp_path / "snap"
     d.mkdir()
-    (d / "a.json").write_text(json.dumps(snapshot_list(node("n1"), node("n2"))))
+    # the ReplicaSet web-1 names is in the cluster (a.json holds every kind)
+    (d / "a.json").write_text(json.dumps(snapshot_list(node("n1"), node("n2"), *with_owners([pod("web-1", "n1")])[1:])))
     (d / "b.yaml").write_text(yaml.safe_dump_all([pod("web-1", "n1")]))
     (d / "notes.txt").write_text("ignored")
     via_dir = run_cli("-f", str(d), "-o", "json", "affinity", "--taint", "n1:k=v:NoExecute")

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 import pytest
 import yaml
 
-from conftest import NOW, node, pod, run_cli
+from conftest import NOW, node, pod, run_cli, with_owners
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from apiserver import ApiServer  # noqa: E402
@@ -386,7 +386,7 @@ def test_malformed_dra_objects_are_one_clean_error(tmp_path, obj, where, field, 
 def test_live_read_lists_the_dra_kinds_and_plans_like_the_file(tmp_path):
     objs = trainer_cluster(gpus_elsewhere=1)
     f = write(tmp_path, None, *objs)
-    with ApiServer(objs) as srv:
+    with ApiServer(with_owners(objs)) as srv:     # the cluster has the pods' controllers, as the file has
         kc = str(srv.write_kubeconfig(tmp_path / "kc"))
         snap = run_cli("--kubeconfig", kc, "snapshot", "--no-kubelet")
         red = run_cli("--kubeconfig", kc, "snapshot", "--no-kubelet", "--redact")

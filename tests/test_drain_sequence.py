@@ -13,7 +13,7 @@ from typing import List
 
 import pytest
 
-from conftest import node, pod, run_cli
+from conftest import node, pod, run_cli, with_owners
 from test_upgrade import info, pdb
 
 
@@ -23,7 +23,8 @@ def web(n: int, on: str, cpu: str = "100m") -> List[dict]:
 
 def cluster(tmp_path: Path, items: List[dict]) -> str:
     p = tmp_path / "c.json"
-    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [info()] + items}))
+    doc = info()
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [doc] + with_owners(items, doc["kinds"])}))
     return str(p)
 
 

@@ -17,7 +17,7 @@ from typing import Any, List, Optional, Tuple
 import pytest
 import yaml
 
-from conftest import NOW, complete_kinds, node, pod, run_cli, snapshot_list
+from conftest import NOW, complete_kinds, node, pod, run_cli, snapshot_list, with_owners
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from apiserver import ApiServer  # noqa: E402
@@ -39,14 +39,14 @@ def _cluster() -> List[dict]:
 
 
 def _write(tmp_path: Path, items: List[dict], *, kinds: Optional[List[str]] = None, info: bool = True,
-           without: tuple = (), name: str = "cluster.json") -> str:
+           without: tuple = (), name: str = "cluster.json", owners: bool = True) -> str:
     """The cluster as a snapshot file: complete (its SnapshotInfo holds every kind) unless
     `kinds` names the kinds held, `without` leaves kinds out, or `info` is False (then it holds
     only the kinds that appear in it)."""
     if without:
         kinds = [k for k in complete_kinds() if k not in without]
         items = [i for i in items if i.get("kind") not in without]
-    doc = snapshot_list(*items, kinds=kinds)
+    doc = snapshot_list(*items, kinds=kinds, owners=owners)
     if not info:
         doc["items"] = doc["items"][1:]
     p = tmp_path / name
@@ -177,7 +177,7 @@ def test_snapshot_records_every_kind_listed_even_when_the_cluster_has_none(tmp_p
     """`snapshot` writes SnapshotInfo.kinds: every kind it listed (the cluster has no PDB,
     PVC, StorageClass...), and the kubelet documents unless --no-kubelet. Planning from that
     file checks budgets (there are none) and is complete: exit 0."""
-    with ApiServer(_cluster()) as srv:
+    with ApiServer(with_owners(_cluster())) as srv:
         kc = str(srv.write_kubeconfig(tmp_path / "kc"))
         plain = run_cli("--kubeconfig", kc, "snapshot", "--no-kubelet")
         kub = run_cli("--kubeconfig", kc, "snapshot")
@@ -447,7 +447,8 @@ def test_a_budget_that_needs_controllers_not_in_the_input(tmp_path: Path, held: 
                                                            incomplete: List[str], blocked: List[str]) -> None:
     pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "default"},
            "spec": {"maxUnavailable": "50%", "selector": {"matchLabels": {"app": "web"}}}}
-    path = _write(tmp_path, _cluster()[:5] + [pdb], without=() if held else ("ReplicaSet",))
+    # held: every ReplicaSet is in the input, and web's is not (owners=False)
+    path = _write(tmp_path, _cluster()[:5] + [pdb], without=() if held else ("ReplicaSet",), owners=False)
     res = _drain(path)
     assert res.returncode == code, res.stdout
     doc = json.loads(res.stdout)
@@ -854,3 +855,41 @@ def test_kind_names_in_snapshot_info_that_name_no_kind(tmp_path: Path, listed: L
     assert [e["kind"] for e in doc["incomplete"]] == incomplete
     said = [w for w in doc["warnings"] if "SnapshotInfo.kinds" in w]
     assert said == ([] if warning is None else ["%s: %s" % (path, warning)])
+
+
+# --- Pod listed only where a pod could change the verdict --------------------------------------------
+# DESIGN.md: `incomplete` has "one entry per kind the input lacks that this plan's verdict depends
+# on". The taint-eviction controller acts on a node's NoExecute taints only
+# (`pkg/controller/tainteviction/taint_eviction.go`, spec/semantics.md: "over the node's NoExecute
+# taints only"), and a DaemonSet pod is deleted only when its node stops matching the DaemonSet
+# (`pkg/controller/daemon/daemon_controller.go` NodeShouldRunDaemonPod: shouldContinueRunning
+# ignores NoSchedule taints). So a plan that puts no NoExecute taint on any node (controller with
+# every node Ready, an affinity NoSchedule taint or a taint removal) touches no pod, whatever runs
+# where: the input without Pods is complete for it (exit 0); where a node fails, is NotReady, or an
+# edit can move pods, the pods are needed (exit 5), named per node.
+@pytest.mark.parametrize("ready,args,code,pod_gap", [
+    ("True", ("controller",), 0, None),
+    ("True", ("controller", "--fail", "n1"), 5, "1 node (n1)"),
+    ("True", ("controller", "--fail", "n1", "--horizon", "10s"), 0, None),    # the taint comes at +50s
+    ("Unknown", ("controller",), 5, "1 node (n1)"),
+    ("True", ("affinity", "--taint", "n1:k=v:NoSchedule"), 0, None),
+    ("True", ("affinity", "--taint", "n1:k=v:PreferNoSchedule"), 0, None),
+    ("True", ("affinity", "--taint", "n1:k=v:NoExecute"), 5, "1 node (n1)"),
+    ("True", ("affinity", "--taint", "n1:k=v:NoSchedule", "--label", "n2:disk=ssd"), 5, "1 node (n2)"),
+    ("True", ("affinity", "--unlabel", "n1:zone"), 5, "1 node (n1)"),
+    ("True", ("affinity",), 5, "2 nodes (n1, n2)"),
+    ("True", ("drain", "n1"), 5, None),          # drain always evicts what runs on the node: the blanket entry
+])
+def test_pods_are_listed_only_where_they_change_the_verdict(tmp_path: Path, ready: str, args: tuple, code: int,
+                                                           pod_gap: Optional[str]) -> None:
+    path = _write(tmp_path, [node("n1", ready=ready), node("n2")], info=False)
+    res = _plan(path, *args)
+    assert res.returncode == code, res.stdout
+    doc = json.loads(res.stdout)
+    pods = [e["effect"] for e in doc["incomplete"] if e["kind"] == "Pod"]
+    if code == 0:
+        assert doc["incomplete"] == [] and pods == []
+    elif pod_gap is not None:
+        assert len(pods) == 1 and pods[0].startswith("which pods run on %s, " % pod_gap), pods
+    else:
+        assert len(pods) == 1

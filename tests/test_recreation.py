@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from conftest import NOW, complete_kinds, node as cnode, pod as cpod, run_cli, snapshot_list
+from conftest import NOW, complete_kinds, node as cnode, pod as cpod, run_cli, snapshot_list, with_owners
 from test_drain_plan import drain, node, pod, snapshot
 from test_replacements import kill_of, plan_for, victim
 
@@ -30,6 +30,7 @@ from kubectl_evict.rules.replacements import (NOTHING_RECREATES, find_owner, own
                                               workload_of)
 from kubectl_evict.rules.whatif import parse_taint
 from kubectl_evict.source.freeze import freeze
+from kubectl_evict.timeutil import parse_time
 
 POLICY_ASSUMED = "podManagementPolicy not checked: assumed OrderedReady"
 
@@ -67,7 +68,6 @@ POLICY_CASES = [
     ("ordered-ready", sts(), False, None, True, False),
     ("parallel", sts(policy="Parallel"), False, None, False, False),
     ("missing-kind-not-held", None, False, None, True, True),
-    ("missing-kind-held", None, False, ("Node", "Pod", "StatefulSet"), True, True),
     ("missing-but-lower-ordinal-ready", None, True, None, False, False),
 ]
 
@@ -218,7 +218,7 @@ RECREATION_CASES = [
 def test_recreation(case: tuple) -> None:
     _id, pod_doc, elsewhere, why = case
     p = _snap(cnode("n1"), pod_doc).pods[0]
-    r = recreation(p)
+    r = recreation(_snap(cnode("n1"), pod_doc), p)
     assert (r.elsewhere, r.why) == (elsewhere, why)
 
 
@@ -241,3 +241,92 @@ def test_every_rule_says_nothing_recreates_a_bare_pod() -> None:
         assert acts["web-1"].target == "n2", rule
     assert "default/debug: no replacement after eviction (no controller: nothing recreates it)" in \
         plans["drain"].notes
+
+
+# --- an owner the input holds the kind of, that is not there ------------------------------------------
+# Upstream: the garbage collector (`pkg/controller/garbagecollector/garbagecollector.go`
+# attemptToDeleteItem) deletes a pod none of whose owners exists (classifyReferences: an owner
+# that is not found is dangling), and nothing recreates it: the controller that would is gone.
+# The input holds the kind (SnapshotInfo.kinds, or an object of the kind appears in it); only then
+# is the owner known not to exist. A ReplicaSet whose Deployment is not there goes the same way.
+
+GC = "the garbage collector deletes it and " + NOTHING_RECREATES
+
+_RS_OF_GONE_DEPLOYMENT = {
+    "apiVersion": "apps/v1", "kind": "ReplicaSet",
+    "metadata": {"name": "web-5d8", "namespace": "default", "uid": "uid-web-5d8",
+                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web",
+                                      "uid": "uid-dep", "controller": True}]},
+    "spec": {"replicas": 1}}
+
+# (id, pod owner (kind, name), extra objects, SnapshotInfo kinds (None: every kind; "": no SnapshotInfo,
+#  the kinds that appear), replaced elsewhere, text the reason ends with)
+ABSENT_OWNER_CASES = [
+    ("replicaset", ("ReplicaSet", "rs"), [], None, False,
+     "its ReplicaSet default/rs is not in the cluster: " + GC),
+    ("statefulset", ("StatefulSet", "db"), [], None, False,
+     "its StatefulSet default/db is not in the cluster: " + GC),
+    ("job", ("Job", "batch"), [], None, False, "its Job default/batch is not in the cluster: " + GC),
+    ("replicationcontroller", ("ReplicationController", "rc"), [], None, False,
+     "its ReplicationController default/rc is not in the cluster: " + GC),
+    # no SnapshotInfo: the kind is held because another ReplicaSet appears in the input
+    ("kind-appears", ("ReplicaSet", "rs"), [_RS_OF_GONE_DEPLOYMENT], "", False,
+     "its ReplicaSet default/rs is not in the cluster: " + GC),
+    # no SnapshotInfo and no ReplicaSet at all: the input says nothing of it, assumed to exist
+    ("kind-not-held", ("ReplicaSet", "rs"), [], "", True, ""),
+    ("deployment-gone", ("ReplicaSet", "web-5d8"), [_RS_OF_GONE_DEPLOYMENT], None, False,
+     "its ReplicaSet default/web-5d8 belongs to Deployment default/web, which is not in the cluster: the garbage "
+     "collector deletes the ReplicaSet and then its pods, and " + NOTHING_RECREATES),
+    ("deployment-kind-not-held", ("ReplicaSet", "web-5d8"), [_RS_OF_GONE_DEPLOYMENT], "", True, ""),
+    # isDangling: an object of the owner's name whose uid is not the reference's is not the owner
+    ("uid-mismatch", ("ReplicaSet", "rs"), [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {
+        "name": "rs", "namespace": "default", "uid": "uid-new"}, "spec": {"replicas": 1}}], None, False,
+     "its ReplicaSet default/rs is not in the cluster (ReplicaSet default/rs there is another object: uid uid-new, "
+     "not uid-rs): " + GC),
+]
+
+
+def _absent_owner_snapshot(owner: tuple, extra: List[Dict[str, Any]], kinds: Any) -> Any:
+    p = cpod("web-1", "n1", owner=owner, tolerations=[])
+    p["metadata"]["ownerReferences"][0]["uid"] = "uid-" + owner[1]
+    items = snapshot_list(cnode("n1"), cnode("n2"), p, *extra, kinds=kinds or None, owners=False)["items"]
+    if kinds == "":
+        items = items[1:]
+    return freeze([("t", str(i), o) for i, o in enumerate(items)])
+
+
+@pytest.mark.parametrize("case", ABSENT_OWNER_CASES, ids=[c[0] for c in ABSENT_OWNER_CASES])
+def test_a_pod_whose_owner_is_not_in_the_cluster_is_not_replaced(case: tuple) -> None:
+    """drain (evict), the taint-eviction controller (n1 fails) and an affinity NoExecute taint
+    (delete): no target, no shortfall, and the reason says why, in every rule."""
+    _id, owner, extra, kinds, replaced, why = case
+    snap = _absent_owner_snapshot(owner, extra, kinds)
+    now = parse_time(NOW)
+    plans = {
+        "drain": drain(snap, "n1", force=True),
+        "controller": plan_controller(snap, ControllerPlanSettings(fail=("n1",)), now),
+        "affinity": plan_affinity(snap, AffinitySettings(edits=(parse_taint("n1:maint=true:NoExecute"),)), now),
+    }
+    for rule, plan in plans.items():
+        [act] = [a for a in plan.actions if a.type in ("evict", "delete") and a.pod == "web-1"]
+        assert act.target == ("n2" if replaced else None), rule
+        assert [e.code for e in plan.shortfall] == [], rule
+        if why:
+            assert act.reason.endswith(why), (rule, act.reason)
+    r = recreation(snap, snap.pods_by_key[("default", "web-1")])
+    assert (r.elsewhere, r.why) == (replaced, why)
+
+
+def test_a_preemption_victim_whose_owner_is_not_in_the_cluster_is_not_replaced() -> None:
+    """drain n1: hi-1 (priority 1000) fits only on n2 by preempting lo-1, whose ReplicaSet the
+    input (every kind held) does not have: the scheduler deletes lo-1, and nothing replaces it
+    (garbagecollector.go attemptToDeleteItem), where a victim with an owner would be placed again."""
+    hi = cpod("hi-1", "n1", owner=("ReplicaSet", "hi"), cpu="3", priority=1000)
+    lo = cpod("lo-1", "n2", owner=("ReplicaSet", "gone"), cpu="3", priority=0)
+    items = snapshot_list(*with_owners([cnode("n1"), cnode("n2"), cnode("n3", cpu="2"), hi]), lo,
+                          owners=False)["items"]
+    plan = drain(freeze([("t", str(i), o) for i, o in enumerate(items)]), "n1")
+    [victim_delete] = [a for a in plan.actions if a.type == "delete" and a.pod == "lo-1"]
+    assert victim_delete.by == "scheduler" and victim_delete.target is None
+    assert victim_delete.reason.endswith("its ReplicaSet default/gone is not in the cluster: " + GC)
+    assert [a.target for a in plan.actions if a.type == "evict"] == ["n2"] and list(plan.shortfall) == []

@@ -155,6 +155,13 @@ CASES = [
     ("bare-pod", "no controller: nothing recreates it",
      [], None, {},
      {"shutdown": (None, None, None), "pressure": (None, None, None)}),
+] + [
+    # the input holds the owner's kind (another object of it appears) and not the owner: it does not
+    # exist, so the garbage collector deletes the pod and nothing recreates it, whatever the kind
+    (kind.lower() + "-not-in-the-cluster", "garbagecollector.go attemptToDeleteItem: classifyReferences finds no "
+     "solid owner (the owner is not found: dangling), so the pod is deleted; no controller is left to replace it",
+     [owner(kind, "other")], kind, {}, {"shutdown": (None, None, None), "pressure": (None, None, None)})
+    for kind in ("ReplicaSet", "ReplicationController", "StatefulSet", "Job", "DaemonSet")
 ]
 
 

@@ -15,7 +15,7 @@ from typing import List, Optional
 
 import pytest
 
-from conftest import REPO, node, pod, run_cli
+from conftest import REPO, node, pod, run_cli, with_owners
 
 
 def pdb(name: str, labels: dict, *, min_available: Optional[int] = None, max_unavailable: Optional[int] = None,
@@ -40,7 +40,8 @@ def info(kinds: tuple = ()) -> dict:
 
 def write(tmp_path: Path, items: List[dict], kinds: tuple = ()) -> str:
     p = tmp_path / "cluster.json"
-    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [info(kinds)] + items}))
+    doc = info(kinds)
+    p.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [doc] + with_owners(items, doc["kinds"])}))
     return str(p)
 
 

@@ -97,13 +97,16 @@ CLOCK_WARNING = ("the input records no time (no SnapshotInfo.takenAt, heartbeat 
                  "time; give --now RFC3339 to plan at another")
 
 
-def input_gaps(snapshot: Snapshot) -> List[Incomplete]:
-    """What every plan depends on: the nodes and the pods on them."""
+def input_gaps(snapshot: Snapshot, pods: bool = True) -> List[Incomplete]:
+    """What every plan depends on: the nodes and the pods on them. `pods` False: the rule says
+    itself whether its verdict depends on the pods (DESIGN.md: one entry per kind the input lacks
+    that this plan's verdict depends on), as `controller` and `affinity` do: most of their plans
+    touch the pods of no node."""
     out = []
     if not snapshot.holds("Node"):
         out.append(Incomplete(kind="Node", effect="nodes named by pods or kubelet documents are skipped, and "
                               "no replacement has a node to land on"))
-    if not snapshot.holds("Pod"):
+    if pods and not snapshot.holds("Pod"):
         out.append(Incomplete(kind="Pod", effect="what runs on the nodes, and so what would be evicted or "
                               "killed, is unknown"))
     return out
@@ -124,9 +127,11 @@ def snapshot_time(snapshot: Snapshot) -> float:
     return latest
 
 
-def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Optional[Any] = None) -> int:
+def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Optional[Any] = None,
+        rule_lists_pods: bool = False) -> int:
     """Load, plan, print. Returns the exit code (0; 3 when something is blocked; else 4 when there
     is a shortfall; else 5 when the verdict depends on kinds the input does not hold).
+    `rule_lists_pods`: the rule lists Pod in `incomplete` itself, where its verdict depends on them.
 
     With --apply: the plan is printed first, then executed by `kubectl_evict.apply` (which
     confirms, checks staleness and prints its report); the exit code is the worse of the two."""
@@ -140,7 +145,7 @@ def run(opts: GlobalOptions, rule: Callable[[Snapshot, float], Plan], nodes: Opt
     with collector.paused():
         now = plan_time(opts, snapshot)
         plan = attach_owners(snapshot, rule(snapshot, now))
-    plan = with_incomplete(plan, input_gaps(snapshot))
+    plan = with_incomplete(plan, input_gaps(snapshot, pods=not rule_lists_pods))
     extra = list(snapshot.warnings)
     version = cluster_version(snapshot)
     for w in (outside_modelled(version), unpatched_flag(version), unreadable_kubelets(snapshot, version),

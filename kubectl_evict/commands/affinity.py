@@ -55,7 +55,7 @@ def command(ctx: click.Context, labels: Any, unlabels: Any, taints: Any,
                 % (", ".join(missing), "is" if len(missing) == 1 else "are", "" if len(missing) == 1 else "s")))
         return plan
 
-    return run(opts, rule, nodes=[])  # no kubelet data needed
+    return run(opts, rule, nodes=[], rule_lists_pods=True)  # no kubelet data needed
 
 
 def _refuse_contradictions(ctx: click.Context, edits: Tuple[NodeEdit, ...]) -> None:

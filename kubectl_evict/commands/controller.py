@@ -115,4 +115,5 @@ def command(ctx: click.Context, fail: Any, fail_zones: Any, node_monitor_grace_p
                          field="--pod-eviction-timeout")
     c["legacy_eviction"] = legacy_eviction
     settings = ControllerPlanSettings(fail=tuple(fail), fail_zones=tuple(fail_zones), controller=ControllerSettings(**c))
-    return run(opts, lambda snap, now: plan_controller(snap, settings, now), nodes=[])  # no kubelet data needed
+    return run(opts, lambda snap, now: plan_controller(snap, settings, now), nodes=[],  # no kubelet data needed
+               rule_lists_pods=True)

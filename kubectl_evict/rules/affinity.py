@@ -27,13 +27,13 @@ from pyrsistent import PClass, field
 
 from kubectl_evict.model import SYSTEM_CRITICAL_PRIORITY, Node, Pod, Snapshot
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
-from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder
+from kubectl_evict.plan import DAEMONSET_CONTROLLER, TAINT_EVICTION, USER, Plan, PlanBuilder, counted_refs
 from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, Eviction, effective_budget,
                                                  ledger_decision, pdbs_for_pod, unknown_budget_text)
 from kubectl_evict.rules.whatif import apply_edits
 from kubectl_evict.scheduling.nodeaffinity import node_matches_pod, node_selector_matches
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, OrderedWait, chain_ordered_ready, controller_owner,
-                                              ordered_ready_wait, recreation, replace_removed)
+from kubectl_evict.rules.replacements import (OrderedWait, chain_ordered_ready, controller_owner,
+                                              no_replacement, ordered_ready_wait, recreation, replace_removed)
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.statefulset import ordinal
 from kubectl_evict.scheduling.placement import Placer
@@ -125,7 +125,24 @@ def plan_affinity(snapshot: Snapshot, settings: AffinitySettings, now: float) ->
     chain_ordered_ready(b, after, [i for i, a in enumerate(b.actions) if a.type in ("evict", "delete") and a.target],
                         DEFAULT_STARTUP)
     _warn_bypassed_budgets(b, before, now)
+    if not snapshot.holds("Pod"):
+        _pods_gap(b, settings, sorted(after.nodes))
     return attach(snapshot, b.build())
+
+
+def _pods_gap(b: PlanBuilder, settings: AffinitySettings, every: List[str]) -> None:
+    """Without Pods, the verdict depends on them only on the nodes where an edit can make a
+    running pod go: a label edit (node affinity, a DaemonSet's node selector) or a new NoExecute
+    taint (the taint-eviction controller); with no edit, every node is checked as it is. A
+    NoSchedule or PreferNoSchedule taint, and a taint removal, move no running pod: the
+    taint-eviction controller acts on NoExecute taints only (`processPodOnNode`) and a DaemonSet
+    pod keeps running unless a NoExecute taint says otherwise (`NodeShouldRunDaemonPod`:
+    shouldContinueRunning)."""
+    nodes = every if not settings.edits else sorted({
+        e.node for e in settings.edits if e.op in ("label", "unlabel") or (e.op == "taint" and e.effect == "NoExecute")})
+    if nodes:
+        b.incomplete("Pod", "which pods run on %s, and so what the %s, is unknown" % (
+            counted_refs("node", nodes), "edits evict or delete" if settings.edits else "plan evicts or deletes"))
 
 
 def _warn_bypassed_budgets(b: PlanBuilder, snapshot: Snapshot, now: float) -> None:
@@ -294,14 +311,15 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, rule=RULE, reason=reason)
         return
-    wait = _ordered_wait(b, placing.snapshot, pod)
+    recreated = recreation(placing.snapshot, pod).elsewhere
+    wait = _ordered_wait(b, placing.snapshot, pod) if recreated else None
     if wait is not None:
         b.shortfall(pod, "ordered-ready", "deleted at %s, but its replacement is never created: %s is not Running "
                     "and Ready%s" % (format_offset(at), wait.holder.ref, wait.assumption), node=node)
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; but " + wait.text(pod))
         return
-    placed = replace_removed(b, placing.placer() if recreation(pod).elsewhere else None, pod, at, RULE,
+    placed = replace_removed(b, placing.snapshot, placing.placer() if recreated else None, pod, at, RULE,
                              "deleted at %s" % format_offset(at), node=node)
     if placed is not None:
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
@@ -309,7 +327,7 @@ def _delete(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, at: float, r
                  reason=reason + ("" if placed.node else "; its replacement fits no node"))
     else:
         b.action("delete", by=by, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
-                 grace_period_seconds=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+                 grace_period_seconds=None, rule=RULE, reason=reason + "; " + no_replacement(placing.snapshot, pod))
 
 
 #: An eviction to try: pod, node, reason, whether another node must fit, and the taint-eviction
@@ -378,7 +396,7 @@ class _Evictions:
                 if decision.spends_budget:
                     state.spend()
                 state.replaced(pod, wave, wave * DEFAULT_STARTUP, decision.spends_budget, landed,
-                               "has nowhere to go" if recreation(pod).elsewhere else "is never created")
+                               "has nowhere to go" if recreation(snapshot, pod).elsewhere else "is never created")
         elif decision.code == 429 and decision.message == VIOLATES_BUDGET and state is not None:
             self.held.append((item, state, decision))
         elif self._fall_back(item):
@@ -427,14 +445,15 @@ def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, 
         b.block(pod, "nowhere-to-move", reason.split(";")[0] + "; not evicted: no other node fits it without "
                 "preemption (the descheduler's PodFitsAnyNode)")
         return None
-    wait = _ordered_wait(b, placing.snapshot, pod) if recreation(pod).elsewhere else None
+    recreated = recreation(placing.snapshot, pod).elsewhere
+    wait = _ordered_wait(b, placing.snapshot, pod) if recreated else None
     if wait is not None:
         b.shortfall(pod, "ordered-ready", "evicted, but its replacement is never created: %s is not Running and "
                     "Ready%s" % (wait.holder.ref, wait.assumption))
         b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
                  grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; but " + wait.text(pod))
         return False
-    if recreation(pod).elsewhere:
+    if recreated:
         placed = place(b, placing.placer(), pod, at, RULE)
         if placed.node is None:
             if need_target:
@@ -449,5 +468,6 @@ def _evict(b: PlanBuilder, placing: _Placing, pod: Pod, node: str, reason: str, 
                  reason=reason)
         return placed.node is not None
     b.action("evict", by=USER, namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=node, at=at,
-             grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; " + NOTHING_RECREATES)
+             grace_period_seconds=None, target=None, rule=RULE,
+             reason=reason + "; " + no_replacement(placing.snapshot, pod))
     return False

@@ -26,13 +26,14 @@ from kubectl_evict.errors import InputError
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
 from kubectl_evict.plan import DEVICE_TAINT_EVICTION, NODE_LIFECYCLE, TAINT_EVICTION, Plan, PlanBuilder, counted_refs, number
-from kubectl_evict.rules.devicetainteviction import CONDITION_REASON, device_taint_evictions, unknown_kinds
+from kubectl_evict.rules.devicetainteviction import (CONDITION_REASON, device_taint_evictions,
+                                                      has_noexecute_device_taints, unknown_kinds)
 from kubectl_evict.rules.nodelifecycle import (FULL, PARTIAL, ControllerSettings, NodeFailure, PodFate, Timeline, lease_gap,
                                                ZoneTimeline, noexecute_timeline, pod_fates, pods_marked_not_ready_at,
                                                rate_text, status_at, tainted_nodes)
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, chain_ordered_ready, job_after_deletion,
-                                              ordered_ready_wait, recreation, replace_removed, unknown_job,
-                                              waits_for_old_pod)
+from kubectl_evict.rules.replacements import (absent_owner, chain_ordered_ready, job_after_deletion,
+                                              no_replacement, ordered_ready_wait, recreation, replace_removed,
+                                              unknown_job, waits_for_old_pod)
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.tolerations import NOT_READY, UNREACHABLE
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
@@ -113,6 +114,22 @@ def _zone_note(zt: ZoneTimeline, tl: Timeline, horizon: float, threshold: int) -
     return text
 
 
+def _pods_gap(b: PlanBuilder, snapshot: Snapshot, tl: Timeline, horizon: float) -> None:
+    """Without Pods, the plan's verdict depends on them only where a pod can go: on the nodes
+    that carry or get a NoExecute taint within the horizon (the taint-eviction controller acts on
+    nothing else, `processPodOnNode`; pre-taint eviction: the nodes it empties) and, from v1.36,
+    wherever a device has a NoExecute taint. Elsewhere no pod is touched, whatever runs there."""
+    nodes = sorted(n for n, nt in tl.nodes.items()
+                   if (nt.dequeued_at is not None and nt.dequeued_at <= horizon if tl.legacy
+                       else any(ts and at <= horizon for at, ts in nt.noexecute)))
+    if nodes:
+        b.incomplete("Pod", "which pods run on %s, and so what the %s deletes, is unknown" % (
+            counted_refs("node", nodes), "node lifecycle controller" if tl.legacy else "taint-eviction controller"))
+    elif has_noexecute_device_taints(snapshot):
+        b.incomplete("Pod", "which pods use the devices with NoExecute taints, and so what the device taint eviction "
+                     "controller deletes, is unknown")
+
+
 def _version_text(v: ClusterVersion) -> str:
     return v.text if v.source != "default" else "%s, the newest modelled: the snapshot records no version" % v.text
 
@@ -130,7 +147,8 @@ def _stuck_terminating_statefulset_pods(b: PlanBuilder, snapshot: Snapshot, tl: 
         if status_at(nt.statuses, float("inf")) not in ("Unknown", ""):
             continue
         for p in snapshot.pods_on(name):
-            if p.deletion_timestamp is None or p.controller_kind != "StatefulSet" or p.is_terminal:
+            if p.deletion_timestamp is None or p.controller_kind != "StatefulSet" or p.is_terminal \
+                    or absent_owner(snapshot, p):   # no StatefulSet left to wait: nothing recreates it
                 continue
             ago = now - p.deletion_timestamp
             when = "%s ago" % format_seconds(round(ago)) if ago >= 0 else "at %s" % format_offset(-ago)
@@ -212,7 +230,8 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     gone = {(e.pod.namespace, e.pod.name) for e in device}
     deletions = [f for f in deletions if (f.pod.namespace, f.pod.name) not in gone]
     placer: Optional[Placer] = None
-    if any(recreation(f.pod).elsewhere for f in deletions) or any(recreation(e.pod).elsewhere for e in device):
+    if any(recreation(snapshot, f.pod).elsewhere for f in deletions) or \
+            any(recreation(snapshot, e.pod).elsewhere for e in device):
         # the down nodes are not cordoned: their taints keep replacements off (and name them in a FitError);
         # taints the controller removes at +0s (a node Ready again, a condition that no longer calls for
         # its taint) no longer keep them off
@@ -228,12 +247,12 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                   "reason %s)" % (e.claim.ref, "; ".join(e.taints), CONDITION_REASON))
         target = None
         candidates: tuple = ()
-        placed = replace_removed(b, placer, p, e.at, RULE, "deleted at %s (device taint)" % format_offset(e.at),
+        placed = replace_removed(b, snapshot, placer, p, e.at, RULE, "deleted at %s (device taint)" % format_offset(e.at),
                                  node=p.node_name)
         if placed is not None:
             target, candidates = placed.node, placed.candidates
         else:
-            reason += "; " + NOTHING_RECREATES
+            reason += "; " + no_replacement(snapshot, p)
         b.action("delete", by=DEVICE_TAINT_EVICTION, namespace=p.namespace, pod=p.name, uid=p.uid, node=p.node_name,
                  at=e.at, grace_period_seconds=None, target=target, candidates=candidates, rule=RULE, reason=reason)
     not_ready: Dict[Tuple[str, str], float] = {}
@@ -262,7 +281,9 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     for f in deletions:
         p = f.pod
         reason = "%s; %s deletes it (%s)" % (f.reason, who, _pdb_text(snapshot, p))
-        stuck = p.controller_kind == "StatefulSet" and not p.is_terminal and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
+        # a pod whose owner is not in the cluster: nothing recreates it, nothing waits
+        ownerless = absent_owner(snapshot, p)
+        stuck = p.controller_kind == "StatefulSet" and not p.is_terminal and not ownerless and status_at(tl.nodes[f.node].statuses, f.at) in ("Unknown", "")
         if stuck:
             sts_pending.add(p.key)
             waits_for_old_pod(b, p, f.at, f.node)
@@ -271,7 +292,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
                      reason=reason + "; StatefulSet replacement waits for the old pod to be gone")
             continue
         replaced_at = None
-        if p.controller_kind == "Job" and not p.is_terminal:
+        if p.controller_kind == "Job" and not p.is_terminal and not ownerless:
             unknown_job(b, snapshot, p)
             job = job_after_deletion(snapshot, p, f.at, status_at(tl.nodes[f.node].statuses, f.at),
                                    not_ready.get((p.namespace, p.name)), job_counted)
@@ -284,7 +305,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             if job.at is not None and job.at > f.at:
                 replaced_at = job.at
         wait = None
-        if p.controller_kind == "StatefulSet" and not p.is_terminal:
+        if p.controller_kind == "StatefulSet" and not p.is_terminal and not ownerless:
             # (deletions come in time order: those marked by now join the ordinals that never come back)
             while unready_for_good and unready_for_good[-1][0] <= f.at:
                 sts_pending.add(unready_for_good.pop()[1])
@@ -297,14 +318,14 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=None, rule=RULE, reason=reason + "; but " + wait.text(p))
             continue
-        placed = replace_removed(b, placer, p, f.at if replaced_at is None else replaced_at, RULE,
+        placed = replace_removed(b, snapshot, placer, p, f.at if replaced_at is None else replaced_at, RULE,
                                  "deleted at %s" % format_offset(f.at), node=f.node)
         if placed is not None and placed.node is None and p.controller_kind == "StatefulSet":
             sts_pending.add(p.key)
         if placed is None:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, rule=RULE,
-                     reason=reason + "; " + (recreation(p).why if p.is_terminal else NOTHING_RECREATES))
+                     reason=reason + "; " + no_replacement(snapshot, p))
         else:
             b.action("delete", by=deleter, namespace=p.namespace, pod=p.name, uid=p.uid, node=f.node, at=f.at,
                      grace_period_seconds=None, target=placed.node, candidates=placed.candidates, rule=RULE,
@@ -354,6 +375,8 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     gap = lease_gap(tl)
     if gap:
         b.incomplete("Lease", gap)
+    if not snapshot.holds("Pod"):
+        _pods_gap(b, snapshot, tl, horizon)
     if omitted:
         b.warn("%d action%s after the %s horizon %s omitted (raise --horizon to see them)"
                % (omitted, "" if omitted == 1 else "s", format_seconds(horizon), "is" if omitted == 1 else "are"))

@@ -65,6 +65,13 @@ def unknown_kinds(snapshot: Snapshot) -> Tuple[str, ...]:
     return tuple(k for k in ("ResourceClaim", "ResourceSlice") if not snapshot.holds(k))
 
 
+def has_noexecute_device_taints(snapshot: Snapshot) -> bool:
+    """Does a device of the input carry a NoExecute taint the controller acts on (v1.36+)? Only
+    then can a pod be deleted for its devices."""
+    return bool(snapshot.resource_slices) and cluster_version(snapshot).has("DRADeviceTaints") and any(
+        t.effect == "NoExecute" for s in snapshot.resource_slices for d in s.devices for t in d.taints)
+
+
 def device_taint_evictions(snapshot: Snapshot, now: float) -> List[DeviceEviction]:
     """Every running pod whose allocated claims carry an untolerated NoExecute device taint, by
     time then pod (empty before v1.36)."""

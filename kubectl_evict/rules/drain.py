@@ -351,7 +351,7 @@ class DrainRun:
     def land(self, pod: Pod, at: float) -> Tuple[Optional[str], str]:
         """Place the replacement of `pod`: (target, problem). Problem "" when placed or when
         nothing recreates the pod."""
-        if not recreation(pod).elsewhere:
+        if not recreation(self.s, pod).elsewhere:
             return None, ""
         wait = ordered_ready_wait(self.b, self.s, pod, self.sts_pending, self.leaving)
         if wait is not None:
@@ -426,7 +426,7 @@ class DrainRun:
         stats["evicted"] += 1
         stats["waves"].add(wave)
         stats.setdefault("evictions", []).append((pod, at))
-        recreated = recreation(pod)
+        recreated = recreation(self.s, pod)
         if not recreated.elsewhere:
             reason += "; " + recreated.why
             self.b.note("%s: no replacement after %s (%s)" % (
@@ -447,7 +447,7 @@ class DrainRun:
         skip_wait = cfg.filters.skip_wait_for_delete_timeout
         if self.unreachable(pod.node_name) and skip_wait <= 0:
             self.block(pod, self.unreachable_reason(pod, target), "unreachable")
-        elif self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
+        elif self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet" and recreated.elsewhere:
             self.short(pod, "waits-for-old-pod", "evicted, but it stays Terminating on the unreachable node, and the "
                        "StatefulSet creates its replacement (same name) only once it is gone; kubectl drain stops "
                        "waiting after --skip-wait-for-delete-timeout=%ds" % skip_wait)

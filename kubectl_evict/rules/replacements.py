@@ -47,6 +47,8 @@ from typing import AbstractSet, Any, Callable, Dict, List, Mapping, NamedTuple, 
 
 from kubectl_evict.model import Owner, Pod, Snapshot, Taint
 from kubectl_evict.plan import PlanBuilder
+from kubectl_evict.rules.owners import (NOTHING_RECREATES, WORKLOAD_KINDS, absent_owner, controller_owner,  # noqa: F401
+                                        find_owner, owner_absent)
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placement, Placer
 from kubectl_evict.scheduling.statefulset import ordinal, queue_key
@@ -87,37 +89,7 @@ class Decision(NamedTuple):
 
 # --- who owns a pod ------------------------------------------------------------------------------
 
-# The workload controllers the input holds and the plans model (`SnapshotInfo.kinds` names them).
-WORKLOAD_KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "ReplicationController")
-
 WorkloadKey = Tuple[str, str, str]          # (kind, namespace, name)
-
-NOTHING_RECREATES = "nothing recreates it"
-
-
-def find_owner(snapshot: Snapshot, kind: str, namespace: str, name: str, uid: str = "") -> Optional[Owner]:
-    """The controller object an owner reference names: by uid, else by kind, namespace and name
-    (hand-made inputs often carry no uids); None when the input does not have it."""
-    if uid:
-        owner = snapshot.owners_by_uid.get(uid)
-        if owner is not None and owner.kind == kind:
-            return owner
-    return snapshot.owners.get((kind, namespace, name))
-
-
-def controller_owner(snapshot: Snapshot, pod: Pod) -> Optional[Owner]:
-    """The object of the pod's controller (`ownerReferences[controller=true]`), None when the pod
-    has none or the input does not have it."""
-    ref = pod.controller
-    return find_owner(snapshot, ref.kind, pod.namespace, ref.name, ref.uid) if ref is not None else None
-
-
-def owner_absent(snapshot: Snapshot, pod: Pod) -> bool:
-    """Does the pod's controller not exist? Only an input that holds every object of its kind
-    can say so; for a kind it does not hold the owner is assumed to exist."""
-    ref = pod.controller
-    return (ref is not None and ref.kind in WORKLOAD_KINDS and snapshot.holds(ref.kind)
-            and controller_owner(snapshot, pod) is None)
 
 
 def workload_of(snapshot: Snapshot, pod: Pod) -> Optional[WorkloadKey]:
@@ -165,13 +137,14 @@ class Recreation(NamedTuple):
 _RECREATED = Recreation(True)
 
 
-def recreation(pod: Pod) -> Recreation:
+def recreation(snapshot: Snapshot, pod: Pod) -> Recreation:
     """What recreates `pod` once it is evicted or deleted: nothing for a finished pod (its
     controller is done with it), a bare pod, a DaemonSet pod (its controller runs one per node,
-    not elsewhere) or a static pod (owned by its Node); otherwise its ReplicaSet,
-    ReplicationController, StatefulSet (same name) or Job creates a replacement the scheduler
-    places (so does a controller of a kind not modelled, assumed to). A pod the kubelet stops
-    stays, Failed: `owner_decision` answers for those."""
+    not elsewhere), a static pod (owned by its Node) or a pod whose controller is not in a
+    cluster the input holds in full (`absent_owner`: the garbage collector deletes it);
+    otherwise its ReplicaSet, ReplicationController, StatefulSet (same name) or Job creates a
+    replacement the scheduler places (so does a controller of a kind not modelled, assumed to).
+    A pod the kubelet stops stays, Failed: `owner_decision` answers for those."""
     if not pod.recreated_elsewhere:
         if pod.is_terminal:
             return Recreation(False, "it has finished (%s): %s" % (pod.phase, NOTHING_RECREATES))
@@ -180,10 +153,21 @@ def recreation(pod: Pod) -> Recreation:
         if not pod.controller_kind:    # upstream's own test objects name owners by uid alone
             return Recreation(False, "its controller reference names no kind: %s elsewhere" % NOTHING_RECREATES)
         return Recreation(False, "%s pod: %s elsewhere" % (pod.controller_kind, NOTHING_RECREATES))
+    gone = absent_owner(snapshot, pod)
+    if gone:
+        return Recreation(False, gone)
     if pod.deletion_timestamp is not None and pod.controller_kind in _REPLACED_WHEN_TERMINATING:
         return Recreation(False, "its %s replaced it when its deletion began (a pod being deleted no longer counts "
                                  "as active): %s again" % (pod.controller_kind, NOTHING_RECREATES))
     return _RECREATED
+
+
+def no_replacement(snapshot: Snapshot, pod: Pod) -> str:
+    """The end of the reason of a removed pod nothing recreates: why, where that is more than
+    `NOTHING_RECREATES` (it has finished; its owner is not in the cluster, `absent_owner`)."""
+    if pod.is_terminal:
+        return recreation(snapshot, pod).why
+    return absent_owner(snapshot, pod) or NOTHING_RECREATES
 
 
 #: Controllers that count only active pods (`controller_utils.go` IsPodActive: not Succeeded or
@@ -194,13 +178,13 @@ def recreation(pod: Pod) -> Recreation:
 _REPLACED_WHEN_TERMINATING = ("ReplicaSet", "ReplicationController")
 
 
-def replace_removed(b: PlanBuilder, placer: Optional[Placer], pod: Pod, at: float, rule: str, gone: str,
-                    node: Optional[str] = None) -> Optional[Placement]:
+def replace_removed(b: PlanBuilder, snapshot: Snapshot, placer: Optional[Placer], pod: Pod, at: float, rule: str,
+                    gone: str, node: Optional[str] = None) -> Optional[Placement]:
     """Where the replacement of `pod`, deleted or evicted at `at`, lands: None when nothing
     recreates it (`recreation`; `placer` may then be None); otherwise kube-scheduler's placement,
     and where no node fits, a `no-node-fits` shortfall: `gone` (how and when the pod went, e.g.
     `deleted at +5m0s`), "but its replacement fits no node", and the scheduler's reason."""
-    if not recreation(pod).elsewhere:
+    if not recreation(snapshot, pod).elsewhere:
         return None
     assert placer is not None
     placed = place(b, placer, pod, at, rule)
@@ -281,7 +265,7 @@ def ordered_ready_wait(b: PlanBuilder, snapshot: Snapshot, pod: Pod, pending: Ab
     finished pod, or one terminating on a live node, is recreated by itself: `ordered_ready_creation`
     says how long that delays `pod`). A StatefulSet the input does not have is assumed
     OrderedReady, and where that decides, `b` lists StatefulSet in `incomplete` for the pod."""
-    if pod.controller_kind != "StatefulSet":
+    if pod.controller_kind != "StatefulSet" or absent_owner(snapshot, pod):
         return None
     owner = controller_owner(snapshot, pod)
     if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
@@ -551,6 +535,9 @@ def job_failed_pod(snapshot: Snapshot, pod: Pod, failed_at: float, job_counted: 
     in `job_counted`: per Job uid the failures counted against backoffLimit, and under
     `uid + "\\x00failures"` every failure (the pod-failure backoff's count). Calls must come in
     the order the pods fail."""
+    gone = absent_owner(snapshot, pod)
+    if gone:
+        return Decision("none", None, gone)
     uid = pod.controller.uid
     every = uid + "\x00failures"
     owner = controller_owner(snapshot, pod)
@@ -620,6 +607,9 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
     ReplicaSet controller, once the pod is deleted, if that comes first: `deleted_at`).
     `job_counted`: the Job failures earlier in the plan (`job_failed_pod`)."""
     kind = pod.controller_kind
+    gone = absent_owner(snapshot, pod)
+    if gone:
+        return Decision("none", None, gone)
     if kind in ("ReplicaSet", "ReplicationController") and deleted_at is not None and deleted_at < failed_at:
         return Decision("schedule", deleted_at, "%s controller counts only active pods (FilterActivePods): it "
                         "creates the replacement when the pod is deleted at %s, before it is Failed"
@@ -648,7 +638,7 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
     if kind == "Node":
         return Decision("none", None, "static pod: only the kubelet's manifest runs it again")
     if not kind:
-        return Decision("none", None, recreation(pod).why)
+        return Decision("none", None, recreation(snapshot, pod).why)
     return Decision("none", None, "owned by a %s, whose controller is not modelled: whether it is replaced is "
                     "not known" % kind)
 

@@ -15,6 +15,7 @@ from typing import Callable, NamedTuple, Optional
 
 from kubectl_evict.model import Pod
 from kubectl_evict.plan import SCHEDULER, PlanBuilder
+from kubectl_evict.rules.owners import absent_owner
 from kubectl_evict.scheduling.placement import Placement, Placer
 from kubectl_evict.scheduling.plugins.dynamicresources import unknown_kinds
 from kubectl_evict.scheduling.scoring import SCORE_WITHOUT_CONTROLLER, SCORE_WITHOUT_NAMESPACES
@@ -94,12 +95,16 @@ def preempted(b: PlanBuilder, placer: Placer, victim: Pod, node: str, preemptor:
     candidates: tuple = ()
     problem = ""
     why_not = "is never created"
-    if victim.recreated_elsewhere and depth <= MAX_CASCADE and queue is not None:
+    # a victim whose owner is not in the cluster: the garbage collector deletes it, nothing recreates it
+    gone = absent_owner(placer.snapshot, victim) if placer.snapshot is not None else ""
+    if gone:
+        reason += "; " + gone
+    if victim.recreated_elsewhere and not gone and depth <= MAX_CASCADE and queue is not None:
         b.action("delete", by=SCHEDULER, namespace=victim.namespace, pod=victim.name, uid=named.uid, node=node,
                  at=at, grace_period_seconds=None, target=None, candidates=(), rule=rule, reason=reason)
         queue(Queued(victim, node, at, depth, len(b.actions) - 1, named))
         return
-    if victim.recreated_elsewhere:
+    if victim.recreated_elsewhere and not gone:
         if depth > MAX_CASCADE:
             b.warn("preemption cascade stops after %d levels: where the replacement of %s (preempted for %s) "
                    "lands is not followed" % (MAX_CASCADE, victim.ref, preemptor.ref))

@@ -46,7 +46,8 @@ from kubectl_evict.rules.nodelifecycle import (ControllerSettings, NodeFailure, 
 from kubectl_evict.plan import (ATTACH_DETACH, KUBELET, NODE_LIFECYCLE, POD_GC, TAINT_EVICTION, USER, Plan,
                                 PlanBuilder)
 from kubectl_evict.workloads import DEFAULT_STARTUP, attach
-from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, chain_ordered_ready, job_after_deletion,
+from kubectl_evict.rules.replacements import (NOTHING_RECREATES, KilledPod, absent_owner, chain_ordered_ready,
+                                              job_after_deletion,
                                               job_failed_pod, ordered_ready_wait, replace_killed, replace_removed,
                                               replaces_only_failed, unknown_job, waits_for_old_pod)
 from kubectl_evict.scheduling.framework import claim_names, effective_taints
@@ -715,7 +716,11 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
         kw: Dict[str, Any] = {}
         if disabled:
             tail = "plain DELETE; it stays Terminating: the node is down, its kubelet never confirms"
-            if pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
+            gone = absent_owner(snapshot, pod) if snapshot is not None else ""
+            if gone:
+                tail += "; " + gone
+                kw["target"] = None
+            elif pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
                     and not replaces_only_failed(snapshot, pod):
                 tail += "; already terminating, so its replacement already exists"
             elif pod.controller_kind == "StatefulSet":
@@ -734,13 +739,14 @@ def _node_side(b: PlanBuilder, settings: ShutdownSettings, node: Node, side: Nod
                                 "deleted at %s: %s" % (format_offset(at), job.why), node=name)
                     kw["target"] = None
                 else:
-                    placed = replace_removed(b, placer, pod, job.at, RULE, "deleted at %s" % format_offset(at),
+                    placed = replace_removed(b, snapshot, placer, pod, job.at, RULE, "deleted at %s" % format_offset(at),
                                              node=name)
                     if placed is not None:
                         kw.update(target=placed.node, candidates=placed.candidates,
                                   replaced_at=job.at if job.at > at else None)
             else:
-                placed = replace_removed(b, placer, pod, at, RULE, "deleted at %s" % format_offset(at), node=name)
+                placed = replace_removed(b, snapshot, placer, pod, at, RULE, "deleted at %s" % format_offset(at),
+                                         node=name)
                 if placed is None:
                     tail += "; " + NOTHING_RECREATES
                 else:
@@ -918,10 +924,13 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
         replaced = pod.deletion_timestamp is not None and pod.controller_kind != "StatefulSet" \
             and not replaces_only_failed(snapshot, pod)
         placed = None
-        wait = None if replaced else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys,
-                                                                   frozenset(nodes))
-        if replaced:
+        gone = absent_owner(snapshot, pod)
+        wait = None if replaced or gone else ordered_ready_wait(b, snapshot, pod, sts_pending, leaving_keys,
+                                                                frozenset(nodes))
+        if replaced and not gone:
             pass
+        elif gone:
+            why += "; " + gone
         elif pod.controller_kind == "Job":
             # the Job counts the pod failed (terminating, or marked Failed by pod GC before its force
             # delete: gc_controller.go markFailedAndDeletePod): backoffLimit, podFailurePolicy and
@@ -933,7 +942,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                 b.shortfall(pod, "job-failed", "force-deleted: " + job.why)
                 kw["target"] = None
             elif job.kind == "schedule" and job.at is not None:
-                placed = replace_removed(b, placer, pod, job.at, RULE, "force-deleted")
+                placed = replace_removed(b, snapshot, placer, pod, job.at, RULE, "force-deleted")
                 if placed is not None and job.at > at:
                     kw["replaced_at"] = job.at
         elif wait is not None:
@@ -944,7 +953,7 @@ def _plan_non_graceful(b: PlanBuilder, snapshot: Snapshot, settings: ShutdownSet
                         "Running and Ready%s" % (wait.holder.ref, wait.assumption))
             kw["target"] = None
         else:
-            placed = replace_removed(b, placer, pod, at, RULE, "force-deleted")
+            placed = replace_removed(b, snapshot, placer, pod, at, RULE, "force-deleted")
             if placed is not None and not placed.node and pod.controller_kind == "StatefulSet":
                 sts_pending.add(pod.key)
         if placed is not None:

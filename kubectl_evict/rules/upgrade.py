@@ -753,7 +753,7 @@ class UpgradeRun(DrainRun):
             self.placer.terminate([pod])
             target, problem = self.land(pod, goes)
             candidates = self.candidates.pop(pod.key, ())
-            rec = recreation(pod)
+            rec = recreation(self.s, pod)
             if not rec.elsewhere:
                 reason += "; " + rec.why
             elif problem and pod.key in self.ordered_ready:
