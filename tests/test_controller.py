@@ -566,3 +566,17 @@ def test_cli_exits_4_for_a_statefulset_pod_already_terminating_on_the_failed_nod
     r = run_cli("-f", str(f), "-o", "json", "controller", "--fail", "n1")
     assert r.returncode == 4, r.stderr
     assert [(e["pod"], e["code"]) for e in json.loads(r.stdout)["shortfall"]] == [("db-0", "waits-for-old-pod")]
+
+
+def test_pod_already_terminating_whose_statefulset_is_gone_waits_for_nothing():
+    """The same Terminating db-0 on a failing node, but its StatefulSet is not in a cluster whose
+    StatefulSets the input holds in full: the garbage collector deletes the pod
+    (garbagecollector.go attemptToDeleteItem) and no StatefulSet recreates it, so nothing waits
+    for the old pod."""
+    items = zone("n", 3, "z1") + [_terminating(pod("db-0", "n1", owner=("StatefulSet", "db")))]
+    docs = snapshot_list(*items, owners=False)["items"]
+    docs[0] = dict(docs[0], serverVersion="v1.33")
+    snap = freeze([("t.json", "", d) for d in docs])
+    plan = plan_controller(snap, ControllerPlanSettings(fail=("n1",), controller=ControllerSettings()),
+                           snap.info.taken_at)
+    assert [e.code for e in plan.shortfall] == []
