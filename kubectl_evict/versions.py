@@ -253,6 +253,9 @@ def kubelet_skew(snapshot: Snapshot, version: ClusterVersion) -> Tuple[str, ...]
                                        "at least %s, the %s" % (version.text, version.source.replace(
                                            "kubeletVersion of node", "kubelet of node")))
     newer, older, outside = [], [], []
+    # a cluster itself outside the releases modelled has `outside_modelled`: its kubelets on the
+    # same side are not named again
+    cluster_side = _nearest(api) if _nearest(api) != api else None
     for name in sorted(snapshot.nodes):
         text = snapshot.nodes[name].kubelet_version
         own = parse_release(text)
@@ -263,8 +266,8 @@ def kubelet_skew(snapshot: Snapshot, version: ClusterVersion) -> Tuple[str, ...]
             newer.append(ref)
         elif api[0] == own[0] and api[1] - own[1] > (3 if own[1] >= 25 else 2):
             older.append(ref)
-        if not OLDEST <= own[:2] <= NEWEST and _nearest(own[:2]) != (_nearest(api) if api != _nearest(api) else None):
-            outside.append(ref)     # (a cluster outside on the same side: `outside_modelled` says it)
+        if not OLDEST <= own[:2] <= NEWEST and _nearest(own[:2]) != cluster_side:
+            outside.append(ref)
     def kubelets(refs: List[str]) -> str:
         return "the kubelet%s of %s %s" % ("" if len(refs) == 1 else "s", counted_refs("node", refs, SKEW_SHOWN),
                                           "is" if len(refs) == 1 else "are")

@@ -54,12 +54,10 @@ def _missing(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> bool:
 def _dangling(snapshot: Snapshot, ref: OwnerRef, namespace: str) -> bool:
     """The garbage collector's `isDangling`: the owner is not found, or the object of that name
     is another one (its uid is not the reference's: the owner was deleted and recreated)."""
-    if _missing(snapshot, ref, namespace):
-        return True
-    if not ref.uid or ref.kind not in WORKLOAD_KINDS or not snapshot.holds(ref.kind):
+    if ref.kind not in WORKLOAD_KINDS or not snapshot.holds(ref.kind):
         return False
     owner = find_owner(snapshot, ref.kind, namespace, ref.name, ref.uid)
-    return owner is not None and bool(owner.uid) and owner.uid != ref.uid
+    return owner is None or (bool(ref.uid) and bool(owner.uid) and owner.uid != ref.uid)
 
 
 def owner_absent(snapshot: Snapshot, pod: Pod) -> bool:

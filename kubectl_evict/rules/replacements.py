@@ -351,6 +351,14 @@ def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_down: Do
     return at, "%s/%s-%d" % (pod.namespace, pod.controller.name, last)
 
 
+def _ready_again(snapshot: Snapshot, pod: Pod, lower: str, at: float) -> str:
+    """`db-0's replacement is Running and Ready (for minReadySeconds 10s), at +1m0s (processReplica)`:
+    what an OrderedReady StatefulSet waits for before it creates `pod`'s replacement at `at`."""
+    mrs = available_after(snapshot, pod)
+    return "%s's replacement is Running and Ready%s, at %s (processReplica)" % (
+        lower, " for minReadySeconds %ds" % mrs if mrs else "", format_offset(at))
+
+
 def seed_down_times(snapshot: Snapshot, now: float, startup: float, pods: Sequence[Pod],
                     exclude: AbstractSet[Tuple[str, str]]) -> DownTimes:
     """`returning_ordinals` for the StatefulSets of `pods`: the start of a plan's `DownTimes`."""
@@ -705,10 +713,7 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
                 if lower is not None:
                     d = d._replace(at=created)
-                    mrs = available_after(snapshot, pod)
-                    why += ("; OrderedReady: it is created only once %s's replacement is Running and Ready%s, at %s "
-                            "(processReplica)" % (lower, " for minReadySeconds %ds" % mrs if mrs else "",
-                                                  format_offset(created)))
+                    why += "; OrderedReady: it is created only once " + _ready_again(snapshot, pod, lower, created)
                 placed = place(b, placer, pod, d.at, rule)
                 target, candidates = placed.node, placed.candidates
                 if target is None:
@@ -819,10 +824,8 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
         if lower is not None and controller_owner(snapshot, pod) is None:
             b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
         if lower is not None and ORDERED_READY_MARK not in a.reason:
-            mrs = available_after(snapshot, pod)
-            b.actions[i] = _with(a, replaced_at=at, reason=a.reason + ORDERED_READY_MARK + "%s's replacement is "
-                                 "Running and Ready%s, at %s (processReplica)" % (
-                                     lower, " for minReadySeconds %ds" % mrs if mrs else "", format_offset(at)))
+            b.actions[i] = _with(a, replaced_at=at,
+                                 reason=a.reason + ORDERED_READY_MARK + _ready_again(snapshot, pod, lower, at))
         elif lower is not None:
             b.actions[i] = _with(a, replaced_at=at)
         sts_down.setdefault(uid, {})[n] = (removed_at, at + startup + available_after(snapshot, pod))
