@@ -836,8 +836,15 @@ class UpgradeRun(DrainRun):
                                                         format_offset(removed_at), format_offset(kill[0]), kill[3],
                                                         kill[1])
         if told:
-            self.b.skipped = [e.set(reason=e.reason + told[(e.namespace, e.pod, e.node)])
-                              if (e.namespace, e.pod, e.node) in told else e for e in self.b.skipped]
+            # every batch passes here and `skipped` grows with the batches: test the node first
+            # (every key of `told` is on a node in `gone`), build a key only for those
+            skipped = list(self.b.skipped)
+            for i, e in enumerate(skipped):
+                if e.node in gone:
+                    extra = told.get((e.namespace, e.pod, e.node))
+                    if extra is not None:
+                        skipped[i] = e.set(reason=e.reason + extra)
+            self.b.skipped = skipped
         count, first, last = self.killed.get(number, (0, float("inf"), 0.0))
         self.killed[number] = (count + len(kills), min([first] + [k[0] for k in kills.values()]),
                                max([last] + [k[2] for k in kills.values()]))
