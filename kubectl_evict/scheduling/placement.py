@@ -339,6 +339,32 @@ class Placer:
         self._live[id(result[0])] = (result[0], count, [])
         return result
 
+    def _static_passes(self, pod: Pod, names: List[str]) -> List[str]:
+        """The candidate nodes among `names` where `pod`'s template passes the static filters:
+        `_static_feasible`'s verdicts read for those nodes' classes only, not summed over every
+        class (an upgrade asks this for each Pending pod at each batch, right after the
+        candidates changed)."""
+        if na_plugin.prefilter_node_names(pod.required_affinity) is not None:
+            entries, _ = self._static_feasible(pod)
+            by_class = {id(e.cls): e for e in entries}
+            out = []
+            for n in names:
+                entry = by_class.get(id(self._class_of[n]))
+                if entry is not None and (entry.subset is None or any(m == n for m, _ in entry.subset)):
+                    out.append(n)
+            return out
+        key = (pod.tolerations, tuple(sorted(pod.node_selector.items())), pod.required_affinity,
+               pod.preferred_affinity)
+        verdicts = self._verdicts.get(key)
+        if verdicts is None:
+            verdicts = self._verdicts[key] = self._class_verdicts(pod)
+        out = []
+        for n in names:
+            kind, value = verdicts[self._class_of[n].id]
+            if kind == "class" or (kind == "nodes" and any(m == n and ok for m, ok, _ in value)):
+                out.append(n)
+        return out
+
     def _pinned_feasible(self, pod: Pod, pinned: frozenset) -> Tuple[Tuple[_Entry, ...], Counter]:
         """`_static_feasible` for a pod NodeAffinity's PreFilter pins to `pinned` node names: only
         those are filtered (`_verdict` of their classes, over those names alone); every other node
@@ -669,14 +695,7 @@ class Placer:
 
     def _fits_any(self, pod: Pod, want: List[str]) -> bool:
         never = self._never
-        entries, _ = self._static_feasible(pod)
-        by_class = {id(e.cls): e for e in entries}
-        cands = []
-        for n in want:
-            entry = by_class.get(id(self._class_of[n]))
-            if entry is not None and (entry.subset is None or any(m == n for m, _ in entry.subset)) \
-                    and (pod.key, self._class_of[n].id) not in never:
-                cands.append(n)
+        cands = [n for n in self._static_passes(pod, want) if (pod.key, self._class_of[n].id) not in never]
         items = self._items(pod)
         if self._check_resources:
             cands = [n for n in cands if self._room(pod, items, n)]
