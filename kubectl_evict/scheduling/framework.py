@@ -157,8 +157,11 @@ class DomainCounter:
         self.counts: Dict[Tuple[str, str], int] = {}
 
     def update(self, pod: Pod, node: Node, delta: int) -> None:
-        if not self.counts_pod(pod, node.name):
-            return
+        if self.counts_pod(pod, node.name):
+            self.add(node, delta)
+
+    def add(self, node: Node, delta: int) -> None:
+        """Count `delta` pods (that `counts_pod` admits) in `node`'s domains."""
         labels = node.labels
         counts = self.counts
         for k in self.keys:
@@ -524,9 +527,14 @@ class ClusterState:
             c = DomainCounter(keys, match, node_ok, namespaces)
             nodes = self.nodes
             pod_of = self.pod_of
+            # `counts_pod` without its namespace test: only pods of `namespaces` are walked (a
+            # counter is built for each new selector a placement asks about: thousands in an upgrade)
             for ns in (namespaces if namespaces is not None else list(self.by_ns)):
                 for pkey, name in self.by_ns.get(ns, {}).items():
-                    c.update(pod_of[pkey], nodes[name], 1)
+                    if node_ok(name):
+                        pod = pod_of[pkey]
+                        if match(pod):
+                            c.add(nodes[name], 1)
             self.counters[key] = c
             for ns in (namespaces if namespaces is not None else (None,)):
                 self._counters_ns.setdefault(ns, []).append(c)
