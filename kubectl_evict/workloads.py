@@ -19,7 +19,7 @@ A workload whose ready replicas reach 0 is an outage, and every command warns ab
 
 from __future__ import annotations
 
-from typing import AbstractSet, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from pyrsistent import pvector
 
@@ -155,6 +155,7 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
     out: List[Workload] = []
     warnings: List[str] = []
     unknown: Dict[str, List[str]] = {}
+    pdb_memo: Dict[Tuple[str, int], Tuple[str, Any]] = {}
     for key in sorted(events):
         kind, namespace, name = key
         members = _members(snapshot, key, rs_index, pods[key]) or pods[key]
@@ -183,7 +184,7 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
             elif level > 0 and outage_from is not None and outage_until is None:
                 outage_until = at
         wl = Workload.trusted(kind=kind, namespace=namespace, name=name, ready=ready, ready_min=max(low, 0),
-                      ready_min_at=low_at, ready_after=max(level, 0), pdb=_pdb_ref(snapshot, pods[key]),
+                      ready_min_at=low_at, ready_after=max(level, 0), pdb=_pdb_ref(snapshot, pods[key], pdb_memo),
                       levels=tuple(levels))
         out.append(wl)
         if outage_from is not None:
@@ -207,11 +208,20 @@ _WANTED = {"ReplicaSet": "its spec.replicas, and a Deployment's other ReplicaSet
            "DaemonSet": "the nodes its template selects", "Job": "its spec.parallelism and completions"}
 
 
-def _pdb_ref(snapshot: Snapshot, pods: Sequence[Pod]) -> str:
+def _pdb_ref(snapshot: Snapshot, pods: Sequence[Pod], memo: Dict[Tuple[str, int], Tuple[str, Any]]) -> str:
+    """The first PDB covering one of `pods`. Which PDBs cover a pod rests on its namespace and
+    labels only, and a template's pods share their labels object: `memo` (one per summary) keeps
+    the answer per (namespace, labels) so a failed zone's tens of thousands of pods are not each
+    matched against their namespace's budgets."""
     for pod in pods:
-        covering = pdbs_for_pod(snapshot, pod)
-        if covering:
-            return covering[0].ref
+        labels = pod.labels
+        key = (pod.namespace, id(labels))
+        hit = memo.get(key)
+        if hit is None or hit[1] is not labels:
+            covering = pdbs_for_pod(snapshot, pod)
+            hit = memo[key] = (covering[0].ref if covering else "", labels)   # labels kept: the id stays theirs
+        if hit[0]:
+            return hit[0]
     return ""
 
 
