@@ -190,7 +190,7 @@ def _plan(snapshot: Snapshot, ctl: ControllerSettings,
     deletions: List[PodFate] = []
     later: Dict[Tuple[str, str], float] = {}       # deletions after the horizon
     for f in fates:
-        if f.pod.key in stuck_old:
+        if stuck_old and f.pod.key in stuck_old:     # Pod.key builds a tuple: tens of thousands of fates
             continue
         if f.kind == "delete" and f.pod.deletion_timestamp is not None:
             ago = now - f.pod.deletion_timestamp
