@@ -25,7 +25,7 @@ from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.plugins import nodeaffinity as na_plugin
 from kubectl_evict.scheduling.plugins import tainttoleration
 from kubectl_evict.scheduling.plugins.interpodaffinity import (affinity_counter, existing_term_matches,
-                                                               score_needs_namespaces)
+                                                               score_needs_namespaces, scoring_groups_for)
 from kubectl_evict.scheduling.plugins.noderesources import (DEFAULT_RESOURCES, balanced_allocation, least_allocated,
                                                             non_zero_requests)
 from kubectl_evict.scheduling.plugins.podtopologyspread import counted_items
@@ -179,9 +179,10 @@ def _interpod_scores(placer: Any, pod: Pod, names: Sequence[str]) -> Dict[str, i
         add(affinity_counter(cs, pod, (wt.term,)), wt.weight)
     for wt in pod.anti_affinity_preferred:
         add(affinity_counter(cs, pod, (wt.term,)), -wt.weight)
-    for (ns, kind, term, weight), counter in cs.scoring_term_groups().items():
-        if counter.counts and existing_term_matches(cs, term, ns, pod):
-            add(counter, -weight if kind == "anti" else weight * (HARD_POD_AFFINITY_WEIGHT if kind == "hard" else 1))
+    for groups in scoring_groups_for(cs, pod):     # only those that can match the pod's namespace
+        for (ns, kind, term, weight), counter in groups:
+            if counter.counts and existing_term_matches(cs, term, ns, pod):
+                add(counter, -weight if kind == "anti" else weight * (HARD_POD_AFFINITY_WEIGHT if kind == "hard" else 1))
     if not topo:
         return {n: 0 for n in names}
     raw = {}

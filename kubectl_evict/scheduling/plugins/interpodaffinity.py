@@ -142,8 +142,35 @@ def score_needs_namespaces(cs: ClusterState, pod: Pod) -> bool:
         return False
     if any(_selects_namespaces(wt.term) for wt in pod.affinity_preferred + pod.anti_affinity_preferred):
         return True
+    _, with_selector = scoring_groups_for(cs, pod)
     return any(counter.counts and _selects_namespaces(term) and label_selector_matches(term.selector, pod.labels)
-               for (_ns, _kind, term, _w), counter in cs.scoring_term_groups().items())
+               for (_ns, _kind, term, _w), counter in with_selector)
+
+
+ScoringGroup = Tuple[Tuple[str, str, PodAffinityTerm, int], DomainCounter]
+
+
+def scoring_groups_for(cs: ClusterState, pod: Pod) -> Tuple[List[ScoringGroup], List[ScoringGroup]]:
+    """The existing pods' scoring term groups (`ClusterState.scoring_term_groups`) that can match
+    `pod` by namespace, as (those without a namespace selector that cover its namespace, those
+    with one), each group once. A term without a namespace selector only matches pods of its
+    namespaces (its own when none are listed: `existing_term_matches`), so a pod's Score need not
+    look at the thousands of other namespaces' groups. Indexed once per number of groups (groups
+    are only ever added)."""
+    groups = cs.scoring_term_groups()
+    idx = cs.cache.get("ipa-score-index")
+    if idx is None or idx[0] != len(groups):
+        by_ns: Dict[str, List[ScoringGroup]] = {}
+        other: List[ScoringGroup] = []
+        for gkey, counter in groups.items():
+            term = gkey[2]
+            if term.namespace_selector is None:
+                for n in dict.fromkeys(term.namespaces or (gkey[0],)):
+                    by_ns.setdefault(n, []).append((gkey, counter))
+            else:
+                other.append((gkey, counter))
+        idx = cs.cache["ipa-score-index"] = (len(groups), by_ns, other)
+    return idx[1].get(pod.namespace, []), idx[2]
 
 
 class InterPodAffinity(Plugin):
