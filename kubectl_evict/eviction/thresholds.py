@@ -287,7 +287,9 @@ def thresholds_met(thresholds: Iterable[Threshold], observations: Mapping[str, O
         q = threshold_quantity(t.value, obs.capacity)
         if enforce_min_reclaim and t.min_reclaim is not None:
             q += threshold_quantity(t.min_reclaim, obs.capacity)
-        if q > obs.available:
+        # a whole quantity compares as its numerator: a Fraction's comparison runs in Python,
+        # and the pressure simulation asks this in every cycle of every node
+        if (q.numerator if q.denominator == 1 else q) > obs.available:
             out.append(t)
     return out
 
