@@ -75,6 +75,13 @@ def doc_with(*actions: dict, **top: Any) -> dict:
     (json.dumps(doc_with(cordon("n1"), now="yesterday")).encode(), "plan.json: now: invalid RFC3339 timestamp"),
     (json.dumps(doc_with(cordon("n1"), cluster="prod")).encode(), "plan.json: cluster: must be a mapping"),
     (b"kind: EvictionPlan\n---\nkind: EvictionPlan\n", "plan.json: expected one EvictionPlan document, found 2"),
+    # RFC 8259 section 8.2: an unpaired surrogate escape is no character; Python's json made it a
+    # string no output could encode (internal error: UnicodeEncodeError)
+    (b'{"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "actions": [{"pod": "a\\ud800"}]}',
+     "plan.json: actions[0].pod: invalid JSON: unpaired UTF-16 surrogate \\ud800 in a string (line 1, column 84)"),
+    # Python's 4300-digit limit on int() (CVE-2020-10735) spoke of sys.set_int_max_str_digits()
+    (b'{"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "now": 1' + b"0" * 5000 + b"}",
+     "plan.json: invalid JSON: a number of 5001 digits at line 1 column 69 (more than 4300"),
 ])
 def test_bad_plan_documents_are_located(data, message):
     with pytest.raises(InputError) as e:

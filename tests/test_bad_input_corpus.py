@@ -173,6 +173,19 @@ CASES: List[Case] = [
     ("list-items-not-a-list", {"c.json": '{"apiVersion": "v1", "kind": "List", "items": {"a": 1}}'},
      ["-f", "c.json", "drain", "n1"], 1, ["c.json", "items", "must be a list"]),
     ("missing-file", {}, ["-f", "nope.json", "drain", "n1"], 1, ["nope.json", "no such file"]),
+    # RFC 8259 section 8.2: an unpaired surrogate escape encodes no character (msgspec and the
+    # YAML reader refuse it); Python's json kept it, and printing the plan failed with
+    # 'internal error: UnicodeEncodeError'
+    ("json-lone-surrogate", {"c.json": GOOD.replace('"web-1"', '"web-\\ud800"', 1)}, ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "items[", "].metadata.name", "unpaired UTF-16 surrogate \\ud800"]),
+    ("json-lone-low-surrogate", {"c.json": GOOD.replace('"n2"', '"n\\udc00"', 1)}, ["-f", "c.json", "controller"], 1,
+     ["c.json", "unpaired UTF-16 surrogate \\udc00", "line 1"]),
+    # Python refuses int() of more than 4300 digits (CVE-2020-10735) with advice about
+    # sys.set_int_max_str_digits(); YAML ended in 'internal error: ValueError'
+    ("json-number-5001-digits", {"c.json": RAW_NAN % ("1" + "0" * 5000)}, ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "invalid JSON: a number of 5001 digits at line 1", "no Kubernetes field holds one"]),
+    ("yaml-number-5001-digits", {"c.yaml": "kind: Node\nmetadata: {name: n1}\nstatus: {capacity: {pods: 1%s}}\n" % ("0" * 5000)},
+     ["-f", "c.yaml", "drain", "n1"], 1, ["c.yaml", "invalid YAML (line 3, column 27)", "a number of 5001 digits"]),
     # ---- wrong types -----------------------------------------------------------------------
     ("kind-is-number", {"c.json": '{"kind": 5, "metadata": {"name": "x"}}'}, ["-f", "c.json", "drain", "n1"], 1,
      ["c.json", "kind", "expected a string"]),
