@@ -356,6 +356,11 @@ CASES: List[Case] = [
      ["c.json", "NodeKubeletConfig n1", "kubeletconfig", "expected an object, found string 'evictionHard'"]),
     ("kubelet-config-missing", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--kubelet-config", "nope.yaml"], 1,
      ["nope.yaml"]),
+    # an empty path (an unset shell variable) was taken as no flag: planned with the node's config
+    ("kubelet-config-empty-path", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--kubelet-config", ""], 1,
+     ["--kubelet-config", "no such file or directory"]),
+    ("shutdown-kubelet-config-empty-path", {"c.json": GOOD}, ["-f", "c.json", "shutdown", "n1", "--kubelet-config", ""], 1,
+     ["--kubelet-config", "no such file or directory"]),
     # ---- unknown nodes -----------------------------------------------------------------------
     ("drain-unknown-node", {"c.json": GOOD}, ["-f", "c.json", "drain", "ghost"], 1, ['node "ghost" not found']),
     ("affinity-unknown-node", {"c.json": GOOD}, ["-f", "c.json", "affinity", "--label", "ghost:a=b"], 1,
