@@ -271,6 +271,20 @@ CASES: List[Case] = [
      ["-f", "c.yaml", "drain", "n1"], 1, ["c.yaml", "Node n1", "status.capacity.cpu", "invalid quantity"]),
     ("quantity-boolean", {"c.json": with_pod(resources("requests", "memory", True))}, ["-f", "c.json", "drain", "n1"], 1,
      ["Pod shop/web-1", "spec.containers[0].resources.requests.memory"]),
+    # PersistentVolume capacity and PersistentVolumeClaim requests go through the same check as
+    # pod requests (ValidateResourceQuantityValue): 1e400 (inf to a JSON reader) ended in
+    # 'internal error: ValueError', a negative capacity was planned
+    ("pv-capacity-negative",
+     {"c.json": doc(node("n1"), {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+                                 "spec": {"capacity": {"storage": "-5Gi"}}})},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "PersistentVolume pv1", "spec.capacity.storage", "must be greater than or equal to 0"]),
+    ("pvc-request-overflow",
+     {"c.json": doc(node("n1"), {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                                 "metadata": {"name": "data", "namespace": "shop"},
+                                 "spec": {"resources": {"requests": {"storage": 1e300}}}}).replace("1e+300", "1e400")},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "PersistentVolumeClaim shop/data", "spec.resources.requests.storage", "invalid quantity"]),
     # ---- bad thresholds and kubelet flags ---------------------------------------------------
     ("threshold-unknown-signal", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--eviction-hard", "cpu.available<1"], 1,
      ["--eviction-hard", "cpu.available"]),

@@ -18,8 +18,8 @@ from kubectl_evict.errors import ValueParseError
 from kubectl_evict.model import (CSIDriver, CSINode, LabelSelector, Namespace, NodeSelector, NodeSelectorTerm,
                                  PersistentVolume, PersistentVolumeClaim, PodAffinityTerm, PriorityClass,
                                  Requirement, SpreadConstraint, StorageClass, WeightedPodAffinityTerm, frozen_map)
-from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import fields  # the shared field readers (one home for input validation)
+from kubectl_evict.source import validate
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "Namespace")
@@ -46,8 +46,9 @@ def _storage(loc: Any, d: dict, key: str, path: str) -> int:
     v = d.get(key)
     if v is None:
         return 0
-    try:
-        return to_units("storage", parse_quantity(v))
+    try:   # validate.resource_units: >= 0 and within int64, as PersistentVolume capacity and
+        # PersistentVolumeClaim requests are validated (ValidateResourceQuantityValue)
+        return validate.resource_units("storage", v, path)
     except ValueParseError as e:
         raise loc.error(path, str(e)) from None
 
