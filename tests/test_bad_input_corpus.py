@@ -271,6 +271,16 @@ CASES: List[Case] = [
      ["-f", "c.yaml", "drain", "n1"], 1, ["c.yaml", "Node n1", "status.capacity.cpu", "invalid quantity"]),
     ("quantity-boolean", {"c.json": with_pod(resources("requests", "memory", True))}, ["-f", "c.json", "drain", "n1"], 1,
      ["Pod shop/web-1", "spec.containers[0].resources.requests.memory"]),
+    # apps/v1 and batch/v1 counts are *int32: 2**40 replicas does not decode (it was planned)
+    ("replicas-beyond-int32",
+     {"c.json": doc(node("n1"), {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+                                 "spec": {"replicas": 2 ** 40, "selector": {"matchLabels": {"app": "web"}}}})},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "Deployment shop/web", "spec.replicas", "out of the int32 range"]),
+    ("parallelism-beyond-int32",
+     {"c.json": doc(node("n1"), {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "etl", "namespace": "shop"},
+                                 "spec": {"parallelism": 2 ** 31}})},
+     ["-f", "c.json", "drain", "n1"], 1, ["Job shop/etl", "spec.parallelism", "2147483648 is out of the int32 range"]),
     # PersistentVolume capacity and PersistentVolumeClaim requests go through the same check as
     # pod requests (ValidateResourceQuantityValue): 1e400 (inf to a JSON reader) ended in
     # 'internal error: ValueError', a negative capacity was planned

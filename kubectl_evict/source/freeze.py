@@ -939,14 +939,15 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
     if kind == "DaemonSet":
         replicas = None
     elif kind == "Job":
-        replicas = _valid(loc, validate.non_negative, _int(loc, spec, "parallelism", "spec.parallelism", 1),
+        replicas = _valid(loc, validate.non_negative_int32, _int(loc, spec, "parallelism", "spec.parallelism", 1),
                           "spec.parallelism")
     else:   # apps validation: ValidateNonnegativeField(spec.replicas)
-        replicas = _valid(loc, validate.non_negative, _int(loc, spec, "replicas", "spec.replicas", 1), "spec.replicas")
+        replicas = _valid(loc, validate.non_negative_int32, _int(loc, spec, "replicas", "spec.replicas", 1),
+                          "spec.replicas")
     job: Dict[str, Any] = _job_fields(loc, obj, spec) if kind == "Job" else {}
     rolling_out, max_unavailable = _statefulset_rollout(loc, obj, spec) if kind == "StatefulSet" else (False, None)
     if kind == "StatefulSet":   # apps validation: ValidateNonnegativeField(spec.minReadySeconds)
-        job["min_ready_seconds"] = _valid(loc, validate.non_negative, _int(loc, spec, "minReadySeconds",
+        job["min_ready_seconds"] = _valid(loc, validate.non_negative_int32, _int(loc, spec, "minReadySeconds",
                                                                            "spec.minReadySeconds", 0),
                                           "spec.minReadySeconds")
     ds: Dict[str, Any] = _daemonset_template(loc, spec, it) if kind == "DaemonSet" else {}
