@@ -252,6 +252,28 @@ CASES: List[Case] = [
           "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}}]))},
      ["-f", "c.json", "drain", "n1"], 1,
      ["Pod shop/web-1", "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator", '"Gt"']),
+    # topology spread constraints the API server refuses (validateTopologySpreadConstraints,
+    # pkg/apis/core/validation/validation.go): PodTopologySpread counted skew against them
+    ("spread-max-skew-zero",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [
+         {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "Pod shop/web-1", "spec.topologySpreadConstraints[0].maxSkew", "Invalid value: 0: must be greater than zero"]),
+    ("spread-no-topology-key",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [{"maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.topologySpreadConstraints[0].topologyKey", "Required value: can not be empty"]),
+    ("spread-min-domains-zero",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [
+         {"maxSkew": 1, "minDomains": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.topologySpreadConstraints[0].minDomains", "Invalid value: 0: must be greater than zero"]),
+    ("spread-node-taints-policy-unknown",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [
+         {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "nodeTaintsPolicy": "Respect"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.topologySpreadConstraints[0].nodeTaintsPolicy",
+      'Unsupported value: "Respect": supported values: "Honor", "Ignore"']),
     # node taints the API server refuses (validateNodeTaints, pkg/apis/core/validation/validation.go)
     ("taint-key-invalid", {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a b", "effect": "NoSchedule"}]))},
      ["-f", "c.json", "drain", "n2"], 1, ["c.json", "Node n1", "spec.taints[0].key", "'a b'"]),
