@@ -293,6 +293,16 @@ CASES: List[Case] = [
      ["-f", "c.yaml", "drain", "n1"], 1, ["c.yaml", "Node n1", "status.capacity.cpu", "invalid quantity"]),
     ("quantity-boolean", {"c.json": with_pod(resources("requests", "memory", True))}, ["-f", "c.json", "drain", "n1"], 1,
      ["Pod shop/web-1", "spec.containers[0].resources.requests.memory"]),
+    # an emptyDir sizeLimit of 1e400 (inf to a JSON reader) was 'internal error: ValueError';
+    # a negative one is refused by validateVolumeSource and was planned as a 0-byte limit
+    ("emptydir-size-limit-overflow",
+     {"c.json": with_pod(spec("volumes", [{"name": "scratch", "emptyDir": {"sizeLimit": 1e300}}])).replace("1e+300", "1e400")},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "Pod shop/web-1", "spec.volumes[0].emptyDir.sizeLimit", "invalid quantity"]),
+    ("emptydir-size-limit-negative",
+     {"c.json": with_pod(spec("volumes", [{"name": "scratch", "emptyDir": {"sizeLimit": "-1Gi"}}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.volumes[0].emptyDir.sizeLimit", "must be greater than or equal to 0"]),
     # apps/v1 and batch/v1 counts are *int32: 2**40 replicas does not decode (it was planned)
     ("replicas-beyond-int32",
      {"c.json": doc(node("n1"), {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
