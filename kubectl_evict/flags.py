@@ -9,7 +9,7 @@ from typing import Optional
 import click
 
 from kubectl_evict.errors import InputError, ValueParseError
-from kubectl_evict.timeutil import parse_duration
+from kubectl_evict.timeutil import DurationOverflow, parse_duration
 
 
 MAX_DURATION = 366 * 24 * 3600.0   # a sane bound for every duration flag: a year (and a day)
@@ -29,6 +29,8 @@ def duration_flag(flag: str, text: Optional[str], *, positive: bool = False,
             v = float(int(stripped))
         else:
             v = parse_duration(text)
+    except DurationOverflow:
+        raise InputError("%r is more than a year: refused as a typing slip" % text, field=flag) from None
     except ValueParseError as e:
         raise InputError(str(e), field=flag) from None
     if positive and v <= 0:

@@ -106,10 +106,12 @@ def load_kubelet_config(path: str) -> Dict[str, Any]:
         raise InputError(e.strerror or str(e), source=path, field="--kubelet-config") from None
     text = data.decode("utf-8", errors="replace")
     if re.match(r"\s*[{\[]", text):
+        from kubectl_evict.source.documents import check_surrogates, json_problem
+        check_surrogates(data, path)
         try:
             doc = json.loads(text)
         except ValueError as e:
-            raise InputError("invalid JSON: %s" % e, source=path) from None
+            raise InputError("invalid JSON: %s" % json_problem(e, data), source=path) from None
     else:
         from kubectl_evict.source.yamltext import load_all
         docs: List[Any] = load_all(text.encode("utf-8"), path)

@@ -35,6 +35,8 @@ def parse_quantity(text: Union[str, int, float]) -> Fraction:
     if isinstance(text, int):
         return Fraction(text)
     if isinstance(text, float):
+        if text != text or text in (float("inf"), float("-inf")):   # 1e400 in JSON reads as inf
+            raise ValueParseError("invalid quantity %r" % text)
         return Fraction(repr(text))
     if not isinstance(text, str):
         raise ValueParseError("quantities must be strings or numbers, not %s" % json_type(text))

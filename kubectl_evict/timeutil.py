@@ -42,7 +42,16 @@ def parse_duration(text: str) -> float:
         if frac:
             total += int(frac) * unit // 10 ** len(frac)
         pos = m.end()
+    # time.ParseDuration counts int64 nanoseconds and refuses more ("time: invalid duration"):
+    # such a value in a kubelet config stops the kubelet, it does not wait 11 million years
+    if total > (1 << 63) - (0 if neg else 1):
+        raise DurationOverflow("invalid duration %r: more than Go's maximum duration (2562047h47m16.854775807s)"
+                               % text)
     return (-total if neg else total) / 1e9
+
+
+class DurationOverflow(ValueParseError):
+    """A duration beyond Go's int64 nanoseconds (`parse_duration`); flags call it a typing slip."""
 
 
 def parse_time(text: str) -> float:

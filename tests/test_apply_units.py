@@ -75,6 +75,25 @@ def doc_with(*actions: dict, **top: Any) -> dict:
     (json.dumps(doc_with(cordon("n1"), now="yesterday")).encode(), "plan.json: now: invalid RFC3339 timestamp"),
     (json.dumps(doc_with(cordon("n1"), cluster="prod")).encode(), "plan.json: cluster: must be a mapping"),
     (b"kind: EvictionPlan\n---\nkind: EvictionPlan\n", "plan.json: expected one EvictionPlan document, found 2"),
+    # JSON's words, not Python's, for what is missing or of the wrong type
+    (json.dumps({"kind": "EvictionPlan"}).encode(),
+     "plan.json: not an EvictionPlan: apiVersion missing, kind 'EvictionPlan'"),
+    (json.dumps({"kind": "EvictionPlan", "apiVersion": 1}).encode(), "plan.json: not an EvictionPlan: apiVersion number 1,"),
+    # blocked/shortfall/skipped entries are strings (the contract's document); verify looked a
+    # number up as its Python spelling ("inf") and reported the pod gone
+    (json.dumps(doc_with(cordon("n1"), blocked=[{"namespace": "shop", "pod": 5, "node": "n1", "code": "pdb-budget"}])).encode(),
+     "plan.json: blocked[0].pod: must be a string, not number 5"),
+    (json.dumps(doc_with(cordon("n1"), shortfall=[{"namespace": ["shop"], "pod": "p"}])).encode(),
+     "plan.json: shortfall[0].namespace: must be a string, not a list"),
+    (json.dumps(doc_with(cordon("n1"), skipped=[{"pod": "p", "node": {"name": "n1"}}])).encode(),
+     "plan.json: skipped[0].node: must be a string, not an object"),
+    # RFC 8259 section 8.2: an unpaired surrogate escape is no character; Python's json made it a
+    # string no output could encode (internal error: UnicodeEncodeError)
+    (b'{"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "actions": [{"pod": "a\\ud800"}]}',
+     "plan.json: actions[0].pod: invalid JSON: unpaired UTF-16 surrogate \\ud800 in a string (line 1, column 84)"),
+    # Python's 4300-digit limit on int() (CVE-2020-10735) spoke of sys.set_int_max_str_digits()
+    (b'{"apiVersion": "evictplan/v1alpha1", "kind": "EvictionPlan", "now": 1' + b"0" * 5000 + b"}",
+     "plan.json: invalid JSON: a number of 5001 digits at line 1 column 69 (more than 4300"),
 ])
 def test_bad_plan_documents_are_located(data, message):
     with pytest.raises(InputError) as e:

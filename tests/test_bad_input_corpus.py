@@ -173,6 +173,19 @@ CASES: List[Case] = [
     ("list-items-not-a-list", {"c.json": '{"apiVersion": "v1", "kind": "List", "items": {"a": 1}}'},
      ["-f", "c.json", "drain", "n1"], 1, ["c.json", "items", "must be a list"]),
     ("missing-file", {}, ["-f", "nope.json", "drain", "n1"], 1, ["nope.json", "no such file"]),
+    # RFC 8259 section 8.2: an unpaired surrogate escape encodes no character (msgspec and the
+    # YAML reader refuse it); Python's json kept it, and printing the plan failed with
+    # 'internal error: UnicodeEncodeError'
+    ("json-lone-surrogate", {"c.json": GOOD.replace('"web-1"', '"web-\\ud800"', 1)}, ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "items[", "].metadata.name", "unpaired UTF-16 surrogate \\ud800"]),
+    ("json-lone-low-surrogate", {"c.json": GOOD.replace('"n2"', '"n\\udc00"', 1)}, ["-f", "c.json", "controller"], 1,
+     ["c.json", "unpaired UTF-16 surrogate \\udc00", "line 1"]),
+    # Python refuses int() of more than 4300 digits (CVE-2020-10735) with advice about
+    # sys.set_int_max_str_digits(); YAML ended in 'internal error: ValueError'
+    ("json-number-5001-digits", {"c.json": RAW_NAN % ("1" + "0" * 5000)}, ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "invalid JSON: a number of 5001 digits at line 1", "no Kubernetes field holds one"]),
+    ("yaml-number-5001-digits", {"c.yaml": "kind: Node\nmetadata: {name: n1}\nstatus: {capacity: {pods: 1%s}}\n" % ("0" * 5000)},
+     ["-f", "c.yaml", "drain", "n1"], 1, ["c.yaml", "invalid YAML (line 3, column 27)", "a number of 5001 digits"]),
     # ---- wrong types -----------------------------------------------------------------------
     ("kind-is-number", {"c.json": '{"kind": 5, "metadata": {"name": "x"}}'}, ["-f", "c.json", "drain", "n1"], 1,
      ["c.json", "kind", "expected a string"]),
@@ -239,6 +252,28 @@ CASES: List[Case] = [
           "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}}]))},
      ["-f", "c.json", "drain", "n1"], 1,
      ["Pod shop/web-1", "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator", '"Gt"']),
+    # topology spread constraints the API server refuses (validateTopologySpreadConstraints,
+    # pkg/apis/core/validation/validation.go): PodTopologySpread counted skew against them
+    ("spread-max-skew-zero",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [
+         {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "Pod shop/web-1", "spec.topologySpreadConstraints[0].maxSkew", "Invalid value: 0: must be greater than zero"]),
+    ("spread-no-topology-key",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [{"maxSkew": 1, "whenUnsatisfiable": "DoNotSchedule"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.topologySpreadConstraints[0].topologyKey", "Required value: can not be empty"]),
+    ("spread-min-domains-zero",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [
+         {"maxSkew": 1, "minDomains": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.topologySpreadConstraints[0].minDomains", "Invalid value: 0: must be greater than zero"]),
+    ("spread-node-taints-policy-unknown",
+     {"c.json": with_pod(spec("topologySpreadConstraints", [
+         {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "nodeTaintsPolicy": "Respect"}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.topologySpreadConstraints[0].nodeTaintsPolicy",
+      'Unsupported value: "Respect": supported values: "Honor", "Ignore"']),
     # node taints the API server refuses (validateNodeTaints, pkg/apis/core/validation/validation.go)
     ("taint-key-invalid", {"c.json": with_node(lambda n: n["spec"].update(taints=[{"key": "a b", "effect": "NoSchedule"}]))},
      ["-f", "c.json", "drain", "n2"], 1, ["c.json", "Node n1", "spec.taints[0].key", "'a b'"]),
@@ -258,6 +293,40 @@ CASES: List[Case] = [
      ["-f", "c.yaml", "drain", "n1"], 1, ["c.yaml", "Node n1", "status.capacity.cpu", "invalid quantity"]),
     ("quantity-boolean", {"c.json": with_pod(resources("requests", "memory", True))}, ["-f", "c.json", "drain", "n1"], 1,
      ["Pod shop/web-1", "spec.containers[0].resources.requests.memory"]),
+    # an emptyDir sizeLimit of 1e400 (inf to a JSON reader) was 'internal error: ValueError';
+    # a negative one is refused by validateVolumeSource and was planned as a 0-byte limit
+    ("emptydir-size-limit-overflow",
+     {"c.json": with_pod(spec("volumes", [{"name": "scratch", "emptyDir": {"sizeLimit": 1e300}}])).replace("1e+300", "1e400")},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "Pod shop/web-1", "spec.volumes[0].emptyDir.sizeLimit", "invalid quantity"]),
+    ("emptydir-size-limit-negative",
+     {"c.json": with_pod(spec("volumes", [{"name": "scratch", "emptyDir": {"sizeLimit": "-1Gi"}}]))},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["Pod shop/web-1", "spec.volumes[0].emptyDir.sizeLimit", "must be greater than or equal to 0"]),
+    # apps/v1 and batch/v1 counts are *int32: 2**40 replicas does not decode (it was planned)
+    ("replicas-beyond-int32",
+     {"c.json": doc(node("n1"), {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+                                 "spec": {"replicas": 2 ** 40, "selector": {"matchLabels": {"app": "web"}}}})},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "Deployment shop/web", "spec.replicas", "out of the int32 range"]),
+    ("parallelism-beyond-int32",
+     {"c.json": doc(node("n1"), {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "etl", "namespace": "shop"},
+                                 "spec": {"parallelism": 2 ** 31}})},
+     ["-f", "c.json", "drain", "n1"], 1, ["Job shop/etl", "spec.parallelism", "2147483648 is out of the int32 range"]),
+    # PersistentVolume capacity and PersistentVolumeClaim requests go through the same check as
+    # pod requests (ValidateResourceQuantityValue): 1e400 (inf to a JSON reader) ended in
+    # 'internal error: ValueError', a negative capacity was planned
+    ("pv-capacity-negative",
+     {"c.json": doc(node("n1"), {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv1"},
+                                 "spec": {"capacity": {"storage": "-5Gi"}}})},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "PersistentVolume pv1", "spec.capacity.storage", "must be greater than or equal to 0"]),
+    ("pvc-request-overflow",
+     {"c.json": doc(node("n1"), {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                                 "metadata": {"name": "data", "namespace": "shop"},
+                                 "spec": {"resources": {"requests": {"storage": 1e300}}}}).replace("1e+300", "1e400")},
+     ["-f", "c.json", "drain", "n1"], 1,
+     ["c.json", "PersistentVolumeClaim shop/data", "spec.resources.requests.storage", "invalid quantity"]),
     # ---- bad thresholds and kubelet flags ---------------------------------------------------
     ("threshold-unknown-signal", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--eviction-hard", "cpu.available<1"], 1,
      ["--eviction-hard", "cpu.available"]),
@@ -298,6 +367,38 @@ CASES: List[Case] = [
      {"c.json": kubelet_config(shutdownGracePeriodByPodPriority=[{"priority": 0, "shutdownGracePeriodSeconds": ["a"]}])},
      ["-f", "c.json", "shutdown", "n1"], 1,
      ["NodeKubeletConfig n1", "shutdownGracePeriodByPodPriority[0].shutdownGracePeriodSeconds", "found a list"]),
+    # KubeletConfiguration's evictionHard/evictionSoft/... are map[string]string and
+    # evictionMaxPodGracePeriod an int32: the kubelet's strict decoding refuses a number, a
+    # string, a fraction or an int32 overflow where we read `100` as "100" and "30" as 30
+    ("eviction-hard-value-number", {"c.json": kubelet_config(evictionHard={"memory.available": 100})},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["c.json", "NodeKubeletConfig n1", "kubeletconfig.evictionHard.memory.available", "expected a string, found number 100"]),
+    ("eviction-soft-grace-value-object",
+     {"c.json": kubelet_config(evictionSoft={"memory.available": "1Gi"}, evictionSoftGracePeriod={"memory.available": {"s": 30}})},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.evictionSoftGracePeriod.memory.available", "expected a string, found an object"]),
+    ("max-pod-grace-string", {"c.json": kubelet_config(evictionMaxPodGracePeriod="30")},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.evictionMaxPodGracePeriod", "expected an integer number of seconds, found string '30'"]),
+    ("max-pod-grace-fraction", {"c.json": kubelet_config(evictionMaxPodGracePeriod=1.5)},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.evictionMaxPodGracePeriod", "found number 1.5"]),
+    ("max-pod-grace-beyond-int32", {"c.json": kubelet_config(evictionMaxPodGracePeriod=2 ** 31)},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.evictionMaxPodGracePeriod", "2147483648 is out of the int32 range"]),
+    # time.ParseDuration refuses more than int64 nanoseconds (the kubelet does not start), and
+    # shutdownGracePeriodSeconds is an int64: both were planned as an 11-million-year shutdown
+    ("shutdown-grace-beyond-go", {"c.json": kubelet_config(shutdownGracePeriod="99999999999h")},
+     ["-f", "c.json", "shutdown", "n1"], 1,
+     ["c.json", "NodeKubeletConfig n1", "kubeletconfig.shutdownGracePeriod", "invalid duration '99999999999h'",
+      "more than Go's maximum duration"]),
+    ("shutdown-by-priority-seconds-beyond-int64",
+     {"c.json": kubelet_config(shutdownGracePeriodByPodPriority=[{"priority": 0, "shutdownGracePeriodSeconds": 2 ** 63}])},
+     ["-f", "c.json", "shutdown", "n1"], 1,
+     ["NodeKubeletConfig n1", "shutdownGracePeriodByPodPriority[0].shutdownGracePeriodSeconds", "int64 range"]),
+    ("transition-period-beyond-go", {"c.json": kubelet_config(evictionPressureTransitionPeriod="99999999999h")},
+     ["-f", "c.json", "pressure", "n1"], 1,
+     ["NodeKubeletConfig n1", "kubeletconfig.evictionPressureTransitionPeriod", 'time: invalid duration "99999999999h"']),
     ("max-pod-grace-object", {"c.json": kubelet_config(evictionMaxPodGracePeriod={"s": 1})},
      ["-f", "c.json", "pressure", "n1"], 1,
      ["NodeKubeletConfig n1", "kubeletconfig.evictionMaxPodGracePeriod", "found an object"]),
@@ -311,6 +412,11 @@ CASES: List[Case] = [
      ["c.json", "NodeKubeletConfig n1", "kubeletconfig", "expected an object, found string 'evictionHard'"]),
     ("kubelet-config-missing", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--kubelet-config", "nope.yaml"], 1,
      ["nope.yaml"]),
+    # an empty path (an unset shell variable) was taken as no flag: planned with the node's config
+    ("kubelet-config-empty-path", {"c.json": GOOD}, ["-f", "c.json", "pressure", "--kubelet-config", ""], 1,
+     ["--kubelet-config", "no such file or directory"]),
+    ("shutdown-kubelet-config-empty-path", {"c.json": GOOD}, ["-f", "c.json", "shutdown", "n1", "--kubelet-config", ""], 1,
+     ["--kubelet-config", "no such file or directory"]),
     # ---- unknown nodes -----------------------------------------------------------------------
     ("drain-unknown-node", {"c.json": GOOD}, ["-f", "c.json", "drain", "ghost"], 1, ['node "ghost" not found']),
     ("affinity-unknown-node", {"c.json": GOOD}, ["-f", "c.json", "affinity", "--label", "ghost:a=b"], 1,

@@ -73,7 +73,9 @@ def test_format_bytes(n, text):
 
 
 DURATIONS = [("0", 0.0), ("30s", 30.0), ("1m30s", 90.0), ("5m", 300.0), ("1h2m3.5s", 3723.5), ("300ms", 0.3),
-             ("1.5h", 5400.0), ("-2s", -2.0), ("1us", 1e-6), ("2h45m", 9900.0), ("5m0s", 300.0)]
+             ("1.5h", 5400.0), ("-2s", -2.0), ("1us", 1e-6), ("2h45m", 9900.0), ("5m0s", 300.0),
+             # time.ParseDuration's bounds: int64 nanoseconds, one more on the negative side
+             ("2562047h47m16.854775807s", 9223372036.854775807), ("-2562047h47m16.854775808s", -9223372036.854775808)]
 
 
 @pytest.mark.parametrize("text,seconds", DURATIONS, ids=[d[0] for d in DURATIONS])
@@ -81,7 +83,9 @@ def test_parse_duration(text, seconds):
     assert parse_duration(text) == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("text", ["", "30", "s", "1x", "1m30", "1.s2", " 5s", "5 s", "1d"])
+@pytest.mark.parametrize("text", ["", "30", "s", "1x", "1m30", "1.s2", " 5s", "5 s", "1d",
+                                  # past int64 nanoseconds: Go says "time: invalid duration"
+                                  "2562047h47m16.854775808s", "-2562047h47m16.854775809s", "99999999999h"])
 def test_parse_duration_rejects(text):
     with pytest.raises(ValueParseError):
         parse_duration(text)

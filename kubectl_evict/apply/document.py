@@ -17,6 +17,7 @@ from pyrsistent import pmap, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError, json_type
 from kubectl_evict.flags import MAX_DURATION
+from kubectl_evict.source.documents import check_surrogates, json_problem
 from kubectl_evict.source.files import read_bytes
 from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan, Workload
 from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
@@ -47,10 +48,11 @@ def _load(data: bytes, source: str) -> Any:
     if not data.strip():
         raise InputError("empty file: expected an EvictionPlan document", source=source)
     if data.lstrip()[:1] in (b"{", b"["):
+        check_surrogates(data, source)
         try:
             return json.loads(data)
         except ValueError as e:
-            raise InputError("invalid JSON: %s" % e, source=source) from None
+            raise InputError("invalid JSON: %s" % json_problem(e, data), source=source) from None
     from kubectl_evict.source.yamltext import load_all
     docs = load_all(data, source)
     if len(docs) != 1:
@@ -194,12 +196,15 @@ def _entries(doc: Dict[str, Any], key: str, source: str) -> List[Entry]:
         raise InputError("must be a list, not %s" % json_type(raw), source=source, field=key)
     out = []
     for i, e in enumerate(raw):
+        where = "%s[%d]" % (key, i)
         if not isinstance(e, dict):
-            raise InputError("must be a mapping, not %s" % json_type(e), source=source, field="%s[%d]" % (key, i))
-        code = e.get("code")
-        out.append(Entry(code=code if isinstance(code, str) else "", namespace=str(e.get("namespace") or ""),
-                         pod=str(e.get("pod") or ""), node=str(e.get("node") or ""),
-                         reason=str(e.get("reason") or ""), uid=str(e.get("uid") or "")))
+            raise InputError("must be a mapping, not %s" % json_type(e), source=source, field=where)
+        # verify looks each entry's pod up by these: a number or a list would be looked for as
+        # its Python spelling ("inf", "['a']") and reported as gone, so the types are checked
+        # like an action's; all stay optional (what a plan leaves out is "")
+        f = {k: _str(e, k, where, source, required=False)
+             for k in ("code", "namespace", "pod", "node", "reason", "uid")}
+        out.append(Entry(**f))
     return out
 
 
@@ -244,9 +249,10 @@ def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Pla
     if not isinstance(doc, dict):
         raise InputError("expected an EvictionPlan mapping, found %s" % json_type(doc), source=source)
     if doc.get("apiVersion") != API_VERSION or doc.get("kind") != KIND:
-        raise InputError("not an EvictionPlan: apiVersion %r, kind %r (expected %s, %s; write one with "
-                         "'kubectl evictplan -o json COMMAND ...')" % (doc.get("apiVersion"), doc.get("kind"),
-                                                                     API_VERSION, KIND), source=source)
+        raise InputError("not an EvictionPlan: apiVersion %s, kind %s (expected %s, %s; write one with "
+                         "'kubectl evictplan -o json COMMAND ...')" % (_shown(doc.get("apiVersion")),
+                                                                     _shown(doc.get("kind")), API_VERSION, KIND),
+                         source=source)
     actions = doc.get("actions")
     if not isinstance(actions, list):
         raise InputError("must be a list" if actions is not None else "required field is missing",
@@ -282,6 +288,11 @@ def plan_from_document(doc: Any, source: str, *, workloads: bool = False) -> Pla
                 incomplete=pvector(Incomplete(kind=e["kind"], effect=str(e.get("effect") or "")) for e in incomplete),
                 context=context, server=server,
                 extra=pmap({"newNodes": _new_nodes(doc, source)} if workloads and doc.get("newNodes") else {}))
+
+
+def _shown(v: Any) -> str:
+    """apiVersion / kind as the refusal quotes them: absent says so, anything else in JSON's words."""
+    return "missing" if v is None else repr(v) if isinstance(v, str) else json_type(v)
 
 
 def _new_nodes(doc: Dict[str, Any], source: str) -> Tuple[Dict[str, Any], ...]:

@@ -147,7 +147,7 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], eviction_hard: Tuple[str
                           eviction_max_pod_grace_period, eviction_pressure_transition_period)
     parsed_signals = tuple(parse_signal(s) for s in signals)
     cfg = None
-    if kubelet_config:
+    if kubelet_config is not None:   # "" is a path too: it names no file, say so
         from kubectl_evict.kubeletconfig import load_kubelet_config
         cfg = load_kubelet_config(kubelet_config)
     settings = PressureSettings(nodes=tuple(dict.fromkeys(nodes)), flags=pmap(flags), kubelet_config=cfg,

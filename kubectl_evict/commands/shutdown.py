@@ -98,7 +98,7 @@ def command(ctx: click.Context, nodes: Tuple[str, ...], grace_period: Optional[s
              if v is not None]
     flags = ShutdownConfig(grace=grace, critical=critical, by_priority=groups, source="/".join(given) or "flags")
     file_cfg = None
-    if kubelet_config:
+    if kubelet_config is not None:   # "" is a path too: it names no file, say so
         from kubectl_evict.kubeletconfig import load_kubelet_config
         file_cfg = config_from_kubelet(load_kubelet_config(kubelet_config), "--kubelet-config " + kubelet_config)
     settings = ShutdownSettings(nodes=tuple(nodes), flags=flags, kubelet_config=file_cfg, non_graceful=non_graceful,

@@ -163,11 +163,31 @@ def _across_layers(problem: str, a: Tuple[str, str], b: Tuple[str, str]) -> Inpu
 
 
 def _as_map(v: Any, key: str, origin: str) -> Dict[str, str]:
+    """A KubeletConfiguration map[string]string: the kubelet refuses to decode a number or an
+    object as a value (strict decoding of kubelet.config.k8s.io/v1beta1), so do we, at the
+    signal's field, instead of reading `100` as "100" or an object as its Python spelling."""
     if v is None:
         return {}
     if not hasattr(v, "items"):
         raise _located("expected a map of signal to value", key, origin)
-    return {str(k): str(x) for k, x in v.items()}
+    for k, x in v.items():
+        if not isinstance(x, str):
+            raise _located("expected a string, found %s" % json_type(x), "%s.%s" % (key, k), origin)
+    return {str(k): x for k, x in v.items()}
+
+
+def _max_pod_grace(v: Any, origin: str) -> int:
+    """evictionMaxPodGracePeriod: an int32 of seconds in KubeletConfiguration (a string, a
+    fraction or a number past int32 does not decode). A negative value decodes and the pod worker
+    floors the grace at 1 s (`eviction_grace`), so it is read, not refused."""
+    if v is None:
+        return DEFAULT_MAX_POD_GRACE_PERIOD
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
+        raise _located("expected an integer number of seconds, found %s" % json_type(v),
+                       "evictionMaxPodGracePeriod", origin)
+    if not -2 ** 31 <= v <= 2 ** 31 - 1:
+        raise _located("%d is out of the int32 range of seconds" % v, "evictionMaxPodGracePeriod", origin)
+    return int(v)
 
 
 def _memory_of(v: Any, key: str, origin: str) -> Optional[int]:
@@ -247,11 +267,7 @@ def _resolve_config(settings: PressureSettings, snapshot: Snapshot, node: str,
         if paired is not None and paired[0] is not None and paired[1] != o:
             raise _across_layers(str(e), (e.key, o), (e.paired, paired[1])) from None
         raise _located(str(e), e.key, o) from None
-    mpg_v, mpg_o = picked["evictionMaxPodGracePeriod"]
-    try:
-        max_grace = int(mpg_v) if mpg_v is not None else DEFAULT_MAX_POD_GRACE_PERIOD
-    except (TypeError, ValueError):
-        raise _located("expected an integer number of seconds, found %s" % json_type(mpg_v), "evictionMaxPodGracePeriod", mpg_o) from None
+    max_grace = _max_pod_grace(*picked["evictionMaxPodGracePeriod"])
     tp_v, tp_o = picked["evictionPressureTransitionPeriod"]
     if tp_v is None:
         period = DEFAULT_PRESSURE_TRANSITION_PERIOD

@@ -123,6 +123,9 @@ def parse_by_priority(items: Any, source: str, path: str = "shutdownGracePeriodB
         if secs < 0:
             raise InputError("shutdownGracePeriodSeconds %d must not be negative" % secs, source=source,
                              field=p + ".shutdownGracePeriodSeconds")
+        if secs > (1 << 63) - 1:   # an int64 in KubeletConfiguration: more does not decode
+            raise InputError("shutdownGracePeriodSeconds %d is out of the int64 range" % secs, source=source,
+                             field=p + ".shutdownGracePeriodSeconds")
         out.append(Group(prio, secs))
     return tuple(out)
 

@@ -41,6 +41,7 @@ def parse_text(data: Any, source: str) -> List[object]:
             except fastjson.FallBack:
                 pass
         data = bytes(data)   # the stdlib parsers read bytes (bytes(b) is b itself: no copy)
+        check_surrogates(data, source)
         try:
             try:
                 return [json.loads(data, parse_constant=_reject_constant)]
@@ -55,7 +56,7 @@ def parse_text(data: Any, source: str) -> List[object]:
             raise InputError("not UTF-8 text (byte 0x%02x on line %d)" % (data[e.start], data.count(b"\n", 0, e.start) + 1),
                              source=source) from None
         except ValueError as e:
-            raise InputError("invalid JSON: %s" % e, source=source) from None
+            raise InputError("invalid JSON: %s" % json_problem(e, data), source=source) from None
         except RecursionError:
             path = _nesting_path(data, NESTING_SHOWN)
             raise InputError("invalid JSON: nested too deeply%s" % (" (more than %d levels)" % NESTING_SHOWN
@@ -65,6 +66,74 @@ def parse_text(data: Any, source: str) -> List[object]:
 
 
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
+# A \uD800-\uDFFF escape that is not half of a pair (a backslash run of even length before it:
+# an escaped backslash is text, not an escape). Python's json turns it into a lone surrogate
+# that no output can encode; msgspec, our YAML reader and RFC 8259 (section 8.2) call it invalid.
+_LONE_SURROGATE = re.compile(rb'(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})'
+                             rb'|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})')
+
+
+def check_surrogates(data: bytes, source: str) -> None:
+    """Refuse JSON text holding an unpaired UTF-16 surrogate escape (`"\\ud800"`), with its line
+    and column: the stdlib parser accepts it, and the plan would then fail to print. Only on the
+    stdlib path (msgspec refuses such text itself): one C-speed regex scan."""
+    if b"\\u" not in data:
+        return
+    m = _LONE_SURROGATE.search(data)
+    if m is None:
+        return
+    at = m.start(1)
+    line = data.count(b"\n", 0, at) + 1
+    column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    try:
+        path = _surrogate_path(json.loads(data))
+    except (ValueError, RecursionError):   # the text has other faults too: the position says where
+        path = ""
+    raise InputError("invalid JSON: unpaired UTF-16 surrogate %s in a string (line %d, column %d)"
+                     % (m.group(1).decode("ascii"), line, column), source=source, field=path or None)
+
+
+_LONG_NUMBER = re.compile(rb"-?[0-9]{4300,}")
+
+
+def json_problem(e: ValueError, data: bytes) -> str:
+    """The stdlib parser's complaint in the user's terms. Python refuses to convert an integer of
+    more than 4300 digits (CVE-2020-10735) with advice about its own interpreter; no Kubernetes
+    field holds such a number, so say what and where instead."""
+    text = str(e)
+    if not text.startswith("Exceeds the limit"):
+        return text
+    m = _LONG_NUMBER.search(data)
+    if m is None:
+        return "a number of more than 4300 digits"
+    line = data.count(b"\n", 0, m.start()) + 1
+    return "a number of %d digits at line %d column %d (more than 4300: no Kubernetes field holds one)" % (
+        len(m.group().lstrip(b"-")), line, m.start() - (data.rfind(b"\n", 0, m.start()) + 1) + 1)
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= c <= "\udfff" for c in text)
+
+
+def _surrogate_path(v: Any, path: str = "") -> str:
+    """The field path (`items[3].metadata.name`) of the first string holding a lone surrogate."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            p = "%s.%s" % (path, k) if path else k
+            if _has_surrogate(k):
+                return p
+            found = _surrogate_path(x, p)
+            if found:
+                return found
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            found = _surrogate_path(x, "%s[%d]" % (path, i))
+            if found:
+                return found
+    elif isinstance(v, str) and _has_surrogate(v):
+        return path or "(the document)"
+    return ""
+
 
 
 def _json_stream(data: bytes) -> List[object]:

@@ -31,7 +31,6 @@ from kubectl_evict.model import (EMPTY_MAP, Condition, Container, ContainerPort,
                                  PodDisruptionBudget, PreferredTerm, PriorityClass, Requirement, Snapshot,
                                  SnapshotInfo, Taint, Volume, VolumeAttachment, LazyJSON, frozen_map,
                                  SYSTEM_PRIORITY_CLASSES)
-from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import validate
 from kubectl_evict.versions import is_version
 from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
@@ -556,8 +555,8 @@ def _volume(loc: _Loc, v: Any, i: int, it: _Interner) -> Volume:
         ed = _map(loc, v, "emptyDir", p + ".emptyDir")
         limit = None
         if ed.get("sizeLimit") is not None:
-            try:
-                limit = to_units("ephemeral-storage", parse_quantity(ed["sizeLimit"]))
+            try:   # validateVolumeSource refuses a negative sizeLimit; past int64 it fits no node
+                limit = validate.resource_units("ephemeral-storage", ed["sizeLimit"], p + ".emptyDir.sizeLimit")
             except ValueParseError as e:
                 raise loc.error(p + ".emptyDir.sizeLimit", str(e)) from None
         return it.leaf(Volume(name, kind, _str(loc, ed, "medium", p + ".emptyDir.medium"), limit))
@@ -939,14 +938,15 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
     if kind == "DaemonSet":
         replicas = None
     elif kind == "Job":
-        replicas = _valid(loc, validate.non_negative, _int(loc, spec, "parallelism", "spec.parallelism", 1),
+        replicas = _valid(loc, validate.non_negative_int32, _int(loc, spec, "parallelism", "spec.parallelism", 1),
                           "spec.parallelism")
     else:   # apps validation: ValidateNonnegativeField(spec.replicas)
-        replicas = _valid(loc, validate.non_negative, _int(loc, spec, "replicas", "spec.replicas", 1), "spec.replicas")
+        replicas = _valid(loc, validate.non_negative_int32, _int(loc, spec, "replicas", "spec.replicas", 1),
+                          "spec.replicas")
     job: Dict[str, Any] = _job_fields(loc, obj, spec) if kind == "Job" else {}
     rolling_out, max_unavailable = _statefulset_rollout(loc, obj, spec) if kind == "StatefulSet" else (False, None)
     if kind == "StatefulSet":   # apps validation: ValidateNonnegativeField(spec.minReadySeconds)
-        job["min_ready_seconds"] = _valid(loc, validate.non_negative, _int(loc, spec, "minReadySeconds",
+        job["min_ready_seconds"] = _valid(loc, validate.non_negative_int32, _int(loc, spec, "minReadySeconds",
                                                                            "spec.minReadySeconds", 0),
                                           "spec.minReadySeconds")
     ds: Dict[str, Any] = _daemonset_template(loc, spec, it) if kind == "DaemonSet" else {}

@@ -18,8 +18,8 @@ from kubectl_evict.errors import ValueParseError
 from kubectl_evict.model import (CSIDriver, CSINode, LabelSelector, Namespace, NodeSelector, NodeSelectorTerm,
                                  PersistentVolume, PersistentVolumeClaim, PodAffinityTerm, PriorityClass,
                                  Requirement, SpreadConstraint, StorageClass, WeightedPodAffinityTerm, frozen_map)
-from kubectl_evict.quantity import parse_quantity, to_units
 from kubectl_evict.source import fields  # the shared field readers (one home for input validation)
+from kubectl_evict.source import validate
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver", "Namespace")
@@ -46,8 +46,9 @@ def _storage(loc: Any, d: dict, key: str, path: str) -> int:
     v = d.get(key)
     if v is None:
         return 0
-    try:
-        return to_units("storage", parse_quantity(v))
+    try:   # validate.resource_units: >= 0 and within int64, as PersistentVolume capacity and
+        # PersistentVolumeClaim requests are validated (ValidateResourceQuantityValue)
+        return validate.resource_units("storage", v, path)
     except ValueParseError as e:
         raise loc.error(path, str(e)) from None
 
@@ -264,6 +265,25 @@ def _terms(loc: Any, aff: dict, kind: str, it: Any) -> Tuple[Tuple[PodAffinityTe
     return req, tuple(pref)
 
 
+def _check_spread(loc: Any, p: str, max_skew: int, key: str, when: str, min_domains: Optional[int],
+                  affinity_policy: str, taints_policy: str) -> None:
+    """What the API server refuses in a topology spread constraint (validateTopologySpreadConstraints,
+    pkg/apis/core/validation/validation.go): maxSkew and minDomains not positive, no
+    topologyKey, an unknown node inclusion policy. PodTopologySpread
+    would otherwise count skew against 0 or against the nodes lacking a "" label."""
+    if max_skew <= 0:
+        raise loc.error(p + ".maxSkew", "Invalid value: %d: must be greater than zero" % max_skew)
+    if not key:
+        raise loc.error(p + ".topologyKey", "Required value: can not be empty")
+    if min_domains is not None and min_domains <= 0:
+        # (minDomains with ScheduleAnyway is refused too, but the scheduler's own tests pin down
+        # that it has no effect there: read, not refused)
+        raise loc.error(p + ".minDomains", "Invalid value: %d: must be greater than zero" % min_domains)
+    for policy, name in ((affinity_policy, "nodeAffinityPolicy"), (taints_policy, "nodeTaintsPolicy")):
+        if policy not in ("Honor", "Ignore"):
+            raise loc.error("%s.%s" % (p, name), 'Unsupported value: "%s": supported values: "Honor", "Ignore"' % policy)
+
+
 def _spread(loc: Any, spec: dict, it: Any) -> Tuple[SpreadConstraint, ...]:
     fz = fields
     out = []
@@ -274,12 +294,16 @@ def _spread(loc: Any, spec: dict, it: Any) -> Tuple[SpreadConstraint, ...]:
         if when not in ("DoNotSchedule", "ScheduleAnyway"):
             raise loc.error(p + ".whenUnsatisfiable", "expected DoNotSchedule or ScheduleAnyway, found %r" % when)
         min_domains = fz._int(loc, c, "minDomains", p + ".minDomains")
+        max_skew = fz._int(loc, c, "maxSkew", p + ".maxSkew", 1)
+        key = fz._str(loc, c, "topologyKey", p + ".topologyKey")
+        affinity_policy = fz._str(loc, c, "nodeAffinityPolicy", p + ".nodeAffinityPolicy") or "Honor"
+        taints_policy = fz._str(loc, c, "nodeTaintsPolicy", p + ".nodeTaintsPolicy") or "Ignore"
+        _check_spread(loc, p, max_skew, key, when, min_domains, affinity_policy, taints_policy)
         out.append(it.leaf(SpreadConstraint(
-            fz._int(loc, c, "maxSkew", p + ".maxSkew", 1), fz._str(loc, c, "topologyKey", p + ".topologyKey"), when,
+            max_skew, key, when,
             fz.label_selector(loc, c, "labelSelector", p + ".labelSelector", it),
             min_domains if min_domains is not None else 1,
-            fz._str(loc, c, "nodeAffinityPolicy", p + ".nodeAffinityPolicy") or "Honor",
-            fz._str(loc, c, "nodeTaintsPolicy", p + ".nodeTaintsPolicy") or "Ignore",
+            affinity_policy, taints_policy,
             _strings(loc, c, "matchLabelKeys", p + ".matchLabelKeys"))))
     return tuple(out)
 

@@ -69,6 +69,16 @@ def non_negative(value: Optional[int], field: str) -> Optional[int]:
     return value
 
 
+def non_negative_int32(value: Optional[int], field: str) -> Optional[int]:
+    """spec.replicas, spec.parallelism, spec.minReadySeconds of a workload: ValidateNonnegativeField
+    on an `*int32` (apps/v1, batch/v1): a larger number does not decode, and would be planned as a
+    trillion replicas."""
+    non_negative(value, field)
+    if value is not None and value > INT32_MAX:
+        raise InvalidValue(field, "%s is out of the int32 range [0, %d]" % (_num(value), INT32_MAX))
+    return value
+
+
 def int_or_percent(value: Union[int, str, None], field: str) -> Union[int, str, None]:
     """A PodDisruptionBudget's minAvailable / maxUnavailable (already an int or "N%"):
     `ValidatePositiveIntOrPercent` (an int must be >= 0) and `IsNotMoreThan100Percent`

@@ -77,11 +77,16 @@ def _construct(tag: str, text: str) -> Any:
     return _constructor.yaml_constructors[tag](_constructor, ScalarNode(tag, text))
 
 
-def _plain(text: str) -> Any:
+def _plain(text: str, ev: Any) -> Any:
     """An unquoted scalar resolved by YAML 1.1's implicit rules (PyYAML's table)."""
     for tag, regexp in _IMPLICIT.get(text[:1] if text else "", ()):
         if regexp.match(text):
-            return _MERGE_KEY if tag == _MERGE else _construct(tag, text)
+            if tag == _MERGE:
+                return _MERGE_KEY
+            try:
+                return _construct(tag, text)
+            except ValueError:   # an integer past Python's 4300-digit conversion limit
+                raise _Problem("a number of %d digits (no Kubernetes field holds one)" % len(text), ev) from None
     return text
 
 
@@ -100,14 +105,15 @@ def _scalar(ev: Any, cache: Dict[str, Any]) -> Any:
             try:
                 return cache[text]
             except KeyError:
-                v = cache[text] = _plain(text)
+                v = cache[text] = _plain(text, ev)
                 return v
         return ev.value
     if tag in _SCALAR_TAGS:
         try:
             return _construct(tag, ev.value)
         except (ValueError, yaml.YAMLError):
-            raise _Problem("%r is not a valid %s" % (ev.value, tag.rsplit(":", 1)[-1]), ev) from None
+            shown = ev.value if len(ev.value) <= 40 else ev.value[:40] + "... (%d characters)" % len(ev.value)
+            raise _Problem("%r is not a valid %s" % (shown, tag.rsplit(":", 1)[-1]), ev) from None
     raise _Problem("unsupported YAML tag %s (kubectl reads only JSON values)" % tag, ev)
 
 
@@ -190,7 +196,7 @@ def _events(data: Any, prune: bool, stream: bool) -> Iterator[Tuple[bool, Any]]:
                     if ev.implicit[0]:
                         value = cache.get(ev.value, _NOKEY)
                         if value is _NOKEY:
-                            value = cache[ev.value] = _plain(ev.value)
+                            value = cache[ev.value] = _plain(ev.value, ev)
                     else:
                         value = ev.value
                 else:
