@@ -218,36 +218,17 @@ class ClusterState:
         self.with_anti: Dict[Tuple[str, str], Pod] = {}              # residents with required anti-affinity
         self._pvc_users: Optional[Counter] = None                    # (namespace, claim) -> pods using it
         self.fresh: Dict[Tuple[str, str], Any] = {}                   # claims of the replacement being placed
-        # every pod of the cluster passes here once: `items` and `_index` inlined (no claims are
-        # counted yet: `_pvc_users` is built on first use)
-        req_items = self._req_items
-        by_ns = self.by_ns
-        pod_of = self.pod_of
-        with_anti = self.with_anti
         for name in self.names:
             alloc = self.alloc[name] = dict(self.nodes[name].allocatable)
             free = dict(alloc)
             res: List[Pod] = []
             for p in pods_by_node.get(name, ()):
-                if p.phase in ("Succeeded", "Failed"):
-                    continue
-                ns = p.namespace
-                key = (ns, p.name)
-                if gone and key in gone:
+                if p.phase in ("Succeeded", "Failed") or (gone and (p.namespace, p.name) in gone):
                     continue
                 res.append(p)
-                items = req_items.get(id(p.requests))
-                if items is None:
-                    items = self.items(p)
-                for r, q in items:
+                for r, q in self.items(p):
                     free[r] = free.get(r, 0) - q
-                in_ns = by_ns.get(ns)
-                if in_ns is None:
-                    in_ns = by_ns[ns] = {}
-                in_ns[key] = name
-                pod_of[key] = p
-                if p.anti_affinity_required:
-                    with_anti[key] = p
+                self._index(p, name, 1)
             self.free[name] = free
             self.count[name] = len(res)
             self.residents[name] = res
