@@ -14,7 +14,6 @@ Everything is returned as a KubeletConfiguration-shaped dict with camelCase keys
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Dict, List, Mapping
 
@@ -106,12 +105,8 @@ def load_kubelet_config(path: str) -> Dict[str, Any]:
         raise InputError(e.strerror or str(e), source=path, field="--kubelet-config") from None
     text = data.decode("utf-8", errors="replace")
     if re.match(r"\s*[{\[]", text):
-        from kubectl_evict.source.documents import check_surrogates, json_problem
-        check_surrogates(data, path)
-        try:
-            doc = json.loads(text)
-        except ValueError as e:
-            raise InputError("invalid JSON: %s" % json_problem(e, data), source=path) from None
+        from kubectl_evict.source.documents import load_json
+        doc = load_json(text.encode("utf-8"), path)   # the text as read (bytes past UTF-8 replaced)
     else:
         from kubectl_evict.source.yamltext import load_all
         docs: List[Any] = load_all(text.encode("utf-8"), path)

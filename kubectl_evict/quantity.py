@@ -9,6 +9,7 @@ once, at freeze time, so rules work on plain ints.
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from typing import Union
@@ -35,7 +36,7 @@ def parse_quantity(text: Union[str, int, float]) -> Fraction:
     if isinstance(text, int):
         return Fraction(text)
     if isinstance(text, float):
-        if text != text or text in (float("inf"), float("-inf")):   # 1e400 in JSON reads as inf
+        if not math.isfinite(text):   # 1e400 in JSON reads as inf
             raise ValueParseError("invalid quantity %r" % text)
         return Fraction(repr(text))
     if not isinstance(text, str):

@@ -17,7 +17,7 @@ from pyrsistent import pmap, pvector
 
 from kubectl_evict.errors import InputError, ValueParseError, json_type
 from kubectl_evict.flags import MAX_DURATION
-from kubectl_evict.source.documents import check_surrogates, json_problem
+from kubectl_evict.source.documents import load_json
 from kubectl_evict.source.files import read_bytes
 from kubectl_evict.plan import ACTION_TYPES, ACTORS, POD_ACTIONS, Action, Entry, Incomplete, Plan, Workload
 from kubectl_evict.scheduling.labels import label_value_errors, qualified_name_errors
@@ -48,11 +48,7 @@ def _load(data: bytes, source: str) -> Any:
     if not data.strip():
         raise InputError("empty file: expected an EvictionPlan document", source=source)
     if data.lstrip()[:1] in (b"{", b"["):
-        check_surrogates(data, source)
-        try:
-            return json.loads(data)
-        except ValueError as e:
-            raise InputError("invalid JSON: %s" % json_problem(e, data), source=source) from None
+        return load_json(data, source)
     from kubectl_evict.source.yamltext import load_all
     docs = load_all(data, source)
     if len(docs) != 1:
