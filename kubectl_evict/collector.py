@@ -7,9 +7,13 @@ collection would walk all of them, so they are built with the collector paused (
 Re-enabling it is the subtle part: the collector counts allocations even while disabled, so
 the first allocation afterwards starts a collection of the youngest generation, which now holds
 everything allocated while it was paused: the whole snapshot (about 1 s at 150,000 pods, paid
-by every command). `paused` therefore moves what was allocated into the permanent generation
-(`gc.freeze`) before it re-enables the collector; those objects are still freed by reference
-counting when they die, they are only never walked again.
+by every command). When the process ends after its one command (the console entry point says
+so with `will_exit_now`), `paused` therefore moves what was allocated into the permanent
+generation (`gc.freeze`) before it re-enables the collector; those objects are still freed by
+reference counting when they die, they are only never walked again, and cyclic garbage among
+them is never collected, which costs nothing in a process that is about to end. An in-process
+caller that loads and plans many times (a test session, a program importing the package) gets
+no freeze: its garbage cycles must still be collected, or every call's would be kept for good.
 
 Freeing is the last cost: when a command returns, its snapshot and plan die, and reference
 counting frees their millions of objects one by one (about 0.4 s at 150,000 pods) just before
@@ -34,15 +38,17 @@ _EXITING = [False]   # set once by the console entry point (`will_exit_now`)
 
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
-    """Run the block with the cyclic collector off; afterwards freeze what it allocated and put
-    the collector back as it was. Nests: an inner block inside a paused one changes nothing."""
+    """Run the block with the cyclic collector off; afterwards (in a process that ends after its
+    command) freeze what it allocated, and put the collector back as it was. Nests: an inner
+    block inside a paused one changes nothing."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            gc.freeze()
+            if _EXITING[0]:
+                gc.freeze()
             gc.enable()
 
 

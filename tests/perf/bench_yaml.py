@@ -25,17 +25,20 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 
-LOAD = ("import sys; from kubectl_evict.source.files import load_snapshot; "
+# Each load runs as the console entry point runs it: the process says first that it ends after its one
+# command (collector.will_exit_now), so what the load built is frozen, not walked by a collection.
+EXIT = "from kubectl_evict import collector; collector.will_exit_now(); "
+LOAD = ("import sys; " + EXIT + "from kubectl_evict.source.files import load_snapshot; "
         "s = load_snapshot([sys.argv[1]]); print(len(s.pods))")
 # The same load, saying which YAML reader ran: the rapidyaml fast path, or the libyaml event
 # reader (rapidyaml missing, or the text holds something the two could read differently).
-LOAD_YAML = ("import sys; from kubectl_evict.source import fastyaml, yamltext; "
+LOAD_YAML = ("import sys; " + EXIT + "from kubectl_evict.source import fastyaml, yamltext; "
              "from kubectl_evict.source.files import load_snapshot; used = []; real = yamltext.stream; "
              "yamltext.stream = lambda d, s: (used.append(1), real(d, s))[1]; "
              "s = load_snapshot([sys.argv[1]]); print(len(s.pods), 'yamltext' if used or not fastyaml.AVAILABLE "
              "else 'rapidyaml')")
 # The libyaml event reader alone (the reader before the rapidyaml path), for reference.
-LOAD_YAMLTEXT = ("import sys; from kubectl_evict.source import fastyaml; fastyaml.AVAILABLE = False; "
+LOAD_YAMLTEXT = ("import sys; " + EXIT + "from kubectl_evict.source import fastyaml; fastyaml.AVAILABLE = False; "
                  "from kubectl_evict.source.files import load_snapshot; "
                  "s = load_snapshot([sys.argv[1]]); print(len(s.pods), 'yamltext')")
 BASELINE = ("import sys, yaml; docs = list(yaml.load_all(open(sys.argv[1], 'rb').read().decode(), "
