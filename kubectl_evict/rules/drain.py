@@ -8,9 +8,10 @@ as the API server's eviction subresource decides it (`pkg/registry/core/pod/stor
 against budgets computed as the disruption controller computes them
 (`pkg/controller/disruption`), via `scheduling/disruption.py`. Where kubectl retries a 429
 every 5 s until the budget recovers, the plan puts the pod in a later wave: a budget spent on a
-pod comes back `--pod-startup` after the eviction if the pod's replacement has a node to land on
-(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise, and the held pod
-goes at kubectl's first retry after that (`wave_spacing`). The replacements
+pod comes back once the pod's replacement is Ready, `--pod-startup` after it is created (at the
+eviction; an OrderedReady StatefulSet's at its `replacementAt`, `credit_statefulsets`), if it has
+a node to land on (kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise,
+and the held pod goes at kubectl's first retry after that (`wave_spacing`). The replacements
 of a wave are placed in the order they reach the scheduler (`arrival_order`: kubectl's concurrent,
 throttled evictions, the node's last pod first).
 
@@ -193,6 +194,9 @@ class DrainRun:
         # come at or after it are never evicted, and go to `cut_off` with when they would have been
         self.deadline: Optional[float] = None
         self.cut_off: List[Tuple[Pod, float]] = []
+        # StatefulSet pods evicted this wave whose budget comes back once their replacement is
+        # Ready: (budget, pod, wave, evicted at, spent, index of the evict action)
+        self.sts_credits: List[Tuple[BudgetState, Pod, int, float, bool, int]] = []
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -444,6 +448,7 @@ class DrainRun:
             self.b.action("delete", by=USER, force=grace == 0, **common)
         else:
             self.b.action("evict", by=USER, **common)
+        index = len(self.b.actions) - 1
         skip_wait = cfg.filters.skip_wait_for_delete_timeout
         if self.unreachable(pod.node_name) and skip_wait <= 0:
             self.block(pod, self.unreachable_reason(pod, target), "unreachable")
@@ -457,8 +462,34 @@ class DrainRun:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
             if pod.controller_kind != "StatefulSet":    # (a StatefulSet's order decides what follows it)
                 self.unplaced[pod.key] = (pod, at, state, spent)
-        if state is not None:
+        if state is not None and target is not None and pod.controller_kind == "StatefulSet":
+            # an OrderedReady StatefulSet may create its replacement later than the eviction: the
+            # budget comes back once that one is Ready (`credit_statefulsets`, after the wave)
+            self.sts_credits.append((state, pod, wave, at, spent, index))
+        elif state is not None:
             state.replaced(pod, wave, at, spent, target is not None, "has nowhere to go" if problem else "is never created")
+
+    def credit_statefulsets(self) -> None:
+        """Give back the budget of the StatefulSet pods evicted so far once their replacements are
+        Ready. The disruption controller counts a pod healthy only when it is Ready
+        (`pkg/controller/disruption/disruption.go` countHealthyPods), and an OrderedReady
+        StatefulSet creates ordinal N only once every lower ordinal is Running and Ready
+        (`processReplica`): the replacement is created at the action's `replacementAt`
+        (`chain_statefulsets`, the same times the plan reports) and Ready `--pod-startup`
+        later; the budget comes back at kubectl's first retry (`wave_at`) after that."""
+        if not self.sts_credits:
+            return
+        self.chain_statefulsets()
+        startup = float(self.cfg.pod_startup)
+        for state, pod, wave, at, spent, i in self.sts_credits:
+            a = self.b.actions[i]
+            created = float(a.replaced_at) if a.replaced_at is not None else at
+            state.replaced(pod, wave, at, spent, True, "", ready_wave=self.wave_at(created + startup, wave + 1))
+        self.sts_credits = []
+
+    def wave_at(self, t: float, first: int) -> int:
+        """The first wave, `first` or later, that comes at or after `t` seconds (`at`)."""
+        return max(first, int(math.ceil((t - self.offset) / self.spacing - 1e-9)))
 
     def retry_unplaced(self, wave: int) -> None:
         """The wave's replacements that fit nowhere when they arrived, tried again once the rest of
@@ -643,6 +674,7 @@ class DrainRun:
                 self.remove(pod, wave, reason, st, spent=spent)
             self.place_queued(None, last=True)
             self.queued = None
+            self.credit_statefulsets()
             if self.RETRY_IN_WAVE:
                 self.retry_unplaced(wave)
             self.unplaced.clear()
