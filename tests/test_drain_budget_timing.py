@@ -29,6 +29,7 @@ import pytest
 
 from conftest import NOW as NOW_TEXT, node, pod, snapshot_list
 from kubectl_evict.rules.drain import DrainSettings, plan_drain
+from kubectl_evict.rules.drain_sequence import plan_drain_in_order
 from kubectl_evict.source.freeze import freeze
 from kubectl_evict.timeutil import parse_time
 
@@ -96,3 +97,39 @@ def test_budget_comes_back_when_the_replacement_is_ready(case: str) -> None:
     assert sorted(e.code for e in plan.blocked) == want_blocked
     (w,) = plan.workloads
     assert w.ready_min == ready_min
+
+
+# -- when a node's replacements are Ready: the verdict, and --one-at-a-time's next node -------------
+
+def _sequence_plan() -> Any:
+    """db-0..db-3 (OrderedReady, no PDB) on n1; n2 (room for nothing else) runs web-0."""
+    doc = snapshot_list(node("n1"), node("n2", cpu="100m"), node("n3"), node("n4"), _sts(4),
+                        *[pod("db-%d" % i, "n1", owner=("StatefulSet", "db"), labels={"app": "db"}) for i in range(4)],
+                        pod("web-0", "n2", cpu="50m"))
+    snap = freeze([("test", str(i), o) for i, o in enumerate(doc["items"])])
+    return plan_drain_in_order(snap, DrainSettings(nodes=("n1", "n2"), one_at_a_time=True), NOW)
+
+
+def test_one_at_a_time_waits_for_the_ordered_ready_replacements() -> None:
+    """All four ordinals are evicted at 0 s; processReplica creates db-1 once db-0' is Ready (30 s),
+    db-2 at 60 s, db-3 at 90 s, Ready at 120 s: only then are n1's replacements Ready and n2's
+    turn comes (README: each node "cordoned in its turn once the previous node's replacements are
+    Ready"). Before, the sequence placed them all at once and started n2 at 30 s."""
+    plan = _sequence_plan()
+    got = [(a.type, a.pod or a.node, a.at, a.replaced_at) for a in plan.actions]
+    assert got == [("cordon", "n1", 0, None), ("evict", "db-0", 0, None), ("evict", "db-1", 0, 30),
+                   ("evict", "db-2", 0, 60), ("evict", "db-3", 0, 90),
+                   ("cordon", "n2", 120, None), ("evict", "web-0", 120, None)]
+
+
+@pytest.mark.parametrize("case, items, verdict", [
+    # the worked example: db-3 evicted at 60 s, created at 90 s, Ready at 120 s
+    ("ordered-ready", _statefulset(4), "node/n1: can be drained in 3 waves (~2m)"),
+    # no PDB: every ordinal at 0 s, the last created at 90 s
+    ("ordered-ready-no-pdb", _statefulset(4)[:1] + _statefulset(4)[2:], "node/n1: can be drained in 1 wave (~2m)"),
+    ("parallel", _statefulset(4, "Parallel"), "node/n1: can be drained in 2 waves (~1m)"),
+    ("deployment", _deployment(4), "node/n1: can be drained in 2 waves (~1m)"),
+])
+def test_the_verdict_counts_until_the_last_replacement_is_ready(case: str, items: list, verdict: str) -> None:
+    plan = _plan(items)
+    assert [n["verdict"] for n in plan.extra["nodes"]] == [verdict]

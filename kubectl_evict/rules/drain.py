@@ -24,7 +24,7 @@ built on this module's `DrainRun`.
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
 
@@ -197,6 +197,11 @@ class DrainRun:
         # StatefulSet pods evicted this wave whose budget comes back once their replacement is
         # Ready: (budget, pod, wave, evicted at, spent, index of the evict action)
         self.sts_credits: List[Tuple[BudgetState, Pod, int, float, bool, int]] = []
+        # `chain_so_far`'s incremental read of the actions: how many it has read, the pods they
+        # remove, and (index, StatefulSet uid) of those that remove a StatefulSet's pod
+        self.seen = 0
+        self.removed_keys: Set[Tuple[str, str]] = set()
+        self.sts_rows: List[Tuple[int, str]] = []
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -479,13 +484,50 @@ class DrainRun:
         later; the budget comes back at kubectl's first retry (`wave_at`) after that."""
         if not self.sts_credits:
             return
-        self.chain_statefulsets()
+        self.chain_so_far({pod.controller.uid for _, pod, _, _, _, _ in self.sts_credits})
         startup = float(self.cfg.pod_startup)
         for state, pod, wave, at, spent, i in self.sts_credits:
             a = self.b.actions[i]
             created = float(a.replaced_at) if a.replaced_at is not None else at
             state.replaced(pod, wave, at, spent, True, "", ready_wave=self.wave_at(created + startup, wave + 1))
         self.sts_credits = []
+
+    def chain_so_far(self, uids: AbstractSet[str]) -> None:
+        """`chain_statefulsets` for the StatefulSets `uids` only, over the actions so far; each
+        action is read once (`seen`), so a plan of many waves or batches stays linear."""
+        actions = self.b.actions
+        for i in range(self.seen, len(actions)):
+            a = actions[i]
+            if a.type in ("evict", "delete", "kill"):
+                self.removed_keys.add((a.namespace, a.pod))
+                pod = self.s.pods_by_key.get((a.namespace, a.pod))
+                if a.type != "kill" and pod is not None and pod.controller_kind == "StatefulSet":
+                    self.sts_rows.append((i, pod.controller.uid))
+        self.seen = len(actions)
+        chain_ordered_ready(self.b, self.s, [i for i, uid in self.sts_rows if uid in uids],
+                            float(self.cfg.pod_startup), self.removed_keys)
+
+    def ready_by_node(self, first: int = 0) -> Dict[str, float]:
+        """When the last replacement of the pods each node's drain evicted (the actions from
+        `first` on) is Ready: `--pod-startup` after it is created, at the eviction or, for an
+        OrderedReady StatefulSet, at its `replacementAt` (settled first: `chain_so_far`)."""
+        actions = self.b.actions
+        uids: Set[str] = set()
+        for a in actions[first:]:
+            if a.type in ("evict", "delete") and a.by == USER and a.target is not None:
+                pod = self.s.pods_by_key.get((a.namespace, a.pod))
+                if pod is not None and pod.controller_kind == "StatefulSet":
+                    uids.add(pod.controller.uid)
+        if uids:
+            self.chain_so_far(uids)
+        startup = float(self.cfg.pod_startup)
+        out: Dict[str, float] = {}
+        for a in self.b.actions[first:]:
+            if a.type in ("evict", "delete") and a.by == USER and a.target is not None:
+                ready = float(a.replaced_at if a.replaced_at is not None else a.at) + startup
+                if ready > out.get(a.node, -1.0):
+                    out[a.node] = ready
+        return out
 
     def wave_at(self, t: float, first: int) -> int:
         """The first wave, `first` or later, that comes at or after `t` seconds (`at`)."""
@@ -741,6 +783,7 @@ class DrainRun:
     def verdicts(self) -> None:
         cfg = self.cfg
         nodes = []
+        ready_at = self.ready_by_node()
         words = {"unreachable": ("pod stays Terminating", "pods stay Terminating"),
                  "pdb": ("pod is held by its PodDisruptionBudget", "pods are held by their PodDisruptionBudgets"),
                  "multiple-pdbs": ("pod is covered by more than one PodDisruptionBudget",
@@ -771,8 +814,9 @@ class DrainRun:
                 text = "node/%s: can be drained: nothing to evict" % name
             else:
                 n = waves[-1] - start + 1
-                # the last wave's replacements are Ready --pod-startup after its evictions
-                secs = (n - 1) * self.spacing + cfg.pod_startup
+                # the last wave's replacements are Ready --pod-startup after its evictions, an
+                # OrderedReady StatefulSet's once created (`ready_by_node`)
+                secs = max((n - 1) * self.spacing + cfg.pod_startup, ready_at.get(name, 0.0) - st["start_at"])
                 text = "node/%s: can be drained in %s (~%s)" % (name, _plural(n, "wave", "waves"), format_seconds(secs))
                 if short:
                     text = "node/%s: can be drained, but %s in %s (~%s)" % (
