@@ -133,3 +133,32 @@ def test_one_at_a_time_waits_for_the_ordered_ready_replacements() -> None:
 def test_the_verdict_counts_until_the_last_replacement_is_ready(case: str, items: list, verdict: str) -> None:
     plan = _plan(items)
     assert [n["verdict"] for n in plan.extra["nodes"]] == [verdict]
+
+
+# -- a StatefulSet pod that is Terminating now comes back by itself, and counts again once Ready -----
+
+IN_30S = "2026-11-21T12:00:30Z"       # now + 30s: the Terminating pod is gone then at the latest
+
+
+def _returning(on: str) -> list:
+    """db-0 Terminating on `on` (its kubelet alive) until +30s; db-1, db-2 Ready on n1; PDB
+    maxUnavailable 1: expected 3, desired 2, currentHealthy 2 (db-0 is terminating), allowed 0."""
+    db0 = pod("db-0", on, owner=("StatefulSet", "db"), labels={"app": "db"})
+    db0["metadata"]["deletionTimestamp"] = IN_30S
+    pdb = _pdb("db", 1)
+    return [_sts(3), pdb, db0] + [pod("db-%d" % i, "n1", owner=("StatefulSet", "db"), labels={"app": "db"})
+                                  for i in (1, 2)]
+
+
+@pytest.mark.parametrize("on", ["n1", "n2"])
+def test_a_terminating_statefulset_pod_gives_budget_back_once_it_is_ready_again(on: str) -> None:
+    """db-0 is gone at +30s and created again (processReplica: same name, once the old pod is
+    gone), Ready at +60s: currentHealthy 3, one disruption, so kubectl's retry at +60s evicts
+    db-1 (or db-2); its replacement is Ready at +90s, and the other goes then. Before, both were
+    blocked (pdb-budget, 'allows 0 disruptions now'): the budget the returning pod brings back was
+    not counted. On n1 the drain evicts db-0 too (already terminating: no PDB check, at +0s)."""
+    plan = _plan(_returning(on))
+    times = sorted(a.at for a in plan.actions if a.type == "evict" and a.pod != "db-0")
+    assert times == [60, 90]
+    assert [e.code for e in plan.blocked] == []
+    assert [a.at for a in plan.actions if a.pod == "db-0"] == ([0] if on == "n1" else [])

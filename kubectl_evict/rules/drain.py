@@ -39,10 +39,10 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
-from kubectl_evict.rules.replacements import (chain_ordered_ready, ordered_ready_wait, recreation, workload_of,
-                                              workload_owner)
+from kubectl_evict.rules.replacements import (available_after, chain_ordered_ready, ordered_ready_wait, recreation,
+                                              returning_ordinals, workload_of, workload_owner)
 from kubectl_evict.rules.scheduling import Queued, place, place_queued
-from kubectl_evict.scheduling.statefulset import queue_key
+from kubectl_evict.scheduling.statefulset import ordinal, queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.workloads import attach
 
@@ -256,6 +256,8 @@ class DrainRun:
         if st is None:
             budget = effective_budget(self.s, pdb, self.now)
             st = self.budgets[key] = BudgetState(pdb, budget)
+            if not budget.unknown:
+                self.seed_returning(st)
             if budget.unknown:
                 pass    # said per eviction (`incomplete`)
             elif not status_is_current(pdb):
@@ -272,6 +274,27 @@ class DrainRun:
                 self.b.warn("PDB %s selects pods with no controller (%s): the disruption controller cannot count "
                             "them toward expected pods" % (pdb.ref, ", ".join(budget.unmanaged)))
         return st
+
+    def seed_returning(self, state: BudgetState) -> None:
+        """The StatefulSet pods under `state`'s PDB, off the drained nodes, that are down now and
+        come back by themselves (Terminating on a node whose kubelet is alive, or finished:
+        `returning_ordinals`, the times the plan's OrderedReady chain uses): the disruption
+        controller counts each as healthy again once it is Ready (`countHealthyPods`), so each
+        raises currentHealthy then (`gains`), and a pod the budget holds is evicted at kubectl's
+        first retry after that instead of never."""
+        down: Dict[str, List[Pod]] = {}
+        for p in selected_pods(self.s, state.pdb):
+            if p.controller_kind == "StatefulSet" and p.key not in self.leaving \
+                    and (p.is_terminal or p.deletion_timestamp is not None):
+                down.setdefault(p.controller.uid, []).append(p)
+        startup = float(self.cfg.pod_startup)
+        for uid, pods in down.items():
+            back = returning_ordinals(self.s, self.now, startup, uid, exclude=self.leaving)
+            for p in pods:
+                n = ordinal(p)
+                if n in back:
+                    w = self.wave_at(back[n][1] - available_after(self.s, p), 0)
+                    state.gains[w] = state.gains.get(w, 0) + 1
 
     def workload(self, pod: Pod) -> str:
         """`Deployment ns/name` (through its ReplicaSet), `StatefulSet ns/name`, ..."""
@@ -691,10 +714,12 @@ class DrainRun:
                             reason = "wave %d, once earlier evicted pods under the PDB have Ready replacements: %s" % (
                                 wave - start_wave + 1, reason)
                         state.spend()
-                    # a pod the controller did not count as healthy (not Ready, Pending) raises
-                    # currentHealthy once its replacement is Ready
-                    gains = state is not None and not decision.spends_budget and not pod.ready \
-                        and not pod.is_terminal and pod.deletion_timestamp is None
+                    # a pod the controller did not count as healthy (not Ready, Pending, or a
+                    # StatefulSet's Terminating pod, created again once gone) raises currentHealthy
+                    # once its replacement is Ready
+                    gains = state is not None and not decision.spends_budget and not pod.is_terminal and (
+                        (not pod.ready and pod.deletion_timestamp is None)
+                        or (pod.deletion_timestamp is not None and pod.controller_kind == "StatefulSet"))
                     decided.append((pod, reason, state if decision.spends_budget or gains else None,
                                     decision.spends_budget))
                     removed.add(pod.key)
