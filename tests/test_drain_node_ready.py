@@ -52,13 +52,13 @@ def _n1(ready: str, message: str = "") -> dict:
     return n
 
 
-def _plan(ready: str, kind: str, skip_wait: int, message: str = "") -> Any:
+def _plan(ready: str, kind: str, skip_wait: int, message: str = "", grace: int = -1, disable: bool = False) -> Any:
     owner = ("StatefulSet", "db") if kind == "StatefulSet" else ("ReplicaSet", "web-rs")
     name = "db-0" if kind == "StatefulSet" else "web-0"
     doc = snapshot_list(_n1(ready, message), node("n2"), pod(name, "n1", owner=owner))
     snap = freeze([("test", str(i), o) for i, o in enumerate(doc["items"])])
-    return plan_drain(snap, DrainSettings(nodes=("n1",), filters=FilterFlags(skip_wait_for_delete_timeout=skip_wait)),
-                      NOW)
+    return plan_drain(snap, DrainSettings(nodes=("n1",), filters=FilterFlags(skip_wait_for_delete_timeout=skip_wait),
+                                          grace_period=grace, disable_eviction=disable), NOW)
 
 
 # (Ready, message, owner, --skip-wait-for-delete-timeout) -> (has a target, blocked code, shortfall code)
@@ -90,3 +90,20 @@ def test_an_evicted_pod_goes_only_where_a_kubelet_confirms_it(case: tuple) -> No
     assert (a.target is not None) == has_target
     assert [e.code for e in plan.blocked] == ([blocked] if blocked else [])
     assert [e.code for e in plan.shortfall] == ([short] if short else [])
+
+
+@pytest.mark.parametrize("ready, message", [("Unknown", ""), ("False", RUNTIME_DOWN)])
+@pytest.mark.parametrize("kind", ["ReplicaSet", "StatefulSet"])
+@pytest.mark.parametrize("disable", [False, True])
+def test_grace_period_zero_removes_the_pod_without_its_kubelet(ready: str, message: str, kind: str,
+                                                               disable: bool) -> None:
+    """kubectl drain --grace-period 0 sends gracePeriodSeconds 0 as is (drain.go makeDeleteOptions),
+    through the Eviction API or a plain DELETE, and the API server removes a pod deleted with grace
+    period 0 at once (DeleteOptions.gracePeriodSeconds: "zero means delete immediately"; spec F1:
+    "0 means immediate"), as a force delete does: nothing waits for the kubelet, so the drain
+    finishes and the StatefulSet creates its pod again at once. Before, the plan had the pod stay
+    Terminating (node-unreachable) even for `force: true` deletes."""
+    plan = _plan(ready, kind, 0, message, grace=0, disable=disable)
+    (a,) = [a for a in plan.actions if a.type in ("evict", "delete")]
+    assert (a.type, a.target, a.grace_period_seconds) == ("delete" if disable else "evict", "n2", 0)
+    assert [e.code for e in plan.blocked] == [] and [e.code for e in plan.shortfall] == []

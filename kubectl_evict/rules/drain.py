@@ -236,6 +236,15 @@ class DrainRun:
         """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating."""
         return self.s.nodes[name].ready_status in ("Unknown", "False")
 
+    def stays_terminating(self, pod: Pod) -> bool:
+        """Does `pod`, once evicted (or deleted), stay Terminating? On a node whose kubelet does
+        not confirm deletions (`unreachable`), unless the drain asks for grace period 0: kubectl
+        drain sends --grace-period as is (`staging/src/k8s.io/kubectl/pkg/drain/drain.go`
+        makeDeleteOptions), and a pod deleted with grace period 0 is removed from the API at once
+        (DeleteOptions.gracePeriodSeconds: "zero means delete immediately"; spec F1), as a force
+        delete is, without its kubelet."""
+        return self.unreachable(pod.node_name) and self.node_settings(pod.node_name).grace_period != 0
+
     def pdbs_now(self, namespace: str) -> Tuple[PodDisruptionBudget, ...]:
         """The PDBs of `namespace` as kube-scheduler's lister holds them when a replacement
         preempts (`filterPodsWithPDBViolation` reads `status.disruptionsAllowed`): a budget this
@@ -450,7 +459,8 @@ class DrainRun:
         replacement of a pod that was not healthy raises."""
         at = self.at(wave)
         self.wave = wave
-        if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
+        stuck = self.stays_terminating(pod)
+        if stuck and pod.controller_kind == "StatefulSet":
             target, problem = None, ""      # its replacement waits for the old pod to be gone
         else:
             target, problem = self.land(pod, at)
@@ -467,6 +477,9 @@ class DrainRun:
             reason += "; its replacement is never created"     # a lower ordinal's never runs: nothing to place
         elif problem:
             reason += "; its replacement fits no node"
+        if self.unreachable(pod.node_name) and not stuck:
+            reason += ("; --grace-period 0: the API server removes the pod at once, though no kubelet confirms it "
+                       "(its containers may still run on node/%s)" % pod.node_name)
         cfg = self.node_settings(pod.node_name)
         grace = None if cfg.grace_period < 0 else cfg.grace_period
         common = dict(namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name, at=at,
@@ -478,9 +491,9 @@ class DrainRun:
             self.b.action("evict", by=USER, **common)
         index = len(self.b.actions) - 1
         skip_wait = cfg.filters.skip_wait_for_delete_timeout
-        if self.unreachable(pod.node_name) and skip_wait <= 0:
+        if stuck and skip_wait <= 0:
             self.block(pod, self.unreachable_reason(pod, target), "unreachable")
-        elif self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet" and recreated.elsewhere:
+        elif stuck and pod.controller_kind == "StatefulSet" and recreated.elsewhere:
             self.short(pod, "waits-for-old-pod", "evicted, but it stays Terminating on the unreachable node, and the "
                        "StatefulSet creates its replacement (same name) only once it is gone; kubectl drain stops "
                        "waiting after --skip-wait-for-delete-timeout=%ds" % skip_wait)
