@@ -233,7 +233,15 @@ class DrainRun:
         self.node_stats[pod.node_name]["short"] += 1
 
     def unreachable(self, name: str) -> bool:
-        """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating."""
+        """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating.
+
+        Unknown: the kubelet stopped posting status. False is the kubelet's own NotReady: with a
+        runtime error in its message (`pkg/kubelet/runtime.go` runtimeErrors: "container runtime is
+        down", "PLEG is not healthy: ...") its syncLoop skips every pod sync (`pkg/kubelet/kubelet.go`)
+        and nothing confirms either; for its other causes (network plugin, storage, shutdown) the
+        kubelet keeps syncing pods, and whether the runtime can stop them is the runtime's: kept
+        as not confirming (`replacements.kubelet_gone` counts Unknown only; see tests/
+        test_drain_node_ready.py)."""
         return self.s.nodes[name].ready_status in ("Unknown", "False")
 
     def stays_terminating(self, pod: Pod) -> bool:
@@ -265,8 +273,6 @@ class DrainRun:
         if st is None:
             budget = effective_budget(self.s, pdb, self.now)
             st = self.budgets[key] = BudgetState(pdb, budget)
-            if not budget.unknown:
-                self.seed_returning(st)
             if budget.unknown:
                 pass    # said per eviction (`incomplete`)
             elif not status_is_current(pdb):
@@ -282,6 +288,8 @@ class DrainRun:
             elif budget.unmanaged and budget.source == "computed":
                 self.b.warn("PDB %s selects pods with no controller (%s): the disruption controller cannot count "
                             "them toward expected pods" % (pdb.ref, ", ".join(budget.unmanaged)))
+            if not budget.unknown:
+                self.seed_returning(st)
         return st
 
     def seed_returning(self, state: BudgetState) -> None:
