@@ -240,8 +240,8 @@ class DrainRun:
         down", "PLEG is not healthy: ...") its syncLoop skips every pod sync (`pkg/kubelet/kubelet.go`)
         and nothing confirms either; for its other causes (network plugin, storage, shutdown) the
         kubelet keeps syncing pods, and whether the runtime can stop them is the runtime's: kept
-        as not confirming (`replacements.kubelet_gone` counts Unknown only; see tests/
-        test_drain_node_ready.py)."""
+        as not confirming (`replacements.kubelet_gone` counts Unknown only; see
+        `tests/test_drain_node_ready.py`)."""
         return self.s.nodes[name].ready_status in ("Unknown", "False")
 
     def stays_terminating(self, pod: Pod) -> bool:
