@@ -162,3 +162,23 @@ def test_a_terminating_statefulset_pod_gives_budget_back_once_it_is_ready_again(
     assert times == [60, 90]
     assert [e.code for e in plan.blocked] == []
     assert [a.at for a in plan.actions if a.pod == "db-0"] == ([0] if on == "n1" else [])
+
+
+IN_60S = "2026-11-21T12:01:00Z"
+
+
+@pytest.mark.parametrize("policy, times", [("Parallel", [90, 120]), ("OrderedReady", [120, 150])])
+def test_returning_pods_come_back_in_their_statefulsets_order(policy: str, times: list) -> None:
+    """db-0 Terminating on n2 until +60s, db-1 until +30s; db-2, db-3 on n1; PDB maxUnavailable 1
+    over 4: desired 3, currentHealthy 2, allowed 0. Parallel (`allowsBurst`): each is created once
+    gone: db-1' Ready at +60s, db-0' at +90s (healthy 4: db-2 goes at +90s, its replacement at
+    once, Ready at +120s: db-3 goes then). OrderedReady (processReplica, monotonic): db-1 only once
+    db-0' is Ready (+90s), Ready at +120s, so db-2 at +120s, and its replacement waits for db-1',
+    Ready at +150s: db-3 then."""
+    db = [pod("db-%d" % i, "n2" if i < 2 else "n1", owner=("StatefulSet", "db"), labels={"app": "db"})
+          for i in range(4)]
+    db[0]["metadata"]["deletionTimestamp"] = IN_60S
+    db[1]["metadata"]["deletionTimestamp"] = IN_30S
+    plan = _plan([_sts(4, policy), _pdb("db", 1)] + db)
+    assert sorted(a.at for a in plan.actions if a.type == "evict") == times
+    assert [e.code for e in plan.blocked] == []

@@ -39,8 +39,9 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
-from kubectl_evict.rules.replacements import (available_after, chain_ordered_ready, ordered_ready_wait, recreation,
-                                              returning_ordinals, workload_of, workload_owner)
+from kubectl_evict.rules.owners import controller_owner
+from kubectl_evict.rules.replacements import (available_after, chain_ordered_ready, kubelet_gone, ordered_ready_wait,
+                                              recreation, returning_ordinals, workload_of, workload_owner)
 from kubectl_evict.rules.scheduling import Queued, place, place_queued
 from kubectl_evict.scheduling.statefulset import ordinal, queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
@@ -306,7 +307,14 @@ class DrainRun:
                 down.setdefault(p.controller.uid, []).append(p)
         startup = float(self.cfg.pod_startup)
         for uid, pods in down.items():
-            back = returning_ordinals(self.s, self.now, startup, uid, exclude=self.leaving)
+            owner = controller_owner(self.s, pods[0])
+            if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
+                # Parallel: each comes back once gone, whatever the other ordinals do
+                back = {ordinal(p): (0.0, (0.0 if p.is_terminal else max(0.0, float(p.deletion_timestamp) - self.now))
+                                     + startup + available_after(self.s, p))
+                        for p in pods if p.is_terminal or not kubelet_gone(self.s, p.node_name)}
+            else:
+                back = returning_ordinals(self.s, self.now, startup, uid, exclude=self.leaving)
             for p in pods:
                 n = ordinal(p)
                 if n in back:
