@@ -8,9 +8,10 @@ as the API server's eviction subresource decides it (`pkg/registry/core/pod/stor
 against budgets computed as the disruption controller computes them
 (`pkg/controller/disruption`), via `scheduling/disruption.py`. Where kubectl retries a 429
 every 5 s until the budget recovers, the plan puts the pod in a later wave: a budget spent on a
-pod comes back `--pod-startup` after the eviction if the pod's replacement has a node to land on
-(kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise, and the held pod
-goes at kubectl's first retry after that (`wave_spacing`). The replacements
+pod comes back once the pod's replacement is Ready, `--pod-startup` after it is created (at the
+eviction; an OrderedReady StatefulSet's at its `replacementAt`, `credit_statefulsets`), if it has
+a node to land on (kube-scheduler's Filter step, `scheduling/placement.py`), and never otherwise,
+and the held pod goes at kubectl's first retry after that (`wave_spacing`). The replacements
 of a wave are placed in the order they reach the scheduler (`arrival_order`: kubectl's concurrent,
 throttled evictions, the node's last pod first).
 
@@ -23,7 +24,7 @@ built on this module's `DrainRun`.
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
 
@@ -38,10 +39,11 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
-from kubectl_evict.rules.replacements import (chain_ordered_ready, ordered_ready_wait, recreation, workload_of,
-                                              workload_owner)
+from kubectl_evict.rules.owners import controller_owner
+from kubectl_evict.rules.replacements import (available_after, chain_ordered_ready, kubelet_gone, ordered_ready_wait,
+                                              recreation, returning_ordinals, workload_of, workload_owner)
 from kubectl_evict.rules.scheduling import Queued, place, place_queued
-from kubectl_evict.scheduling.statefulset import queue_key
+from kubectl_evict.scheduling.statefulset import ordinal, queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
 from kubectl_evict.workloads import attach
 
@@ -193,6 +195,14 @@ class DrainRun:
         # come at or after it are never evicted, and go to `cut_off` with when they would have been
         self.deadline: Optional[float] = None
         self.cut_off: List[Tuple[Pod, float]] = []
+        # StatefulSet pods evicted this wave whose budget comes back once their replacement is
+        # Ready: (budget, pod, wave, evicted at, spent, index of the evict action)
+        self.sts_credits: List[Tuple[BudgetState, Pod, int, float, bool, int]] = []
+        # `chain_so_far`'s incremental read of the actions: how many it has read, the pods they
+        # remove, and (index, StatefulSet uid) of those that remove a StatefulSet's pod
+        self.seen = 0
+        self.removed_keys: Set[Tuple[str, str]] = set()
+        self.sts_rows: List[Tuple[int, str]] = []
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -224,8 +234,25 @@ class DrainRun:
         self.node_stats[pod.node_name]["short"] += 1
 
     def unreachable(self, name: str) -> bool:
-        """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating."""
+        """Ready Unknown/False: the kubelet does not confirm deletions, so evicted pods stay Terminating.
+
+        Unknown: the kubelet stopped posting status. False is the kubelet's own NotReady: with a
+        runtime error in its message (`pkg/kubelet/runtime.go` runtimeErrors: "container runtime is
+        down", "PLEG is not healthy: ...") its syncLoop skips every pod sync (`pkg/kubelet/kubelet.go`)
+        and nothing confirms either; for its other causes (network plugin, storage, shutdown) the
+        kubelet keeps syncing pods, and whether the runtime can stop them is the runtime's: kept
+        as not confirming (`replacements.kubelet_gone` counts Unknown only; see
+        `tests/test_drain_node_ready.py`)."""
         return self.s.nodes[name].ready_status in ("Unknown", "False")
+
+    def stays_terminating(self, pod: Pod) -> bool:
+        """Does `pod`, once evicted (or deleted), stay Terminating? On a node whose kubelet does
+        not confirm deletions (`unreachable`), unless the drain asks for grace period 0: kubectl
+        drain sends --grace-period as is (`staging/src/k8s.io/kubectl/pkg/drain/drain.go`
+        makeDeleteOptions), and a pod deleted with grace period 0 is removed from the API at once
+        (DeleteOptions.gracePeriodSeconds: "zero means delete immediately"; spec F1), as a force
+        delete is, without its kubelet."""
+        return self.unreachable(pod.node_name) and self.node_settings(pod.node_name).grace_period != 0
 
     def pdbs_now(self, namespace: str) -> Tuple[PodDisruptionBudget, ...]:
         """The PDBs of `namespace` as kube-scheduler's lister holds them when a replacement
@@ -262,7 +289,37 @@ class DrainRun:
             elif budget.unmanaged and budget.source == "computed":
                 self.b.warn("PDB %s selects pods with no controller (%s): the disruption controller cannot count "
                             "them toward expected pods" % (pdb.ref, ", ".join(budget.unmanaged)))
+            if not budget.unknown:
+                self.seed_returning(st)
         return st
+
+    def seed_returning(self, state: BudgetState) -> None:
+        """The StatefulSet pods under `state`'s PDB, off the drained nodes, that are down now and
+        come back by themselves (Terminating on a node whose kubelet is alive, or finished:
+        `returning_ordinals`, the times the plan's OrderedReady chain uses): the disruption
+        controller counts each as healthy again once it is Ready (`countHealthyPods`), so each
+        raises currentHealthy then (`gains`), and a pod the budget holds is evicted at kubectl's
+        first retry after that instead of never."""
+        down: Dict[str, List[Pod]] = {}
+        for p in selected_pods(self.s, state.pdb):
+            if p.controller_kind == "StatefulSet" and p.key not in self.leaving \
+                    and (p.is_terminal or p.deletion_timestamp is not None):
+                down.setdefault(p.controller.uid, []).append(p)
+        startup = float(self.cfg.pod_startup)
+        for uid, pods in down.items():
+            owner = controller_owner(self.s, pods[0])
+            if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
+                # Parallel: each comes back once gone, whatever the other ordinals do
+                back = {ordinal(p): (0.0, (0.0 if p.is_terminal else max(0.0, float(p.deletion_timestamp) - self.now))
+                                     + startup + available_after(self.s, p))
+                        for p in pods if p.is_terminal or not kubelet_gone(self.s, p.node_name)}
+            else:
+                back = returning_ordinals(self.s, self.now, startup, uid, exclude=self.leaving)
+            for p in pods:
+                n = ordinal(p)
+                if n in back:
+                    w = self.wave_at(back[n][1] - available_after(self.s, p), 0)
+                    state.gains[w] = state.gains.get(w, 0) + 1
 
     def workload(self, pod: Pod) -> str:
         """`Deployment ns/name` (through its ReplicaSet), `StatefulSet ns/name`, ..."""
@@ -418,7 +475,8 @@ class DrainRun:
         replacement of a pod that was not healthy raises."""
         at = self.at(wave)
         self.wave = wave
-        if self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet":
+        stuck = self.stays_terminating(pod)
+        if stuck and pod.controller_kind == "StatefulSet":
             target, problem = None, ""      # its replacement waits for the old pod to be gone
         else:
             target, problem = self.land(pod, at)
@@ -435,6 +493,9 @@ class DrainRun:
             reason += "; its replacement is never created"     # a lower ordinal's never runs: nothing to place
         elif problem:
             reason += "; its replacement fits no node"
+        if self.unreachable(pod.node_name) and not stuck:
+            reason += ("; --grace-period 0: the API server removes the pod at once, though no kubelet confirms it "
+                       "(its containers may still run on node/%s)" % pod.node_name)
         cfg = self.node_settings(pod.node_name)
         grace = None if cfg.grace_period < 0 else cfg.grace_period
         common = dict(namespace=pod.namespace, pod=pod.name, uid=pod.uid, node=pod.node_name, at=at,
@@ -444,10 +505,11 @@ class DrainRun:
             self.b.action("delete", by=USER, force=grace == 0, **common)
         else:
             self.b.action("evict", by=USER, **common)
+        index = len(self.b.actions) - 1
         skip_wait = cfg.filters.skip_wait_for_delete_timeout
-        if self.unreachable(pod.node_name) and skip_wait <= 0:
+        if stuck and skip_wait <= 0:
             self.block(pod, self.unreachable_reason(pod, target), "unreachable")
-        elif self.unreachable(pod.node_name) and pod.controller_kind == "StatefulSet" and recreated.elsewhere:
+        elif stuck and pod.controller_kind == "StatefulSet" and recreated.elsewhere:
             self.short(pod, "waits-for-old-pod", "evicted, but it stays Terminating on the unreachable node, and the "
                        "StatefulSet creates its replacement (same name) only once it is gone; kubectl drain stops "
                        "waiting after --skip-wait-for-delete-timeout=%ds" % skip_wait)
@@ -457,8 +519,71 @@ class DrainRun:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
             if pod.controller_kind != "StatefulSet":    # (a StatefulSet's order decides what follows it)
                 self.unplaced[pod.key] = (pod, at, state, spent)
-        if state is not None:
+        if state is not None and target is not None and pod.controller_kind == "StatefulSet":
+            # an OrderedReady StatefulSet may create its replacement later than the eviction: the
+            # budget comes back once that one is Ready (`credit_statefulsets`, after the wave)
+            self.sts_credits.append((state, pod, wave, at, spent, index))
+        elif state is not None:
             state.replaced(pod, wave, at, spent, target is not None, "has nowhere to go" if problem else "is never created")
+
+    def credit_statefulsets(self) -> None:
+        """Give back the budget of the StatefulSet pods evicted so far once their replacements are
+        Ready. The disruption controller counts a pod healthy only when it is Ready
+        (`pkg/controller/disruption/disruption.go` countHealthyPods), and an OrderedReady
+        StatefulSet creates ordinal N only once every lower ordinal is Running and Ready
+        (`processReplica`): the replacement is created at the action's `replacementAt`
+        (`chain_statefulsets`, the same times the plan reports) and Ready `--pod-startup`
+        later; the budget comes back at kubectl's first retry (`wave_at`) after that."""
+        if not self.sts_credits:
+            return
+        self.chain_so_far({pod.controller.uid for _, pod, _, _, _, _ in self.sts_credits})
+        startup = float(self.cfg.pod_startup)
+        for state, pod, wave, at, spent, i in self.sts_credits:
+            a = self.b.actions[i]
+            created = float(a.replaced_at) if a.replaced_at is not None else at
+            state.replaced(pod, wave, at, spent, True, "", ready_wave=self.wave_at(created + startup, wave + 1))
+        self.sts_credits = []
+
+    def chain_so_far(self, uids: AbstractSet[str]) -> None:
+        """`chain_statefulsets` for the StatefulSets `uids` only, over the actions so far; each
+        action is read once (`seen`), so a plan of many waves or batches stays linear."""
+        actions = self.b.actions
+        for i in range(self.seen, len(actions)):
+            a = actions[i]
+            if a.type in ("evict", "delete", "kill"):
+                self.removed_keys.add((a.namespace, a.pod))
+                pod = self.s.pods_by_key.get((a.namespace, a.pod))
+                if a.type != "kill" and pod is not None and pod.controller_kind == "StatefulSet":
+                    self.sts_rows.append((i, pod.controller.uid))
+        self.seen = len(actions)
+        chain_ordered_ready(self.b, self.s, [i for i, uid in self.sts_rows if uid in uids],
+                            float(self.cfg.pod_startup), self.removed_keys)
+
+    def ready_by_node(self, first: int = 0) -> Dict[str, float]:
+        """When the last replacement of the pods each node's drain evicted (the actions from
+        `first` on) is Ready: `--pod-startup` after it is created, at the eviction or, for an
+        OrderedReady StatefulSet, at its `replacementAt` (settled first: `chain_so_far`)."""
+        actions = self.b.actions
+        uids: Set[str] = set()
+        for a in actions[first:]:
+            if a.type in ("evict", "delete") and a.by == USER and a.target is not None:
+                pod = self.s.pods_by_key.get((a.namespace, a.pod))
+                if pod is not None and pod.controller_kind == "StatefulSet":
+                    uids.add(pod.controller.uid)
+        if uids:
+            self.chain_so_far(uids)
+        startup = float(self.cfg.pod_startup)
+        out: Dict[str, float] = {}
+        for a in self.b.actions[first:]:
+            if a.type in ("evict", "delete") and a.by == USER and a.target is not None:
+                ready = float(a.replaced_at if a.replaced_at is not None else a.at) + startup
+                if ready > out.get(a.node, -1.0):
+                    out[a.node] = ready
+        return out
+
+    def wave_at(self, t: float, first: int) -> int:
+        """The first wave, `first` or later, that comes at or after `t` seconds (`at`)."""
+        return max(first, int(math.ceil((t - self.offset) / self.spacing - 1e-9)))
 
     def retry_unplaced(self, wave: int) -> None:
         """The wave's replacements that fit nowhere when they arrived, tried again once the rest of
@@ -618,10 +743,12 @@ class DrainRun:
                             reason = "wave %d, once earlier evicted pods under the PDB have Ready replacements: %s" % (
                                 wave - start_wave + 1, reason)
                         state.spend()
-                    # a pod the controller did not count as healthy (not Ready, Pending) raises
-                    # currentHealthy once its replacement is Ready
-                    gains = state is not None and not decision.spends_budget and not pod.ready \
-                        and not pod.is_terminal and pod.deletion_timestamp is None
+                    # a pod the controller did not count as healthy (not Ready, Pending, or a
+                    # StatefulSet's Terminating pod, created again once gone) raises currentHealthy
+                    # once its replacement is Ready
+                    gains = state is not None and not decision.spends_budget and not pod.is_terminal and (
+                        (not pod.ready and pod.deletion_timestamp is None)
+                        or (pod.deletion_timestamp is not None and pod.controller_kind == "StatefulSet"))
                     decided.append((pod, reason, state if decision.spends_budget or gains else None,
                                     decision.spends_budget))
                     removed.add(pod.key)
@@ -643,6 +770,7 @@ class DrainRun:
                 self.remove(pod, wave, reason, st, spent=spent)
             self.place_queued(None, last=True)
             self.queued = None
+            self.credit_statefulsets()
             if self.RETRY_IN_WAVE:
                 self.retry_unplaced(wave)
             self.unplaced.clear()
@@ -709,6 +837,7 @@ class DrainRun:
     def verdicts(self) -> None:
         cfg = self.cfg
         nodes = []
+        ready_at = self.ready_by_node()
         words = {"unreachable": ("pod stays Terminating", "pods stay Terminating"),
                  "pdb": ("pod is held by its PodDisruptionBudget", "pods are held by their PodDisruptionBudgets"),
                  "multiple-pdbs": ("pod is covered by more than one PodDisruptionBudget",
@@ -739,8 +868,9 @@ class DrainRun:
                 text = "node/%s: can be drained: nothing to evict" % name
             else:
                 n = waves[-1] - start + 1
-                # the last wave's replacements are Ready --pod-startup after its evictions
-                secs = (n - 1) * self.spacing + cfg.pod_startup
+                # the last wave's replacements are Ready --pod-startup after its evictions, an
+                # OrderedReady StatefulSet's once created (`ready_by_node`)
+                secs = max((n - 1) * self.spacing + cfg.pod_startup, ready_at.get(name, 0.0) - st["start_at"])
                 text = "node/%s: can be drained in %s (~%s)" % (name, _plural(n, "wave", "waves"), format_seconds(secs))
                 if short:
                     text = "node/%s: can be drained, but %s in %s (~%s)" % (

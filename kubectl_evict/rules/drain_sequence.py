@@ -44,11 +44,14 @@ class _InOrder(UpgradeRun):
         start = 0.0
         for name in self.pool:
             self.placer.settle()       # what the previous node's drain evicted is gone
+            first = len(self.b.actions)
             last = self.drain_batch([name], start, wave)
             if last >= wave:
-                # the next node starts once this one's last replacements are Ready
-                start = self.at(last) + ps
+                # the next node starts once this one's last replacements are Ready (an OrderedReady
+                # StatefulSet's come one after the other: `ready_by_node`)
+                start = max(self.at(last) + ps, self.ready_by_node(first).get(name, 0.0))
                 wave = last + 1
+        self.chain_statefulsets()
         self.inputs_missing()
         self.verdicts()
         self.moved_more_than_once(MOVED_ADVICE)

@@ -790,13 +790,16 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
 ORDERED_READY_MARK = "; OrderedReady: the StatefulSet creates it only once "
 
 
-def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[int], startup: float) -> None:
+def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[int], startup: float,
+                        removed: Optional[AbstractSet[Tuple[str, str]]] = None) -> None:
     """For pod removals already placed (`b.actions[i]` with a `target`), delay the replacements
     of an OrderedReady StatefulSet so that ordinal N is created only while no lower ordinal is
     down: removed earlier in the plan and not Ready again, or down now and on its way back
     (`returning_ordinals`: finished, or Terminating on a live node), whatever order the rule
     placed them in (`ordered_ready_creation`): sets `replaced_at` and says why. Ordinals are
-    taken lowest first, as `processReplica` walks them; calling it again changes nothing."""
+    taken lowest first, as `processReplica` walks them; calling it again changes nothing.
+    `removed`: the keys of the pods the plan's actions remove, when the caller keeps them (else
+    read from the actions)."""
     rows = []
     for i in indexes:
         a = b.actions[i]
@@ -806,7 +809,8 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
         rows.append((pod.controller.uid, ordinal(pod), float(a.at), i, pod))
     if not rows:
         return
-    removed = {(a.namespace, a.pod) for a in b.actions if a.type in ("evict", "delete", "kill")}
+    if removed is None:
+        removed = {(a.namespace, a.pod) for a in b.actions if a.type in ("evict", "delete", "kill")}
     sts_down = seed_down_times(snapshot, b.now, startup, [r[4] for r in rows], removed)
     for uid, n, removed_at, i, pod in sorted(rows, key=lambda r: r[:3]):
         a = b.actions[i]

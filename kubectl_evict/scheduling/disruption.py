@@ -331,14 +331,19 @@ class BudgetState:
         self.healthy -= 1
         self.spent += 1
 
-    def replaced(self, pod: Pod, wave: int, at: float, spent: bool, landed: bool, why_not: str) -> None:
+    def replaced(self, pod: Pod, wave: int, at: float, spent: bool, landed: bool, why_not: str,
+                 ready_wave: Optional[int] = None) -> None:
         """`pod`, evicted in `wave` (at `at` seconds), spent a disruption or (not `spent`) was not
-        healthy; its replacement `landed` and is Ready in the next wave, or `why_not`."""
+        healthy; its replacement `landed` and is Ready in `ready_wave` (default the next wave: it
+        is created at the eviction), or `why_not`. The disruption controller counts a pod healthy
+        only once it is Ready (`countHealthyPods`), so a replacement created later than its
+        eviction (an OrderedReady StatefulSet's) gives the budget back only then."""
+        ready = wave + 1 if ready_wave is None else ready_wave
         if not spent:
             if landed:
-                self.gains[wave + 1] = self.gains.get(wave + 1, 0) + 1
+                self.gains[ready] = self.gains.get(ready, 0) + 1
         elif landed:
-            self.restores[wave + 1] = self.restores.get(wave + 1, 0) + 1
+            self.restores[ready] = self.restores.get(ready, 0) + 1
         else:
             self.lost[(pod.key, at)] = "the replacement of %s (evicted at %s) %s" % (pod.ref, format_offset(at), why_not)
 
