@@ -251,6 +251,7 @@ class Placer:
         for n in names:
             self.absent.add(n)
             self._absent_count[self._class_of[n].id] += 1
+        self.cs.set_absent(frozenset(self.absent))
 
     def present(self) -> int:
         """How many nodes the scheduler sees (FitError's N): every node but the absent ones."""
@@ -264,6 +265,7 @@ class Placer:
             if n in self.absent:
                 self.absent.discard(n)
                 self._absent_count[self._class_of[n].id] -= 1
+                self.cs.set_absent(frozenset(self.absent))
             if n in self.excluded:
                 self.excluded.discard(n)
                 cls = self._class_of[n]
