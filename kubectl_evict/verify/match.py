@@ -14,7 +14,8 @@ What is compared, and against what upstream behaviour:
   ReplicationController whose name the pod's generated name starts with (those controllers name
   pods `OWNER-xxxxx`, `GenerateName`; plans written before `owner` existed), or the StatefulSet
   SET of a pod named SET-ORDINAL that was not recreated. The n-th pod of an owner that went
-  was gone by the creation of the n-th pod that owner created after the start; which new pod is
+  was gone by the creation of the n-th pod that owner created after the plan was made (not
+  merely after an earlier `--since`: `_Matcher.window`); which new pod is
   shown as whose replacement prefers the nodes the plan names (`_placed`).
 * A replacement on the plan's `target`, or on one of its `candidates` (tied at the top score), is
   as planned; on another node it differs; still unscheduled, the scheduler's latest
