@@ -1021,3 +1021,30 @@ def test_since_before_the_plan_takes_no_pod_the_plan_saw_for_a_replacement(pods,
     assert c.status == status, c.observed
     assert text in c.observed
     assert dict(c.facts).get("removedAt") == (ts(removed) if removed is not None else None)
+
+
+# --- a replacement that preempts: nominated, not yet bound ----------------------------------------
+# When the replacement fits only by preempting, kube-scheduler deletes the victims (each with its
+# own grace period), sets the preemptor's status.nominatedNodeName, and binds it there only once
+# the victims are gone (scheduler.md S6.7-S6.8; framework/preemption prepareCandidate,
+# schedule_one.go evaluateNominatedNode). Its FailedScheduling Event is that preempting cycle's. So a
+# replacement Pending with nominatedNodeName on the planned node is on its way (pending), not a
+# difference; nominated elsewhere, it will land elsewhere (differs); not nominated, the
+# FailedScheduling text is the difference, as before.
+FIT = "0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu."
+
+
+@pytest.mark.parametrize("nominated, status, text", [
+    ("n2", PENDING, "replacement default/%s-new Pending, nominated to n2 (preemption): it binds there once the "
+                    "victims are gone" % RS),
+    ("n3", DIFFERS, "replacement default/%s-new Pending, nominated to n3 (preemption), planned on n2" % RS),
+    ("", DIFFERS, "replacement default/%s-new Pending, planned on n2: %s" % (RS, FIT)),
+])
+def test_a_preempting_replacement_nominated_to_its_node_is_pending(nominated, status, text):
+    new = member(RS + "-new", "", created=2)
+    if nominated:
+        new["status"]["nominatedNodeName"] = nominated
+    ev = event(RS + "-new", "FailedScheduling", FIT, 2, uid="uid-%s-new" % RS, by="default-scheduler")
+    c = only(run(plan([evict(RS + "-old")]), snapshot(new, read=20), [ev], since=0, read=20))
+    assert c.status == status, c.observed
+    assert text in c.observed, c.observed

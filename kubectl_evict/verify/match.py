@@ -594,12 +594,23 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
         why, evs = _scheduling(m, r)
         evidence.extend(evs)
         facts["replacement"]["pending"] = why or None  # type: ignore[index]
+        nominated = r.nominated_node_name
+        if nominated:
+            facts["replacement"]["nominatedNode"] = nominated  # type: ignore[index]
         planned = ", planned on %s" % a.target if a.target and not shortfall else ""
         text = "replacement %s Pending%s%s" % (r.ref, planned, ": " + why if why else " (no FailedScheduling event)")
         if shortfall:
             out.append((AS_PLANNED, text))
         elif _landed_first(m, a, f, r, out, evidence, facts):
             pass
+        elif nominated and m.lands(nominated, (a.target,) + tuple(a.candidates)):
+            # it preempted there: kube-scheduler binds a nominated pod once its victims are gone
+            # (framework/preemption prepareCandidate sets status.nominatedNodeName; the victims
+            # keep their grace period): not happened yet, on its way to the planned node
+            out.append((PENDING, "replacement %s Pending, nominated to %s (preemption): it binds there once the "
+                                 "victims are gone" % (r.ref, nominated)))
+        elif nominated:
+            out.append((DIFFERS, "replacement %s Pending, nominated to %s (preemption)%s" % (r.ref, nominated, planned)))
         elif why or m.due(created + DEFAULT_STARTUP):
             out.append((DIFFERS, text))
         else:
