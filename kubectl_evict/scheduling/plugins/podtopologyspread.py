@@ -39,7 +39,7 @@ class _Item(NamedTuple):
     constraint: SpreadConstraint
     selector: Optional[LabelSelector]
     counter: DomainCounter
-    domains: Tuple[str, ...]
+    domains: FrozenSet[str]
     self_match: int
 
 
@@ -98,16 +98,16 @@ def counted_items(cs: ClusterState, pod: Pod, constraints: Tuple[SpreadConstrain
     return items
 
 
-def _domains(cs: ClusterState, ok: FrozenSet[str], by_key: dict, key: str) -> Tuple[str, ...]:
+def _domains(cs: ClusterState, ok: FrozenSet[str], by_key: dict, key: str) -> FrozenSet[str]:
     """The values of `key` among the counted nodes `ok` that exist now: an absent node (removed,
     or not created yet) is not in kube-scheduler's snapshot, so its value is a domain only when
     another node carries it (`filtering.go` calPreFilterState lists the snapshot's nodes)."""
     absent = cs.absent
-    domains = by_key.get((key, absent))
-    if domains is None:
+    hit = by_key.get(key)
+    if hit is None or hit[0] is not absent:     # only the current set is kept (an upgrade has a batch per node)
         nodes = cs.nodes
-        domains = by_key[(key, absent)] = tuple(sorted({nodes[n].labels[key] for n in ok if n not in absent}))
-    return domains
+        hit = by_key[key] = (absent, frozenset(nodes[n].labels[key] for n in ok if n not in absent))
+    return hit[1]
 
 
 def counts_any(items: List[_Item], pods: List[Pod], node_name: str) -> bool:
