@@ -707,7 +707,8 @@ BACK_ON_N1 = "once node/n1's node.kubernetes.io/memory-pressure taint is removed
 
 
 @pytest.mark.parametrize("cpu, back", [("100m", BACK_ON_N1), ("5", None)])
-def test_a_pressure_replacement_with_nowhere_to_go_lands_back_once_the_taint_goes(cpu: str, back: Optional[str]) -> None:
+def test_a_pressure_replacement_with_nowhere_to_go_lands_back_once_the_taint_goes(cpu: str,
+                                                                                   back: Optional[str]) -> None:
     full = node("n2", cpu="50m")
     plan = plan_for("pressure", owner("ReplicaSet", "w"), victim("ReplicaSet", cpu=cpu), full, spare=False)
     [entry] = plan.shortfall

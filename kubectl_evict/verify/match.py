@@ -610,7 +610,8 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
             out.append((PENDING, "replacement %s Pending, nominated to %s (preemption): it binds there once the "
                                  "victims are gone" % (r.ref, nominated)))
         elif nominated:
-            out.append((DIFFERS, "replacement %s Pending, nominated to %s (preemption)%s" % (r.ref, nominated, planned)))
+            out.append((DIFFERS, "replacement %s Pending, nominated to %s (preemption)%s" % (
+                r.ref, nominated, planned)))
         elif why or m.due(created + DEFAULT_STARTUP):
             out.append((DIFFERS, text))
         else:
