@@ -689,3 +689,37 @@ def test_a_terminating_pod_on_a_node_without_graceful_shutdown(write_snapshot, o
     assert [(e["pod"], e["code"]) for e in doc["shortfall"]] == ([("w-0", code)] if code else [])
     [d] = [a for a in doc["actions"] if a["type"] == "delete"]
     assert ("already terminating" in d["reason"]) is (code is None), d["reason"]
+
+
+# A pressure replacement that fits nowhere while its node carries the pressure condition's
+# NoSchedule taint stays a `no-node-fits` shortfall (exit 4: it is Pending until then), but once
+# the node lifecycle controller removes the taint, kube-scheduler retries it (a
+# node taint change requeues pods TaintToleration rejected: tainttoleration.go EventsToRegister) and
+# the kubelet admits it (no pressure condition left): it lands back on n1, which the kill freed. The
+# plan says so, and when. Where it would not fit n1 even untainted (its request exceeds n1's cpu),
+# nothing is said. When: memory.available is met at the +0s observation only (the kill's usage is
+# gone by the +10s one), and MemoryPressure stays while now - lastObserved < 5m
+# (evictionPressureTransitionPeriod; semantics.md 23, nodeConditionsObservedSince): False at the
+# +5m0s synchronize, when the plan untaints n1.
+# (victim's cpu request; text expected in the shortfall reason, or None)
+BACK_ON_N1 = "once node/n1's node.kubernetes.io/memory-pressure taint is removed at +5m, it lands back on n1 " \
+             "if the pressure does not return"
+
+
+@pytest.mark.parametrize("cpu, back", [("100m", BACK_ON_N1), ("5", None)])
+def test_a_pressure_replacement_with_nowhere_to_go_lands_back_once_the_taint_goes(cpu: str,
+                                                                                   back: Optional[str]) -> None:
+    full = node("n2", cpu="50m")
+    plan = plan_for("pressure", owner("ReplicaSet", "w"), victim("ReplicaSet", cpu=cpu), full, spare=False)
+    [entry] = plan.shortfall
+    assert entry.code == "no-node-fits"
+    [untaint] = [a for a in plan.actions if a.type == "untaint" and a.node == "n1"]
+    assert untaint.at == 300
+    if back is None:
+        assert "lands back" not in entry.reason
+    else:
+        assert back in entry.reason
+        [rep] = [r for r in plan_document(plan)["replacements"] if r["pod"] == "victim"]
+        assert back in rep["reason"]
+    from kubectl_evict.plan import exit_code
+    assert exit_code(plan) == 4

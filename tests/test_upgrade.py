@@ -1005,3 +1005,37 @@ def test_a_killed_pods_replacement_sees_the_shutting_down_nodes(tmp_path):
         ("odd-1", 0, 30, None)]
     assert [e["reason"].split("nowhere to go: ")[1] for e in plan["shortfall"]] == [_fit_error(
         3, "1 node(s) were unschedulable, 2 node(s) didn't match Pod's node affinity/selector")]
+
+
+def _zone_spread(p: dict) -> dict:
+    p["spec"]["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                               "whenUnsatisfiable": "DoNotSchedule",
+                                               "labelSelector": {"matchLabels": {"app": "web"}}}]
+    return p
+
+
+def test_a_removed_nodes_zone_stops_counting_and_its_pending_pod_lands(tmp_path):
+    """web spreads over zones (maxSkew 1, DoNotSchedule); o1 (z3) is the pool, new nodes copy x (z1).
+    When o1 is drained it still exists (cordoned): domains z1 = 1 (x), z2 = 1 (y), z3 = 0 (web-3 is
+    terminating, not counted): min 0, skew 1 + 1 - 0 = 2 > 1 on x, x-surge-1 and y; o1 is
+    unschedulable: web-3's replacement is Pending. Once o1 is removed, z3 is no domain (the
+    scheduler's snapshot lists existing nodes only, podtopologyspread/filtering.go
+    calPreFilterState): min 1, skew 1 on every node, and the Node delete requeues the pod
+    (podtopologyspread/plugin.go EventsToRegister: Node Add|Delete|UpdateNodeLabel). It lands on
+    the emptiest node, x-surge-1 (LeastAllocated 98 against x's 96, BalancedAllocation 99 against
+    98), when o1 is removed: nothing is short."""
+    items = [node("x", labels={"pool": "b"}, zone="z1"), node("y", labels={"pool": "b"}, zone="z2"),
+             node("o1", labels={"pool": "a"}, zone="z3")]
+    items += [_zone_spread(pod("web-%d" % i, n, owner=("ReplicaSet", "web"), labels={"app": "web"}))
+              for i, n in ((1, "x"), (2, "y"), (3, "o1"))]
+    code, plan = upgrade(write(tmp_path, items), "--provider", "generic", "--surge-like", "x")
+    [evict] = [a for a in plan["actions"] if a["type"] == "evict"]
+    [o1] = plan["nodes"]
+    assert (evict["pod"], evict["target"], evict["replacementAt"]) == ("web-3", "x-surge-1", o1["end"]), \
+        (evict["reason"], plan["shortfall"])
+    assert plan["shortfall"] == [] and code == 0
+    # the batch ends (and o1 is removed) once its one wave's replacements would be Ready: +0s + the
+    # 30s --pod-startup (README, upgrade: "A batch starts once the previous one's replacements are Ready")
+    assert o1["end"] == 30
+    assert "its replacement stays Pending until node/o1 is removed at +30s (its topology domains no longer count), " \
+           "then lands on node/x-surge-1" in evict["reason"], evict["reason"]

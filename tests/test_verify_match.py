@@ -982,3 +982,69 @@ def test_a_replacement_planned_later_is_not_due_before_its_creation(read, status
     c = only(run(p, snapshot(read=read), [event("db-1", "Killing", "Stopping container app", 5, uid="uid-db-1",
                                                  by="kubelet")], read=read))
     assert c.status == status, c.differences
+
+
+# --- `--since` earlier than the plan's `now` -------------------------------------------------------
+# A replacement exists only once its pod was marked for deletion: the ReplicaSet controller counts
+# a pod with a deletionTimestamp as gone and creates a new one (pkg/controller/replicaset
+# replica_set.go: manageReplicas over controller.FilterActivePods, which drops terminating pods).
+# So a pod of the owner created before the plan was made was in the plan's own input, beside the
+# pod the plan evicts: it cannot be that pod's replacement, whatever `--since` says. The one
+# exception is a pod already marked for deletion when the plan was made (deletionTimestamp minus
+# its grace period before `now`): its replacement was created from then on.
+# (objects: (name, node, created, deleted) of the owner's pods now; --since; the eviction's `at`;
+# status, text in `observed`, removedAt offset or None)
+NO_NEW = "no replacement: ReplicaSet default/%s created no new pod" % RS
+SINCE_BEFORE_PLAN = [
+    # a pod created 100s before the plan (a scale-up the plan saw) is no replacement: nothing replaced the pod
+    ([(RS + "-pre", "n2", -100, None)], -300, 300, DIFFERS, NO_NEW, None),
+    # the real replacement, created at +12s, is matched and dates the removal (not the earlier pod);
+    # planned at +5m from a start 5m before the plan: on time
+    ([(RS + "-pre", "n3", -100, None), (RS + "-new", "n2", 12, None)], -300, 300, AS_PLANNED,
+     "replacement default/%s-new on n2, Ready" % RS, 12),
+    # the evicted pod was already terminating when the plan was made (deleted at -20s: deletionTimestamp
+    # +10s minus its 30s grace): its replacement, created at -19s, is its replacement, with --since or not
+    # (--since -30s: the drain began 10s before that deletion)
+    ([(RS + "-old", "n1", -86400, 10), (RS + "-new", "n2", -19, None)], -30, 0, AS_PLANNED,
+     "replacement default/%s-new on n2, Ready" % RS, -20),
+    ([(RS + "-old", "n1", -86400, 10), (RS + "-new", "n2", -19, None)], None, 0, AS_PLANNED,
+     "replacement default/%s-new on n2, Ready" % RS, -20),
+    # ... but a pod created before it was marked for deletion is not
+    ([(RS + "-old", "n1", -86400, 10), (RS + "-pre", "n2", -25, None)], -30, 0, DIFFERS, NO_NEW, -20),
+]
+
+
+@pytest.mark.parametrize("pods, since, at, status, text, removed", SINCE_BEFORE_PLAN)
+def test_since_before_the_plan_takes_no_pod_the_plan_saw_for_a_replacement(pods, since, at, status, text, removed):
+    objs = [member(name, on, created=created, deleted=deleted) for name, on, created, deleted in pods]
+    c = only(run(plan([evict(RS + "-old", at=at)]), snapshot(*objs), since=since))
+    assert c.status == status, c.observed
+    assert text in c.observed
+    assert dict(c.facts).get("removedAt") == (ts(removed) if removed is not None else None)
+
+
+# --- a replacement that preempts: nominated, not yet bound ----------------------------------------
+# When the replacement fits only by preempting, kube-scheduler deletes the victims (each with its
+# own grace period), sets the preemptor's status.nominatedNodeName, and binds it there only once
+# the victims are gone (scheduler.md S6.7-S6.8; framework/preemption prepareCandidate,
+# schedule_one.go evaluateNominatedNode). Its FailedScheduling Event is that preempting cycle's. So a
+# replacement Pending with nominatedNodeName on the planned node is on its way (pending), not a
+# difference; nominated elsewhere, it will land elsewhere (differs); not nominated, the
+# FailedScheduling text is the difference, as before.
+FIT = "0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu."
+
+
+@pytest.mark.parametrize("nominated, status, text", [
+    ("n2", PENDING, "replacement default/%s-new Pending, nominated to n2 (preemption): it binds there once the "
+                    "victims are gone" % RS),
+    ("n3", DIFFERS, "replacement default/%s-new Pending, nominated to n3 (preemption), planned on n2" % RS),
+    ("", DIFFERS, "replacement default/%s-new Pending, planned on n2: %s" % (RS, FIT)),
+])
+def test_a_preempting_replacement_nominated_to_its_node_is_pending(nominated, status, text):
+    new = member(RS + "-new", "", created=2)
+    if nominated:
+        new["status"]["nominatedNodeName"] = nominated
+    ev = event(RS + "-new", "FailedScheduling", FIT, 2, uid="uid-%s-new" % RS, by="default-scheduler")
+    c = only(run(plan([evict(RS + "-old")]), snapshot(new, read=20), [ev], since=0, read=20))
+    assert c.status == status, c.observed
+    assert text in c.observed, c.observed

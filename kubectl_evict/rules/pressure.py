@@ -957,9 +957,11 @@ def _replacements(b: PlanBuilder, snapshot: Snapshot, results: Sequence[NodeResu
             if pod is not None:
                 kills.append(KilledPod(i, pod, float(a.at) + float(a.grace_period_seconds or 0)))
     cleared: Dict[str, float] = {}
+    lifted_keys: Dict[str, List[str]] = {}
     for a in b.actions:
         if a.type == "untaint" and a.rule == RULE:
             cleared[a.node] = max(cleared.get(a.node, 0.0), float(a.at))
+            lifted_keys.setdefault(a.node, []).append(a.key)
     taints = {}
     for name, r in by_node.items():
         node = snapshot.nodes[name]
@@ -980,7 +982,9 @@ def _replacements(b: PlanBuilder, snapshot: Snapshot, results: Sequence[NodeResu
         return max(at, cleared[pod.node_name]), ("the kubelet rejects it while node/%s has %s (eviction manager "
                                                  "Admit)" % (pod.node_name, held))
 
-    replace_killed(b, snapshot, RULE, kills, taints, admission, DEFAULT_STARTUP)
+    # the pressure taints the node lifecycle controller removes once the conditions clear
+    lifted = {n: (cleared[n], tuple(keys)) for n, keys in lifted_keys.items()}
+    replace_killed(b, snapshot, RULE, kills, taints, admission, DEFAULT_STARTUP, lifted)
 
 
 def _node_note(b: PlanBuilder, node: Node, cfg: EvictionConfig, obs: Mapping[str, Observation],

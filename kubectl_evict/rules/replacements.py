@@ -655,7 +655,8 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
 
 
 def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequence[KilledPod],
-                   node_taints: Mapping[str, Tuple[Taint, ...]], admission: Admission, startup: float) -> None:
+                   node_taints: Mapping[str, Tuple[Taint, ...]], admission: Admission, startup: float,
+                   lifted: Optional[Mapping[str, Tuple[float, Tuple[str, ...]]]] = None) -> None:
     """Give every kill its replacement: the owner controller's answer, and for those the
     scheduler places, the node (`target`, `candidates`) or the FitError (`no-node-fits`).
 
@@ -665,7 +666,11 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     condition's taint). A replacement that tolerates those taints may be scheduled back onto its
     stopped node: the kubelet there runs it only once `admission` says so (a node shutting down
     never does: `rejected-by-kubelet`). `startup`: seconds from creation to Ready, for an
-    OrderedReady StatefulSet, whose next ordinal is created only once the lower one is Ready."""
+    OrderedReady StatefulSet, whose next ordinal is created only once the lower one is Ready.
+    `lifted`: node -> (when, keys) of the rule's NoSchedule taints the node lifecycle controller
+    removes later in the plan (pressure: once the condition clears); a replacement that fits
+    nowhere but would fit its own node without them is still a `no-node-fits` shortfall (it is
+    Pending until then), and its reason says when it lands back (`_lands_back`)."""
     if not kills:
         return
     stopped_nodes = frozenset(k.pod.node_name for k in kills)
@@ -720,8 +725,10 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     pending.add(pod.key)
                     outcome = "fits-nowhere"
                     why += "; it fits no node"
+                    back = _lands_back(snapshot, placer, pod, lifted)
+                    why += back
                     b.shortfall(pod, "no-node-fits", "stopped by the kubelet; its replacement (created at %s) has "
-                                "nowhere to go: %s" % (format_offset(d.at), placed.reason))
+                                "nowhere to go: %s%s" % (format_offset(d.at), placed.reason, back))
                 elif target in stopped_nodes:
                     # the kubelet asked is the target's (another stopped node's, when it is not the pod's own)
                     runs_at, refused = admission(pod if target == pod.node_name else _with(pod, node_name=target),
@@ -833,6 +840,24 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
         elif lower is not None:
             b.actions[i] = _with(a, replaced_at=at)
         sts_down.setdefault(uid, {})[n] = (removed_at, at + startup + available_after(snapshot, pod))
+
+
+def _lands_back(snapshot: Snapshot, placer: Placer, pod: Pod,
+                lifted: Optional[Mapping[str, Tuple[float, Tuple[str, ...]]]]) -> str:
+    """"; once node/N's T taint is removed at +X, it lands back on N ..." when the replacement of
+    `pod`, which fits nowhere now, would fit its own node without the taints `lifted` there (else
+    ""). A taint change requeues the pods TaintToleration rejected (tainttoleration.go
+    EventsToRegister), and the kubelet admits them with no pressure condition left."""
+    lift = lifted.get(pod.node_name) if lifted else None
+    node = snapshot.nodes.get(pod.node_name)
+    if lift is None or node is None:
+        return ""
+    at, keys = lift
+    untainted = _with(node, taints=tuple(t for t in node.taints if not (t.key in keys and t.effect == "NoSchedule")))
+    if not placer.fits_on(pod, untainted):
+        return ""
+    return "; once node/%s's %s taint%s removed at %s, it lands back on %s if the pressure does not return" % (
+        node.name, ", ".join(keys), " is" if len(keys) == 1 else "s are", format_offset(at), node.name)
 
 
 def _with(record: Any, **changes: Any) -> Any:

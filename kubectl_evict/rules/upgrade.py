@@ -285,7 +285,8 @@ class UpgradeRun(DrainRun):
         # scheduler: pod key -> (the pod, when it was removed); retried when new nodes join
         self.pending: Dict[Tuple[str, str], Tuple[Pod, float]] = {}
         # (namespace, pod, node, uid) -> (target, candidates, when it lands); a pod leaves a node once
-        self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float]] = {}
+        # ... and what it waited for ("" : its target to join)
+        self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float, str]] = {}
         self.collected: Dict[int, Tuple[int, float]] = {}        # batch -> (pods pod GC deletes, when)
         self.collected_pods: Set[Tuple[Tuple[str, str], str]] = set()   # (pod key, node) pod GC deleted it on
         # removed nodes whose VM's deletion runs the kubelet's graceful shutdown: node -> (pod key ->
@@ -385,7 +386,8 @@ class UpgradeRun(DrainRun):
             self.waiting.discard(name)    # a replacement let back onto it is not evicted again
         return self.run(pods, wave)
 
-    def retry_pending(self, joined: Sequence[str], ready_at: float, wave: int, leaving: Sequence[str] = ()) -> None:
+    def retry_pending(self, joined: Sequence[str], ready_at: float, wave: int, leaving: Sequence[str] = (),
+                      only: Optional[Set[Tuple[str, str]]] = None, until: str = "") -> None:
         """New nodes `joined` are Ready at `ready_at`: kube-scheduler moves every unschedulable pod
         back to its active queue on a node's Add (and on its update once the not-ready taint is
         gone: `pkg/scheduler/eventhandlers.go`, addNodeToCache / updateNodeInCache ->
@@ -394,13 +396,31 @@ class UpgradeRun(DrainRun):
         batch about to drain) is cordoned. One that lands is no longer a shortfall: its action gets
         the node as `target` and `replacementAt` (when it lands), and the PDB budget its eviction
         spent comes back once it is Ready (wave `wave` + 1, the first wave after the batch's drain
-        starts)."""
+        starts). `only`: the keys of the pending pods to try (None: all); `until`: what they waited
+        for, in words ("": their node to join)."""
         if not self.pending or not joined:
             return
         self.placer.exclude(leaving)
         queue = sorted(enumerate(self.pending.values()), key=lambda t: (-t[1][0].priority, t[1][1], t[0]))
+        failed: Set[tuple] = set()      # with `only` (every candidate node): templates that fit nowhere
         for _, (pod, removed_at) in queue:
+            same = None
+            if only is not None:
+                if pod.key not in only:
+                    continue
+                # a pod like one that fits nowhere fits nowhere either (a pod landing meanwhile
+                # only adds to the spread counts; one it needs pod affinity with could help), and
+                # each try reads every candidate node
+                if not pod.affinity_required:
+                    same = (pod.namespace, pod.controller.uid if pod.controller is not None else pod.name,
+                            pod.spread_constraints, tuple(sorted(pod.labels.items())),
+                            tuple(sorted(pod.requests.items())), pod.tolerations, pod.required_affinity,
+                            tuple(sorted(pod.node_selector.items())))
+                    if same in failed:
+                        continue
             if not self.placer.fits_any(pod, joined):
+                if same is not None:
+                    failed.add(same)
                 continue          # only the new nodes changed: it still fits nowhere
             self.sts_pending.discard(pod.key)
             target, _ = self.land(pod, ready_at)
@@ -408,13 +428,29 @@ class UpgradeRun(DrainRun):
             if target is None:
                 continue
             del self.pending[pod.key]
-            self.landed_later[(pod.namespace, pod.name, pod.node_name, pod.uid)] = (target, candidates, ready_at)
+            self.landed_later[(pod.namespace, pod.name, pod.node_name, pod.uid)] = (target, candidates, ready_at,
+                                                                                    until)
             if pod.node_name in self.node_stats:
                 self.node_stats[pod.node_name]["short"] -= 1
             pdbs = pdbs_for_pod(self.s, pod)
             state = self.budgets.get((pdbs[0].namespace, pdbs[0].name)) if len(pdbs) == 1 else None
             if state is not None:
                 state.landed_later(pod, removed_at, wave + 1)
+
+    def retry_spread(self, at: float, wave: int, gone: Sequence[str]) -> None:
+        """Nodes were removed at `at`: their topology domains are gone (the scheduler's snapshot
+        lists existing nodes only), which can lower no skew but can raise the global minimum, so
+        a replacement Pending on its spread constraints may fit now. kube-scheduler requeues the
+        pods PodTopologySpread rejected on a Node delete (podtopologyspread/plugin.go
+        EventsToRegister: Node Add|Delete|UpdateNodeLabel). Only those with DoNotSchedule
+        constraints are tried again, on every candidate node (`retry_pending`), and land at `at`."""
+        spread = {k for k, (pod, _) in self.pending.items()
+                  if any(c.when_unsatisfiable == "DoNotSchedule" for c in pod.spread_constraints)}
+        if spread:
+            until = "%s %s removed at %s (its topology domains no longer count)" % (
+                ", ".join("node/" + n for n in gone), "is" if len(gone) == 1 else "are", format_offset(at))
+            candidates = [n for n in self.placer.names if n not in self.placer.excluded]
+            self.retry_pending(candidates, at, wave, only=spread, until=until)
 
     def record_landed_later(self) -> None:
         """The plan's record of the Pending replacements that landed when new nodes joined (one
@@ -428,12 +464,14 @@ class UpgradeRun(DrainRun):
             hit = done.get((a.namespace, a.pod, a.node, a.uid))
             if hit is None:
                 continue
-            target, candidates, ready_at = hit
+            target, candidates, ready_at, until = hit
             reason = a.reason.replace("; its replacement fits no node", "")
-            self.b.actions[i] = a.set(
-                target=target, candidates=candidates, replaced_at=ready_at,
-                reason="%s; its replacement stays Pending until node/%s joins and is Ready at %s, then lands "
-                       "there" % (reason, target, format_offset(ready_at)))
+            if until:
+                reason = "%s; its replacement stays Pending until %s, then lands on node/%s" % (reason, until, target)
+            else:
+                reason = "%s; its replacement stays Pending until node/%s joins and is Ready at %s, then lands " \
+                         "there" % (reason, target, format_offset(ready_at))
+            self.b.actions[i] = a.set(target=target, candidates=candidates, replaced_at=ready_at, reason=reason)
         keys = {k[:3] for k in done}
         self.b.shortfalls = [e for e in self.b.shortfalls
                              if not (e.code == "no-node-fits" and (e.namespace, e.pod, e.node) in keys)]
@@ -552,6 +590,7 @@ class UpgradeRun(DrainRun):
             if not self.drained_stay:
                 gone = [n for n in batch.nodes if n not in batch.quarantined]
                 self.placer.vanish(gone)     # removed at `end`: out of the scheduler's snapshot
+                self.retry_spread(end, wave, gone)
                 first = end + POD_GC_QUARANTINE
                 for name in gone:
                     sched = self.vm_shutdown(name, end)

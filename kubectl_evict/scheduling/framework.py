@@ -245,6 +245,9 @@ class ClusterState:
         # gives a cordoned node the node.kubernetes.io/unschedulable:NoSchedule taint, which
         # PodTopologySpread's nodeTaintsPolicy: Honor reads (the Placer keeps this up to date)
         self.cordoned: FrozenSet[str] = frozenset()
+        # nodes not in the cluster at the plan's moment (the Placer's `vanish`): no domain, and
+        # the pods still bound to them count in no domain counter (`set_absent`)
+        self.absent: FrozenSet[str] = frozenset()
         self._nz: Dict[str, Tuple[int, int]] = {}                    # node -> non-zero (cpu, memory) requested
         self._nz_pod: Dict[int, Tuple[int, int]] = {}
         self.term_groups: Optional[Dict[Any, DomainCounter]] = None
@@ -440,7 +443,11 @@ class ClusterState:
         if nz is not None:
             c, m = self.pod_nonzero(pod)
             self._nz[name] = (nz[0] + delta * c, nz[1] + delta * m)
-        node = self.nodes[name]
+        if name not in self.absent:
+            self._count(pod, self.nodes[name], delta)
+
+    def _count(self, pod: Pod, node: Node, delta: int) -> None:
+        """`pod` on `node` enters (delta 1) or leaves (-1) every domain counter it counts in."""
         by_ns = self._counters_ns
         if by_ns:
             for c in by_ns.get(pod.namespace, ()):
@@ -453,6 +460,26 @@ class ClusterState:
         if self.term_groups is not None:
             for gkey in _term_group_keys(pod):
                 self._term_group(gkey).update(pod, node, delta)
+
+    def set_absent(self, names: FrozenSet[str]) -> None:
+        """The nodes not in the cluster now. kube-scheduler's snapshot lists only existing nodes
+        (a deleted node is a ghost \"skipped from snapshots\", `backend/cache/cache.go` RemoveNode;
+        one not created yet was never added), and PodTopologySpread and InterPodAffinity count
+        over the listed nodes only (`podtopologyspread/filtering.go` calPreFilterState,
+        `interpodaffinity/filtering.go`): the pods still bound to a removed node (until pod GC
+        deletes them) count in no domain. Only the pods of the nodes that change are moved."""
+        names = frozenset(names)
+        if names == self.absent:
+            return
+        gone, back = names - self.absent, self.absent - names
+        for name in sorted(gone):
+            for p in self.residents[name]:
+                self._count(p, self.nodes[name], -1)
+        self.absent = names
+        for name in sorted(back):
+            for p in self.residents[name]:
+                self._count(p, self.nodes[name], 1)
+        self.version += 1
 
     # -- per-node facts ----------------------------------------------------------------------
 
@@ -512,7 +539,7 @@ class ClusterState:
             # counter is built for each new selector a placement asks about: thousands in an upgrade)
             for ns in (namespaces if namespaces is not None else list(self.by_ns)):
                 for pkey, name in self.by_ns.get(ns, {}).items():
-                    if node_ok(name):
+                    if node_ok(name) and name not in self.absent:
                         pod = pod_of[pkey]
                         if match(pod):
                             c.add(nodes[name], 1)
@@ -545,7 +572,10 @@ class ClusterState:
         if self.anti_groups is None:
             self.anti_groups = {}
             for pkey, pod in self.with_anti.items():
-                node = self.nodes[self.by_ns[pod.namespace][pkey]]
+                name = self.by_ns[pod.namespace][pkey]
+                if name in self.absent:
+                    continue
+                node = self.nodes[name]
                 for term in pod.anti_affinity_required:
                     self._anti_group(pod.namespace, term).update(pod, node, 1)
         return self.anti_groups
@@ -567,7 +597,10 @@ def _term_groups_init(cs: "ClusterState") -> None:
     cs.term_groups = {}
     for pkey, pod in cs.pod_of.items():
         if pod.affinity_required or pod.affinity_preferred or pod.anti_affinity_preferred:
-            node = cs.nodes[cs.by_ns[pod.namespace][pkey]]
+            name = cs.by_ns[pod.namespace][pkey]
+            if name in cs.absent:
+                continue
+            node = cs.nodes[name]
             for gkey in _term_group_keys(pod):
                 cs._term_group(gkey).update(pod, node, 1)
 

@@ -251,6 +251,7 @@ class Placer:
         for n in names:
             self.absent.add(n)
             self._absent_count[self._class_of[n].id] += 1
+        self.cs.set_absent(frozenset(self.absent))
 
     def present(self) -> int:
         """How many nodes the scheduler sees (FitError's N): every node but the absent ones."""
@@ -264,6 +265,7 @@ class Placer:
             if n in self.absent:
                 self.absent.discard(n)
                 self._absent_count[self._class_of[n].id] -= 1
+                self.cs.set_absent(frozenset(self.absent))
             if n in self.excluded:
                 self.excluded.discard(n)
                 cls = self._class_of[n]
@@ -678,6 +680,22 @@ class Placer:
         return per_node, None
 
     # -- API ----------------------------------------------------------------------------------
+
+    def fits_on(self, pod: Pod, node: Node) -> bool:
+        """Would a replacement of `pod` pass every Filter on `node`, a node of the plan given as it
+        will be (a taint lifted), with the pods as the plan stands now? The static filters read
+        `node` (NodeUnschedulable, TaintToleration, NodeAffinity); the others its state here."""
+        if node.unschedulable and not nodeunschedulable.tolerates_unschedulable(pod.tolerations):
+            return False
+        if tainttoleration.first_untolerated(effective_taints(node), pod.tolerations) is not None:
+            return False
+        if not na_plugin.node_matches_pod(pod, node).match:
+            return False
+
+        def dynamic(p: Pod) -> bool:
+            cyc = self.cycle(p)
+            return cyc.rejected is None and self._fits(p, self._items(p), node.name, cyc)
+        return bool(self._as_replacement(pod, dynamic))
 
     def fits_any(self, pod: Pod, names: Iterable[str]) -> bool:
         """Does `pod` pass every Filter on one of the candidate nodes `names` now? No scoring, no

@@ -14,7 +14,8 @@ What is compared, and against what upstream behaviour:
   ReplicationController whose name the pod's generated name starts with (those controllers name
   pods `OWNER-xxxxx`, `GenerateName`; plans written before `owner` existed), or the StatefulSet
   SET of a pod named SET-ORDINAL that was not recreated. The n-th pod of an owner that went
-  was gone by the creation of the n-th pod that owner created after the start; which new pod is
+  was gone by the creation of the n-th pod that owner created after the plan was made (not
+  merely after an earlier `--since`: `_Matcher.window`); which new pod is
   shown as whose replacement prefers the nodes the plan names (`_placed`).
 * A replacement on the plan's `target`, or on one of its `candidates` (tied at the top score), is
   as planned; on another node it differs; still unscheduled, the scheduler's latest
@@ -49,6 +50,9 @@ SLACK = 60.0        # seconds an effect may come after its planned time and stil
 # An Event naming a remover more than this after the pod was seen to go found it already gone:
 # object times are whole seconds and each component stamps Events with its own clock.
 REMOVER_TOLERANCE = 5.0
+# A replacement created up to this much before its pod's removal as estimated from whole-second
+# object times (deletionTimestamp minus the grace period) was still created for it.
+CREATED_TOLERANCE = 1.0
 GENERATED = ("ReplicaSet", "Job", "ReplicationController")   # controllers that name pods OWNER-xxxxx
 PRESSURE_CONDITIONS = ("MemoryPressure", "DiskPressure", "PIDPressure")
 MAX_EVIDENCE = 6    # per entry: the latest few events of each kind are enough to tell the story
@@ -100,6 +104,9 @@ class _Matcher:
         self.slack = slack
         self.start = since if since is not None else plan.now
         self.events = EventIndex(events, self.start)
+        # the pods an owner created from here on can be replacements: not one the plan's own input
+        # held (created before its `now`), whatever `--since` says (see `window`)
+        self.fresh_from = max(self.start, plan.now)
         self.planned_uids = {a.uid for a in plan.actions if a.type in POD_ACTIONS and a.uid}
         self.fates: Dict[PodKey, _Fate] = {}
         self.anchor: Optional[float] = since
@@ -237,7 +244,7 @@ class _Matcher:
             seen.add(key)
             same_name = self.snapshot.pods_by_key.get(key)
             if f.owner.kind == "StatefulSet":
-                if same_name is not None and same_name is not f.pod and self._is_new(same_name):
+                if same_name is not None and same_name is not f.pod and self._is_new(same_name, self.window(f)):
                     f.replacement = same_name
                     if key not in self.chained:
                         _bound(f, same_name, gone=True)
@@ -251,7 +258,7 @@ class _Matcher:
             for f in fates:
                 per_owner.setdefault(f.owner.uid if f.owner is not None else "", []).append(f)
             for uid, mine in per_owner.items():
-                own = self._new_pods((uid,))[:len(mine)]
+                own = self._new_pods((uid,), mine)[:len(mine)]
                 fresh += own
                 for f, p in zip(mine, own):
                     if f.key not in self.chained:   # its first replacement is gone: a later one dates nothing
@@ -331,7 +338,8 @@ class _Matcher:
             return None
         for ev, node in self.events.scheduled(namespace, accept):
             ident = (ev.name, ev.uid)
-            if ident in self.claimed or ev.uid in self.planned_uids or not self.lands(node, want):
+            if ident in self.claimed or ev.uid in self.planned_uids or not self.lands(node, want) or \
+                    ev.first < self.window(f):
                 continue
             still = self.snapshot.pods_by_key.get((namespace, ev.name))
             if still is not None and (not ev.uid or still.uid == ev.uid):
@@ -340,14 +348,42 @@ class _Matcher:
             return ev, node
         return None
 
-    def _new_pods(self, uids: Sequence[str]) -> List[Pod]:
-        """The pods of the owners `uids` created since the start (not the plan's own), oldest first."""
-        return sorted((p for uid in uids for p in self.snapshot.pods_by_owner.get(uid, ())
-                       if p.uid not in self.planned_uids and self._is_new(p)),
-                      key=lambda p: (p.creation_timestamp, p.name))
+    def window(self, f: _Fate) -> float:
+        """From when a pod created by `f`'s owner can be `f`'s pod's replacement. The ReplicaSet,
+        Job and RC controllers create one once the pod is marked for deletion (replica_set.go
+        manageReplicas counts only active pods: controller.FilterActivePods drops terminating
+        ones), a StatefulSet later still. So a pod created before the plan was made was in the
+        plan's own input beside the pod it would replace: not its replacement, even with a
+        `--since` earlier than the plan's `now`. Except for a pod already marked for deletion
+        when the plan was made: its replacement was created from then on (not before `--since`)."""
+        if f.seen_at is not None and f.seen_at < self.plan.now:
+            lo = f.seen_at - CREATED_TOLERANCE
+            return lo if self.since is None else max(self.since, lo)
+        return self.fresh_from
 
-    def _is_new(self, pod: Pod) -> bool:
-        return pod.creation_timestamp is not None and pod.creation_timestamp >= self.start
+    def _new_pods(self, uids: Sequence[str], fates: Sequence[_Fate] = ()) -> List[Pod]:
+        """The pods of the owners `uids` created since the start (not the plan's own), oldest
+        first: those created since the plan was made, and for each of `fates` that was already
+        going then, the first one created in its `window` before that."""
+        pods = sorted((p for uid in uids for p in self.snapshot.pods_by_owner.get(uid, ())
+                       if p.uid not in self.planned_uids and p.creation_timestamp is not None),
+                      key=lambda p: (p.creation_timestamp, p.name))
+        out = [p for p in pods if p.creation_timestamp >= self.fresh_from]
+        early = sorted(w for w in (self.window(f) for f in fates) if w < self.fresh_from)
+        if early:
+            before = [p for p in pods if p.creation_timestamp < self.fresh_from]
+            taken = set()
+            for lo in early:
+                i = next((i for i, p in enumerate(before) if i not in taken and p.creation_timestamp >= lo), None)
+                if i is not None:
+                    taken.add(i)
+            out = [before[i] for i in sorted(taken)] + out
+        return out
+
+    def _is_new(self, pod: Pod, since: Optional[float] = None) -> bool:
+        """Was `pod` created since the plan was made (or since `since`, a `window`)?"""
+        lo = self.fresh_from if since is None else since
+        return pod.creation_timestamp is not None and pod.creation_timestamp >= lo
 
     # -- the anchor ------------------------------------------------------------------------------
     def align(self, at: float, observed: Optional[float], what: str) -> None:
@@ -558,12 +594,24 @@ def _replacement_findings(m: _Matcher, a: Action, f: _Fate, shortfall: bool
         why, evs = _scheduling(m, r)
         evidence.extend(evs)
         facts["replacement"]["pending"] = why or None  # type: ignore[index]
+        nominated = r.nominated_node_name
+        if nominated:
+            facts["replacement"]["nominatedNode"] = nominated  # type: ignore[index]
         planned = ", planned on %s" % a.target if a.target and not shortfall else ""
         text = "replacement %s Pending%s%s" % (r.ref, planned, ": " + why if why else " (no FailedScheduling event)")
         if shortfall:
             out.append((AS_PLANNED, text))
         elif _landed_first(m, a, f, r, out, evidence, facts):
             pass
+        elif nominated and m.lands(nominated, (a.target,) + tuple(a.candidates)):
+            # it preempted there: kube-scheduler binds a nominated pod once its victims are gone
+            # (framework/preemption prepareCandidate sets status.nominatedNodeName; the victims
+            # keep their grace period): not happened yet, on its way to the planned node
+            out.append((PENDING, "replacement %s Pending, nominated to %s (preemption): it binds there once the "
+                                 "victims are gone" % (r.ref, nominated)))
+        elif nominated:
+            out.append((DIFFERS, "replacement %s Pending, nominated to %s (preemption)%s" % (
+                r.ref, nominated, planned)))
         elif why or m.due(created + DEFAULT_STARTUP):
             out.append((DIFFERS, text))
         else:

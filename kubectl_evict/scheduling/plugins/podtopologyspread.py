@@ -39,7 +39,7 @@ class _Item(NamedTuple):
     constraint: SpreadConstraint
     selector: Optional[LabelSelector]
     counter: DomainCounter
-    domains: Tuple[str, ...]
+    domains: FrozenSet[str]
     self_match: int
 
 
@@ -83,20 +83,31 @@ def counted_items(cs: ClusterState, pod: Pod, constraints: Tuple[SpreadConstrain
                                if all(k in node.labels for k in need) and node_passes_policies(cs, pod, c, node))
                 hit = cs.cache[nodes_key] = (ok, {})
             ok, by_key = hit
-            domains = by_key.get(c.topology_key)
-            if domains is None:
-                nodes = cs.nodes
-                key = c.topology_key
-                domains = by_key[key] = tuple(sorted({nodes[n].labels[key] for n in ok}))
+            domains = _domains(cs, ok, by_key, c.topology_key)
             ns = pod.namespace
 
             def match(p: Pod, sel: Optional[LabelSelector] = sel) -> bool:
                 return p.deletion_timestamp is None and label_selector_matches(sel, p.labels)
             counter = cs.counter(cache_key, (c.topology_key,), match, ok.__contains__, frozenset((ns,)))
-            memo = cs.cache[cache_key] = (counter, domains)
-        counter, domains = memo
+            memo = cs.cache[cache_key] = (counter, domains, cs.absent, ok, by_key)
+        elif memo[2] is not cs.absent:    # nodes came or went since: the domains did (the counts follow by themselves)
+            memo = cs.cache[cache_key] = (memo[0], _domains(cs, memo[3], memo[4], c.topology_key), cs.absent,
+                                          memo[3], memo[4])
+        counter, domains = memo[0], memo[1]
         items.append(_Item(c, sel, counter, domains, 1 if label_selector_matches(sel, pod.labels) else 0))
     return items
+
+
+def _domains(cs: ClusterState, ok: FrozenSet[str], by_key: dict, key: str) -> FrozenSet[str]:
+    """The values of `key` among the counted nodes `ok` that exist now: an absent node (removed,
+    or not created yet) is not in kube-scheduler's snapshot, so its value is a domain only when
+    another node carries it (`filtering.go` calPreFilterState lists the snapshot's nodes)."""
+    absent = cs.absent
+    hit = by_key.get(key)
+    if hit is None or hit[0] is not absent:     # only the current set is kept (an upgrade has a batch per node)
+        nodes = cs.nodes
+        hit = by_key[key] = (absent, frozenset(nodes[n].labels[key] for n in ok if n not in absent))
+    return hit[1]
 
 
 def counts_any(items: List[_Item], pods: List[Pod], node_name: str) -> bool:
