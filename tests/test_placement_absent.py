@@ -130,3 +130,41 @@ def test_a_node_that_joins_counts_again() -> None:
     placer.vanish(["g", "src"])
     placer.include(["g"])
     assert placer.place(snap.pods_by_key[("default", "web-0")]).node == "g"
+
+
+# Nodes that go and come back one at a time: the domains follow every change (kept up to date
+# node by node, not recomputed). Zone spread, maxSkew 1; a (z1) and b (z2) hold a web pod each,
+# g1 and g2 are both in z3 and web-3 sits on g1. Each step: (vanish, include), then which candidate
+# nodes web-0 fits, worked out by hand (skew = count of the node's zone + 1 (self) - min):
+STEPS = [
+    # g1 gone: z3 stays a domain through g2, its count 0 (web-3 on g1 counts nowhere): min 0;
+    # a and b skew 1 + 1 - 0 = 2 > 1; g2 skew 0 + 1 - 0 = 1: only g2
+    ((["g1"], []), {"a": False, "b": False, "g2": True}),
+    # g2 gone too: z3 is no domain: min over z1, z2 = 1: a and b skew 1 + 1 - 1 = 1: both
+    # (z3 kept as an empty domain would leave min 0 and nothing fitting)
+    ((["g2"], []), {"a": True, "b": True}),
+    # g2 back: z3 a domain again with count 0: min 0: only g2, as in the first step
+    (([], ["g2"]), {"a": False, "b": False, "g2": True}),
+    # g1 back: web-3 counts in z3 again: every zone 1, min 1: skew 1 everywhere
+    (([], ["g1"]), {"a": True, "b": True, "g1": True, "g2": True}),
+]
+
+
+def test_domains_follow_nodes_that_go_and_come_back_one_by_one() -> None:
+    zones = {"a": "z1", "b": "z2", "g1": "z3", "g2": "z3", "src": "z9"}
+    objs: list = [node(n, labels={ZONE: z}) for n, z in zones.items()]
+    objs += [deployment("web", 4)]
+    spec = _spread(ZONE)
+    objs += [pod(name, on, spec=spec) for name, on in (("web-1", "a"), ("web-2", "b"), ("web-3", "g1"),
+                                                       ("web-0", "src"))]
+    snap = snapshot(*objs)
+    placer = Placer(snap.nodes.values(), snap.pods_by_node, snapshot=snap)
+    placer.vanish(["src"])      # web-0's own node (and zone z9) is gone: it is being replaced
+    web0 = snap.pods_by_key[("default", "web-0")]
+    for (gone, back), want in STEPS:
+        if gone:
+            placer.vanish(gone)
+        if back:
+            placer.include(back)
+        got = {n: placer.fits_any(web0, [n]) for n in want}
+        assert got == want, (gone, back)

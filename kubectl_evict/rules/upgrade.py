@@ -52,6 +52,7 @@ from kubectl_evict.rules.replacements import chain_ordered_ready, recreation
 from kubectl_evict.rules.shutdown import (POD_GC_PERIOD, ShutdownSettings, effective_groups, grace_override,
                                           group_by_priority, group_wait, resolve_config, windows_shutdown_off)
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.scheduling.plugins import podtopologyspread as pts
 from kubectl_evict.timeutil import format_offset, format_seconds
 from kubectl_evict.workloads import attach
 
@@ -284,6 +285,8 @@ class UpgradeRun(DrainRun):
         # replacements that fit no node when their pod went, in the order they reached the
         # scheduler: pod key -> (the pod, when it was removed); retried when new nodes join
         self.pending: Dict[Tuple[str, str], Tuple[Pod, float]] = {}
+        # the pending pods PodTopologySpread rejected -> their constraints' global minimums then
+        self.spread_waits: Dict[Tuple[str, str], Tuple[int, ...]] = {}
         # (namespace, pod, node, uid) -> (target, candidates, when it lands); a pod leaves a node once
         # ... and what it waited for ("" : its target to join)
         self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float, str]] = {}
@@ -320,6 +323,8 @@ class UpgradeRun(DrainRun):
         target, problem = super().land(pod, at)
         if target is None and problem and pod.key not in self.ordered_ready:
             self.pending.setdefault(pod.key, (pod, at))
+            if pts.SKEW in problem:     # PodTopologySpread rejected nodes: `retry_spread` asks again
+                self.spread_waits[pod.key] = pts.hard_minimums(self.placer.cs, pod)
         if target is not None and target in self.waiting:
             copy = pod.set(node_name=target, uid="", phase="Running", ready=True, deletion_timestamp=None,
                            nominated_node_name="")
@@ -442,10 +447,22 @@ class UpgradeRun(DrainRun):
         lists existing nodes only), which can lower no skew but can raise the global minimum, so
         a replacement Pending on its spread constraints may fit now. kube-scheduler requeues the
         pods PodTopologySpread rejected on a Node delete (podtopologyspread/plugin.go
-        EventsToRegister: Node Add|Delete|UpdateNodeLabel). Only those with DoNotSchedule
-        constraints are tried again, on every candidate node (`retry_pending`), and land at `at`."""
-        spread = {k for k, (pod, _) in self.pending.items()
-                  if any(c.when_unsatisfiable == "DoNotSchedule" for c in pod.spread_constraints)}
+        EventsToRegister: Node Add|Delete|UpdateNodeLabel). Those are tried again, on every
+        candidate node (`retry_pending`), and land at `at`."""
+        # Only the pods PodTopologySpread rejected (its events requeue no other: the QueueingHint
+        # runs for the plugins that rejected the pod), and of those only the ones for which the
+        # removal changed what the Filter reads: a global minimum rose (a domain went) or a domain
+        # lost counted pods. Otherwise every node rejects it as before, and a try reads them all.
+        cs = self.placer.cs
+        spread = set()
+        for k, (pod, _) in self.pending.items():
+            before = self.spread_waits.get(k)
+            if before is None:
+                continue
+            now = pts.hard_minimums(cs, pod)
+            self.spread_waits[k] = now
+            if any(n > b for n, b in zip(now, before)) or pts.counted_on(cs, pod, gone):
+                spread.add(k)
         if spread:
             until = "%s %s removed at %s (its topology domains no longer count)" % (
                 ", ".join("node/" + n for n in gone), "is" if len(gone) == 1 else "are", format_offset(at))

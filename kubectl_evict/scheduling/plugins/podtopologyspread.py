@@ -11,7 +11,7 @@ counts are `ClusterState` counters, updated as the plan moves pods.
 
 from __future__ import annotations
 
-from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple
 
 from kubectl_evict.model import LabelSelector, Node, Pod, SpreadConstraint, Taint
 from kubectl_evict.scheduling.framework import (OK, PER_NODE, SKIPPED, ClusterState, DomainCounter, Plugin, Status,
@@ -104,9 +104,31 @@ def _domains(cs: ClusterState, ok: FrozenSet[str], by_key: dict, key: str) -> Fr
     another node carries it (`filtering.go` calPreFilterState lists the snapshot's nodes)."""
     absent = cs.absent
     hit = by_key.get(key)
-    if hit is None or hit[0] is not absent:     # only the current set is kept (an upgrade has a batch per node)
+    if hit is None:
         nodes = cs.nodes
-        hit = by_key[key] = (absent, frozenset(nodes[n].labels[key] for n in ok if n not in absent))
+        carriers: Dict[str, int] = {}       # value -> how many present nodes of `ok` carry it
+        for n in ok:
+            if n not in absent:
+                v = nodes[n].labels[key]
+                carriers[v] = carriers.get(v, 0) + 1
+        hit = by_key[key] = (absent, frozenset(carriers), carriers)
+    elif hit[0] is not absent:
+        # only the current set is kept, updated by the nodes that went or came back since (an
+        # upgrade removes a node per batch: a full pass over thousands of nodes each time adds up)
+        before, domains, carriers = hit
+        nodes = cs.nodes
+        touched = set()
+        for n in before.symmetric_difference(absent):
+            if n in ok:
+                v = nodes[n].labels[key]
+                carriers[v] = carriers.get(v, 0) + (1 if n in before else -1)
+                touched.add(v)
+        if touched:
+            dead = {v for v in touched if not carriers[v]}
+            for v in dead:
+                del carriers[v]
+            domains = (domains - dead) | (touched - dead)
+        hit = by_key[key] = (absent, domains, carriers)
     return hit[1]
 
 
@@ -118,12 +140,35 @@ def counts_any(items: List[_Item], pods: List[Pod], node_name: str) -> bool:
 
 
 def global_min(item: _Item) -> int:
+    """The constraint's global minimum: the fewest matching pods in one of its domains (0 while
+    there are fewer domains than minDomains). The counter keeps only domains that hold a
+    matching pod, one entry each: with fewer entries than domains, some domain holds none, and
+    the minimum is 0 without reading every domain (thousands with a hostname key)."""
     c = item.constraint
-    if len(item.domains) < c.min_domains:
+    n = len(item.domains)
+    if n < c.min_domains or len(item.counter.counts) < n:
         return 0
     get = item.counter.get
     key = c.topology_key
     return min((get(key, v) for v in item.domains), default=0)
+
+
+def hard_minimums(cs: ClusterState, pod: Pod) -> Tuple[int, ...]:
+    """The global minimum of each of `pod`'s DoNotSchedule constraints now. Between two moments,
+    a node whose domain count made the Filter reject `pod` can pass only if one of these rose or
+    the count it read fell (pods that counted left: `counted_on`)."""
+    hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == "DoNotSchedule")
+    return tuple(global_min(i) for i in counted_items(cs, pod, hard)) if hard else ()
+
+
+def counted_on(cs: ClusterState, pod: Pod, names: Sequence[str]) -> bool:
+    """Does a pod on one of the nodes `names` count in a domain of `pod`'s DoNotSchedule
+    constraints (`counts_any`)?"""
+    hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == "DoNotSchedule")
+    if not hard:
+        return False
+    items = counted_items(cs, pod, hard)
+    return any(counts_any(items, cs.residents[n], n) for n in names if n in cs.residents)
 
 
 class PodTopologySpread(Plugin):
