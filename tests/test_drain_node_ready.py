@@ -26,7 +26,7 @@ business: not asserted here (see the report of branch drainfix).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
