@@ -1045,7 +1045,8 @@ def _sts_pool(policy: str, layout: dict) -> List[dict]:
     """Pool nodes p1, p2 (room for every pod) and StatefulSet db (`policy`) whose ordinals run on
     the nodes `layout` gives (ordinal -> node)."""
     items = [node("p%d" % i, labels={"pool": "a"}, zone="z1") for i in (1, 2)]
-    items += [pod("db-%d" % n, on, owner=("StatefulSet", "db"), labels={"app": "db"}) for n, on in sorted(layout.items())]
+    items += [pod("db-%d" % n, on, owner=("StatefulSet", "db"), labels={"app": "db"})
+              for n, on in sorted(layout.items())]
     items.append({"apiVersion": "apps/v1", "kind": "StatefulSet",
                   "metadata": {"name": "db", "namespace": "default", "uid": "uid-db"},
                   "spec": {"replicas": len(layout), "podManagementPolicy": policy,
