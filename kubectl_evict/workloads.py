@@ -7,9 +7,11 @@ its controller creates it (its pod is gone, or for a kubelet `kill` the pod is F
 `replaced_at`), the same assumption drain's waves make (`--pod-startup`). A pod that is already
 not Ready or already terminating takes no ready replica away, and a terminating pod's
 replacement already exists (FilterActivePods), so it adds none; except a StatefulSet's, which
-keeps the name and is created only once the old pod is gone (`replaced_at`). A rule may also say when pods stop being Ready
-before (or without) any action on them (`not_ready`): the node lifecycle controller marks every
-pod of a node it turns Unknown not Ready (`MarkPodsNotReady`) in that same pass.
+keeps the name and is created only once the old pod is gone (`replaced_at`); one down now that the
+plan does not act on comes back by itself and counts when Ready again (`_returning`). A rule may
+also say when pods stop being Ready before (or without) any action on them (`not_ready`): the node
+lifecycle controller marks every pod of a node it turns Unknown not Ready (`MarkPodsNotReady`) in
+that same pass.
 
 Pods are grouped by their top-level owner as `kubectl rollout status` would name it: a
 ReplicaSet owned by a Deployment counts as the Deployment (across all of its ReplicaSets); the
@@ -25,7 +27,8 @@ from pyrsistent import pvector
 
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.plan import POD_ACTIONS, Action, Incomplete, counted_refs, Plan, Workload, with_incomplete
-from kubectl_evict.rules.replacements import WorkloadKey, owner_kinds_missing, workload_of
+from kubectl_evict.rules.replacements import (WorkloadKey, available_after, owner_kinds_missing, returning_ordinals,
+                                              workload_of)
 from kubectl_evict.scheduling.disruption import budget_unknown, pdbs_for_pod
 from kubectl_evict.scheduling.statefulset import rollout_warning
 from kubectl_evict.versions import cluster_version
@@ -82,7 +85,7 @@ def summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float = DE
 
 def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
                not_ready: Optional[Mapping[Tuple[str, str], float]] = None,
-               never_ready: AbstractSet[Tuple[str, str]] = frozenset()
+               never_ready: AbstractSet[Tuple[str, str]] = frozenset(), now: Optional[float] = None
                ) -> Tuple[Tuple[Workload, ...], Tuple[str, ...], Tuple[Incomplete, ...]]:
     events: Dict[WorkloadKey, List[Tuple[float, int]]] = {}
     bypass: Dict[WorkloadKey, str] = {}         # how the PDB is bypassed: "delete", "kill", "unchecked" or ""
@@ -99,9 +102,11 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
     # away only once it is Ready; before that it never counted, and its +1 never comes
     latest_up: Dict[Tuple[str, str], Tuple[WorkloadKey, int]] = {}
     dropped: set = set()       # (workload, index) of +1 events taken back
+    acted: set = set()         # (namespace, pod) of every pod the plan acts on
     for a in actions:
         if a.type not in POD_ACTIONS:
             continue
+        acted.add((a.namespace, a.pod))
         pod = snapshot.pods_by_key.get((a.namespace, a.pod))
         if pod is None:
             continue
@@ -147,6 +152,8 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
             continue
         events.setdefault(key, []).append((float(at), -1))
         pods.setdefault(key, []).append(pod)
+    if now is not None and any(k[0] == "StatefulSet" for k in events):
+        _returning(snapshot, events, pods, acted | set(never_ready), now, startup)
     if dropped:
         events = {k: [e for i, e in enumerate(v) if (k, i) not in dropped] for k, v in events.items()}
     if not events:
@@ -201,6 +208,33 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
                        for k, refs in sorted(unknown.items()))
     return tuple(out), tuple(warnings), incomplete
 
+
+def _returning(snapshot: Snapshot, events: Dict[WorkloadKey, List[Tuple[float, int]]],
+               pods: Dict[WorkloadKey, List[Pod]], exclude: AbstractSet[Tuple[str, str]], now: float,
+               startup: float) -> None:
+    """A StatefulSet pod that is down now (finished, or Terminating on a node whose kubelet is
+    alive) and that the plan does not act on (`exclude`: the pods acted on or that never come
+    back) still comes back: the StatefulSet controller creates a missing ordinal below
+    spec.replicas again once the old pod is gone, in ordinal order under OrderedReady
+    (`pkg/controller/statefulset/stateful_set_control.go` processReplica; the times are
+    `returning_ordinals`', the ones the rules' OrderedReady chains use). Its +1 comes when it is
+    Ready, so readyAfter and readyMin count it. Only the StatefulSets the plan touches are read,
+    each once, through the owner index."""
+    for key in [k for k in events if k[0] == "StatefulSet"]:
+        owner = snapshot.owners.get(key)
+        replicas = owner.replicas if owner is not None else None
+        for p in pods[key]:
+            uid = p.controller.uid if p.controller is not None else ""
+            if uid:
+                break
+        else:
+            continue
+        back = returning_ordinals(snapshot, now, startup, uid, exclude)
+        if not back:
+            continue
+        # the ordinals >= spec.replicas are condemned (scaled down), never created again
+        mrs = available_after(snapshot, pods[key][0])
+        events[key].extend((ready - mrs, +1) for n, (_, ready) in back.items() if replicas is None or n < replicas)
 
 
 # What a workload's own object says about how many pods it wants, per kind (`incomplete`).
@@ -269,7 +303,7 @@ def attach(snapshot: Snapshot, plan: Plan, startup: float = DEFAULT_STARTUP,
     # a pod in `shortfall` has a replacement that lands nowhere or never starts, even where the
     # scheduler binds it (a kubelet that rejects it): it brings no ready replica back
     never = frozenset((e.namespace, e.pod) for e in plan.shortfall if e.pod)
-    workloads, warnings, incomplete = _summarize(snapshot, plan.actions, startup, not_ready, never)
+    workloads, warnings, incomplete = _summarize(snapshot, plan.actions, startup, not_ready, never, float(plan.now))
     extra = [w for w in warnings if w not in plan.warnings]
     plan = plan.set(workloads=pvector(workloads), warnings=plan.warnings.extend(extra))
     return with_incomplete(plan, incomplete)

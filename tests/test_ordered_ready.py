@@ -204,3 +204,55 @@ def test_a_statefulset_pod_already_terminating_comes_back_in_ready_after(tmp_pat
     assert r.returncode == 0, r.stderr
     (w,) = json.loads(r.stdout)["workloads"]
     assert (w["ready"], w["readyAfter"]) == (2, 3)
+
+
+# (drained node, objects, ready count (at, ready) steps from now: the first is (0, ready now)). db-0
+# (or db-2) is down now and the plan does not act on it: the StatefulSet controller creates it again
+# once the old pod is gone (a finished pod at once), ordinals in order under OrderedReady
+# (processReplica), Ready 30 s (the plan's startup) later.
+RETURNING = {
+    # db-0 Terminating on n1 (live) until +20s: created +20s, Ready +50s. db-1 evicted at 0, created
+    # once db-0 is Ready (+50s), Ready +80s. 2 now (db-1, db-2) -> 1 at 0 -> 2 at +50s -> 3 at +80s
+    "terminating-lower": ("n2", [_sts(), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+                          [(0, 2), (0, 1), (50, 2), (80, 3)]),
+    # a Failed db-0 on n2 is deleted and created at once, Ready +30s; db-1 created then, Ready +60s
+    "failed-lower": ("n1", [_sts(), _db(0, "n2", phase="Failed", ready=False), _db(1, "n1"), _db(2, "n3")],
+                     [(0, 2), (0, 1), (30, 2), (60, 3)]),
+    # minReadySeconds 60 delays db-1's creation (db-0 available at +90s), not db-0's Ready (+30s)
+    "failed-lower-min-ready": ("n1", [_sts(min_ready=60), _db(0, "n2", phase="Failed", ready=False),
+                                      _db(1, "n1"), _db(2, "n3")],
+                               [(0, 2), (0, 1), (30, 2), (120, 3)]),
+    # Parallel: db-1 created at once (Ready +30s), db-0 once gone (+20s, Ready +50s)
+    "parallel": ("n2", [_sts("Parallel"), _db(0, "n1", SOON), _db(1, "n2"), _db(2, "n3")],
+                 [(0, 2), (0, 1), (30, 2), (50, 3)]),
+    # on a node whose kubelet is gone nothing confirms the deletion: db-0 never comes back, nor db-1
+    "stuck-terminating": ("n2", [_sts(), _db(0, "n1", AGO), _db(1, "n2"), _db(2, "n3")],
+                          [(0, 2), (0, 1)]),
+    # scaled down to 2: db-2 Terminating is condemned (ordinal >= spec.replicas), never created again
+    "condemned": ("n2", [dict(_sts(), spec=dict(_sts()["spec"], replicas=2)), _db(0, "n1"), _db(1, "n2"),
+                         _db(2, "n3", SOON)],
+                  [(0, 2), (0, 1), (30, 2)]),
+}
+
+
+# db-2 Terminating until +20s, db-1 evicted at 0 (created at once, Ready +30s): processReplica stops
+# at db-1 until it is Ready, so db-2 is created at +30s, Ready +60s. Known gap: a returning ordinal's
+# creation waits only for the other returning ordinals (`returning_ordinals`), not for the ones the
+# plan removes, so the plan says +50s (the counts now, lowest and after are right)
+GAP = ("n2", [_sts(), _db(0, "n1"), _db(1, "n2"), _db(2, "n3", SOON)], [(0, 2), (0, 1), (30, 2), (60, 3)])
+
+
+@pytest.mark.parametrize("case", sorted(RETURNING) + [pytest.param("gap", marks=pytest.mark.xfail(strict=True))])
+def test_a_statefulset_pod_down_now_and_not_acted_on_comes_back_in_the_counts(case: str) -> None:
+    from kubectl_evict.rules.drain import DrainSettings, plan_drain
+    from kubectl_evict.source.freeze import freeze
+    from kubectl_evict.timeutil import parse_time
+    from conftest import NOW
+    drained, objs, steps = RETURNING[case] if case != "gap" else GAP
+    doc = snapshot_list(*(_nodes(unknown="n1" if case == "stuck-terminating" else "") + objs))
+    snap = freeze([("test", str(i), o) for i, o in enumerate(doc["items"])])
+    plan = plan_drain(snap, DrainSettings(nodes=(drained,)), parse_time(NOW))
+    (w,) = plan.workloads
+    low = min(r for _, r in steps)
+    assert (w.ready, w.ready_min, w.ready_min_at, w.ready_after) == (steps[0][1], low, 0, steps[-1][1])
+    assert [(float(a), r) for a, r in w.levels] == [(float(a), r) for a, r in steps[1:]]

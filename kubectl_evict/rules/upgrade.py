@@ -546,10 +546,17 @@ class UpgradeRun(DrainRun):
             # drain there: the PDB waves after it never come (a forcing one deletes those pods, below)
             self.deadline = drain_start + limit if limit is not None and up.on_timeout != "force" else None
             del self.cut_off[:]
+            first_action = len(self.b.actions)
             last = self.drain_batch(batch.nodes, drain_start, wave)
             batch.evicted = sum(self.node_stats[n]["evicted"] for n in batch.nodes)
             batch.waves = last - wave + 1 if last >= wave else 0
-            end = self.at(last) + ps if last >= wave else drain_start
+            end = drain_start
+            if last >= wave:
+                # the batch ends once its last replacements are Ready: --pod-startup after the last
+                # wave, an OrderedReady StatefulSet's once created (`ready_by_node`: processReplica
+                # creates ordinal N only when every lower one is Running and Ready)
+                ready = self.ready_by_node(first_action)
+                end = max([self.at(last) + ps] + [ready[n] for n in batch.nodes if n in ready])
             held = [e for e in self.b.blocked[first_block:] if e.node in batch.nodes]
             late = list(self.cut_off)
             if limit is not None:
