@@ -235,20 +235,13 @@ RETURNING = {
 }
 
 
-# db-2 Terminating until +20s, db-1 evicted at 0 (created at once, Ready +30s): processReplica stops
-# at db-1 until it is Ready, so db-2 is created at +30s, Ready +60s. Known gap: a returning ordinal's
-# creation waits only for the other returning ordinals (`returning_ordinals`), not for the ones the
-# plan removes, so the plan says +50s (the counts now, lowest and after are right)
-GAP = ("n2", [_sts(), _db(0, "n1"), _db(1, "n2"), _db(2, "n3", SOON)], [(0, 2), (0, 1), (30, 2), (60, 3)])
-
-
-@pytest.mark.parametrize("case", sorted(RETURNING) + [pytest.param("gap", marks=pytest.mark.xfail(strict=True))])
+@pytest.mark.parametrize("case", sorted(RETURNING))
 def test_a_statefulset_pod_down_now_and_not_acted_on_comes_back_in_the_counts(case: str) -> None:
     from kubectl_evict.rules.drain import DrainSettings, plan_drain
     from kubectl_evict.source.freeze import freeze
     from kubectl_evict.timeutil import parse_time
     from conftest import NOW
-    drained, objs, steps = RETURNING[case] if case != "gap" else GAP
+    drained, objs, steps = RETURNING[case]
     doc = snapshot_list(*(_nodes(unknown="n1" if case == "stuck-terminating" else "") + objs))
     snap = freeze([("test", str(i), o) for i, o in enumerate(doc["items"])])
     plan = plan_drain(snap, DrainSettings(nodes=(drained,)), parse_time(NOW))

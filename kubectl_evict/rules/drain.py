@@ -559,6 +559,13 @@ class DrainRun:
         chain_ordered_ready(self.b, self.s, [i for i, uid in self.sts_rows if uid in uids],
                             float(self.cfg.pod_startup), self.removed_keys)
 
+    def actions_reordered(self) -> None:
+        """The plan's actions were taken out and put back in another order (upgrade's forced
+        deletions): `chain_so_far` reads them all again, since the positions it kept are stale."""
+        self.seen = 0
+        self.removed_keys = set()
+        self.sts_rows = []
+
     def ready_by_node(self, first: int = 0) -> Dict[str, float]:
         """When the last replacement of the pods each node's drain evicted (the actions from
         `first` on) is Ready: `--pod-startup` after it is created, at the eviction or, for an

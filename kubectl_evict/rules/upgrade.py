@@ -999,6 +999,8 @@ class UpgradeRun(DrainRun):
             else:
                 kept.append(a)
         self.b.actions[:] = kept
+        if moved:
+            self.actions_reordered()
         by, grace = self._forcer()
         for a in moved:
             self.b.action("delete", by=by, namespace=a.namespace, pod=a.pod, uid=a.uid, node=a.node, at=at,
