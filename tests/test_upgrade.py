@@ -1145,3 +1145,26 @@ def test_a_pod_anti_affinity_block_lifts_when_the_removed_nodes_pods_are_deleted
     if short == ["cache-1"]:
         assert "didn't satisfy existing pods anti-affinity rules" in plan["shortfall"][0]["reason"]
     assert got == code
+
+
+@pytest.mark.parametrize("key", ["kubernetes.io/hostname", "topology.kubernetes.io/zone"])
+def test_a_replacement_needing_a_pod_evicted_with_it_lands_once_that_one_has(tmp_path, key):
+    """o1 runs cache-1 and web-1, whose required pod affinity (`key`) needs an app=cache pod. The
+    drain evicts both at +0s; web-1's replacement reaches the scheduler first (kubectl's order):
+    the only cache pod is on o1, cordoned, so every node fails its affinity and it is Pending.
+    cache-1's replacement lands on x or x-surge-1; that Pod add matches all of web's affinity terms,
+    so InterPodAffinity requeues web (interpodaffinity/plugin.go isSchedulableAfterPodChange) and it
+    lands in the same domain: the node itself for hostname. Nothing is short: exit 0."""
+    aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": key}]}}
+    items = [node("x", labels={"pool": "b"}, zone="z1"), node("o1", labels={"pool": "a"}, zone="z1"),
+             pod("cache-1", "o1", owner=("ReplicaSet", "cache"), labels={"app": "cache"}),
+             pod("web-1", "o1", owner=("ReplicaSet", "web"), labels={"app": "web"}, affinity=aff)]
+    code, plan = upgrade(write(tmp_path, items), "--surge-like", "x")
+    targets = {a["pod"]: a["target"] for a in plan["actions"] if a["type"] == "evict"}
+    assert set(targets) == {"cache-1", "web-1"} and targets["cache-1"] in ("x", "x-surge-1")
+    if key == "kubernetes.io/hostname":
+        assert targets["web-1"] == targets["cache-1"]
+    else:
+        assert targets["web-1"] in ("x", "x-surge-1")
+    assert (code, plan["shortfall"]) == (0, [])

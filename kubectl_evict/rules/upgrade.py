@@ -257,7 +257,10 @@ class _Batch:
 class UpgradeRun(DrainRun):
     """The drain, driven batch by batch over a snapshot that also holds the new nodes."""
 
-    RETRY_IN_WAVE = False    # Pending replacements are retried as new nodes join (retry_pending)
+    # A replacement that fits nowhere is retried once the rest of its wave has landed (a pod its
+    # required pod affinity needs may land meanwhile: InterPodAffinity requeues on that Pod add),
+    # as drain does; those still Pending are retried as new nodes join (`retry_pending`)
+    RETRY_IN_WAVE = True
 
     def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float, command: str = "upgrade",
                  surge: bool = True) -> None:
@@ -340,6 +343,10 @@ class UpgradeRun(DrainRun):
                            nominated_node_name="")
             self.arrivals.setdefault(target, []).append((pod, copy))
         return target, problem
+
+    def landed_on_retry(self, pod: Pod, at: float, target: str, candidates: tuple) -> None:
+        self.pending.pop(pod.key, None)
+        super().landed_on_retry(pod, at, target, candidates)
 
     def victim(self, pod: Pod, target: Optional[str], why_not: str, at: float) -> None:
         """A pod kube-scheduler preempts leaves its node: if that is an old node not drained yet
