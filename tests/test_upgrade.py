@@ -1168,3 +1168,28 @@ def test_a_replacement_needing_a_pod_evicted_with_it_lands_once_that_one_has(tmp
     else:
         assert targets["web-1"] in ("x", "x-surge-1")
     assert (code, plan["shortfall"]) == (0, [])
+
+
+@pytest.mark.parametrize("job_node,code,lands,short", [
+    # solo-1 (o1) has required anti-affinity (zone) against app=job; job-1 is a bare pod (no
+    # controller: --force evicts it, nothing recreates it) on o2, batch 2, in z1 like every node.
+    # Batch 1 evicts solo at +0s: x, x-surge-1 and o2 fail its anti-affinity (job-1 in z1), o1 is
+    # cordoned: Pending. Batch 2 (+30s) evicts job-1 at +30s; its Pod delete matches solo's one anti
+    # term, so InterPodAffinity requeues solo (plugin.go isSchedulableAfterPodChange) and it lands.
+    ("o2", 0, 30, []),
+    # job-1 on x (not in the pool) stays: nothing deletes it, solo stays Pending
+    ("x", 4, None, ["solo-1"]),
+])
+def test_a_pod_anti_affinity_block_lifts_when_a_later_batch_evicts_the_pod(tmp_path, job_node, code, lands, short):
+    items = [node("x", labels={"pool": "b"}, zone="z1"), node("o1", labels={"pool": "a"}, zone="z1"),
+             node("o2", labels={"pool": "a"}, zone="z1"),
+             _anti_zone(pod("solo-1", "o1", owner=("ReplicaSet", "solo"), labels={"app": "solo"}), {"app": "job"}),
+             pod("job-1", job_node, owner=None, labels={"app": "job"})]
+    got, plan = upgrade(write(tmp_path, items), "--surge-like", "x", "--force")
+    [evict] = [a for a in plan["actions"] if a["type"] == "evict" and a["pod"] == "solo-1"]
+    assert (evict["at"], evict.get("replacementAt")) == (0, lands), evict["reason"]
+    if lands is not None:
+        assert evict["target"] in ("x", "x-surge-1", "x-surge-2")
+        assert "until default/job-1 is evicted at +30s and gone" in evict["reason"], evict["reason"]
+    assert [e["pod"] for e in plan["shortfall"]] == short
+    assert got == code

@@ -523,7 +523,8 @@ class UpgradeRun(DrainRun):
             keys, names = first[at]
             shown = sorted(set(names))
             until = how.format(pods=", ".join(shown[:3]) + (" and %d more" % (len(shown) - 3) if len(shown) > 3
-                                                            else ""), at=format_offset(at)) + \
+                                                            else ""), at=format_offset(at),
+                               is_are="is" if len(shown) == 1 else "are") + \
                 " (matching its required pod anti-affinity)"
             self.placer.exclude(leaving)
             candidates = [n for n in self.placer.names if n not in self.placer.excluded]
@@ -668,6 +669,13 @@ class UpgradeRun(DrainRun):
                 batch.outcome = "upgraded"
             end += PROVIDERS[up.provider].after_drain    # EKS: cordoned, then 60 s before termination
             batch.end = end
+            if self.affinity_waits:
+                # the pods this batch evicted are gone by its end (kubectl drain waits for them): a
+                # Pending pod whose anti-affinity one of them matched is requeued on its delete
+                self.placer.settle()
+                self.retry_affinity([(min(at, end), p) for n in batch.nodes
+                                     for p, at in self.node_stats[n].get("evictions", ())], wave,
+                                    how="{pods} {is_are} evicted at {at} and gone")
             removed += len(batch.nodes)
             wave = max(wave, last + 1)
             t = end
