@@ -488,15 +488,17 @@ class UpgradeRun(DrainRun):
 
     def retry_affinity(self, deleted: Sequence[Tuple[float, Pod]], wave: int, leaving: Sequence[str] = (),
                        how: str = "pod GC deletes {pods} at {at}") -> None:
-        """Pods bound to removed nodes are deleted (`deleted`: when each goes, and the pod). A
-        removed node's pods already count for no pod (anti-)affinity (the scheduler's snapshot
-        lists existing nodes only), but InterPodAffinity does not requeue on a Node delete: its
-        events are Pod Add | UpdatePodLabel | Delete and Node Add | UpdateNodeLabel | UpdateNodeTaint,
-        and on a Pod delete its QueueingHint queues a rejected pod only when the deleted pod
-        matches all of that pod's required anti-affinity terms (`interpodaffinity/plugin.go`
-        EventsToRegister, isSchedulableAfterPodChange, podMatchesAllAffinityTerms). So the
-        Pending replacements InterPodAffinity rejected are tried again, on every candidate node,
-        at the first such deletion, in time order; the others wait for another event."""
+        """Pods are deleted (`deleted`: when each goes, and the pod): the pods still bound to
+        removed nodes (pod GC, `pod_gc`; or the kubelet's shutdown kills), or a batch's evicted
+        pods once it is done. A removed node's pods already count for no pod (anti-)affinity (the
+        scheduler's snapshot lists existing nodes only), but InterPodAffinity does not requeue on a
+        Node delete: its events are Pod Add | UpdatePodLabel | Delete and Node Add | UpdateNodeLabel
+        | UpdateNodeTaint, and on a Pod delete its QueueingHint queues a rejected pod only when the
+        deleted pod matches all of that pod's required anti-affinity terms (`interpodaffinity/
+        plugin.go` EventsToRegister, isSchedulableAfterPodChange, podMatchesAllAffinityTerms). So
+        the Pending replacements InterPodAffinity rejected are tried again, on every candidate
+        node, at the first such deletion, in time order; the others wait for another event. `how`
+        says what the pods waited for ({pods}, {at}, {is_are})."""
         waits = self.affinity_waits
         if not waits or not deleted:
             return
