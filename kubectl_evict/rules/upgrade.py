@@ -671,15 +671,16 @@ class UpgradeRun(DrainRun):
                 batch.outcome = "upgraded"
             end += PROVIDERS[up.provider].after_drain    # EKS: cordoned, then 60 s before termination
             batch.end = end
+            removed += len(batch.nodes)
+            wave = max(wave, last + 1)
             if self.affinity_waits:
                 # the pods this batch evicted are gone by its end (kubectl drain waits for them): a
-                # Pending pod whose anti-affinity one of them matched is requeued on its delete
+                # Pending pod whose anti-affinity one of them matched is requeued on its delete (a
+                # budget it spent comes back from the next batch's waves, as at pod GC)
                 self.placer.settle()
                 self.retry_affinity([(min(at, end), p) for n in batch.nodes
                                      for p, at in self.node_stats[n].get("evictions", ())], wave,
                                     how="{pods} {is_are} evicted at {at} and gone")
-            removed += len(batch.nodes)
-            wave = max(wave, last + 1)
             t = end
             if not self.drained_stay:
                 gone = [n for n in batch.nodes if n not in batch.quarantined]
