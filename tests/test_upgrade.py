@@ -1081,3 +1081,115 @@ def test_a_batch_ends_when_its_ordered_ready_replacements_are_ready(tmp_path, po
     assert {n["node"]: (n["start"], n["end"]) for n in plan["nodes"]} == ends
     assert {a["pod"]: a.get("replacementAt", a["at"]) for a in plan["actions"] if a["type"] == "evict"} == created
     assert plan["verdict"].startswith(verdict), plan["verdict"]
+
+
+def _anti_zone(p: dict, *terms: dict) -> dict:
+    p["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": t}, "topologyKey": "topology.kubernetes.io/zone"} for t in terms]}}
+    return p
+
+
+def _anti_cluster(terms: tuple, left: dict, kubelet: bool = False) -> List[dict]:
+    """Pool node o1 and node x (the template), both in zone z1. o1 runs solo-1, whose required
+    anti-affinity (zone) has `terms`, and `left`, a pod the drain leaves there."""
+    items = [node("x", labels={"pool": "b"}, zone="z1"), node("o1", labels={"pool": "a"}, zone="z1")]
+    items.append(_anti_zone(pod("solo-1", "o1", owner=("ReplicaSet", "solo"), labels={"app": "solo"}), *terms))
+    items.append(left)
+    items.append({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "default",
+                                                                            "uid": "uid-agent"}, "spec": {}})
+    if kubelet:
+        items.append({"apiVersion": "evictplan/v1alpha1", "kind": "NodeKubeletConfig", "metadata": {"name": "o1"},
+                      "kubeletconfig": _GRACEFUL})
+    return items
+
+
+_CACHE = pod("cache-1", "o1", owner=("ReplicaSet", "cache"), labels={"app": "cache"})
+_AGENT = pod("agent-o1", "o1", owner=("DaemonSet", "agent"), labels={"app": "agent"})
+
+
+@pytest.mark.parametrize("terms,left,args,kubelet,lands,code,short", [
+    # --pod-selector leaves cache-1 on o1. solo-1 is evicted at +0s; cache-1 (o1, cordoned but there)
+    # is in z1, so every z1 node (x, x-surge-1) fails solo's anti-affinity: Pending. o1 goes at +30s
+    # (one wave + the 30s --pod-startup): its pods count no more (cache.go RemoveNode), but
+    # InterPodAffinity registers no Node delete, so nothing requeues solo then. Pod GC deletes
+    # cache-1 at +30s + 40s = +70s (gcOrphaned); cache-1 matches solo's one anti term, so the Pod
+    # delete requeues it (plugin.go isSchedulableAfterPodChange) and it lands at +70s, ahead of
+    # cache-1's replacement, which the ReplicaSet creates after that delete: solo (now in z1) has
+    # anti-affinity against it, so that one fits no node ("existing pods anti-affinity"): exit 4.
+    (({"app": "cache"},), _CACHE, ["--pod-selector", "app=solo"], False, 70, 4, ["cache-1"]),
+    # the same with a DaemonSet pod left by --ignore-daemonsets: pod GC deletes it too (gcOrphaned
+    # deletes every pod bound to a missing node), nothing replaces it elsewhere: exit 0
+    (({"app": "agent"},), _AGENT, ["--ignore-daemonsets"], False, 70, 0, []),
+    # two anti terms, cache-1 matches only one: podMatchesAllAffinityTerms is false, QueueSkip:
+    # pod GC's delete does not requeue solo
+    (({"app": "cache"}, {"tier": "db"}), _CACHE, ["--pod-selector", "app=solo"], False, None, 4, ["solo-1"]),
+    # GKE deletes o1's VM at +30s with an OS shutdown; its kubelet (shutdownGracePeriod 30s, critical
+    # 10s) kills agent-o1 (priority 0) in the first phase, grace 20s: Failed at +50s. The scheduler's
+    # informer drops terminal pods, so that is the Pod delete that requeues solo
+    (({"app": "agent"},), _AGENT, ["--ignore-daemonsets", "--provider", "gke"], True, 50, 0, []),
+])
+def test_a_pod_anti_affinity_block_lifts_when_the_removed_nodes_pods_are_deleted(tmp_path, terms, left, args, kubelet,
+                                                                                 lands, code, short):
+    items = _anti_cluster(terms, json.loads(json.dumps(left)), kubelet)
+    got, plan = upgrade(write(tmp_path, items, ("DaemonSet", "NodeKubeletConfig")), "--surge-like", "x", *args)
+    [evict] = [a for a in plan["actions"] if a["type"] == "evict"]
+    assert evict["pod"] == "solo-1" and evict["at"] == 0
+    [o1] = plan["nodes"]
+    assert o1["end"] == 30
+    if lands is None:
+        assert evict["target"] is None and "matching its required pod anti-affinity" not in evict["reason"]
+    else:
+        assert (evict["target"] in ("x", "x-surge-1"), evict.get("replacementAt")) == (True, lands), evict["reason"]
+        assert "matching its required pod anti-affinity" in evict["reason"], evict["reason"]
+    assert sorted(e["pod"] for e in plan["shortfall"]) == short
+    if short == ["cache-1"]:
+        assert "didn't satisfy existing pods anti-affinity rules" in plan["shortfall"][0]["reason"]
+    assert got == code
+
+
+@pytest.mark.parametrize("key", ["kubernetes.io/hostname", "topology.kubernetes.io/zone"])
+def test_a_replacement_needing_a_pod_evicted_with_it_lands_once_that_one_has(tmp_path, key):
+    """o1 runs cache-1 and web-1, whose required pod affinity (`key`) needs an app=cache pod. The
+    drain evicts both at +0s; web-1's replacement reaches the scheduler first (kubectl's order):
+    the only cache pod is on o1, cordoned, so every node fails its affinity and it is Pending.
+    cache-1's replacement lands on x or x-surge-1; that Pod add matches all of web's affinity terms,
+    so InterPodAffinity requeues web (interpodaffinity/plugin.go isSchedulableAfterPodChange) and it
+    lands in the same domain: the node itself for hostname. Nothing is short: exit 0."""
+    aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": key}]}}
+    items = [node("x", labels={"pool": "b"}, zone="z1"), node("o1", labels={"pool": "a"}, zone="z1"),
+             pod("cache-1", "o1", owner=("ReplicaSet", "cache"), labels={"app": "cache"}),
+             pod("web-1", "o1", owner=("ReplicaSet", "web"), labels={"app": "web"}, affinity=aff)]
+    code, plan = upgrade(write(tmp_path, items), "--surge-like", "x")
+    targets = {a["pod"]: a["target"] for a in plan["actions"] if a["type"] == "evict"}
+    assert set(targets) == {"cache-1", "web-1"} and targets["cache-1"] in ("x", "x-surge-1")
+    if key == "kubernetes.io/hostname":
+        assert targets["web-1"] == targets["cache-1"]
+    else:
+        assert targets["web-1"] in ("x", "x-surge-1")
+    assert (code, plan["shortfall"]) == (0, [])
+
+
+@pytest.mark.parametrize("job_node,code,lands,short", [
+    # solo-1 (o1) has required anti-affinity (zone) against app=job; job-1 is a bare pod (no
+    # controller: --force evicts it, nothing recreates it) on o2, batch 2, in z1 like every node.
+    # Batch 1 evicts solo at +0s: x, x-surge-1 and o2 fail its anti-affinity (job-1 in z1), o1 is
+    # cordoned: Pending. Batch 2 (+30s) evicts job-1 at +30s; its Pod delete matches solo's one anti
+    # term, so InterPodAffinity requeues solo (plugin.go isSchedulableAfterPodChange) and it lands.
+    ("o2", 0, 30, []),
+    # job-1 on x (not in the pool) stays: nothing deletes it, solo stays Pending
+    ("x", 4, None, ["solo-1"]),
+])
+def test_a_pod_anti_affinity_block_lifts_when_a_later_batch_evicts_the_pod(tmp_path, job_node, code, lands, short):
+    items = [node("x", labels={"pool": "b"}, zone="z1"), node("o1", labels={"pool": "a"}, zone="z1"),
+             node("o2", labels={"pool": "a"}, zone="z1"),
+             _anti_zone(pod("solo-1", "o1", owner=("ReplicaSet", "solo"), labels={"app": "solo"}), {"app": "job"}),
+             pod("job-1", job_node, owner=None, labels={"app": "job"})]
+    got, plan = upgrade(write(tmp_path, items), "--surge-like", "x", "--force")
+    [evict] = [a for a in plan["actions"] if a["type"] == "evict" and a["pod"] == "solo-1"]
+    assert (evict["at"], evict.get("replacementAt")) == (0, lands), evict["reason"]
+    if lands is not None:
+        assert evict["target"] in ("x", "x-surge-1", "x-surge-2")
+        assert "until default/job-1 is evicted at +30s and gone" in evict["reason"], evict["reason"]
+    assert [e["pod"] for e in plan["shortfall"]] == short
+    assert got == code

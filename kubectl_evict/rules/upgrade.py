@@ -31,7 +31,8 @@ yet: a Pending replacement is tried again when new nodes join (`retry_pending`).
 What the drains leave on a removed node (--pod-selector, Cluster API's drain-skip label, a
 StatefulSet pod Terminating on an unreachable node) is force-deleted by pod GC 40 s after the
 node goes (`pod_gc`: kubernetes `pkg/controller/podgc/gc_controller.go` gcOrphaned), a forecast
-`by: pod-gc`, and replaced.
+`by: pod-gc`, and replaced; a replacement Pending on its required pod anti-affinity is tried again
+when a deleted pod matches it (`retry_affinity`).
 Times: waves are as many of kubectl's 5 s retries apart as cover `--pod-startup`
 (`drain.wave_spacing`), new nodes are Ready `--node-startup` after they are created, and a batch
 ends when its last replacements are Ready (`--pod-startup` after its last evictions).
@@ -52,11 +53,15 @@ from kubectl_evict.rules.replacements import chain_ordered_ready, recreation
 from kubectl_evict.rules.shutdown import (POD_GC_PERIOD, ShutdownSettings, effective_groups, grace_override,
                                           group_by_priority, group_wait, resolve_config, windows_shutdown_off)
 from kubectl_evict.scheduling.disruption import pdbs_for_pod
+from kubectl_evict.scheduling.plugins import interpodaffinity as ipa
 from kubectl_evict.scheduling.plugins import podtopologyspread as pts
 from kubectl_evict.timeutil import format_offset, format_seconds
 from kubectl_evict.workloads import attach
 
 RULE = "upgrade"
+# InterPodAffinity's Filter messages: the pod's affinity, its anti-affinity, existing pods' anti-affinity
+_IPA_REJECTS = (ipa.AFFINITY, ipa.ANTI_AFFINITY, ipa.EXISTING_ANTI_AFFINITY)
+_KILLED = "the kubelet's graceful shutdown has killed {pods} (Failed at {at})"
 HOSTNAME = "kubernetes.io/hostname"
 EKS_TAINT = "eks.amazonaws.com/nodegroup"
 AKS_QUARANTINE = "kubernetes.azure.com/upgrade-status"
@@ -252,7 +257,10 @@ class _Batch:
 class UpgradeRun(DrainRun):
     """The drain, driven batch by batch over a snapshot that also holds the new nodes."""
 
-    RETRY_IN_WAVE = False    # Pending replacements are retried as new nodes join (retry_pending)
+    # A replacement that fits nowhere is retried once the rest of its wave has landed (a pod its
+    # required pod affinity needs may land meanwhile: InterPodAffinity requeues on that Pod add),
+    # as drain does; those still Pending are retried as new nodes join (`retry_pending`)
+    RETRY_IN_WAVE = True
 
     def __init__(self, snapshot: Snapshot, settings: UpgradeSettings, now: float, command: str = "upgrade",
                  surge: bool = True) -> None:
@@ -287,6 +295,9 @@ class UpgradeRun(DrainRun):
         self.pending: Dict[Tuple[str, str], Tuple[Pod, float]] = {}
         # the pending pods PodTopologySpread rejected -> their constraints' global minimums then
         self.spread_waits: Dict[Tuple[str, str], Tuple[int, ...]] = {}
+        # the pending pods with required anti-affinity terms that InterPodAffinity rejected (on some
+        # node): a deleted pod matching all those terms requeues them (`retry_affinity`)
+        self.affinity_waits: Dict[Tuple[str, str], Pod] = {}
         # (namespace, pod, node, uid) -> (target, candidates, when it lands); a pod leaves a node once
         # ... and what it waited for ("" : its target to join)
         self.landed_later: Dict[Tuple[str, str, str, str], Tuple[str, tuple, float, str]] = {}
@@ -325,11 +336,17 @@ class UpgradeRun(DrainRun):
             self.pending.setdefault(pod.key, (pod, at))
             if pts.SKEW in problem:     # PodTopologySpread rejected nodes: `retry_spread` asks again
                 self.spread_waits[pod.key] = pts.hard_minimums(self.placer.cs, pod)
+            if pod.anti_affinity_required and any(m in problem for m in _IPA_REJECTS):
+                self.affinity_waits[pod.key] = pod      # InterPodAffinity rejected nodes: `retry_affinity`
         if target is not None and target in self.waiting:
             copy = pod.set(node_name=target, uid="", phase="Running", ready=True, deletion_timestamp=None,
                            nominated_node_name="")
             self.arrivals.setdefault(target, []).append((pod, copy))
         return target, problem
+
+    def landed_on_retry(self, pod: Pod, at: float, target: str, candidates: tuple) -> None:
+        self.pending.pop(pod.key, None)
+        super().landed_on_retry(pod, at, target, candidates)
 
     def victim(self, pod: Pod, target: Optional[str], why_not: str, at: float) -> None:
         """A pod kube-scheduler preempts leaves its node: if that is an old node not drained yet
@@ -468,6 +485,52 @@ class UpgradeRun(DrainRun):
                 ", ".join("node/" + n for n in gone), "is" if len(gone) == 1 else "are", format_offset(at))
             candidates = [n for n in self.placer.names if n not in self.placer.excluded]
             self.retry_pending(candidates, at, wave, only=spread, until=until)
+
+    def retry_affinity(self, deleted: Sequence[Tuple[float, Pod]], wave: int, leaving: Sequence[str] = (),
+                       how: str = "pod GC deletes {pods} at {at}") -> None:
+        """Pods are deleted (`deleted`: when each goes, and the pod): the pods still bound to
+        removed nodes (pod GC, `pod_gc`; or the kubelet's shutdown kills), or a batch's evicted
+        pods once it is done. A removed node's pods already count for no pod (anti-)affinity (the
+        scheduler's snapshot lists existing nodes only), but InterPodAffinity does not requeue on a
+        Node delete: its events are Pod Add | UpdatePodLabel | Delete and Node Add | UpdateNodeLabel
+        | UpdateNodeTaint, and on a Pod delete its QueueingHint queues a rejected pod only when the
+        deleted pod matches all of that pod's required anti-affinity terms (`interpodaffinity/
+        plugin.go` EventsToRegister, isSchedulableAfterPodChange, podMatchesAllAffinityTerms). So
+        the Pending replacements InterPodAffinity rejected are tried again, on every candidate
+        node, at the first such deletion, in time order; the others wait for another event. `how`
+        says what the pods waited for ({pods}, {at}, {is_are})."""
+        waits = self.affinity_waits
+        if not waits or not deleted:
+            return
+        cs = self.placer.cs
+        deleted = sorted(deleted, key=lambda t: t[0])
+        first: Dict[float, Tuple[Set[Tuple[str, str]], List[str]]] = {}
+        # the hint reads only the pod's namespace and anti terms: one test per such pair
+        hits: Dict[tuple, Optional[Tuple[float, Pod]]] = {}
+        for k in list(waits):
+            if k not in self.pending:
+                del waits[k]             # landed since
+                continue
+            pod = waits[k]
+            sig = (pod.namespace, pod.anti_affinity_required)
+            if sig not in hits:
+                hits[sig] = next(((at, gone) for at, gone in deleted if all(
+                    ipa.existing_term_matches(cs, t, pod.namespace, gone) for t in pod.anti_affinity_required)), None)
+            hit = hits[sig]
+            if hit is not None:
+                keys, names = first.setdefault(hit[0], (set(), []))
+                keys.add(k)
+                names.append("%s/%s" % (hit[1].namespace, hit[1].name))
+        for at in sorted(first):
+            keys, names = first[at]
+            shown = sorted(set(names))
+            until = how.format(pods=", ".join(shown[:3]) + (" and %d more" % (len(shown) - 3) if len(shown) > 3
+                                                            else ""), at=format_offset(at),
+                               is_are="is" if len(shown) == 1 else "are") + \
+                " (matching its required pod anti-affinity)"
+            self.placer.exclude(leaving)
+            candidates = [n for n in self.placer.names if n not in self.placer.excluded]
+            self.retry_pending(candidates, at, wave, only=keys, until=until)
 
     def record_landed_later(self) -> None:
         """The plan's record of the Pending replacements that landed when new nodes joined (one
@@ -610,6 +673,14 @@ class UpgradeRun(DrainRun):
             batch.end = end
             removed += len(batch.nodes)
             wave = max(wave, last + 1)
+            if self.affinity_waits:
+                # the pods this batch evicted are gone by its end (kubectl drain waits for them): a
+                # Pending pod whose anti-affinity one of them matched is requeued on its delete (a
+                # budget it spent comes back from the next batch's waves, as at pod GC)
+                self.placer.settle()
+                self.retry_affinity([(min(at, end), p) for n in batch.nodes
+                                     for p, at in self.node_stats[n].get("evictions", ())], wave,
+                                    how="{pods} {is_are} evicted at {at} and gone")
             t = end
             if not self.drained_stay:
                 gone = [n for n in batch.nodes if n not in batch.quarantined]
@@ -739,9 +810,15 @@ class UpgradeRun(DrainRun):
 
         skipped = [e for e in self.b.skipped if e.code in GC_SKIPPED and left(e)]
         short = [e for e in self.b.shortfalls if e.code in GC_SHORT and left(e)]
-        if not skipped and not short:
-            return
         at = removed_at + POD_GC_QUARANTINE
+        if self.affinity_waits:
+            # every pod still bound to a removed node goes (DaemonSet and static pods too): pod GC's
+            # deletions come before the replacements they make room for are created
+            self.retry_affinity(self._left_on(gone.difference(self.shutdowns), skipped + short, at), wave, leaving)
+        if not skipped and not short:
+            if self.affinity_waits and kills:
+                self.retry_affinity(self._killed_pods(kills), wave, leaving, _KILLED)
+            return
         ps = float(self.cfg.pod_startup)
         # the drain did leave the skipped ones (they stay `skipped`, saying what follows); a
         # StatefulSet pod's replacement no longer waits forever
@@ -876,6 +953,9 @@ class UpgradeRun(DrainRun):
         # lower one is Running and Ready (processReplica); the eviction says when, too
         if shutting:
             self.placer.vanish(shutting)      # the VMs are off and their Node objects deleted
+            if self.affinity_waits and kills:
+                # a killed pod ends Failed, which the scheduler's informer drops (a Pod delete to it)
+                self.retry_affinity(self._killed_pods(kills), wave, leaving, _KILLED)
         chain_ordered_ready(self.b, self.s, [i for i, _ in rows], ps)
         for i, j in rows:
             later = self.b.actions[i].replaced_at
@@ -911,6 +991,26 @@ class UpgradeRun(DrainRun):
         count, first, last = self.killed.get(number, (0, float("inf"), 0.0))
         self.killed[number] = (count + len(kills), min([first] + [k[0] for k in kills.values()]),
                                max([last] + [k[2] for k in kills.values()]))
+
+    def _left_on(self, nodes: Set[str], entries: Sequence[Entry], at: float) -> List[Tuple[float, Pod]]:
+        """The pods still bound to `nodes` that pod GC deletes at `at`, for `retry_affinity`: the
+        ones the drains left (`entries`, on any removed node) and the DaemonSet and static pods,
+        which go with their node (terminal pods aside: the scheduler does not see them)."""
+        out = [(at, p) for p in (self._pod(e.namespace, e.pod, e.node) for e in entries if e.node in nodes)
+               if p is not None]
+        for name in nodes:
+            out.extend((at, p) for p in self.s.pods_on(name)
+                       if (p.controller_kind == "DaemonSet" or p.is_mirror) and not p.is_terminal)
+        return out
+
+    def _killed_pods(self, kills: Dict[Tuple[str, str, str], Tuple[float, int, float, str]]) -> List[Tuple[float, Pod]]:
+        """The pods the VMs' graceful shutdowns kill, each at the end of its kill (Failed then)."""
+        out = []
+        for (namespace, name, node), kill in kills.items():
+            pod = self._pod(namespace, name, node)
+            if pod is not None:
+                out.append((kill[2], pod))
+        return out
 
     def _priority(self, e: Entry) -> int:
         pod = self._pod(e.namespace, e.pod, e.node)
