@@ -38,6 +38,8 @@ from kubectl_evict.scheduling.disruption import (VIOLATES_BUDGET, BudgetState, E
                                                  unknown_budget_text)
 from kubectl_evict.scheduling.labels import label_selector_matches
 from kubectl_evict.scheduling.placement import Placer
+from kubectl_evict.scheduling.plugins.interpodaffinity import AFFINITY
+from kubectl_evict.scheduling.plugins.podtopologyspread import SKEW
 from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
 from kubectl_evict.rules.owners import controller_owner
 from kubectl_evict.rules.replacements import (available_after, chain_ordered_ready, kubelet_gone, ordered_ready_wait,
@@ -144,6 +146,15 @@ def resolve_nodes(snapshot: Snapshot, names: Sequence[str], selector: Optional[L
 
 def _plural(n: int, one: str, many: str) -> str:
     return "%d %s" % (n, one if n == 1 else many)
+
+
+def helped_by_pod_add(fit_error: str) -> bool:
+    """Can a pod added to the cluster let a replacement that failed with `fit_error` in? Only when
+    InterPodAffinity (a pod its required affinity needs) or PodTopologySpread (a count that raises
+    the minimum) rejected nodes: kube-scheduler requeues a Pending pod on a Pod add only for those
+    plugins' hints (`interpodaffinity/plugin.go`, `podtopologyspread/plugin.go`
+    isSchedulableAfterPodChange); resources, ports, volumes and taints only get worse."""
+    return AFFINITY in fit_error or SKEW in fit_error
 
 
 class DrainRun:
@@ -517,7 +528,8 @@ class DrainRun:
             self.short(pod, "ordered-ready", "evicted, but its replacement is never created: %s" % problem)
         elif problem:
             self.short(pod, "no-node-fits", "evicted, but its replacement has nowhere to go: %s" % problem)
-            if pod.controller_kind != "StatefulSet":    # (a StatefulSet's order decides what follows it)
+            if pod.controller_kind != "StatefulSet" and helped_by_pod_add(problem):
+                # (a StatefulSet's order decides what follows it)
                 self.unplaced[pod.key] = (pod, at, state, spent)
         if state is not None and target is not None and pod.controller_kind == "StatefulSet":
             # an OrderedReady StatefulSet may create its replacement later than the eviction: the
@@ -596,10 +608,10 @@ class DrainRun:
         """The wave's replacements that fit nowhere when they arrived, tried again once the rest of
         the wave has landed, as kube-scheduler does: a Pending pod goes back to the active queue
         when a pod it may now fit next to is added (a pod its required affinity needs, a new
-        domain count for its topology spread), in queue order (priority, then creation), and
-        at the latest after 5 minutes in the unschedulable queue
-        (`pkg/scheduler/backend/queue/scheduling_queue.go`: queueing hints,
-        podMaxInUnschedulablePodsDuration). Until nothing more lands."""
+        domain count for its topology spread), in queue order (priority, then creation)
+        (`pkg/scheduler/backend/queue/scheduling_queue.go`: queueing hints). Only those
+        InterPodAffinity or PodTopologySpread rejected (`helped_by_pod_add`): no other Filter
+        passes because a pod was added. Until nothing more lands."""
         cs = self.placer.cs
         tried: Dict[Tuple[str, str], int] = {}    # pod key -> the cluster state it last failed in
         landed = True
