@@ -173,6 +173,16 @@ CASES = {
     "shutdown-graceful-returning-between-kills": (
         ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n2"), _db(1, "n1", SOON30), _db(2, "n2")],
         {"db-0": (True, 20), "db-2": (True, 80)}, [], 0),
+    # scaled down to 2 (3 with db-3): an ordinal at or above spec.replicas is condemned; the StatefulSet
+    # controller only deletes it (processCondemned) and creates pods below spec.replicas only
+    # (updateStatefulSet), so an evicted or stopped db-2 / db-3 gets no replacement
+    "drain-condemned-ordinal": (
+        ["drain", "n1"], _nodes() + [dict(_sts(), spec=dict(_sts()["spec"], replicas=2)), _db(0, "n3"), _db(1, "n3"),
+                                     _db(2, "n1")],
+        {"db-2": (False, None)}, [], 0),
+    "shutdown-graceful-condemned-ordinal": (
+        ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n1"), _db(1, "n1"), _db(2, "n3"), _db(3, "n2")],
+        {"db-3": (False, None)}, [], 0),
 }
 
 
@@ -273,6 +283,15 @@ RETURNING = {
     "parallel-two-returning": ("n1", [_sts("Parallel"), _db(0, "n2", SOON), _db(1, "n2", phase="Failed", ready=False),
                                       _db(2, "n1")],
                                [(0, 1), (0, 0), (30, 2), (50, 3)]),
+    # db-0 Running but not Ready, not on its way back: the Failed db-1 is deleted but never created
+    # again (processReplica stops at db-0), and db-2 is never created either (ordered-ready)
+    "failed-above-one-not-ready": ("n1", [_sts(), _db(0, "n3", ready=False), _db(1, "n2", phase="Failed", ready=False),
+                                          _db(2, "n1")],
+                                   [(0, 1), (0, 0)]),
+    # scaled down to 2: db-2 evicted is condemned, never created again: 3 ready now, 2 after
+    "condemned-evicted": ("n1", [dict(_sts(), spec=dict(_sts()["spec"], replicas=2)), _db(0, "n3"), _db(1, "n3"),
+                                 _db(2, "n1")],
+                          [(0, 3), (0, 2)]),
     # scaled down to 2: db-2 Terminating is condemned (ordinal >= spec.replicas), never created again
     "condemned": ("n2", [dict(_sts(), spec=dict(_sts()["spec"], replicas=2)), _db(0, "n1"), _db(1, "n2"),
                          _db(2, "n3", SOON)],
@@ -348,3 +367,26 @@ def test_a_budget_waits_for_returning_ordinals_in_ordinal_order(case: str, tmp_p
     doc = json.loads(r.stdout)
     assert {a["pod"]: (a["at"], a.get("replacementAt")) for a in doc["actions"] if a["type"] == "evict"} == want
     assert sorted((e["pod"], e["code"]) for e in doc["blocked"]) == blocked
+
+
+# controller --fail n1 with db-0 on n1 (default 300 s tolerations) and db-1 Terminating on the live
+# n2: (db-1 gone at, readyMin, readyMinAt, readyAfter). n1's Ready turns Unknown after
+# --node-monitor-grace-period (50 s since v1.32) and MarkPodsNotReady sets db-0 Ready=False then; it
+# is deleted at +350 s and stays Terminating (the kubelet is gone), never Running and Ready again.
+FAILED_LOWER = {
+    # gone at +60 s, after db-0 is not Ready: never created again (processReplica stops at db-0);
+    # 2 ready now (db-0, db-2) -> 1 at +50 s, and 1 after (the plan counted db-1 back)
+    "gone-after-the-lower-is-marked": ("2026-11-21T12:01:00Z", 1, 50, 1),
+    # gone at +20 s, while db-0 is still Ready: created then, Ready at +50 s, as db-0 is marked
+    "gone-before-the-lower-is-marked": (SOON, 2, 0, 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILED_LOWER))
+def test_a_returning_ordinal_waits_for_a_lower_one_on_a_failed_node(case: str, tmp_path) -> None:
+    gone, low, low_at, after = FAILED_LOWER[case]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*_nodes(), _sts(), _db(0, "n1"), _db(1, "n2", gone), _db(2, "n3"))))
+    r = run_cli("-f", str(f), "-o", "json", "controller", "--fail", "n1")
+    (w,) = json.loads(r.stdout)["workloads"]
+    assert (w["ready"], w["readyMin"], w["readyMinAt"], w["readyAfter"]) == (2, low, low_at, after)

@@ -156,10 +156,27 @@ def recreation(snapshot: Snapshot, pod: Pod) -> Recreation:
     gone = absent_owner(snapshot, pod)
     if gone:
         return Recreation(False, gone)
+    condemned = condemned_ordinal(snapshot, pod)
+    if condemned:
+        return Recreation(False, condemned)
     if pod.deletion_timestamp is not None and pod.controller_kind in _REPLACED_WHEN_TERMINATING:
         return Recreation(False, "its %s replaced it when its deletion began (a pod being deleted no longer counts "
                                  "as active): %s again" % (pod.controller_kind, NOTHING_RECREATES))
     return _RECREATED
+
+
+def condemned_ordinal(snapshot: Snapshot, pod: Pod) -> str:
+    """Why nothing recreates a StatefulSet pod whose ordinal is at or above its set's spec.replicas
+    (a scale-down under way): `updateStatefulSet` puts it with the condemned pods, which
+    `processCondemned` only deletes, and it creates pods for the ordinals below spec.replicas only.
+    "" for any other pod (and when the StatefulSet is not in the input)."""
+    n = ordinal(pod) if pod.controller_kind == "StatefulSet" else None
+    owner = controller_owner(snapshot, pod) if n is not None else None
+    if owner is None or owner.replicas is None or n is None or n < owner.replicas:
+        return ""
+    return ("its ordinal %d is not below spec.replicas %d of StatefulSet %s/%s (scaled down): the StatefulSet "
+            "controller only deletes it (processCondemned): %s" % (n, owner.replicas, pod.namespace, owner.name,
+                                                                   NOTHING_RECREATES))
 
 
 def no_replacement(snapshot: Snapshot, pod: Pod) -> str:
@@ -167,7 +184,7 @@ def no_replacement(snapshot: Snapshot, pod: Pod) -> str:
     `NOTHING_RECREATES` (it has finished; its owner is not in the cluster, `absent_owner`)."""
     if pod.is_terminal:
         return recreation(snapshot, pod).why
-    return absent_owner(snapshot, pod) or NOTHING_RECREATES
+    return absent_owner(snapshot, pod) or condemned_ordinal(snapshot, pod) or NOTHING_RECREATES
 
 
 #: Controllers that count only active pods (`controller_utils.go` IsPodActive: not Succeeded or
@@ -339,6 +356,22 @@ def _returning_pods(snapshot: Snapshot, now: float, uid: str,
     return out
 
 
+def _blocking_now(snapshot: Snapshot, uid: str, exclude: AbstractSet[Tuple[str, str]]) -> Dict[int, Tuple[float, float]]:
+    """The ordinals of StatefulSet `uid` (not in `exclude`, the pods the plan removes) that are not
+    Running and Ready now and not on their way back: not Ready (or Pending), or Terminating on a node
+    whose kubelet never confirms the deletion: down from now on, `NEVER` Ready again in the plan,
+    as `ordered_ready_wait` takes them for the pods the plan removes."""
+    out: Dict[int, Tuple[float, float]] = {}
+    for p in snapshot.pods_by_owner.get(uid, ()):
+        n = ordinal(p)
+        if n is None or p.key in exclude or p.is_terminal:
+            continue
+        if (kubelet_gone(snapshot, p.node_name) if p.deletion_timestamp is not None
+                else not (p.phase == "Running" and p.ready)):
+            out[n] = (0.0, NEVER)
+    return out
+
+
 def _release(snapshot: Snapshot, startup: float, back: Sequence[Tuple[int, float, Pod]], start: int, below: float,
              down: Dict[int, Tuple[float, float]]) -> int:
     """The returning ordinals `back[start:]` below ordinal `below`, in order, into `down` (one
@@ -366,9 +399,13 @@ def returning_ordinals(snapshot: Snapshot, now: float, startup: float, uid: str,
     only once every lower ordinal is Running and Ready (`processReplica`, monotonic), whoever took
     the lower one down: the plan's own `removals` (`removal_spans`) too, the times
     `chain_ordered_ready` gives them; one that waits for a lower ordinal that never comes back
-    (`NEVER`) is left out."""
+    (`NEVER`: one the plan removes for good, or one not Running and Ready now and not on its way
+    back, `_blocking_now`) is left out."""
     back = _returning_pods(snapshot, now, uid, exclude)
-    down = dict(removals or {})
+    if not back:
+        return {}
+    down = _blocking_now(snapshot, uid, exclude)
+    down.update(removals or {})
     _release(snapshot, startup, back, 0, NEVER, down)
     return {n: down[n] for n, _, _ in back if down[n][1] < NEVER}
 
@@ -708,6 +745,8 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
     if kind in ("ReplicaSet", "ReplicationController"):
         return Decision("schedule", failed_at, "%s controller counts only active pods (FilterActivePods): it creates "
                         "the replacement when the pod is Failed" % kind)
+    if kind == "StatefulSet" and condemned_ordinal(snapshot, pod):
+        return Decision("none", None, condemned_ordinal(snapshot, pod))
     if kind == "StatefulSet":
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
