@@ -390,3 +390,25 @@ def test_a_returning_ordinal_waits_for_a_lower_one_on_a_failed_node(case: str, t
     r = run_cli("-f", str(f), "-o", "json", "controller", "--fail", "n1")
     (w,) = json.loads(r.stdout)["workloads"]
     assert (w["ready"], w["readyMin"], w["readyMinAt"], w["readyAfter"]) == (2, low, low_at, after)
+
+
+def test_a_returning_ordinal_counts_toward_a_budget_only_once_ready_after_the_lower_evicted_ones(tmp_path) -> None:
+    """minReadySeconds 40 (a lower ordinal must be Ready 40 s before the next is created), drain n1 n2,
+    PDB minAvailable 1 over db-0..db-4 (5 pods, 2 healthy: db-2, db-4). db-0 (Terminating on n1 until
+    +70 s) evicted at 0: created again +70 s, Ready +100 s, available +140 s. db-1, Terminating on the
+    live n3 until +70 s, is created only at +140 s (processReplica: db-0 available), Ready +170 s.
+    db-2 (spends the one disruption) and db-3 (Terminating) evicted at 0; db-4 held until db-0's
+    replacement is Ready (+100 s): wave 5 (+120 s), when 2 pods are healthy (db-0's replacement and
+    db-4; db-1 is not back yet): disruptionsAllowed 1 -> 0. db-2 created +210 s (db-1 available), db-3
+    +280 s, db-4 +350 s."""
+    items = [dict(_sts(min_ready=40), spec=dict(_sts(min_ready=40)["spec"], replicas=5)),
+             _dbn(0, "n1", "2026-11-21T12:01:10Z"), _dbn(1, "n3", "2026-11-21T12:01:10Z"), _dbn(2, "n1"),
+             _dbn(3, "n2", SOON), _dbn(4, "n2"), _pdb("some", {"matchLabels": {"app": "db"}}, minAvailable=1)]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*(_nodes() + items))))
+    r = run_cli("-f", str(f), "-o", "json", "drain", "n1", "n2")
+    assert r.returncode == 0, r.stderr
+    evicts = {a["pod"]: a for a in json.loads(r.stdout)["actions"] if a["type"] == "evict"}
+    assert {p: (a["at"], a.get("replacementAt")) for p, a in evicts.items()} == {
+        "db-0": (0, 70), "db-2": (0, 210), "db-3": (0, 280), "db-4": (120, 350)}
+    assert "(disruptionsAllowed 1 -> 0)" in evicts["db-4"]["reason"]

@@ -207,6 +207,7 @@ class DrainRun:
         # StatefulSet uid -> [budget, pod, wave of its gain or None] of the pods under a PDB that
         # are down now and come back by themselves (`seed_returning`, `update_returning`)
         self.returning: Dict[str, List[List[Any]]] = {}
+        self.returning_rows = 0        # how many of `sts_rows` `update_returning` has read
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -320,8 +321,8 @@ class DrainRun:
 
     def returning_times(self, uid: str) -> Dict[int, Tuple[float, float]]:
         """`returning_ordinals` of StatefulSet `uid`, after the lower ordinals the plan has removed
-        so far (`removal_spans` of its actions, chained: `chain_so_far`)."""
-        self.read_actions()
+        so far (`removal_spans` of its actions, chained first: `chain_so_far`)."""
+        self.chain_so_far({uid})
         startup = float(self.cfg.pod_startup)
         rows = [self.b.actions[i] for i, u in self.sts_rows if u == uid]
         removals = removal_spans(self.s, rows, startup, self.short_keys).get(uid) if rows else None
@@ -343,12 +344,9 @@ class DrainRun:
         counted (at or before `wave`) is never one that moves."""
         if not self.returning:
             return
-        before = len(self.sts_rows)
         self.read_actions()
-        uids = {u for _, u in self.sts_rows[before:] if u in self.returning}
-        if not uids:
-            return
-        self.chain_so_far(uids)
+        uids = {u for _, u in self.sts_rows[self.returning_rows:] if u in self.returning}
+        self.returning_rows = len(self.sts_rows)
         for uid in sorted(uids):
             back = self.returning_times(uid)
             for entry in self.returning[uid]:
@@ -622,6 +620,7 @@ class DrainRun:
         self.removed_keys = set()
         self.sts_rows = []
         self.shorts_seen = 0
+        self.returning_rows = 0
 
     def ready_by_node(self, first: int = 0) -> Dict[str, float]:
         """When the last replacement of the pods each node's drain evicted (the actions from
