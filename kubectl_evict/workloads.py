@@ -27,10 +27,10 @@ from pyrsistent import pvector
 
 from kubectl_evict.model import Pod, Snapshot
 from kubectl_evict.plan import POD_ACTIONS, Action, Incomplete, counted_refs, Plan, Workload, with_incomplete
-from kubectl_evict.rules.replacements import (WorkloadKey, available_after, owner_kinds_missing, returning_ordinals,
-                                              workload_of)
+from kubectl_evict.rules.replacements import (NEVER, WorkloadKey, available_after, owner_kinds_missing,
+                                              removal_spans, returning_ordinals, workload_of)
 from kubectl_evict.scheduling.disruption import budget_unknown, pdbs_for_pod
-from kubectl_evict.scheduling.statefulset import rollout_warning
+from kubectl_evict.scheduling.statefulset import ordinal, rollout_warning
 from kubectl_evict.versions import cluster_version
 from kubectl_evict.timeutil import format_offset
 
@@ -153,7 +153,8 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
         events.setdefault(key, []).append((float(at), -1))
         pods.setdefault(key, []).append(pod)
     if now is not None and any(k[0] == "StatefulSet" for k in events):
-        _returning(snapshot, events, pods, acted | set(never_ready), now, startup)
+        _returning(snapshot, events, pods, acted | set(never_ready), now, startup, actions, never_ready,
+                   not_ready or {})
     if dropped:
         events = {k: [e for i, e in enumerate(v) if (k, i) not in dropped] for k, v in events.items()}
     if not events:
@@ -211,30 +212,38 @@ def _summarize(snapshot: Snapshot, actions: Sequence[Action], startup: float,
 
 def _returning(snapshot: Snapshot, events: Dict[WorkloadKey, List[Tuple[float, int]]],
                pods: Dict[WorkloadKey, List[Pod]], exclude: AbstractSet[Tuple[str, str]], now: float,
-               startup: float) -> None:
+               startup: float, actions: Sequence[Action], never: AbstractSet[Tuple[str, str]],
+               not_ready: Mapping[Tuple[str, str], float]) -> None:
     """A StatefulSet pod that is down now (finished, or Terminating on a node whose kubelet is
     alive) and that the plan does not act on (`exclude`: the pods acted on or that never come
     back) still comes back: the StatefulSet controller creates a missing ordinal below
-    spec.replicas again once the old pod is gone, in ordinal order under OrderedReady
+    spec.replicas again once the old pod is gone, in ordinal order under OrderedReady, after the
+    lower ordinals the plan's `actions` remove are Ready again (`never`: those that never are; a pod
+    the rule marks not Ready, `not_ready`, is down from then, and Ready again only if replaced)
     (`pkg/controller/statefulset/stateful_set_control.go` processReplica; the times are
     `returning_ordinals`', the ones the rules' OrderedReady chains use). Its +1 comes when it is
     Ready, so readyAfter and readyMin count it. Only the StatefulSets the plan touches are read,
     each once, through the owner index."""
+    removals = removal_spans(snapshot, actions, startup, never)
+    for (namespace, name), at in not_ready.items():
+        pod = snapshot.pods_by_key.get((namespace, name))
+        n = ordinal(pod) if pod is not None and pod.controller_kind == "StatefulSet" else None
+        if n is not None and pod is not None and not pod.is_terminal:
+            spans = removals.setdefault(pod.controller.uid, {})
+            frm, ready = spans.get(n, (float(at), NEVER))
+            spans[n] = (min(frm, float(at)), ready)
     for key in [k for k in events if k[0] == "StatefulSet"]:
-        owner = snapshot.owners.get(key)
-        replicas = owner.replicas if owner is not None else None
         for p in pods[key]:
             uid = p.controller.uid if p.controller is not None else ""
             if uid:
                 break
         else:
             continue
-        back = returning_ordinals(snapshot, now, startup, uid, exclude)
+        back = returning_ordinals(snapshot, now, startup, uid, exclude, removals.get(uid))
         if not back:
             continue
-        # the ordinals >= spec.replicas are condemned (scaled down), never created again
         mrs = available_after(snapshot, pods[key][0])
-        events[key].extend((ready - mrs, +1) for n, (_, ready) in back.items() if replicas is None or n < replicas)
+        events[key].extend((ready - mrs, +1) for _, ready in back.values())
 
 
 # What a workload's own object says about how many pods it wants, per kind (`incomplete`).

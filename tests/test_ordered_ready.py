@@ -26,6 +26,7 @@ import pytest
 from conftest import node, pod, run_cli, snapshot_list
 
 SOON = "2026-11-21T12:00:20Z"       # now + 20s
+SOON30 = "2026-11-21T12:00:30Z"     # now + 30s
 AGO = "2026-11-21T11:59:00Z"        # now - 60s
 
 
@@ -148,6 +149,40 @@ CASES = {
         ["affinity", "--unlabel", "n2:pool"], _pool() + [_sts(), _db(0, "n2", **_RDE), _db(1, "n2", **_RDE),
                                                          _db(2, "n3", **_RDE)],
         {"db-0": (True, None), "db-1": (True, 30)}, [], 0),
+    # A returning ordinal between two the plan removes waits for the lower one, and the higher one
+    # for it (processReplica walks every ordinal, whoever took it down). db-0 removed at 0: created
+    # at once, Ready +30s. db-1 Terminating on a live node until +20s: created only at +30s, Ready
+    # +60s. db-2 removed at 0: created at +60s (the plan said +50s: db-1 created when gone).
+    "drain-returning-between-evicted": (
+        ["drain", "n1"], _nodes() + [_sts(), _db(0, "n1"), _db(1, "n2", SOON), _db(2, "n1")],
+        {"db-0": (True, None), "db-2": (True, 60)}, [], 0),
+    "upgrade-returning-between-evicted": (
+        ["upgrade", "n1", "--max-surge", "1", "--surge-like", "n4"],
+        _nodes() + [_sts(), _db(0, "n1"), _db(1, "n2", SOON), _db(2, "n1")],
+        {"db-0": (True, None), "db-2": (True, 60)}, [], 0),
+    "controller-returning-between-deleted": (
+        ["controller"], _nodes(taint="n2") + [_sts(), _db(0, "n2", tolerations=[]), _db(1, "n1", SOON),
+                                              _db(2, "n2", tolerations=[])],
+        {"db-0": (True, None), "db-2": (True, 60)}, [], 0),
+    "affinity-returning-between-evicted": (
+        ["affinity", "--unlabel", "n2:pool"], _pool() + [_sts(), _db(0, "n2", **_RDE), _db(1, "n1", SOON, **_RDE),
+                                                         _db(2, "n2", **_RDE)],
+        {"db-0": (True, None), "db-2": (True, 60)}, [], 0),
+    # graceful shutdown (pods Failed at +20s): db-0 created at +20s, Ready +50s; db-1, Terminating on
+    # a live node until +30s, created at +50s, Ready +80s; db-2 created at +80s (the plan said +60s)
+    "shutdown-graceful-returning-between-kills": (
+        ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n2"), _db(1, "n1", SOON30), _db(2, "n2")],
+        {"db-0": (True, 20), "db-2": (True, 80)}, [], 0),
+    # scaled down to 2 (3 with db-3): an ordinal at or above spec.replicas is condemned; the StatefulSet
+    # controller only deletes it (processCondemned) and creates pods below spec.replicas only
+    # (updateStatefulSet), so an evicted or stopped db-2 / db-3 gets no replacement
+    "drain-condemned-ordinal": (
+        ["drain", "n1"], _nodes() + [dict(_sts(), spec=dict(_sts()["spec"], replicas=2)), _db(0, "n3"), _db(1, "n3"),
+                                     _db(2, "n1")],
+        {"db-2": (False, None)}, [], 0),
+    "shutdown-graceful-condemned-ordinal": (
+        ["shutdown", "n2"], _nodes() + [_sts(), KUBELET, _db(0, "n1"), _db(1, "n1"), _db(2, "n3"), _db(3, "n2")],
+        {"db-3": (False, None)}, [], 0),
 }
 
 
@@ -228,6 +263,35 @@ RETURNING = {
     # on a node whose kubelet is gone nothing confirms the deletion: db-0 never comes back, nor db-1
     "stuck-terminating": ("n2", [_sts(), _db(0, "n1", AGO), _db(1, "n2"), _db(2, "n3")],
                           [(0, 2), (0, 1)]),
+    # db-1 evicted at 0: created at once (db-0 Ready), Ready +30s. db-2 Terminating on n2 until +20s
+    # waits for it (processReplica: every lower ordinal Running and Ready, whoever removed it):
+    # created +30s, Ready +60s (the plan said +50s)
+    "terminating-above-evicted": ("n1", [_sts(), _db(0, "n3"), _db(1, "n1"), _db(2, "n2", SOON)],
+                                  [(0, 2), (0, 1), (30, 2), (60, 3)]),
+    # db-0, db-1 evicted at 0: db-0 Ready +30s, db-1 created then, Ready +60s; a Failed db-2 on n2
+    # (deleted at once) is created +60s, Ready +90s (the plan said +30s)
+    "failed-above-two-evicted": ("n1", [_sts(), _db(0, "n1"), _db(1, "n1"), _db(2, "n2", phase="Failed", ready=False)],
+                                 [(0, 2), (0, 0), (30, 1), (60, 2), (90, 3)]),
+    # db-0's replacement fits no node (it selects the drained n1): db-0 is never Running and Ready
+    # again, so the Failed db-1 on n2 is never created again either (the plan counted it at +30s)
+    "failed-above-one-never-back": ("n1", [_sts(), _db(0, "n1", node_selector={"kubernetes.io/hostname": "n1"}),
+                                           _db(1, "n2", phase="Failed", ready=False), _db(2, "n3")],
+                                    [(0, 2), (0, 1)]),
+    # Parallel (allowsBurst): each ordinal is created once gone, whatever the others do. The Failed
+    # db-1 is created at once, Ready +30s (the plan waited for db-0: +80s); db-0 Terminating until
+    # +20s, Ready +50s; db-2 evicted at 0, Ready +30s
+    "parallel-two-returning": ("n1", [_sts("Parallel"), _db(0, "n2", SOON), _db(1, "n2", phase="Failed", ready=False),
+                                      _db(2, "n1")],
+                               [(0, 1), (0, 0), (30, 2), (50, 3)]),
+    # db-0 Running but not Ready, not on its way back: the Failed db-1 is deleted but never created
+    # again (processReplica stops at db-0), and db-2 is never created either (ordered-ready)
+    "failed-above-one-not-ready": ("n1", [_sts(), _db(0, "n3", ready=False), _db(1, "n2", phase="Failed", ready=False),
+                                          _db(2, "n1")],
+                                   [(0, 1), (0, 0)]),
+    # scaled down to 2: db-2 evicted is condemned, never created again: 3 ready now, 2 after
+    "condemned-evicted": ("n1", [dict(_sts(), spec=dict(_sts()["spec"], replicas=2)), _db(0, "n3"), _db(1, "n3"),
+                                 _db(2, "n1")],
+                          [(0, 3), (0, 2)]),
     # scaled down to 2: db-2 Terminating is condemned (ordinal >= spec.replicas), never created again
     "condemned": ("n2", [dict(_sts(), spec=dict(_sts()["spec"], replicas=2)), _db(0, "n1"), _db(1, "n2"),
                          _db(2, "n3", SOON)],
@@ -249,3 +313,102 @@ def test_a_statefulset_pod_down_now_and_not_acted_on_comes_back_in_the_counts(ca
     low = min(r for _, r in steps)
     assert (w.ready, w.ready_min, w.ready_min_at, w.ready_after) == (steps[0][1], low, 0, steps[-1][1])
     assert [(float(a), r) for a, r in w.levels] == [(float(a), r) for a, r in steps[1:]]
+
+
+def _pdb(name: str, selector: dict, **spec: Any) -> dict:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": name, "namespace": "default", "generation": 1}, "spec": dict(spec, selector=selector)}
+
+
+def _named(*names: str) -> dict:
+    return {"matchExpressions": [{"key": "statefulset.kubernetes.io/pod-name", "operator": "In", "values": list(names)}]}
+
+
+def _dbn(n: int, on: str, terminating: Optional[str] = None, **kw: Any) -> dict:
+    """`_db` with the pod-name label the StatefulSet controller sets (a PDB may select one ordinal)."""
+    p = _db(n, on, terminating, **kw)
+    p["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] = "db-%d" % n
+    return p
+
+
+def _sts4(replicas: int = 4) -> dict:
+    return dict(_sts(), spec=dict(_sts()["spec"], replicas=replicas))
+
+
+# drain n1 with PDBs: (objects, {pod: (evicted at, replacementAt)}, blocked (pod, code) pairs). The
+# disruption controller counts a pod healthy once Ready (countHealthyPods); kubectl retries a refused
+# eviction every 5 s, so a held pod goes at the first 30 s wave (--pod-startup) after that.
+BUDGETS = {
+    # PDB "high" (minAvailable 1) selects db-2, db-3: 1 healthy (db-3; db-2 Terminating on n2 until
+    # +20s), so db-3 is held. db-0, db-1 (no PDB) evicted at 0: db-0 Ready +30s, db-1 created then,
+    # Ready +60s; db-2 created +60s (every lower ordinal Running and Ready), Ready +90s: 2 healthy,
+    # db-3 evicted at +90s (the plan said +60s, counting db-2 Ready at +50s); its replacement is
+    # created then (db-2 Ready at +90s).
+    "held-until-a-returning-ordinal-waits-for-evicted-ones": (
+        [_sts4(), _dbn(0, "n1"), _dbn(1, "n1"), _dbn(2, "n2", SOON), _dbn(3, "n1"),
+         _pdb("high", _named("db-2", "db-3"), minAvailable=1)],
+        {"db-0": (0, None), "db-1": (0, 30), "db-3": (90, None)}, []),
+    # scaled down to 2: db-2 (Terminating) is condemned and never created again (processCondemned),
+    # so the budget (minAvailable 2, 2 healthy) never allows an eviction: both held (the plan
+    # counted db-2 healthy again at +50s and evicted db-0 at +60s, db-1 at +90s)
+    "condemned-ordinal-gives-no-budget-back": (
+        [_sts4(2), _dbn(0, "n1"), _dbn(1, "n1"), _dbn(2, "n2", SOON), _pdb("all", {"matchLabels": {"app": "db"}},
+                                                                             minAvailable=2)],
+        {}, [("db-0", "pdb-budget"), ("db-1", "pdb-budget")]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BUDGETS))
+def test_a_budget_waits_for_returning_ordinals_in_ordinal_order(case: str, tmp_path) -> None:
+    items, want, blocked = BUDGETS[case]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*(_nodes() + items))))
+    r = run_cli("-f", str(f), "-o", "json", "drain", "n1")
+    doc = json.loads(r.stdout)
+    assert {a["pod"]: (a["at"], a.get("replacementAt")) for a in doc["actions"] if a["type"] == "evict"} == want
+    assert sorted((e["pod"], e["code"]) for e in doc["blocked"]) == blocked
+
+
+# controller --fail n1 with db-0 on n1 (default 300 s tolerations) and db-1 Terminating on the live
+# n2: (db-1 gone at, readyMin, readyMinAt, readyAfter). n1's Ready turns Unknown after
+# --node-monitor-grace-period (50 s since v1.32) and MarkPodsNotReady sets db-0 Ready=False then; it
+# is deleted at +350 s and stays Terminating (the kubelet is gone), never Running and Ready again.
+FAILED_LOWER = {
+    # gone at +60 s, after db-0 is not Ready: never created again (processReplica stops at db-0);
+    # 2 ready now (db-0, db-2) -> 1 at +50 s, and 1 after (the plan counted db-1 back)
+    "gone-after-the-lower-is-marked": ("2026-11-21T12:01:00Z", 1, 50, 1),
+    # gone at +20 s, while db-0 is still Ready: created then, Ready at +50 s, as db-0 is marked
+    "gone-before-the-lower-is-marked": (SOON, 2, 0, 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILED_LOWER))
+def test_a_returning_ordinal_waits_for_a_lower_one_on_a_failed_node(case: str, tmp_path) -> None:
+    gone, low, low_at, after = FAILED_LOWER[case]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*_nodes(), _sts(), _db(0, "n1"), _db(1, "n2", gone), _db(2, "n3"))))
+    r = run_cli("-f", str(f), "-o", "json", "controller", "--fail", "n1")
+    (w,) = json.loads(r.stdout)["workloads"]
+    assert (w["ready"], w["readyMin"], w["readyMinAt"], w["readyAfter"]) == (2, low, low_at, after)
+
+
+def test_a_returning_ordinal_counts_toward_a_budget_only_once_ready_after_the_lower_evicted_ones(tmp_path) -> None:
+    """minReadySeconds 40 (a lower ordinal must be Ready 40 s before the next is created), drain n1 n2,
+    PDB minAvailable 1 over db-0..db-4 (5 pods, 2 healthy: db-2, db-4). db-0 (Terminating on n1 until
+    +70 s) evicted at 0: created again +70 s, Ready +100 s, available +140 s. db-1, Terminating on the
+    live n3 until +70 s, is created only at +140 s (processReplica: db-0 available), Ready +170 s.
+    db-2 (spends the one disruption) and db-3 (Terminating) evicted at 0; db-4 held until db-0's
+    replacement is Ready (+100 s): wave 5 (+120 s), when 2 pods are healthy (db-0's replacement and
+    db-4; db-1 is not back yet): disruptionsAllowed 1 -> 0. db-2 created +210 s (db-1 available), db-3
+    +280 s, db-4 +350 s."""
+    items = [dict(_sts(min_ready=40), spec=dict(_sts(min_ready=40)["spec"], replicas=5)),
+             _dbn(0, "n1", "2026-11-21T12:01:10Z"), _dbn(1, "n3", "2026-11-21T12:01:10Z"), _dbn(2, "n1"),
+             _dbn(3, "n2", SOON), _dbn(4, "n2"), _pdb("some", {"matchLabels": {"app": "db"}}, minAvailable=1)]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(snapshot_list(*(_nodes() + items))))
+    r = run_cli("-f", str(f), "-o", "json", "drain", "n1", "n2")
+    assert r.returncode == 0, r.stderr
+    evicts = {a["pod"]: a for a in json.loads(r.stdout)["actions"] if a["type"] == "evict"}
+    assert {p: (a["at"], a.get("replacementAt")) for p, a in evicts.items()} == {
+        "db-0": (0, 70), "db-2": (0, 210), "db-3": (0, 280), "db-4": (120, 350)}
+    assert "(disruptionsAllowed 1 -> 0)" in evicts["db-4"]["reason"]

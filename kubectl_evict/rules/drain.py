@@ -24,7 +24,7 @@ built on this module's `DrainRun`.
 from __future__ import annotations
 
 import math
-from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from pyrsistent import PClass, field
 
@@ -41,9 +41,8 @@ from kubectl_evict.scheduling.placement import Placer
 from kubectl_evict.scheduling.plugins.interpodaffinity import AFFINITY
 from kubectl_evict.scheduling.plugins.podtopologyspread import SKEW
 from kubectl_evict.scheduling.plugins.nodeunschedulable import tolerates_unschedulable
-from kubectl_evict.rules.owners import controller_owner
-from kubectl_evict.rules.replacements import (available_after, chain_ordered_ready, kubelet_gone, ordered_ready_wait,
-                                              recreation, returning_ordinals, workload_of, workload_owner)
+from kubectl_evict.rules.replacements import (available_after, chain_ordered_ready, ordered_ready_wait, recreation,
+                                              removal_spans, returning_ordinals, workload_of, workload_owner)
 from kubectl_evict.rules.scheduling import Queued, place, place_queued
 from kubectl_evict.scheduling.statefulset import ordinal, queue_key
 from kubectl_evict.timeutil import format_offset, format_seconds, format_time
@@ -214,6 +213,12 @@ class DrainRun:
         self.seen = 0
         self.removed_keys: Set[Tuple[str, str]] = set()
         self.sts_rows: List[Tuple[int, str]] = []
+        self.shorts_seen = 0           # ... and how many shortfalls, and the pods they name
+        self.short_keys: Set[Tuple[str, str]] = set()
+        # StatefulSet uid -> [budget, pod, wave of its gain or None] of the pods under a PDB that
+        # are down now and come back by themselves (`seed_returning`, `update_returning`)
+        self.returning: Dict[str, List[List[Any]]] = {}
+        self.returning_rows = 0        # how many of `sts_rows` `update_returning` has read
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -310,27 +315,65 @@ class DrainRun:
         `returning_ordinals`, the times the plan's OrderedReady chain uses): the disruption
         controller counts each as healthy again once it is Ready (`countHealthyPods`), so each
         raises currentHealthy then (`gains`), and a pod the budget holds is evicted at kubectl's
-        first retry after that instead of never."""
+        first retry after that instead of never. Under OrderedReady one also waits for the lower
+        ordinals the drain evicts: `update_returning` moves its gain as those evictions come."""
         down: Dict[str, List[Pod]] = {}
         for p in selected_pods(self.s, state.pdb):
             if p.controller_kind == "StatefulSet" and p.key not in self.leaving \
                     and (p.is_terminal or p.deletion_timestamp is not None):
                 down.setdefault(p.controller.uid, []).append(p)
-        startup = float(self.cfg.pod_startup)
         for uid, pods in down.items():
-            owner = controller_owner(self.s, pods[0])
-            if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
-                # Parallel: each comes back once gone, whatever the other ordinals do
-                back = {ordinal(p): (0.0, (0.0 if p.is_terminal else max(0.0, float(p.deletion_timestamp) - self.now))
-                                     + startup + available_after(self.s, p))
-                        for p in pods if p.is_terminal or not kubelet_gone(self.s, p.node_name)}
-            else:
-                back = returning_ordinals(self.s, self.now, startup, uid, exclude=self.leaving)
+            back = self.returning_times(uid)
             for p in pods:
-                n = ordinal(p)
-                if n in back:
-                    w = self.wave_at(back[n][1] - available_after(self.s, p), 0)
+                w = self.returning_wave(back, p)
+                if w is not None:
                     state.gains[w] = state.gains.get(w, 0) + 1
+                self.returning.setdefault(uid, []).append([state, p, w])
+
+    def returning_times(self, uid: str) -> Dict[int, Tuple[float, float]]:
+        """`returning_ordinals` of StatefulSet `uid`, after the lower ordinals the plan has removed
+        so far (`removal_spans` of its actions, chained first: `chain_so_far`)."""
+        self.chain_so_far({uid})
+        startup = float(self.cfg.pod_startup)
+        rows = [self.b.actions[i] for i, u in self.sts_rows if u == uid]
+        removals = removal_spans(self.s, rows, startup, self.short_keys).get(uid) if rows else None
+        return returning_ordinals(self.s, self.now, startup, uid, exclude=self.leaving, removals=removals)
+
+    def returning_wave(self, back: Mapping[int, Tuple[float, float]], pod: Pod) -> Optional[int]:
+        """The wave from which the disruption controller counts returning `pod` healthy (Ready,
+        without minReadySeconds), None if it never comes back."""
+        n = ordinal(pod)
+        if n not in back:
+            return None
+        return self.wave_at(back[n][1] - available_after(self.s, pod), 0)
+
+    def update_returning(self, wave: int) -> None:
+        """Move the `gains` of the returning pods (`seed_returning`) of the StatefulSets whose
+        pods the drain removed since: an OrderedReady StatefulSet creates a returning ordinal only
+        once every lower one is Running and Ready again (`processReplica`). An eviction at `wave`
+        only delays a pod created at or after it, Ready a wave later at least: a gain already
+        counted (at or before `wave`) is never one that moves."""
+        if not self.returning:
+            return
+        self.read_actions()
+        uids = {u for _, u in self.sts_rows[self.returning_rows:] if u in self.returning}
+        self.returning_rows = len(self.sts_rows)
+        for uid in sorted(uids):
+            back = self.returning_times(uid)
+            for entry in self.returning[uid]:
+                state, pod, old = entry
+                new = self.returning_wave(back, pod)
+                if new == old or (old is not None and old <= wave):
+                    continue
+                if old is not None:
+                    left = state.gains.get(old, 0) - 1
+                    if left > 0:
+                        state.gains[old] = left
+                    else:
+                        state.gains.pop(old, None)
+                if new is not None:
+                    state.gains[new] = state.gains.get(new, 0) + 1
+                entry[2] = new
 
     def workload(self, pod: Pod) -> str:
         """`Deployment ns/name` (through its ReplicaSet), `StatefulSet ns/name`, ..."""
@@ -556,9 +599,10 @@ class DrainRun:
             state.replaced(pod, wave, at, spent, True, "", ready_wave=self.wave_at(created + startup, wave + 1))
         self.sts_credits = []
 
-    def chain_so_far(self, uids: AbstractSet[str]) -> None:
-        """`chain_statefulsets` for the StatefulSets `uids` only, over the actions so far; each
-        action is read once (`seen`), so a plan of many waves or batches stays linear."""
+    def read_actions(self) -> None:
+        """Read the actions (and shortfalls) added since the last call, each once (`seen`), so a
+        plan of many waves or batches stays linear: the pods they remove, and (index, uid) of
+        those that remove a StatefulSet's pod."""
         actions = self.b.actions
         for i in range(self.seen, len(actions)):
             a = actions[i]
@@ -568,6 +612,16 @@ class DrainRun:
                 if a.type != "kill" and pod is not None and pod.controller_kind == "StatefulSet":
                     self.sts_rows.append((i, pod.controller.uid))
         self.seen = len(actions)
+        shorts = self.b.shortfalls
+        for e in shorts[self.shorts_seen:]:
+            if e.pod:
+                self.short_keys.add((e.namespace, e.pod))
+        self.shorts_seen = len(shorts)
+
+    def chain_so_far(self, uids: AbstractSet[str]) -> None:
+        """`chain_statefulsets` for the StatefulSets `uids` only, over the actions so far
+        (`read_actions`)."""
+        self.read_actions()
         chain_ordered_ready(self.b, self.s, [i for i, uid in self.sts_rows if uid in uids],
                             float(self.cfg.pod_startup), self.removed_keys)
 
@@ -577,6 +631,8 @@ class DrainRun:
         self.seen = 0
         self.removed_keys = set()
         self.sts_rows = []
+        self.shorts_seen = 0
+        self.returning_rows = 0
 
     def ready_by_node(self, first: int = 0) -> Dict[str, float]:
         """When the last replacement of the pods each node's drain evicted (the actions from
@@ -790,6 +846,7 @@ class DrainRun:
             self.place_queued(None, last=True)
             self.queued = None
             self.credit_statefulsets()
+            self.update_returning(wave)
             if self.RETRY_IN_WAVE:
                 self.retry_unplaced(wave)
             self.unplaced.clear()

@@ -43,7 +43,7 @@ in `incomplete`.
 
 from __future__ import annotations
 
-from typing import AbstractSet, Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from kubectl_evict.model import Owner, Pod, Snapshot, Taint
 from kubectl_evict.plan import PlanBuilder
@@ -156,10 +156,27 @@ def recreation(snapshot: Snapshot, pod: Pod) -> Recreation:
     gone = absent_owner(snapshot, pod)
     if gone:
         return Recreation(False, gone)
+    condemned = condemned_ordinal(snapshot, pod)
+    if condemned:
+        return Recreation(False, condemned)
     if pod.deletion_timestamp is not None and pod.controller_kind in _REPLACED_WHEN_TERMINATING:
         return Recreation(False, "its %s replaced it when its deletion began (a pod being deleted no longer counts "
                                  "as active): %s again" % (pod.controller_kind, NOTHING_RECREATES))
     return _RECREATED
+
+
+def condemned_ordinal(snapshot: Snapshot, pod: Pod) -> str:
+    """Why nothing recreates a StatefulSet pod whose ordinal is at or above its set's spec.replicas
+    (a scale-down under way): `updateStatefulSet` puts it with the condemned pods, which
+    `processCondemned` only deletes, and it creates pods for the ordinals below spec.replicas only.
+    "" for any other pod (and when the StatefulSet is not in the input)."""
+    n = ordinal(pod) if pod.controller_kind == "StatefulSet" else None
+    owner = controller_owner(snapshot, pod) if n is not None else None
+    if owner is None or owner.replicas is None or n is None or n < owner.replicas:
+        return ""
+    return ("its ordinal %d is not below spec.replicas %d of StatefulSet %s/%s (scaled down): the StatefulSet "
+            "controller only deletes it (processCondemned): %s" % (n, owner.replicas, pod.namespace, owner.name,
+                                                                   NOTHING_RECREATES))
 
 
 def no_replacement(snapshot: Snapshot, pod: Pod) -> str:
@@ -167,7 +184,7 @@ def no_replacement(snapshot: Snapshot, pod: Pod) -> str:
     `NOTHING_RECREATES` (it has finished; its owner is not in the cluster, `absent_owner`)."""
     if pod.is_terminal:
         return recreation(snapshot, pod).why
-    return absent_owner(snapshot, pod) or NOTHING_RECREATES
+    return absent_owner(snapshot, pod) or condemned_ordinal(snapshot, pod) or NOTHING_RECREATES
 
 
 #: Controllers that count only active pods (`controller_utils.go` IsPodActive: not Succeeded or
@@ -300,28 +317,145 @@ def available_after(snapshot: Snapshot, pod: Pod) -> float:
     return float(owner.min_ready_seconds) if owner is not None else 0.0
 
 
-def returning_ordinals(snapshot: Snapshot, now: float, startup: float, uid: str,
-                       exclude: AbstractSet[Tuple[str, str]] = frozenset()) -> Dict[int, Tuple[float, float]]:
-    """The ordinals of StatefulSet `uid` that are down now and come back by themselves (not in
-    `exclude`, the pods the plan removes): a finished pod, deleted at once and created again; a
-    pod Terminating on a node whose kubelet is alive, gone by its deletionTimestamp (the deletion
-    time plus its grace period) and created again. Each is created only once every lower
-    ordinal is Running and Ready (`processReplica`, monotonic), and Ready `startup` later.
-    ordinal -> (0, Ready again, plus minReadySeconds: `available_after`); a pod stuck Terminating
-    is `ordered_ready_wait`'s."""
-    out: Dict[int, Tuple[float, float]] = {}
-    pods = [(ordinal(p), p) for p in snapshot.pods_by_owner.get(uid, ()) if p.key not in exclude]
-    for n, p in sorted((n, p) for n, p in pods if n is not None):
-        if p.is_terminal:
-            gone = 0.0
-        elif p.deletion_timestamp is not None and not kubelet_gone(snapshot, p.node_name):
-            gone = max(0.0, float(p.deletion_timestamp) - now)
-        else:
+def ordered_ready(snapshot: Snapshot, pod: Pod) -> bool:
+    """Does `pod`'s StatefulSet create its ordinals one by one (podManagementPolicy OrderedReady,
+    the default, also assumed when the StatefulSet is not in the input)? Parallel (`allowsBurst`)
+    does not wait: `runForAll` runs `processReplica` for every ordinal (`slowStartBatch`)."""
+    owner = controller_owner(snapshot, pod)
+    return owner is None or owner.pod_management_policy in ("", "OrderedReady")
+
+
+#: The plan's own removals of a StatefulSet's ordinals: ordinal -> (removed at, Running and Ready
+#: again plus minReadySeconds, or `NEVER`), the latest removal of each ordinal (`removal_spans`).
+Removals = Mapping[int, Tuple[float, float]]
+
+NEVER = float("inf")
+
+
+def _returning_pods(snapshot: Snapshot, now: float, uid: str,
+                    exclude: AbstractSet[Tuple[str, str]]) -> List[Tuple[int, float, Pod]]:
+    """The pods of StatefulSet `uid` that are down now and come back by themselves (not in
+    `exclude`, the pods the plan removes), lowest ordinal first, with when the old pod is gone: a
+    finished pod at once (deleted with grace 0, `processReplica`: `isFailed`/`isSucceeded`); a pod
+    Terminating on a node whose kubelet is alive at its deletionTimestamp (a pod stuck
+    Terminating is `ordered_ready_wait`'s). Not an ordinal >= spec.replicas: `updateStatefulSet`
+    puts it with the condemned pods, which `processCondemned` deletes and nothing creates again."""
+    pods = snapshot.pods_by_owner.get(uid, ())
+    owner = controller_owner(snapshot, pods[0]) if pods else None
+    limit = owner.replicas if owner is not None and owner.replicas is not None else None
+    out: List[Tuple[int, float, Pod]] = []
+    for p in pods:
+        n = ordinal(p)
+        if n is None or p.key in exclude or (limit is not None and n >= limit):
             continue
-        lower = [ready for m, (_, ready) in out.items() if m < n]
-        created = max([gone] + lower)
-        out[n] = (0.0, created + startup + available_after(snapshot, p))
+        if p.is_terminal:
+            out.append((n, 0.0, p))
+        elif p.deletion_timestamp is not None and not kubelet_gone(snapshot, p.node_name):
+            out.append((n, max(0.0, float(p.deletion_timestamp) - now), p))
+    out.sort(key=lambda t: t[:2])
     return out
+
+
+def _blocking_now(snapshot: Snapshot, uid: str, exclude: AbstractSet[Tuple[str, str]]) -> Dict[int, Tuple[float, float]]:
+    """The ordinals of StatefulSet `uid` (not in `exclude`, the pods the plan removes) that are not
+    Running and Ready now and not on their way back: not Ready (or Pending), or Terminating on a node
+    whose kubelet never confirms the deletion: down from now on, `NEVER` Ready again in the plan,
+    as `ordered_ready_wait` takes them for the pods the plan removes."""
+    out: Dict[int, Tuple[float, float]] = {}
+    for p in snapshot.pods_by_owner.get(uid, ()):
+        n = ordinal(p)
+        if n is None or p.key in exclude or p.is_terminal:
+            continue
+        if (kubelet_gone(snapshot, p.node_name) if p.deletion_timestamp is not None
+                else not (p.phase == "Running" and p.ready)):
+            out[n] = (0.0, NEVER)
+    return out
+
+
+def _release(snapshot: Snapshot, startup: float, back: Sequence[Tuple[int, float, Pod]], start: int, below: float,
+             down: Dict[int, Tuple[float, float]]) -> int:
+    """The returning ordinals `back[start:]` below ordinal `below`, in order, into `down` (one
+    StatefulSet's `DownTimes`, which holds every lower ordinal the plan removes): each is created
+    once its old pod is gone and, under OrderedReady, no lower ordinal is down
+    (`ordered_ready_creation`'s wait, whoever took the lower one down), and is down from now until
+    Ready `startup` later (plus minReadySeconds: `available_after`). Returns where it stopped.
+    Lower ordinals never depend on higher ones, so walking up the ordinals once settles them all."""
+    i = start
+    ordered = bool(back) and ordered_ready(snapshot, back[0][2])
+    while i < len(back) and back[i][0] < below:
+        n, gone, p = back[i]
+        created = _wait_out(gone, {m: span for m, span in down.items() if m < n})[0] if ordered else gone
+        down[n] = (0.0, created + startup + available_after(snapshot, p))
+        i += 1
+    return i
+
+
+def returning_ordinals(snapshot: Snapshot, now: float, startup: float, uid: str,
+                       exclude: AbstractSet[Tuple[str, str]] = frozenset(),
+                       removals: Optional[Removals] = None) -> Dict[int, Tuple[float, float]]:
+    """The ordinals of StatefulSet `uid` that are down now and come back by themselves
+    (`_returning_pods`; not in `exclude`, the pods the plan removes): ordinal -> (0, Running and
+    Ready again, plus minReadySeconds: `available_after`). Under OrderedReady each is created
+    only once every lower ordinal is Running and Ready (`processReplica`, monotonic), whoever took
+    the lower one down: the plan's own `removals` (`removal_spans`) too, the times
+    `chain_ordered_ready` gives them; one that waits for a lower ordinal that never comes back
+    (`NEVER`: one the plan removes for good, or one not Running and Ready now and not on its way
+    back, `_blocking_now`) is left out."""
+    back = _returning_pods(snapshot, now, uid, exclude)
+    if not back:
+        return {}
+    down = _blocking_now(snapshot, uid, exclude)
+    down.update(removals or {})
+    _release(snapshot, startup, back, 0, NEVER, down)
+    return {n: down[n] for n, _, _ in back if down[n][1] < NEVER}
+
+
+def removal_spans(snapshot: Snapshot, actions: Iterable[Any], startup: float,
+                  never: AbstractSet[Tuple[str, str]] = frozenset()) -> Dict[str, Dict[int, Tuple[float, float]]]:
+    """StatefulSet uid -> `Removals`: when the plan's pod actions (evict, delete, kill) take each
+    ordinal down, and when its replacement is Running and Ready again: `startup` after it is
+    created (`replaced_at`, else the action's `at`), plus minReadySeconds; `NEVER` when no action
+    on the pod gives it a target or it is in `never` (a shortfall: it never runs). A pod with two
+    actions (the kubelet's kill, then a DELETE) goes, and is replaced, once; the latest removal of
+    an ordinal counts (a replacement removed again: empty uid), as in `chain_ordered_ready`. Not a
+    finished pod the plan gives no replacement (`recreation`): `chain_ordered_ready` reads only
+    removals with a target, and the times of both must agree."""
+    gone: Dict[Tuple[Tuple[str, str], str], List[Any]] = {}     # (pod, action uid) -> [from, Ready again, pod]
+    for a in actions:
+        if a.type not in ("evict", "delete", "kill"):
+            continue
+        pod = snapshot.pods_by_key.get((a.namespace, a.pod))
+        if pod is None or pod.controller_kind != "StatefulSet" or ordinal(pod) is None \
+                or (pod.is_terminal and a.target is None):
+            continue
+        at = float(a.at)
+        if a.target is None or pod.key in never:
+            ready = NEVER
+        else:
+            ready = float(a.replaced_at if a.replaced_at is not None else a.at) + startup + available_after(snapshot, pod)
+        g = gone.get((pod.key, a.uid))
+        if g is None:
+            gone[(pod.key, a.uid)] = [at, ready, pod]
+        else:
+            g[0], g[1] = min(g[0], at), min(g[1], ready)
+    out: Dict[str, Dict[int, Tuple[float, float]]] = {}
+    for at, ready, pod in gone.values():
+        spans = out.setdefault(pod.controller.uid, {})
+        n = ordinal(pod)
+        if n not in spans or at >= spans[n][0]:
+            spans[n] = (at, ready)
+    return out
+
+
+def _wait_out(at: float, lower: Mapping[int, Tuple[float, float]]) -> Tuple[float, Optional[int]]:
+    """The first time from `at` at which no ordinal of `lower` is down ((from, Ready again) spans),
+    and the ordinal waited for last (None: no wait)."""
+    last = None
+    while True:
+        waits = [(ready, n) for n, (frm, ready) in lower.items() if frm <= at < ready]
+        if not waits:
+            return at, last
+        at, last = max(waits)
 
 
 def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_down: DownTimes
@@ -331,21 +465,13 @@ def ordered_ready_creation(snapshot: Snapshot, pod: Pod, at: float, sts_down: Do
     back, `returning_ordinals`), only once it is Running and Ready again (`processReplica`
     returns at the first replica that is terminating or not Running and Ready, in monotonic
     mode). (time, the lower pod waited for last, or None when nothing delays it.)"""
-    if pod.controller_kind != "StatefulSet":
-        return at, None
-    owner = controller_owner(snapshot, pod)
-    if owner is not None and owner.pod_management_policy not in ("", "OrderedReady"):
+    if pod.controller_kind != "StatefulSet" or not ordered_ready(snapshot, pod):
         return at, None
     mine = ordinal(pod)
     if mine is None:
         return at, None
     lower = {n: span for n, span in sts_down.get(pod.controller.uid, {}).items() if n < mine}
-    last = None
-    while True:
-        waits = [(ready, n) for n, (frm, ready) in lower.items() if frm <= at < ready]
-        if not waits:
-            break
-        at, last = max(waits)
+    at, last = _wait_out(at, lower)
     if last is None:
         return at, None
     return at, "%s/%s-%d" % (pod.namespace, pod.controller.name, last)
@@ -357,16 +483,6 @@ def _ready_again(snapshot: Snapshot, pod: Pod, lower: str, at: float) -> str:
     mrs = available_after(snapshot, pod)
     return "%s's replacement is Running and Ready%s, at %s (processReplica)" % (
         lower, " for minReadySeconds %ds" % mrs if mrs else "", format_offset(at))
-
-
-def seed_down_times(snapshot: Snapshot, now: float, startup: float, pods: Sequence[Pod],
-                    exclude: AbstractSet[Tuple[str, str]]) -> DownTimes:
-    """`returning_ordinals` for the StatefulSets of `pods`: the start of a plan's `DownTimes`."""
-    out: DownTimes = {}
-    for p in pods:
-        if p.controller_kind == "StatefulSet" and p.controller.uid not in out:
-            out[p.controller.uid] = returning_ordinals(snapshot, now, startup, p.controller.uid, exclude)
-    return out
 
 
 # --- the controllers' answers ---------------------------------------------------------------------
@@ -629,6 +745,8 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
     if kind in ("ReplicaSet", "ReplicationController"):
         return Decision("schedule", failed_at, "%s controller counts only active pods (FilterActivePods): it creates "
                         "the replacement when the pod is Failed" % kind)
+    if kind == "StatefulSet" and condemned_ordinal(snapshot, pod):
+        return Decision("none", None, condemned_ordinal(snapshot, pod))
     if kind == "StatefulSet":
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
@@ -674,8 +792,14 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     if not kills:
         return
     stopped_nodes = frozenset(k.pod.node_name for k in kills)
-    # when each ordinal of the sets is down: the ones down now and on their way back, then the kills
-    sts_down = seed_down_times(snapshot, b.now, startup, [k.pod for k in kills], frozenset(k.pod.key for k in kills))
+    # when each ordinal of the sets is down: the kills, as they are placed, and the ones down now
+    # and on their way back, each released before the first kill above it (`_release`: it waits
+    # for the lower kills placed by then)
+    killed = frozenset(k.pod.key for k in kills)
+    back = {uid: _returning_pods(snapshot, b.now, uid, killed)
+            for uid in {k.pod.controller.uid for k in kills if k.pod.controller_kind == "StatefulSet"}}
+    released = dict.fromkeys(back, 0)
+    sts_down: DownTimes = {}
     nodes = [_with(n, taints=node_taints[n.name]) if n.name in node_taints else n for n in snapshot.nodes.values()]
     placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
     job_counted: Dict[str, int] = {}
@@ -713,6 +837,10 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                 b.shortfall(pod, "ordered-ready", "stopped by the kubelet, but its replacement is never created: "
                             "%s is not Running and Ready%s" % (wait.holder.ref, wait.assumption))
             else:
+                uid = pod.controller.uid if pod.controller_kind == "StatefulSet" else ""
+                if uid in back and ordinal(pod) is not None:
+                    released[uid] = _release(snapshot, startup, back[uid], released[uid], ordinal(pod),
+                                             sts_down.setdefault(uid, {}))
                 created, lower = ordered_ready_creation(snapshot, pod, d.at, sts_down)
                 if lower is not None and controller_owner(snapshot, pod) is None:
                     b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
@@ -802,9 +930,10 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
     """For pod removals already placed (`b.actions[i]` with a `target`), delay the replacements
     of an OrderedReady StatefulSet so that ordinal N is created only while no lower ordinal is
     down: removed earlier in the plan and not Ready again, or down now and on its way back
-    (`returning_ordinals`: finished, or Terminating on a live node), whatever order the rule
-    placed them in (`ordered_ready_creation`): sets `replaced_at` and says why. Ordinals are
-    taken lowest first, as `processReplica` walks them; calling it again changes nothing.
+    (`returning_ordinals`: finished, or Terminating on a live node; those in turn wait for the
+    lower ordinals the plan removes), whatever order the rule placed them in
+    (`ordered_ready_creation`): sets `replaced_at` and says why. Ordinals are taken lowest
+    first, as `processReplica` walks them; calling it again changes nothing.
     `removed`: the keys of the pods the plan's actions remove, when the caller keeps them (else
     read from the actions)."""
     rows = []
@@ -818,8 +947,13 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
         return
     if removed is None:
         removed = {(a.namespace, a.pod) for a in b.actions if a.type in ("evict", "delete", "kill")}
-    sts_down = seed_down_times(snapshot, b.now, startup, [r[4] for r in rows], removed)
+    # the ordinals down now that come back by themselves join the walk up the ordinals: each
+    # waits for the lower ordinals the plan removes, and the higher ones wait for it (`_release`)
+    back = {uid: _returning_pods(snapshot, b.now, uid, removed) for uid in {r[0] for r in rows}}
+    released = dict.fromkeys(back, 0)
+    sts_down: DownTimes = {}
     for uid, n, removed_at, i, pod in sorted(rows, key=lambda r: r[:3]):
+        released[uid] = _release(snapshot, startup, back[uid], released[uid], n, sts_down.setdefault(uid, {}))
         a = b.actions[i]
         asked = float(a.replaced_at if a.replaced_at is not None else a.at)
         if pod.deletion_timestamp is not None and a.replaced_at is None and not kubelet_gone(snapshot, pod.node_name):
