@@ -723,3 +723,19 @@ def test_a_pressure_replacement_with_nowhere_to_go_lands_back_once_the_taint_goe
         assert back in rep["reason"]
     from kubectl_evict.plan import exit_code
     assert exit_code(plan) == 4
+
+
+@pytest.mark.parametrize("mode", ["shutdown", "pressure"])
+def test_a_replacement_with_nowhere_to_go_does_not_stop_the_next_pods_replacement(mode: str) -> None:
+    """Two pods stopped on n1: `big` (priority 1000, placed first) fits no node; `web-1` (a
+    ReplicaSet pod whose name ends like a StatefulSet ordinal) lands on n2. The first outcome must
+    not leak into the second: the plan used to stop with an internal error here (a 150,000-pod
+    pressure plan did). Upstream each replacement is its own scheduling cycle."""
+    big = victim("ReplicaSet", "big", cpu="64")
+    big["spec"]["priority"] = 1000
+    small = victim("ReplicaSet", "web-1", cpu="10m")
+    plan = plan_for(mode, owner("ReplicaSet", "w", replicas=2), big, small,
+                    stats("n1", 100 * MI, "big") if mode == "pressure" else node("n3", cpu="50m"))
+    outcome = {r["pod"]: (r["outcome"], r.get("target")) for r in plan_document(plan)["replacements"]}
+    assert outcome.get("big", ("fits-nowhere", None))[0] == "fits-nowhere"
+    assert outcome["web-1"][1] == "n2", outcome

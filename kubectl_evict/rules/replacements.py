@@ -853,10 +853,10 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                     pending.add(pod.key)
                     outcome = "fits-nowhere"
                     why += "; it fits no node"
-                    back = _lands_back(snapshot, placer, pod, lifted)
-                    why += back
+                    landing = _lands_back(snapshot, placer, pod, lifted)
+                    why += landing
                     b.shortfall(pod, "no-node-fits", "stopped by the kubelet; its replacement (created at %s) has "
-                                "nowhere to go: %s%s" % (format_offset(d.at), placed.reason, back))
+                                "nowhere to go: %s%s" % (format_offset(d.at), placed.reason, landing))
                 elif target in stopped_nodes:
                     # the kubelet asked is the target's (another stopped node's, when it is not the pod's own)
                     runs_at, refused = admission(pod if target == pod.node_name else _with(pod, node_name=target),
