@@ -508,6 +508,7 @@ class Owner(Record):
     selector = field(initial=None)              # LabelSelector
     pod_management_policy = field(type=str, initial="")   # StatefulSet: OrderedReady (default) | Parallel
     min_ready_seconds = field(type=int, initial=0)         # StatefulSet: spec.minReadySeconds
+    start_ordinal = field(type=int, initial=0)             # StatefulSet: spec.ordinals.start
     # Job only: spec.backoffLimit (defaulted to 6, or 2147483647 with backoffLimitPerIndex), status.failed,
     # spec.podFailurePolicy.rules,
     # spec.backoffLimitPerIndex (None: not set)

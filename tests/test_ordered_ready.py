@@ -412,3 +412,47 @@ def test_a_returning_ordinal_counts_toward_a_budget_only_once_ready_after_the_lo
     assert {p: (a["at"], a.get("replacementAt")) for p, a in evicts.items()} == {
         "db-0": (0, 70), "db-2": (0, 210), "db-3": (0, 280), "db-4": (120, 350)}
     assert "(disruptionsAllowed 1 -> 0)" in evicts["db-4"]["reason"]
+
+
+# spec.ordinals.start (StatefulSetStartOrdinal, GA in v1.31): the set keeps ordinals start to
+# start + replicas - 1 (`getStartOrdinal`, `getEndOrdinal`, `podInOrdinalRange` in
+# pkg/controller/statefulset/stateful_set_utils.go); a pod outside is condemned, deleted by
+# `processCondemned` and never created again. Drain n1 (Parallel: no ordinal waits for another),
+# start 5, replicas 3: db-5, db-6, db-7 are the set's; db-4 (below start) and db-8 (past the end)
+# are condemned. (start, {pod: replaced?})
+START_ORDINAL = [
+    (5, {"db-4": False, "db-5": True, "db-6": True, "db-7": True, "db-8": False}),
+    # no spec.ordinals: 0 to 2 are the set's, every pod here is condemned
+    (None, {"db-4": False, "db-5": False, "db-6": False, "db-7": False, "db-8": False}),
+]
+
+
+@pytest.mark.parametrize("start, replaced", START_ORDINAL)
+def test_spec_ordinals_start_decides_which_ordinals_come_back(tmp_path, start: Optional[int],
+                                                              replaced: Dict[str, bool]) -> None:
+    sts = _sts("Parallel")
+    if start is not None:
+        sts["spec"]["ordinals"] = {"start": start}
+    objs = _nodes() + [sts] + [_db(n, "n1") for n in range(4, 9)]
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snapshot_list(*objs)))
+    r = run_cli("-f", str(path), "-o", "json", "drain", "n1", "--pod-startup", "30s")
+    assert r.returncode in (0, 4), r.stderr
+    doc = json.loads(r.stdout)
+    got = {a["pod"]: a.get("target") is not None for a in doc["actions"] if a["type"] == "evict"}
+    assert got == replaced, doc["actions"]
+
+
+@pytest.mark.parametrize("ordinals, message", [
+    ({"start": -1}, "spec.ordinals.start"),
+    ({"start": "5"}, "spec.ordinals.start"),
+    (5, "spec.ordinals"),
+])
+def test_a_bad_spec_ordinals_is_a_located_error(tmp_path, ordinals: Any, message: str) -> None:
+    sts = _sts()
+    sts["spec"]["ordinals"] = ordinals
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(snapshot_list(*(_nodes() + [sts, _db(0, "n1")]))))
+    r = run_cli("-f", str(path), "drain", "n1")
+    assert r.returncode == 1 and r.stderr.startswith("error:") and message in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1

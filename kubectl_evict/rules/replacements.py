@@ -51,7 +51,7 @@ from kubectl_evict.rules.owners import (NOTHING_RECREATES, WORKLOAD_KINDS, absen
                                         find_owner, owner_absent)
 from kubectl_evict.rules.scheduling import place
 from kubectl_evict.scheduling.placement import Placement, Placer
-from kubectl_evict.scheduling.statefulset import ordinal, queue_key
+from kubectl_evict.scheduling.statefulset import in_range, ordinal, queue_key
 from kubectl_evict.scheduling.tolerations import untolerated_schedule_taints, with_daemonset_tolerations
 from kubectl_evict.timeutil import format_offset, format_seconds
 
@@ -166,17 +166,20 @@ def recreation(snapshot: Snapshot, pod: Pod) -> Recreation:
 
 
 def condemned_ordinal(snapshot: Snapshot, pod: Pod) -> str:
-    """Why nothing recreates a StatefulSet pod whose ordinal is at or above its set's spec.replicas
-    (a scale-down under way): `updateStatefulSet` puts it with the condemned pods, which
-    `processCondemned` only deletes, and it creates pods for the ordinals below spec.replicas only.
+    """Why nothing recreates a StatefulSet pod whose ordinal is outside its set's range (`in_range`:
+    at or above spec.replicas, counted from spec.ordinals.start; a scale-down under way):
+    `updateStatefulSet` puts it with the condemned pods, which `processCondemned` only deletes,
+    and it creates pods for the ordinals in the range only.
     "" for any other pod (and when the StatefulSet is not in the input)."""
     n = ordinal(pod) if pod.controller_kind == "StatefulSet" else None
     owner = controller_owner(snapshot, pod) if n is not None else None
-    if owner is None or owner.replicas is None or n is None or n < owner.replicas:
+    if owner is None or n is None or in_range(owner, n):
         return ""
-    return ("its ordinal %d is not below spec.replicas %d of StatefulSet %s/%s (scaled down): the StatefulSet "
-            "controller only deletes it (processCondemned): %s" % (n, owner.replicas, pod.namespace, owner.name,
-                                                                   NOTHING_RECREATES))
+    where = "not below spec.replicas %d" % owner.replicas if not owner.start_ordinal else \
+        "outside spec.ordinals.start %d to %d (start + spec.replicas - 1)" % (
+            owner.start_ordinal, owner.start_ordinal + owner.replicas - 1)
+    return ("its ordinal %d is %s of StatefulSet %s/%s (scaled down): the StatefulSet controller only deletes "
+            "it (processCondemned): %s" % (n, where, pod.namespace, owner.name, NOTHING_RECREATES))
 
 
 def no_replacement(snapshot: Snapshot, pod: Pod) -> str:
@@ -338,15 +341,15 @@ def _returning_pods(snapshot: Snapshot, now: float, uid: str,
     `exclude`, the pods the plan removes), lowest ordinal first, with when the old pod is gone: a
     finished pod at once (deleted with grace 0, `processReplica`: `isFailed`/`isSucceeded`); a pod
     Terminating on a node whose kubelet is alive at its deletionTimestamp (a pod stuck
-    Terminating is `ordered_ready_wait`'s). Not an ordinal >= spec.replicas: `updateStatefulSet`
-    puts it with the condemned pods, which `processCondemned` deletes and nothing creates again."""
+    Terminating is `ordered_ready_wait`'s). Not an ordinal outside the set's range (`in_range`):
+    `updateStatefulSet` puts it with the condemned pods, which `processCondemned` deletes and
+    nothing creates again."""
     pods = snapshot.pods_by_owner.get(uid, ())
     owner = controller_owner(snapshot, pods[0]) if pods else None
-    limit = owner.replicas if owner is not None and owner.replicas is not None else None
     out: List[Tuple[int, float, Pod]] = []
     for p in pods:
         n = ordinal(p)
-        if n is None or p.key in exclude or (limit is not None and n >= limit):
+        if n is None or p.key in exclude or (owner is not None and not in_range(owner, n)):
             continue
         if p.is_terminal:
             out.append((n, 0.0, p))

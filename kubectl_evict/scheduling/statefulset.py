@@ -24,6 +24,16 @@ def ordinal(pod: Pod) -> Optional[int]:
     return int(tail) if head and tail.isdigit() else None
 
 
+def in_range(owner: Owner, n: int) -> bool:
+    """`podInOrdinalRange`: is ordinal `n` one the set keeps, from `spec.ordinals.start` (default
+    0) to start + spec.replicas - 1 (`getStartOrdinal`, `getEndOrdinal`)? A pod outside is
+    condemned (a scale-down under way): `processCondemned` deletes it and nothing creates it
+    again. True when the set's replicas are not known."""
+    if owner.replicas is None:
+        return True
+    return owner.start_ordinal <= n < owner.start_ordinal + owner.replicas
+
+
 def queue_key(pod: Pod, index: int) -> tuple:
     """kube-scheduler's queue order for replacements created in the same wave: higher priority
     first, then earlier creation. StatefulSet replacements are created only once the old pod

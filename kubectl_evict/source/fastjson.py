@@ -161,6 +161,7 @@ class Spec(_S):
     source: Any = None
     # StatefulSet, PersistentVolumeClaim, PersistentVolume, CSINode, CSIDriver
     podManagementPolicy: Any = None
+    ordinals: Any = None
     minReadySeconds: Any = None
     updateStrategy: Any = None
     volumeName: Any = None

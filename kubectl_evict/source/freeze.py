@@ -949,6 +949,11 @@ def _project_owner(loc: _Loc, obj: dict, kind: str, ns: str, name: str, it: _Int
         job["min_ready_seconds"] = _valid(loc, validate.non_negative_int32, _int(loc, spec, "minReadySeconds",
                                                                            "spec.minReadySeconds", 0),
                                           "spec.minReadySeconds")
+        # apps validation: ValidateNonnegativeField(spec.ordinals.start)
+        ordinals = _map(loc, spec, "ordinals", "spec.ordinals")
+        job["start_ordinal"] = _valid(loc, validate.non_negative_int32, _int(loc, ordinals, "start",
+                                                                        "spec.ordinals.start", 0),
+                                      "spec.ordinals.start")
     ds: Dict[str, Any] = _daemonset_template(loc, spec, it) if kind == "DaemonSet" else {}
     return Owner.trusted(kind=kind, namespace=ns, name=name, uid=_str(loc, meta, "uid", "metadata.uid"), replicas=replicas,
                  controller=controller, selector=selector,
