@@ -216,8 +216,8 @@ def _returning(snapshot: Snapshot, events: Dict[WorkloadKey, List[Tuple[float, i
                not_ready: Mapping[Tuple[str, str], float]) -> None:
     """A StatefulSet pod that is down now (finished, or Terminating on a node whose kubelet is
     alive) and that the plan does not act on (`exclude`: the pods acted on or that never come
-    back) still comes back: the StatefulSet controller creates a missing ordinal below
-    spec.replicas again once the old pod is gone, in ordinal order under OrderedReady, after the
+    back) still comes back: the StatefulSet controller creates a missing ordinal of the set's
+    range (`in_range`) again once the old pod is gone, in ordinal order under OrderedReady, after the
     lower ordinals the plan's `actions` remove are Ready again (`never`: those that never are; a pod
     the rule marks not Ready, `not_ready`, is down from then, and Ready again only if replaced)
     (`pkg/controller/statefulset/stateful_set_control.go` processReplica; the times are

@@ -327,7 +327,7 @@ class DrainRun:
             for p in pods:
                 w = self.returning_wave(back, p)
                 if w is not None:
-                    state.gains[w] = state.gains.get(w, 0) + 1
+                    state.gain(w)
                 self.returning.setdefault(uid, []).append([state, p, w])
 
     def returning_times(self, uid: str) -> Dict[int, Tuple[float, float]]:
@@ -366,13 +366,9 @@ class DrainRun:
                 if new == old or (old is not None and old <= wave):
                     continue
                 if old is not None:
-                    left = state.gains.get(old, 0) - 1
-                    if left > 0:
-                        state.gains[old] = left
-                    else:
-                        state.gains.pop(old, None)
+                    state.gain(old, -1)
                 if new is not None:
-                    state.gains[new] = state.gains.get(new, 0) + 1
+                    state.gain(new)
                 entry[2] = new
 
     def workload(self, pod: Pod) -> str:
@@ -691,7 +687,7 @@ class DrainRun:
                     if spent:
                         state.landed_later(pod, at, wave + 1)
                     elif not pod.ready:
-                        state.gains[wave + 1] = state.gains.get(wave + 1, 0) + 1
+                        state.gain(wave + 1)
 
     def landed_on_retry(self, pod: Pod, at: float, target: str, candidates: tuple) -> None:
         """Record that the replacement of `pod` (evicted at `at`) lands on `target` after all:

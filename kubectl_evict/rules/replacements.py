@@ -393,6 +393,25 @@ def _release(snapshot: Snapshot, startup: float, back: Sequence[Tuple[int, float
     return i
 
 
+class _Returning:
+    """The ordinals of some StatefulSets that are down now and come back by themselves
+    (`_returning_pods`, not the pods in `exclude`), released into a plan's `DownTimes` as a walk
+    up the ordinals reaches them (`below`): each then waits for the lower ordinals put there so
+    far, and the higher ones wait for it."""
+
+    def __init__(self, snapshot: Snapshot, now: float, startup: float, uids: Iterable[str],
+                 exclude: AbstractSet[Tuple[str, str]]) -> None:
+        self.snapshot, self.startup = snapshot, startup
+        self.pods = {uid: _returning_pods(snapshot, now, uid, exclude) for uid in uids}
+        self.done = dict.fromkeys(self.pods, 0)      # uid -> how many of its pods are released
+
+    def below(self, uid: str, n: int, down: DownTimes) -> None:
+        """Release StatefulSet `uid`'s returning ordinals below `n` into `down` (`_release`)."""
+        if uid in self.pods:
+            self.done[uid] = _release(self.snapshot, self.startup, self.pods[uid], self.done[uid], n,
+                                      down.setdefault(uid, {}))
+
+
 def returning_ordinals(snapshot: Snapshot, now: float, startup: float, uid: str,
                        exclude: AbstractSet[Tuple[str, str]] = frozenset(),
                        removals: Optional[Removals] = None) -> Dict[int, Tuple[float, float]]:
@@ -748,9 +767,10 @@ def owner_decision(snapshot: Snapshot, pod: Pod, failed_at: float, taints: Seque
     if kind in ("ReplicaSet", "ReplicationController"):
         return Decision("schedule", failed_at, "%s controller counts only active pods (FilterActivePods): it creates "
                         "the replacement when the pod is Failed" % kind)
-    if kind == "StatefulSet" and condemned_ordinal(snapshot, pod):
-        return Decision("none", None, condemned_ordinal(snapshot, pod))
     if kind == "StatefulSet":
+        condemned = condemned_ordinal(snapshot, pod)
+        if condemned:
+            return Decision("none", None, condemned)
         return Decision("schedule", failed_at, "StatefulSet controller deletes the Failed pod and creates it again "
                         "under the same name, with the same claims (processReplica)")
     if kind == "Job":
@@ -798,10 +818,9 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
     # when each ordinal of the sets is down: the kills, as they are placed, and the ones down now
     # and on their way back, each released before the first kill above it (`_release`: it waits
     # for the lower kills placed by then)
-    killed = frozenset(k.pod.key for k in kills)
-    back = {uid: _returning_pods(snapshot, b.now, uid, killed)
-            for uid in {k.pod.controller.uid for k in kills if k.pod.controller_kind == "StatefulSet"}}
-    released = dict.fromkeys(back, 0)
+    returning = _Returning(snapshot, b.now, startup,
+                           {k.pod.controller.uid for k in kills if k.pod.controller_kind == "StatefulSet"},
+                           frozenset(k.pod.key for k in kills))
     sts_down: DownTimes = {}
     nodes = [_with(n, taints=node_taints[n.name]) if n.name in node_taints else n for n in snapshot.nodes.values()]
     placer = Placer(nodes, snapshot.pods_by_node, leaving=[k.pod for k in kills], snapshot=snapshot, preempt=True)
@@ -840,10 +859,9 @@ def replace_killed(b: PlanBuilder, snapshot: Snapshot, rule: str, kills: Sequenc
                 b.shortfall(pod, "ordered-ready", "stopped by the kubelet, but its replacement is never created: "
                             "%s is not Running and Ready%s" % (wait.holder.ref, wait.assumption))
             else:
-                uid = pod.controller.uid if pod.controller_kind == "StatefulSet" else ""
-                if uid in back and ordinal(pod) is not None:
-                    released[uid] = _release(snapshot, startup, back[uid], released[uid], ordinal(pod),
-                                             sts_down.setdefault(uid, {}))
+                n = ordinal(pod) if pod.controller_kind == "StatefulSet" else None
+                if n is not None:
+                    returning.below(pod.controller.uid, n, sts_down)
                 created, lower = ordered_ready_creation(snapshot, pod, d.at, sts_down)
                 if lower is not None and controller_owner(snapshot, pod) is None:
                     b.incomplete_for("StatefulSet", ASSUMED_ORDERED_READY, pod.ref)
@@ -952,11 +970,10 @@ def chain_ordered_ready(b: PlanBuilder, snapshot: Snapshot, indexes: Sequence[in
         removed = {(a.namespace, a.pod) for a in b.actions if a.type in ("evict", "delete", "kill")}
     # the ordinals down now that come back by themselves join the walk up the ordinals: each
     # waits for the lower ordinals the plan removes, and the higher ones wait for it (`_release`)
-    back = {uid: _returning_pods(snapshot, b.now, uid, removed) for uid in {r[0] for r in rows}}
-    released = dict.fromkeys(back, 0)
+    returning = _Returning(snapshot, b.now, startup, {r[0] for r in rows}, removed)
     sts_down: DownTimes = {}
     for uid, n, removed_at, i, pod in sorted(rows, key=lambda r: r[:3]):
-        released[uid] = _release(snapshot, startup, back[uid], released[uid], n, sts_down.setdefault(uid, {}))
+        returning.below(uid, n, sts_down)
         a = b.actions[i]
         asked = float(a.replaced_at if a.replaced_at is not None else a.at)
         if pod.deletion_timestamp is not None and a.replaced_at is None and not kubelet_gone(snapshot, pod.node_name):

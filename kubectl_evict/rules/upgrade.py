@@ -424,25 +424,10 @@ class UpgradeRun(DrainRun):
             return
         self.placer.exclude(leaving)
         queue = sorted(enumerate(self.pending.values()), key=lambda t: (-t[1][0].priority, t[1][1], t[0]))
-        failed: Set[tuple] = set()      # with `only` (every candidate node): templates that fit nowhere
         for _, (pod, removed_at) in queue:
-            same = None
-            if only is not None:
-                if pod.key not in only:
-                    continue
-                # a pod like one that fits nowhere fits nowhere either (a pod landing meanwhile
-                # only adds to the spread counts; one it needs pod affinity with could help), and
-                # each try reads every candidate node
-                if not pod.affinity_required:
-                    same = (pod.namespace, pod.controller.uid if pod.controller is not None else pod.name,
-                            pod.spread_constraints, tuple(sorted(pod.labels.items())),
-                            tuple(sorted(pod.requests.items())), pod.tolerations, pod.required_affinity,
-                            tuple(sorted(pod.node_selector.items())))
-                    if same in failed:
-                        continue
+            if only is not None and pod.key not in only:
+                continue
             if not self.placer.fits_any(pod, joined):
-                if same is not None:
-                    failed.add(same)
                 continue          # only the new nodes changed: it still fits nowhere
             self.sts_pending.discard(pod.key)
             target, _ = self.land(pod, ready_at)

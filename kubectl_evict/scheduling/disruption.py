@@ -331,6 +331,15 @@ class BudgetState:
         self.healthy -= 1
         self.spent += 1
 
+    def gain(self, wave: int, delta: int = 1) -> None:
+        """`delta` more (or, negative, fewer) pods the controller did not count as healthy are
+        Ready again from `wave` on."""
+        n = self.gains.get(wave, 0) + delta
+        if n > 0:
+            self.gains[wave] = n
+        else:
+            self.gains.pop(wave, None)
+
     def replaced(self, pod: Pod, wave: int, at: float, spent: bool, landed: bool, why_not: str,
                  ready_wave: Optional[int] = None) -> None:
         """`pod`, evicted in `wave` (at `at` seconds), spent a disruption or (not `spent`) was not
@@ -341,7 +350,7 @@ class BudgetState:
         ready = wave + 1 if ready_wave is None else ready_wave
         if not spent:
             if landed:
-                self.gains[ready] = self.gains.get(ready, 0) + 1
+                self.gain(ready)
         elif landed:
             self.restores[ready] = self.restores.get(ready, 0) + 1
         else:

@@ -261,17 +261,20 @@ class Placer:
         """Make nodes candidates again (upgrade: surge nodes that have joined, which exist from
         then on). The class and order indexes and the per-class verdicts stay: only their sums
         are made again."""
+        back = False
         for n in names:
             if n in self.absent:
                 self.absent.discard(n)
                 self._absent_count[self._class_of[n].id] -= 1
-                self.cs.set_absent(frozenset(self.absent))
+                back = True
             if n in self.excluded:
                 self.excluded.discard(n)
                 cls = self._class_of[n]
                 self._live_count[cls.id] += 1
                 if cls.order is not None:
                     insort(cls.live, self._key[n])
+        if back:
+            self.cs.set_absent(frozenset(self.absent))
         self.cs.cordoned = frozenset(self.excluded)
         self._static.clear()
         self._live.clear()

@@ -153,18 +153,23 @@ def global_min(item: _Item) -> int:
     return min((get(key, v) for v in item.domains), default=0)
 
 
+def hard_constraints(pod: Pod) -> Tuple[SpreadConstraint, ...]:
+    """`pod`'s DoNotSchedule constraints: the ones the Filter checks."""
+    return tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == "DoNotSchedule")
+
+
 def hard_minimums(cs: ClusterState, pod: Pod) -> Tuple[int, ...]:
     """The global minimum of each of `pod`'s DoNotSchedule constraints now. Between two moments,
     a node whose domain count made the Filter reject `pod` can pass only if one of these rose or
     the count it read fell (pods that counted left: `counted_on`)."""
-    hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == "DoNotSchedule")
+    hard = hard_constraints(pod)
     return tuple(global_min(i) for i in counted_items(cs, pod, hard)) if hard else ()
 
 
 def counted_on(cs: ClusterState, pod: Pod, names: Sequence[str]) -> bool:
     """Does a pod on one of the nodes `names` count in a domain of `pod`'s DoNotSchedule
     constraints (`counts_any`)?"""
-    hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == "DoNotSchedule")
+    hard = hard_constraints(pod)
     if not hard:
         return False
     items = counted_items(cs, pod, hard)
@@ -175,7 +180,7 @@ class PodTopologySpread(Plugin):
     name = "PodTopologySpread"
 
     def pre_filter(self, cs: ClusterState, pod: Pod) -> Tuple[Status, Any]:
-        hard = tuple(c for c in pod.spread_constraints if c.when_unsatisfiable == "DoNotSchedule")
+        hard = hard_constraints(pod)
         if not hard:
             return SKIPPED, None
         return OK, [counted_items(cs, pod, hard), -1, ()]
